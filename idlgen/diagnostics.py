@@ -1,0 +1,162 @@
+"""Diagnostics as values: front ends and checks append, the CLI renders.
+
+Rendering (compiler style, what editors and CI problem matchers parse)::
+
+    schemas/foo/v1_0/Types.idl:12:5: error[HDI201]: unknown type 'Strng'
+       12 |     Strng name;
+          |     ^^^^^
+       = help: did you mean 'String'?
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from .ir import Span
+
+__all__ = ["Severity", "Diagnostic", "Diagnostics", "render", "render_all", "render_github"]
+
+
+class Severity(enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    severity: Severity
+    code: str
+    message: str
+    span: Span | None = None
+    # Extra lines printed as ``= help: …`` / ``= note: …``.
+    help: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        s = self.span
+        return (s.file, s.line, s.col, self.code) if s else ("", 0, 0, self.code)
+
+
+class Diagnostics(list[Diagnostic]):
+    """A list of diagnostics with helpers for the common cases."""
+
+    def error(
+        self,
+        code: str,
+        message: str,
+        span: Span | None = None,
+        *,
+        help: Iterable[str] = (),
+        notes: Iterable[str] = (),
+    ) -> None:
+        self.append(Diagnostic(Severity.ERROR, code, message, span, tuple(help), tuple(notes)))
+
+    def warning(
+        self,
+        code: str,
+        message: str,
+        span: Span | None = None,
+        *,
+        help: Iterable[str] = (),
+        notes: Iterable[str] = (),
+    ) -> None:
+        self.append(Diagnostic(Severity.WARNING, code, message, span, tuple(help), tuple(notes)))
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.is_error for d in self)
+
+
+def _source_line(sources: Mapping[str, str], span: Span) -> str | None:
+    text = sources.get(span.file)
+    if text is None:
+        return None
+    lines = text.splitlines()
+    if 1 <= span.line <= len(lines):
+        return lines[span.line - 1]
+    if span.line == len(lines) + 1:
+        return ""  # end of file
+    return None
+
+
+def render(d: Diagnostic, sources: Mapping[str, str]) -> str:
+    """One diagnostic as text: header, source line with an underline, help/note lines."""
+    where = f"{d.span}: " if d.span else ""
+    out = [f"{where}{d.severity.value}[{d.code}]: {d.message}"]
+    if d.span is not None:
+        line = _source_line(sources, d.span)
+        if line is not None:
+            line = line.expandtabs(1)
+            gutter = str(d.span.line)
+            pad = " " * len(gutter)
+            start = max(d.span.col - 1, 0)
+            if d.span.end_line == d.span.line and d.span.end_col > d.span.col:
+                width = d.span.end_col - d.span.col
+            else:
+                width = max(len(line) - start, 1) if d.span.end_line > d.span.line else 1
+            out.append(f" {gutter} | {line}")
+            out.append(f" {pad} | {' ' * start}{'^' * width}")
+    for h in d.help:
+        out.append(f"  = help: {h}")
+    for n in d.notes:
+        out.append(f"  = note: {n}")
+    return "\n".join(out)
+
+
+def render_all(diags: Iterable[Diagnostic], sources: Mapping[str, str]) -> str:
+    return "\n".join(render(d, sources) for d in sorted(diags, key=Diagnostic.sort_key))
+
+
+def _esc_data(s: str) -> str:
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _esc_prop(s: str) -> str:
+    return _esc_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(diags: Iterable[Diagnostic]) -> str:
+    """GitHub Actions workflow commands (``::error file=…,line=…::message``)."""
+    out = []
+    for d in sorted(diags, key=Diagnostic.sort_key):
+        level = {"error": "error", "warning": "warning", "note": "notice"}[d.severity.value]
+        props = [f"title={_esc_prop(d.code)}"]
+        if d.span:
+            props = [
+                f"file={_esc_prop(d.span.file)}",
+                f"line={d.span.line}",
+                f"col={d.span.col}",
+                f"endLine={d.span.end_line}",
+                f"endColumn={d.span.end_col}",
+            ] + props
+        out.append(f"::{level} {','.join(props)}::{_esc_data(d.message)}")
+    return "\n".join(out)
+
+
+def to_json(diags: Iterable[Diagnostic]) -> str:
+    rows = []
+    for d in sorted(diags, key=Diagnostic.sort_key):
+        loc = (
+            {"file": d.span.file, "line": d.span.line, "col": d.span.col}
+            if d.span is not None
+            else None
+        )
+        rows.append(
+            {
+                "severity": d.severity.value,
+                "code": d.code,
+                "message": d.message,
+                "location": loc,
+                "help": list(d.help),
+                "notes": list(d.notes),
+            }
+        )
+    return json.dumps(rows, indent=2)
