@@ -1,0 +1,259 @@
+"""Load HDI files: read, parse, follow imports, order files, then lower them into the IR.
+
+Package prefixes map to directories like hdi-gen's ``-r ohos.hdi:DIR``. When no root covers a
+file's package, the root is inferred from the file's location (``…/nnrt/v2_1/X.idl`` with
+``package ohos.hdi.nnrt.v2_1`` implies ``ohos.hdi`` → ``…``), so a single file can be checked
+without flags.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..diagnostics import Diagnostics
+from ..frontend import LoadResult
+from ..ir import Schema, Span
+from . import ast as A
+from .lower import Lowerer
+from .parser import parse
+
+__all__ = ["load", "display_path", "PACKAGE_RE"]
+
+PACKAGE_RE = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*\.)+[Vv](\d+)_(\d+)$")
+IMPORT_RE = re.compile(r"^((?:[A-Za-z_][A-Za-z0-9_]*\.)+[Vv]\d+_\d+)\.([A-Za-z_][A-Za-z0-9_]*)$")
+
+
+def display_path(p: Path) -> str:
+    """Paths in messages: relative to the working directory when below it."""
+    try:
+        rel = os.path.relpath(p)
+    except ValueError:  # different drive on Windows
+        return str(p)
+    return str(p) if rel.startswith("..") else rel
+
+
+@dataclass
+class _Unit:
+    path: Path
+    display: str
+    text: str
+    digest: str
+    raw: A.RawFile | None
+
+
+class _Roots:
+    def __init__(self, roots: Mapping[str, Path]) -> None:
+        self.map = {k: v.resolve() for k, v in roots.items()}
+
+    def dir_for(self, package: str) -> Path | None:
+        """Directory of ``package`` under the longest matching root prefix."""
+        best: tuple[int, Path] | None = None
+        for prefix, root in self.map.items():
+            if package == prefix or package.startswith(prefix + "."):
+                rest = package[len(prefix) :].lstrip(".")
+                d = root.joinpath(*rest.split(".")) if rest else root
+                if best is None or len(prefix) > best[0]:
+                    best = (len(prefix), d)
+        return best[1] if best else None
+
+    def infer(self, package: str, directory: Path) -> None:
+        """Add a root implied by a file of ``package`` living in ``directory``."""
+        if self.dir_for(package) is not None:
+            return
+        parts = package.split(".")
+        dparts = directory.parts
+        for k in range(len(parts) - 1, 0, -1):
+            if len(dparts) > k and list(dparts[-k:]) == parts[-k:]:
+                self.map[".".join(parts[:-k])] = Path(*dparts[:-k])
+                return
+
+
+def _read(path: Path, diags: Diagnostics) -> _Unit | None:
+    display = display_path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        diags.error("HDI100", f"cannot read '{display}': {e.strerror or e}")
+        return None
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        before = data[: e.start]
+        line = before.count(b"\n") + 1
+        col = len(before) - (before.rfind(b"\n") + 1) + 1
+        text = data.decode("utf-8", errors="replace")
+        diags.error(
+            "HDI004",
+            f"invalid UTF-8 byte 0x{data[e.start]:02x}",
+            Span(display, line, col, line, col + 1),
+        )
+        return _Unit(path, display, text, digest, None)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return _Unit(path, display, text, digest, parse(display, text, diags))
+
+
+def load(
+    paths: Sequence[Path],
+    *,
+    roots: Mapping[str, Path],
+    include_dirs: Sequence[Path] = (),
+) -> LoadResult:
+    diags = Diagnostics()
+    r = _Roots(roots)
+    units: dict[Path, _Unit] = {}
+    order: list[Path] = []
+    inputs: list[str] = []
+    edges: dict[Path, list[tuple[Path, A.Name]]] = {}
+
+    queue = [p.resolve() for p in paths]
+    for p in queue:
+        if p not in units:
+            u = _read(p, diags)
+            if u is None:
+                continue
+            units[p] = u
+            order.append(p)
+        inputs.append(units[p].display)
+    i = 0
+    while i < len(order):
+        u = units[order[i]]
+        i += 1
+        if u.raw is None:
+            continue
+        pkg = u.raw.package.text
+        if not PACKAGE_RE.match(pkg):
+            diags.error(
+                "HDI101",
+                f"invalid package name '{pkg}'",
+                u.raw.package.span,
+                help=["a package name ends with its version, e.g. 'ohos.hdi.foo.v1_0'"],
+            )
+            continue
+        r.infer(pkg, u.path.parent)
+        expected = r.dir_for(pkg)
+        if expected is not None and expected != u.path.parent:
+            diags.error(
+                "HDI102",
+                f"package '{pkg}' does not match the file's location",
+                u.raw.package.span,
+                notes=[f"files of this package belong in '{display_path(expected)}'"],
+            )
+        seen: set[str] = set()
+        edges[u.path] = []
+        for imp in u.raw.imports:
+            if imp.text in seen:
+                diags.error("HDI103", f"multiple import of '{imp.text}'", imp.span)
+                continue
+            seen.add(imp.text)
+            m = IMPORT_RE.match(imp.text)
+            if not m:
+                diags.error(
+                    "HDI104",
+                    f"invalid import '{imp.text}'",
+                    imp.span,
+                    help=["imports name a file by package and name, e.g. 'ohos.hdi.foo.v1_0.Types'"],
+                )
+                continue
+            target = _find_import(m.group(1), m.group(2), r, include_dirs)
+            if target is None:
+                d = r.dir_for(m.group(1))
+                where = f" (looked for '{display_path(d / (m.group(2) + '.idl'))}')" if d else ""
+                diags.error("HDI105", f"cannot find import '{imp.text}'{where}", imp.span)
+                continue
+            if target not in units:
+                t = _read(target, diags)
+                if t is None:
+                    continue
+                units[target] = t
+                order.append(target)
+            edges[u.path].append((target, imp))
+
+    _check_cycles(edges, units, diags)
+    sorted_units = _topo_order(order, edges)
+    lowerer = Lowerer(diags)
+    for p in sorted_units:
+        u = units[p]
+        if u.raw is not None and PACKAGE_RE.match(u.raw.package.text):
+            lowerer.add(u.raw, u.digest, [(units[t].raw, imp) for t, imp in edges.get(p, [])])
+    files = lowerer.lower_all()
+    return LoadResult(
+        Schema(tuple(files)),
+        diags,
+        {u.display: u.text for u in units.values()},
+        tuple(dict.fromkeys(inputs)),
+    )
+
+
+def _find_import(
+    package: str, name: str, roots: _Roots, include_dirs: Sequence[Path]
+) -> Path | None:
+    d = roots.dir_for(package)
+    candidates = [d / f"{name}.idl"] if d is not None else []
+    rel = Path(*package.split(".")) / f"{name}.idl"
+    candidates += [inc.resolve() / rel for inc in include_dirs]
+    for c in candidates:
+        if c.is_file():
+            return c.resolve()
+    return None
+
+
+def _check_cycles(
+    edges: Mapping[Path, list[tuple[Path, A.Name]]],
+    units: Mapping[Path, _Unit],
+    diags: Diagnostics,
+) -> None:
+    state: dict[Path, int] = {}
+    stack: list[tuple[Path, A.Name | None]] = []
+    reported: set[frozenset[Path]] = set()
+
+    def name(p: Path) -> str:
+        raw = units[p].raw
+        return f"{raw.package.text}.{p.stem}" if raw else units[p].display
+
+    def visit(p: Path, via: A.Name | None) -> None:
+        state[p] = 1
+        stack.append((p, via))
+        for t, imp in edges.get(p, []):
+            if state.get(t) == 1:
+                idx = next(i for i, (q, _) in enumerate(stack) if q == t)
+                cyc = [q for q, _ in stack[idx:]]
+                key = frozenset(cyc)
+                if key not in reported:
+                    reported.add(key)
+                    chain = " -> ".join(name(q) for q in cyc + [t])
+                    diags.error("HDI106", f"circular import: {chain}", imp.span)
+            elif t not in state:
+                visit(t, imp)
+        stack.pop()
+        state[p] = 2
+
+    for p in edges:
+        if p not in state:
+            visit(p, None)
+
+
+def _topo_order(order: list[Path], edges: Mapping[Path, list[tuple[Path, A.Name]]]) -> list[Path]:
+    """Imported files before their importers (cycles already reported; broken arbitrarily)."""
+    out: list[Path] = []
+    done: set[Path] = set()
+
+    def visit(p: Path, active: set[Path]) -> None:
+        if p in done or p in active:
+            return
+        active.add(p)
+        for t, _ in edges.get(p, []):
+            visit(t, active)
+        active.discard(p)
+        done.add(p)
+        out.append(p)
+
+    for p in order:
+        visit(p, set())
+    return out

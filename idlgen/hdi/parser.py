@@ -1,0 +1,409 @@
+"""Parse one HDI file into the raw syntax tree, or a located syntax diagnostic."""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from typing import Any
+
+import lark
+from lark import Token, Transformer, v_args
+
+from ..diagnostics import Diagnostics
+from ..ir import Span
+from ..resources import grammar_text
+from . import ast as A
+
+__all__ = ["parse"]
+
+# Human names for terminals in "expected …" lists.
+_TOKEN_NAMES = {
+    "ID": "identifier",
+    "NUMBER": "number",
+    "ARRAY": '"[]"',
+    "IN": '"in"',
+    "OUT": '"out"',
+    "$END": "end of file",
+}
+
+
+class _Collector:
+    """Collects doc comments while lexing (they are %ignore'd by the grammar)."""
+
+    def __init__(self) -> None:
+        self.docs: list[Token] = []
+
+    def __call__(self, tok: Token) -> Token:
+        self.docs.append(tok)
+        return tok
+
+
+@functools.cache
+def _parser() -> lark.Lark:
+    return lark.Lark(
+        grammar_text("hdi.lark"),
+        parser="lalr",
+        lexer="contextual",
+        propagate_positions=True,
+        maybe_placeholders=False,
+        lexer_callbacks={"DOC_COMMENT": _DOCS_SINK},
+    )
+
+
+@functools.cache
+def _terminal_names() -> dict[str, str]:
+    names = dict(_TOKEN_NAMES)
+    for t in _parser().terminals:
+        if t.name not in names and isinstance(t.pattern, lark.lexer.PatternStr):
+            names[t.name] = f'"{t.pattern.value}"'
+    return names
+
+
+def _span(path: str, meta: Any) -> Span:
+    return Span(path, meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+def _tok_span(path: str, tok: Token) -> Span:
+    line = tok.line or 1
+    col = tok.column or 1
+    return Span(path, line, col, tok.end_line or line, tok.end_column or col + len(tok))
+
+
+def _clean_doc(text: str) -> str:
+    """``/** … */`` → the comment's text: markers and leading ``*`` removed, dedented."""
+    body = text[3:-2]
+    if body.startswith("<"):
+        body = body[1:]
+    lines = body.splitlines()
+    out = []
+    for line in lines:
+        s = line.strip()
+        if s.startswith("*"):
+            s = s[1:]
+            if s.startswith(" "):
+                s = s[1:]
+        out.append(s.rstrip())
+    while out and not out[0].strip():
+        out.pop(0)
+    while out and not out[-1].strip():
+        out.pop()
+    return "\n".join(out)
+
+
+class _ToRaw(Transformer[Token, Any]):
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+
+    def __default__(self, data: str, children: list[Any], meta: Any) -> Any:
+        raise TypeError(f"grammar rule without a handler: {data}")
+
+    def _name(self, tok: Token) -> A.Name:
+        return A.Name(str(tok), _tok_span(self.path, tok))
+
+    # ---- file structure
+    @v_args(meta=True)
+    def start(self, meta: Any, children: list[Any]) -> A.RawFile:
+        f = A.RawFile(self.path, children[0])
+        for c in children[1:]:
+            if isinstance(c, tuple) and c[0] == "import":
+                f.imports.append(c[1])
+            elif isinstance(c, tuple) and c[0] == "seq":
+                f.sequenceables.append(c[1])
+            else:
+                f.decls.append(c)
+        return f
+
+    def package_decl(self, children: list[Any]) -> A.Name:
+        return self._name(children[0])
+
+    def import_decl(self, children: list[Any]) -> tuple[str, A.Name]:
+        return ("import", self._name(children[0]))
+
+    def seq_decl(self, children: list[Any]) -> tuple[str, A.Name]:
+        return ("seq", self._name(children[1]))
+
+    @v_args(meta=True)
+    def type_decl(self, meta: Any, children: list[Any]) -> A.RawDecl:
+        decl: A.RawDecl = children[-1]
+        if len(children) == 2:
+            decl.attrs = children[0]
+            decl.span = _span(self.path, meta)
+            decl.start = meta.start_pos
+        return decl
+
+    def attrs(self, children: list[Any]) -> list[A.Name]:
+        return list(children)
+
+    def attr(self, children: list[Any]) -> A.Name:
+        return self._name(children[0])
+
+    # ---- interfaces
+    @v_args(meta=True)
+    def interface_decl(self, meta: Any, children: list[Any]) -> A.RawInterface:
+        name = self._name(children[0])
+        rest = children[1:]
+        ext = rest.pop(0) if rest and isinstance(rest[0], A.Name) else None
+        return A.RawInterface(
+            name, ext, list(rest), [], _span(self.path, meta), meta.start_pos, meta.end_pos
+        )
+
+    def extends(self, children: list[Any]) -> A.Name:
+        return self._name(children[0])
+
+    @v_args(meta=True)
+    def method(self, meta: Any, children: list[Any]) -> A.RawMethod:
+        attrs: list[A.Name] = []
+        if isinstance(children[0], list):
+            attrs = children.pop(0)
+        name = self._name(children[0])
+        params = children[1] if len(children) > 1 else []
+        return A.RawMethod(
+            name, params, attrs, _span(self.path, meta), meta.start_pos, meta.end_pos
+        )
+
+    def params(self, children: list[Any]) -> list[A.RawParam]:
+        return list(children)
+
+    @v_args(meta=True)
+    def param(self, meta: Any, children: list[Any]) -> A.RawParam:
+        return A.RawParam(
+            str(children[0]), children[1], self._name(children[2]), _span(self.path, meta)
+        )
+
+    # ---- enums
+    @v_args(meta=True)
+    def enum_decl(self, meta: Any, children: list[Any]) -> A.RawEnum:
+        name = self._name(children[1])
+        base = None
+        members: list[A.RawEnumMember] = []
+        for c in children[2:]:
+            if isinstance(c, A.RawType):
+                base = c
+            elif isinstance(c, list):
+                members = c
+        return A.RawEnum(
+            name, base, members, [], _span(self.path, meta), meta.start_pos, meta.end_pos
+        )
+
+    def enum_base(self, children: list[Any]) -> A.RawType:
+        return children[0]  # type: ignore[no-any-return]
+
+    def enum_members(self, children: list[Any]) -> list[A.RawEnumMember]:
+        return list(children)
+
+    @v_args(meta=True)
+    def enum_member(self, meta: Any, children: list[Any]) -> A.RawEnumMember:
+        value = children[1] if len(children) > 1 else None
+        return A.RawEnumMember(
+            self._name(children[0]), value, _span(self.path, meta), meta.start_pos, meta.end_pos
+        )
+
+    # ---- structs and unions
+    @v_args(meta=True)
+    def struct_decl(self, meta: Any, children: list[Any]) -> A.RawStruct:
+        name = self._name(children[1])
+        parent = children[2] if len(children) == 4 else None
+        return A.RawStruct(
+            name, parent, children[-1], [], _span(self.path, meta), meta.start_pos, meta.end_pos
+        )
+
+    def struct_parent(self, children: list[Any]) -> A.RawType:
+        return children[0]  # type: ignore[no-any-return]
+
+    @v_args(meta=True)
+    def union_decl(self, meta: Any, children: list[Any]) -> A.RawUnion:
+        return A.RawUnion(
+            self._name(children[1]),
+            children[2],
+            [],
+            _span(self.path, meta),
+            meta.start_pos,
+            meta.end_pos,
+        )
+
+    def members(self, children: list[Any]) -> list[A.RawMember]:
+        return list(children)
+
+    @v_args(meta=True)
+    def member(self, meta: Any, children: list[Any]) -> A.RawMember:
+        return A.RawMember(
+            children[0],
+            self._name(children[1]),
+            _span(self.path, meta),
+            meta.start_pos,
+            meta.end_pos,
+        )
+
+    # ---- types
+    @v_args(meta=True)
+    def type(self, meta: Any, children: list[Any]) -> A.RawType:
+        base: A.RawType = children[0]
+        dims = len(children) - 1
+        if not dims:
+            return base
+        return A.RawType(
+            base.kind, base.name, _span(self.path, meta), base.args, base.prefix, base.dims + dims
+        )
+
+    @v_args(meta=True)
+    def prim_type(self, meta: Any, children: list[Any]) -> A.RawType:
+        return A.RawType("prim", str(children[0]), _span(self.path, meta))
+
+    @v_args(meta=True)
+    def unsigned_type(self, meta: Any, children: list[Any]) -> A.RawType:
+        return A.RawType("unsigned", str(children[0]), _span(self.path, meta))
+
+    @v_args(meta=True)
+    def list_type(self, meta: Any, children: list[Any]) -> A.RawType:
+        return A.RawType("list", "List", _span(self.path, meta), (children[0],))
+
+    @v_args(meta=True)
+    def map_type(self, meta: Any, children: list[Any]) -> A.RawType:
+        return A.RawType("map", "Map", _span(self.path, meta), (children[0], children[1]))
+
+    @v_args(meta=True)
+    def smq_type(self, meta: Any, children: list[Any]) -> A.RawType:
+        return A.RawType("smq", "SharedMemQueue", _span(self.path, meta), (children[0],))
+
+    @v_args(meta=True)
+    def named_type(self, meta: Any, children: list[Any]) -> A.RawType:
+        prefix = str(children[0]) if len(children) == 2 else ""
+        return A.RawType("named", str(children[-1]), _span(self.path, meta), prefix=prefix)
+
+    # ---- expressions
+    @v_args(meta=True)
+    def binop(self, meta: Any, children: list[Any]) -> A.Binary:
+        return A.Binary(str(children[1]), children[0], children[2], _span(self.path, meta))
+
+    @v_args(meta=True)
+    def unop(self, meta: Any, children: list[Any]) -> A.Unary:
+        return A.Unary(str(children[0]), children[1], _span(self.path, meta))
+
+    @v_args(meta=True)
+    def paren(self, meta: Any, children: list[Any]) -> A.Paren:
+        return A.Paren(children[0], _span(self.path, meta))
+
+    def num(self, children: list[Any]) -> A.Num:
+        tok = children[0]
+        return A.Num(str(tok), _tok_span(self.path, tok))
+
+    def ref(self, children: list[Any]) -> A.NameRef:
+        tok = children[0]
+        return A.NameRef(str(tok), _tok_span(self.path, tok))
+
+
+_DOC_GAP = re.compile(r"(?:\s|//[^\n]*|/\*(?!\*)[\s\S]*?\*/)*")
+_POST_GAP = re.compile(r"[ \t]*[,;]?[ \t]*")
+
+
+def _attach_docs(raw: A.RawFile, docs: list[Token], text: str) -> None:
+    """Give each declaration the ``/** */`` right before it (or ``/**< */`` right after it)."""
+    pre = [d for d in docs if not str(d).startswith("/**<")]
+    post = [d for d in docs if str(d).startswith("/**<")]
+    pre_ends = [d.end_pos or 0 for d in pre]
+    post_starts = [d.start_pos or 0 for d in post]
+
+    def doc_for(start: int, end: int) -> str:
+        i = bisect.bisect_right(pre_ends, start) - 1
+        if i >= 0:
+            gap_start = pre_ends[i]
+            m = _DOC_GAP.match(text, gap_start)
+            if m is not None and m.end() >= start:
+                return _clean_doc(str(pre[i]))
+        j = bisect.bisect_left(post_starts, end)
+        if j < len(post):
+            m = _POST_GAP.match(text, end)
+            if m is not None and m.end() == post_starts[j]:
+                return _clean_doc(str(post[j]))
+        return ""
+
+    for d in raw.decls:
+        d.doc = doc_for(d.start, d.end)
+        if isinstance(d, A.RawEnum):
+            for em in d.members:
+                em.doc = doc_for(em.start, em.end)
+        elif isinstance(d, A.RawInterface):
+            for m in d.methods:
+                m.doc = doc_for(m.start, m.end)
+        else:
+            for mem in d.members:
+                mem.doc = doc_for(mem.start, mem.end)
+
+
+def _expected(expected: set[str]) -> str:
+    names = _terminal_names()
+    words = sorted({names.get(e, e) for e in expected})
+    if len(words) > 8:
+        words = words[:8] + ["…"]
+    return ", ".join(words)
+
+
+def _describe(tok: Token) -> str:
+    if tok.type == "$END":
+        return "end of file"
+    return f"'{tok}'"
+
+
+def parse(path: str, text: str, diags: Diagnostics) -> A.RawFile | None:
+    """Parse ``text`` (the contents of ``path``); on a syntax error report it and return None."""
+    collector = _Collector()
+    parser = _parser()
+    try:
+        tree = _parse_with_docs(parser, text, collector)
+        raw: A.RawFile = _ToRaw(path).transform(tree)
+    except lark.exceptions.UnexpectedToken as e:
+        tok = e.token
+        if tok.type == "$END":
+            lines = text.split("\n")
+            span = Span(path, len(lines), len(lines[-1]) + 1, len(lines), len(lines[-1]) + 2)
+        else:
+            span = _tok_span(path, tok)
+        expected = set(e.expected)
+        if expected == {"PACKAGE"}:
+            diags.error("HDI002", f"expected 'package' before {_describe(tok)}", span)
+        else:
+            diags.error(
+                "HDI001",
+                f"unexpected {_describe(tok)}",
+                span,
+                help=[f"expected one of: {_expected(expected)}"],
+            )
+        return None
+    except lark.exceptions.UnexpectedCharacters as e:
+        span = Span(path, e.line, e.column, e.line, e.column + 1)
+        if text.startswith("/*", e.pos_in_stream):
+            diags.error("HDI003", "unterminated comment", span)
+        else:
+            ch = text[e.pos_in_stream]
+            shown = repr(ch) if not ch.isprintable() else f"'{ch}'"
+            diags.error("HDI003", f"unexpected character {shown}", span)
+        return None
+    except lark.exceptions.UnexpectedEOF as e:  # pragma: no cover - LALR reports $END tokens
+        diags.error("HDI001", f"unexpected end of file: {e}", None)
+        return None
+    _attach_docs(raw, collector.docs, text)
+    return raw
+
+
+def _parse_with_docs(parser: lark.Lark, text: str, collector: _Collector) -> Any:
+    """Run the LALR parser while collecting DOC_COMMENT tokens."""
+    # Lark binds lexer callbacks at construction; point the shared sink at this call's list.
+    _DOCS_SINK.sink = collector
+    try:
+        return parser.parse(text)
+    finally:
+        _DOCS_SINK.sink = None
+
+
+class _Sink:
+    sink: _Collector | None = None
+
+    def __call__(self, tok: Token) -> Token:
+        if self.sink is not None:
+            self.sink(tok)
+        return tok
+
+
+_DOCS_SINK = _Sink()
