@@ -1,0 +1,110 @@
+"""Load ``.fbs`` files and everything they include into the shared IR."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..diagnostics import Diagnostics
+from ..frontend import LoadResult
+from ..ir import Schema
+from . import ast as A
+from .lower import lower
+from .parser import parse
+
+__all__ = ["load", "load_text"]
+
+
+def _display(p: Path) -> str:
+    try:
+        rel = os.path.relpath(p, Path.cwd())
+    except ValueError:
+        return str(p)
+    return str(p) if rel.startswith(".." + os.sep + "..") else rel
+
+
+def load(paths: Sequence[Path], *, include_dirs: Sequence[Path] = ()) -> LoadResult:
+    """Parse, check and lower ``paths``.
+
+    Includes resolve relative to the including file, then against ``include_dirs``; every file
+    is parsed once (by resolved path, and by content like flatc).
+    """
+    diags = Diagnostics()
+    sources: dict[str, str] = {}
+    ordered: list[tuple[A.FileAst, tuple[str, ...], str]] = []
+    by_path: dict[Path, str] = {}
+    by_digest: dict[str, str] = {}
+    active: set[Path] = set()
+    inputs: list[str] = []
+
+    roots: list[Path] = []
+
+    def visit(path: Path) -> str | None:
+        real = path.resolve()
+        if real in by_path:
+            return by_path[real]
+        if real in active:
+            return None  # include cycle: flatc tolerates it (the file is already being parsed)
+        try:
+            data = real.read_bytes()
+        except OSError as e:
+            diags.error("FBS010", f"unable to load file: {path}: {e.strerror}")
+            return None
+        digest = hashlib.sha256(data).hexdigest()
+        if digest in by_digest:
+            by_path[real] = by_digest[digest]
+            return by_digest[digest]
+        display = _display(path)
+        text = data.decode("utf-8", errors="replace")
+        sources[display] = text
+        by_path[real] = display
+        by_digest[digest] = display
+        active.add(real)
+        f = parse(text, display, diags)
+        if f is None:
+            active.discard(real)
+            return display
+        includes: list[str] = []
+        for it in f.items:
+            if isinstance(it, A.Directive) and it.kind == "include":
+                includes.append(it.value)
+                # flatc searches the root file's directory; we also try the includer's own.
+                target = _resolve_include(real.parent, it.value, [*roots, *include_dirs])
+                if target is None:
+                    diags.error(
+                        "FBS010",
+                        f"unable to locate include file: {it.value}",
+                        it.span,
+                        help=["add the directory that holds it with -I"],
+                    )
+                    continue
+                visit(target)
+        active.discard(real)
+        ordered.append((f, tuple(includes), digest))
+        return display
+
+    for p in paths:
+        roots[:] = [Path(p).resolve().parent]
+        d = visit(Path(p))
+        if d is not None and d not in inputs:
+            inputs.append(d)
+    files = lower(ordered, diags)
+    return LoadResult(Schema(tuple(files)), diags, sources, tuple(inputs))
+
+
+def _resolve_include(base: Path, name: str, include_dirs: Sequence[Path]) -> Path | None:
+    for d in (base, *include_dirs):
+        cand = Path(d) / name
+        if cand.is_file():
+            return cand
+    return None
+
+
+def load_text(text: str, name: str = "<string>.fbs") -> LoadResult:
+    """Load one schema given as text (no includes); handy for tests and tools."""
+    diags = Diagnostics()
+    f = parse(text, name, diags)
+    files = [] if f is None else lower([(f, (), hashlib.sha256(text.encode()).hexdigest())], diags)
+    return LoadResult(Schema(tuple(files)), diags, {name: text}, (name,))

@@ -1,0 +1,376 @@
+"""Parse ``.fbs`` text into :mod:`idlgen.fbs.ast` with Lark (LALR), plus doc comments.
+
+Doc comments are not grammar tokens: flatc collects ``///`` lines while skipping whitespace
+and hands them to whatever declaration starts at the next token. ``_scan_trivia`` reproduces
+that by mapping the offset of every token that follows comments to the doc lines before it.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import lark
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from ..diagnostics import Diagnostics
+from ..ir import Span
+from . import ast as A
+
+__all__ = ["parse", "unescape", "grammar_text"]
+
+
+def grammar_text() -> str:
+    try:
+        return resources.files("idlgen.grammars").joinpath("fbs.lark").read_text("utf-8")
+    except (ModuleNotFoundError, FileNotFoundError, OSError):
+        import idlgen
+
+        root = Path(idlgen.__file__).resolve().parent.parent
+        return (root / "grammars" / "fbs.lark").read_text("utf-8")
+
+
+@functools.cache
+def _parser() -> Lark:
+    return Lark(
+        grammar_text(),
+        parser="lalr",
+        lexer="contextual",
+        propagate_positions=True,
+        maybe_placeholders=False,
+        cache=True,
+    )
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "'": "'", "\\": "\\", "/": "/"}
+
+
+def unescape(body: str) -> str:
+    """Decode flatc string escapes (``\\xHH``, ``\\uXXXX`` with surrogate pairs)."""
+    if "\\" not in body:
+        return body
+    out: list[str] = []
+    i, n = 0, len(body)
+    while i < n:
+        c = body[i]
+        if c != "\\" or i + 1 >= n:
+            out.append(c)
+            i += 1
+            continue
+        e = body[i + 1]
+        if e in _ESCAPES:
+            out.append(_ESCAPES[e])
+            i += 2
+        elif e == "x":
+            out.append(chr(int(body[i + 2 : i + 4], 16)))
+            i += 4
+        elif e == "u":
+            cp = int(body[i + 2 : i + 6], 16)
+            i += 6
+            if 0xD800 <= cp < 0xDC00 and body[i : i + 2] == "\\u":
+                lo = int(body[i + 2 : i + 6], 16)
+                if 0xDC00 <= lo < 0xE000:
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00)
+                    i += 6
+            out.append(chr(cp))
+        else:
+            raise ValueError(f"unknown escape code in string constant: \\{e}")
+    return "".join(out)
+
+
+def _scan_trivia(text: str, file: str, diags: Diagnostics) -> dict[int, list[str]]:
+    """Offsets of tokens that are preceded by ``///`` doc lines -> those lines."""
+    docs: dict[int, list[str]] = {}
+    pending: list[str] = []
+    i, n = 0, len(text)
+    line, line_start = 1, 0
+    code_on_line = False
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+            line_start = i + 1
+            code_on_line = False
+            i += 1
+        elif c in " \t\r\f":
+            i += 1
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            if text.startswith("///", i):
+                if code_on_line:
+                    col = i - line_start + 1
+                    diags.error(
+                        "FBS002",
+                        "a documentation comment should be on a line on its own",
+                        Span(file, line, col, line, col + (end - i)),
+                    )
+                body = text[i + 3 : end].rstrip("\r")
+                pending.append(body[1:] if body.startswith(" ") else body)
+            i = end
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            line += text.count("\n", i, end)
+            nl = text.rfind("\n", i, end)
+            if nl >= 0:
+                line_start = nl + 1
+                code_on_line = False
+            i = end
+        else:
+            if pending:
+                docs[i] = pending
+                pending = []
+            code_on_line = True
+            if c in "\"'":
+                j = i + 1
+                while j < n and text[j] != c and text[j] != "\n":
+                    j += 2 if text[j] == "\\" else 1
+                i = j + 1
+            else:
+                i += 1
+    return docs
+
+
+def _span(file: str, meta: Any) -> Span:
+    if getattr(meta, "empty", True):
+        return Span(file, 1, 1, 1, 1)
+    return Span(file, meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+def _tok_span(file: str, t: Token) -> Span:
+    return Span(file, t.line or 1, t.column or 1, t.end_line or t.line or 1, t.end_column or 1)
+
+
+def _string(tok: Token) -> str:
+    return unescape(str(tok)[1:-1])
+
+
+@v_args(meta=True)
+class _ToAst(Transformer[Token, Any]):
+    def __init__(self, file: str, docs: dict[int, list[str]]) -> None:
+        super().__init__()
+        self.file = file
+        self.docs = docs
+
+    def _doc(self, meta: Any) -> str:
+        return "\n".join(self.docs.get(meta.start_pos, [])) if not meta.empty else ""
+
+    def _sp(self, meta: Any) -> Span:
+        return _span(self.file, meta)
+
+    # --- directives
+    def include(self, meta: Any, c: list[Any]) -> A.Directive:
+        return A.Directive("include", _string(c[0]), self._sp(meta))
+
+    def native_include(self, meta: Any, c: list[Any]) -> A.Directive:
+        return A.Directive("native_include", _string(c[0]), self._sp(meta))
+
+    def namespace_decl(self, meta: Any, c: list[Any]) -> A.Directive:
+        return A.Directive("namespace", c[0].name if c else "", self._sp(meta))
+
+    def attribute_decl(self, meta: Any, c: list[Any]) -> A.Directive:
+        t = c[0]
+        return A.Directive("attribute", _string(t) if t.type == "STRING" else str(t), self._sp(meta))
+
+    def root_decl(self, meta: Any, c: list[Any]) -> A.Directive:
+        return A.Directive("root_type", c[0].name, self._sp(meta))
+
+    def file_ident(self, meta: Any, c: list[Any]) -> A.Directive:
+        return A.Directive("file_identifier", _string(c[0]), self._sp(meta))
+
+    def file_ext(self, meta: Any, c: list[Any]) -> A.Directive:
+        return A.Directive("file_extension", _string(c[0]), self._sp(meta))
+
+    # --- types
+    def qualified(self, meta: Any, c: list[Token]) -> A.NamedType:
+        return A.NamedType(".".join(str(t) for t in c), self._sp(meta))
+
+    def vector_type(self, meta: Any, c: list[Any]) -> A.VectorTypeAst:
+        return A.VectorTypeAst(c[0], self._sp(meta))
+
+    def array_type(self, meta: Any, c: list[Any]) -> A.ArrayTypeAst:
+        return A.ArrayTypeAst(c[0], str(c[1]), self._sp(meta))
+
+    # --- metadata
+    def metadata(self, meta: Any, c: list[A.AttrAst]) -> list[A.AttrAst]:
+        return list(c)
+
+    def attr(self, meta: Any, c: list[Token]) -> A.AttrAst:
+        name = _string(c[0]) if c[0].type == "STRING" else str(c[0])
+        value: str | None = None
+        if len(c) > 1:
+            v = c[1]
+            value = _string(v) if v.type == "STRING" else str(v)
+        return A.AttrAst(name, value, self._sp(meta))
+
+    # --- defaults
+    def default_number(self, meta: Any, c: list[Token]) -> A.DefaultAst:
+        return A.DefaultAst("number", str(c[0]), self._sp(meta))
+
+    def default_string(self, meta: Any, c: list[Token]) -> A.DefaultAst:
+        return A.DefaultAst("string", _string(c[0]), self._sp(meta))
+
+    def default_idents(self, meta: Any, c: list[Token]) -> A.DefaultAst:
+        return A.DefaultAst("idents", [str(t) for t in c], self._sp(meta))
+
+    def default_empty_vector(self, meta: Any, c: list[Token]) -> A.DefaultAst:
+        return A.DefaultAst("empty", None, self._sp(meta))
+
+    def default_func(self, meta: Any, c: list[Token]) -> A.DefaultAst:
+        return A.DefaultAst("func", (str(c[0]), str(c[1])), self._sp(meta))
+
+    # --- declarations
+    def field(self, meta: Any, c: list[Any]) -> A.FieldAst:
+        name, typ = str(c[0]), c[1]
+        default = next((x for x in c[2:] if isinstance(x, A.DefaultAst)), None)
+        attrs = next((x for x in c[2:] if isinstance(x, list)), [])
+        return A.FieldAst(name, typ, default, attrs, self._doc(meta), self._sp(meta))
+
+    def type_decl(self, meta: Any, c: list[Any]) -> A.TypeDeclAst:
+        kind: Literal["table", "struct"] = "table" if str(c[0]) == "table" else "struct"
+        attrs = next((x for x in c[2:] if isinstance(x, list)), [])
+        fields = [x for x in c[2:] if isinstance(x, A.FieldAst)]
+        return A.TypeDeclAst(kind, str(c[1]), attrs, fields, self._doc(meta), self._sp(meta))
+
+    def enum_val(self, meta: Any, c: list[Any]) -> A.EnumValAst:
+        value = next((str(x) for x in c[1:] if isinstance(x, Token)), None)
+        attrs = next((x for x in c[1:] if isinstance(x, list)), [])
+        return A.EnumValAst(str(c[0]), value, attrs, self._doc(meta), self._sp(meta))
+
+    def enum_decl(self, meta: Any, c: list[Any]) -> A.EnumDeclAst:
+        attrs = next((x for x in c[2:] if isinstance(x, list)), [])
+        vals = [x for x in c[2:] if isinstance(x, A.EnumValAst)]
+        return A.EnumDeclAst(str(c[0]), c[1], attrs, vals, self._doc(meta), self._sp(meta))
+
+    def union_val(self, meta: Any, c: list[Any]) -> A.UnionValAst:
+        first: A.NamedType = c[0]
+        rest = c[1:]
+        typ = rest.pop(0) if rest and isinstance(rest[0], (A.NamedType, A.VectorTypeAst, A.ArrayTypeAst)) else None
+        value = next((str(x) for x in rest if isinstance(x, Token)), None)
+        attrs = next((x for x in rest if isinstance(x, list)), [])
+        return A.UnionValAst(first.name, typ, value, attrs, self._doc(meta), self._sp(meta))
+
+    def union_decl(self, meta: Any, c: list[Any]) -> A.UnionDeclAst:
+        rest = c[1:]
+        base = rest.pop(0) if rest and isinstance(rest[0], A.NamedType) else None
+        attrs = next((x for x in rest if isinstance(x, list)), [])
+        vals = [x for x in rest if isinstance(x, A.UnionValAst)]
+        return A.UnionDeclAst(str(c[0]), base, attrs, vals, self._doc(meta), self._sp(meta))
+
+    def rpc_method(self, meta: Any, c: list[Any]) -> A.RpcAst:
+        attrs = c[3] if len(c) > 3 else []
+        return A.RpcAst(str(c[0]), c[1], c[2], attrs, self._doc(meta), self._sp(meta))
+
+    def rpc_decl(self, meta: Any, c: list[Any]) -> A.RpcDeclAst:
+        attrs = next((x for x in c[1:] if isinstance(x, list)), [])
+        methods = [x for x in c[1:] if isinstance(x, A.RpcAst)]
+        return A.RpcDeclAst(str(c[0]), attrs, methods, self._doc(meta), self._sp(meta))
+
+    # --- trailing JSON document (kept as plain Python values; numbers stay text)
+    def json_object(self, meta: Any, c: list[Any]) -> dict[str, Any]:
+        return dict(c)
+
+    def json_pair(self, meta: Any, c: list[Any]) -> tuple[str, Any]:
+        k = c[0]
+        return (_string(k) if k.type == "STRING" else str(k), c[1])
+
+    def json_array(self, meta: Any, c: list[Any]) -> list[Any]:
+        return list(c)
+
+    def json_string(self, meta: Any, c: list[Token]) -> str:
+        return _string(c[0])
+
+    def json_number(self, meta: Any, c: list[Token]) -> Any:
+        return lark.Token("NUMBER", str(c[0]))
+
+    def json_ident(self, meta: Any, c: list[Token]) -> Any:
+        return lark.Token("IDENT", str(c[0]))
+
+    def start(self, meta: Any, c: list[Any]) -> A.FileAst:
+        f = A.FileAst(self.file)
+        for x in c:
+            if isinstance(x, dict):
+                f.json = x
+            else:
+                f.items.append(x)
+        return f
+
+
+_HUMAN = {
+    "IDENT": "identifier",
+    "STRING": "string literal",
+    "NUMBER": "number",
+    "TYPE_KW": "'table' or 'struct'",
+    "FUNC": "function name",
+    "$END": "end of file",
+}
+
+
+def _human(name: str) -> str:
+    if name in _HUMAN:
+        return _HUMAN[name]
+    for t in _parser().terminals:
+        if t.name == name:
+            pat = t.pattern
+            if isinstance(pat, lark.lexer.PatternStr):
+                return f"'{pat.value}'"
+    return name.lower()
+
+
+def _expected(names: set[str]) -> str:
+    items = sorted({_human(n) for n in names})
+    if len(items) > 8:
+        items = items[:8] + ["..."]
+    return ", ".join(items)
+
+
+def parse(text: str, file: str, diags: Diagnostics) -> A.FileAst | None:
+    """Parse one file; on a syntax error append a located diagnostic and return None."""
+    n_before = len(diags)
+    docs = _scan_trivia(text, file, diags)
+    if len(diags) > n_before:
+        return None
+    try:
+        tree = _parser().parse(text)
+    except UnexpectedInput as e:
+        line, col = getattr(e, "line", 1) or 1, getattr(e, "column", 1) or 1
+        if isinstance(e, UnexpectedToken):
+            tok = e.token
+            what = "end of file" if tok.type == "$END" else f"'{tok}'"
+            width = max(len(str(tok)), 1) if tok.type != "$END" else 1
+            if tok.type == "$END":
+                lines = text.splitlines() or [""]
+                line, col = len(lines), len(lines[-1]) + 1
+            diags.error(
+                "FBS001",
+                f"syntax error: unexpected {what}",
+                Span(file, line, col, line, col + width),
+                help=[f"expected {_expected(set(e.expected))}"],
+            )
+        elif isinstance(e, UnexpectedCharacters):
+            pos = e.pos_in_stream or 0
+            ch = text[pos] if pos < len(text) else ""
+            diags.error(
+                "FBS001",
+                f"syntax error: unexpected character {ch!r}",
+                Span(file, line, col, line, col + 1),
+                help=[f"expected {_expected(set(e.allowed))}"] if e.allowed else [],
+            )
+        elif isinstance(e, UnexpectedEOF):
+            lines = text.splitlines() or [""]
+            diags.error(
+                "FBS001",
+                "syntax error: unexpected end of file",
+                Span(file, len(lines), len(lines[-1]) + 1, len(lines), len(lines[-1]) + 2),
+                help=[f"expected {_expected(set(e.expected))}"],
+            )
+        else:  # pragma: no cover - lark has no other subclasses
+            diags.error("FBS001", f"syntax error: {e}", Span(file, line, col, line, col + 1))
+        return None
+    result = _ToAst(file, docs).transform(tree)
+    assert isinstance(result, A.FileAst)
+    return result
