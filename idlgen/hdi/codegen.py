@@ -1,0 +1,386 @@
+"""From the schema IR to Parcel codec descriptors (:mod:`idlgen.wire.parcel`).
+
+The descriptor for a type is first computed as a small expression tree (:data:`Expr`): calls to
+constructors of :mod:`idlgen.wire.parcel` with literal arguments and references to generated
+classes. The tree is pure data, so it can be
+
+* rendered as Python source for the generated module's codec block (:func:`render`), or
+* evaluated directly against a mapping of classes (:func:`build`), which lets tests and tools
+  use the codecs straight from the IR, without generating code (:func:`runtime_classes`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import keyword
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from .. import ir
+from ..wire import parcel
+from . import layout
+
+__all__ = [
+    "Sym",
+    "ClassRef",
+    "CodecRef",
+    "Call",
+    "Expr",
+    "type_codec",
+    "record_codec",
+    "codec_deps",
+    "codec_order",
+    "render",
+    "build",
+    "build_codecs",
+    "runtime_classes",
+    "node_type_mapping",
+    "py_name",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Sym:
+    """A module-level constant of :mod:`idlgen.wire.parcel` (``INT32``, ``STRING``, ...)."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClassRef:
+    """A generated class (record, union or enum) by qualified name."""
+
+    qualname: str
+
+
+@dataclass(frozen=True, slots=True)
+class CodecRef:
+    """The codec bound to a generated record class (``parcel.codec_of(cls)``)."""
+
+    qualname: str
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """``parcel.<func>(*args)``."""
+
+    func: str
+    args: tuple[Any, ...]
+
+
+# Arguments are Expr, str, int, None, or tuples of them.
+Expr: TypeAlias = Sym | ClassRef | CodecRef | Call
+
+_RESERVED = frozenset(
+    {
+        "to_dict",
+        "from_dict",
+        "to_parcel",
+        "from_parcel",
+        "to_flatbuffer",
+        "from_flatbuffer",
+        "to_json",
+        "from_json",
+    }
+)
+
+
+def py_name(name: str) -> str:
+    """The Python attribute name of a schema field (``global`` → ``global_``)."""
+    if keyword.iskeyword(name) or name in _RESERVED or name.startswith("__"):
+        return name + "_"
+    return name
+
+
+_SCALARS = {
+    ir.ScalarKind.BOOL: "BOOL",
+    ir.ScalarKind.I8: "INT8",
+    ir.ScalarKind.I16: "INT16",
+    ir.ScalarKind.I32: "INT32",
+    ir.ScalarKind.I64: "INT64",
+    ir.ScalarKind.U8: "UINT8",
+    ir.ScalarKind.U16: "UINT16",
+    ir.ScalarKind.U32: "UINT32",
+    ir.ScalarKind.U64: "UINT64",
+    ir.ScalarKind.F32: "FLOAT",
+    ir.ScalarKind.F64: "DOUBLE",
+}
+_HANDLES = {
+    ir.HandleKind.FILE_DESCRIPTOR: "FD",
+    ir.HandleKind.ASHMEM: "ASHMEM",
+    ir.HandleKind.NATIVE_BUFFER: "NATIVE_BUFFER",
+    ir.HandleKind.POINTER: "NOTHING",
+}
+
+
+def type_codec(t: ir.TypeRef, resolve: layout.Resolver, *, param: bool = False) -> Expr:
+    """The codec expression of a member (or, with ``param``, a method parameter) type."""
+    if isinstance(t, ir.Scalar):
+        return Sym(_SCALARS[t.kind])
+    if isinstance(t, ir.String):
+        return Sym("STRING")
+    if isinstance(t, ir.Handle):
+        if param and t.kind is ir.HandleKind.POINTER:
+            raise ValueError("Pointer parameters exist only in passthrough mode")
+        return Sym(_HANDLES[t.kind])
+    if isinstance(t, ir.Vector):
+        e = t.element
+        if isinstance(e, ir.Scalar) and e.kind is ir.ScalarKind.I8:
+            return Sym("BYTES")
+        elem = type_codec(e, resolve)
+        if layout.is_pod(e, resolve) and not (
+            isinstance(e, ir.Scalar) and e.kind is ir.ScalarKind.BOOL
+        ):
+            return Call("PodArray", (elem,))
+        return Call("Array", (elem, layout.cpp_sizeof(e, resolve)))
+    if isinstance(t, ir.Map):
+        return Call("Map", (type_codec(t.key, resolve), type_codec(t.value, resolve)))
+    if isinstance(t, ir.SharedMemQueue):
+        return Call("SharedMemQueue", (_type_name(t.element),))
+    if isinstance(t, ir.Ref):
+        decl = resolve(t.qualname)
+        if isinstance(decl, ir.Enum):
+            return Call("Enum", (ClassRef(t.qualname), decl.base.fmt))
+        if isinstance(decl, (ir.Struct, ir.Union)):
+            return CodecRef(t.qualname)
+        if isinstance(decl, ir.Interface):
+            # As a struct member hdi-gen writes nothing; as a parameter a remote object.
+            return Call("Interface", (t.qualname,)) if param else Sym("NOTHING")
+        if isinstance(decl, ir.Sequenceable):
+            return Call("Sequenceable", (decl.name,))
+    raise ValueError(f"no Parcel codec for {t!r}")
+
+
+def _type_name(t: ir.TypeRef) -> str:
+    if isinstance(t, ir.Scalar):
+        return t.kind.name.lower()
+    if isinstance(t, ir.Ref):
+        return t.name
+    return type(t).__name__
+
+
+def record_codec(
+    decl: ir.Struct | ir.Union,
+    resolve: layout.Resolver,
+    names: Callable[[str], str] = py_name,
+) -> Call:
+    """The codec constructor call for an HDI struct or union."""
+    me = ClassRef(decl.qualname)
+    if isinstance(decl, ir.Union):
+        lay = layout.union_layout(decl, resolve)
+        if lay is None:
+            raise ValueError(f"union {decl.qualname} has a non-POD member")
+        members = tuple((m.name, type_codec(m.type, resolve)) for m in decl.members)
+        return Call("Union", (me, lay.size, members))
+    lay = layout.struct_layout(decl, resolve)
+    if lay is not None:
+        convs: list[tuple[str, Any]] = []
+        for f in decl.fields:
+            conv: Any = None
+            if isinstance(f.type, ir.Ref):
+                kind = resolve(f.type.qualname)
+                conv = (
+                    ClassRef(f.type.qualname)
+                    if isinstance(kind, ir.Enum)
+                    else CodecRef(f.type.qualname)
+                )
+            convs.append((names(f.name), conv))
+        return Call("PodStruct", (me, "<" + lay.fmt, tuple(convs)))
+    fields = tuple((names(f.name), type_codec(f.type, resolve)) for f in decl.fields)
+    return Call("Struct", (me, fields))
+
+
+def codec_deps(e: Any) -> set[str]:
+    """Qualified names of the records whose codecs ``e`` uses."""
+    if isinstance(e, CodecRef):
+        return {e.qualname}
+    if isinstance(e, Call):
+        e = e.args
+    if isinstance(e, tuple):
+        out: set[str] = set()
+        for a in e:
+            out |= codec_deps(a)
+        return out
+    return set()
+
+
+def codec_order(codecs: Mapping[str, Call]) -> list[str]:
+    """Records ordered so that every codec is built after those it uses (within ``codecs``)."""
+    done: list[str] = []
+    seen: set[str] = set()
+
+    def visit(q: str) -> None:
+        if q in seen:
+            return
+        seen.add(q)
+        for d in sorted(codec_deps(codecs[q])):
+            if d in codecs:
+                visit(d)
+        done.append(q)
+
+    for q in codecs:
+        visit(q)
+    return done
+
+
+def render(e: Any, class_name: Callable[[str], str], module: str = "_parcel") -> str:
+    """Python source for ``e``; ``class_name`` maps a qualified name to an expression."""
+    if isinstance(e, Sym):
+        return f"{module}.{e.name}"
+    if isinstance(e, ClassRef):
+        return class_name(e.qualname)
+    if isinstance(e, CodecRef):
+        return f"{module}.codec_of({class_name(e.qualname)})"
+    if isinstance(e, Call):
+        return f"{module}.{e.func}({', '.join(render(a, class_name, module) for a in e.args)})"
+    if isinstance(e, tuple):
+        inner = ", ".join(render(a, class_name, module) for a in e)
+        return f"({inner},)" if len(e) == 1 else f"({inner})"
+    return repr(e)
+
+
+def build(e: Any, classes: Mapping[str, Any]) -> Any:
+    """Evaluate ``e`` against ``classes`` (qualified name → class)."""
+    if isinstance(e, Sym):
+        return getattr(parcel, e.name)
+    if isinstance(e, ClassRef):
+        return classes[e.qualname]
+    if isinstance(e, CodecRef):
+        return parcel.codec_of(classes[e.qualname])
+    if isinstance(e, Call):
+        return getattr(parcel, e.func)(*(build(a, classes) for a in e.args))
+    if isinstance(e, tuple):
+        return tuple(build(a, classes) for a in e)
+    return e
+
+
+def build_codecs(
+    decls: Iterable[ir.Decl], resolve: layout.Resolver, classes: Mapping[str, Any]
+) -> dict[str, parcel.Codec]:
+    """Codecs for every struct/union in ``decls``, bound to their classes in ``classes``."""
+    calls = {
+        d.qualname: record_codec(d, resolve)
+        for d in decls
+        if isinstance(d, ir.Union) or (isinstance(d, ir.Struct) and not d.is_table)
+    }
+    return {q: build(calls[q], classes) for q in codec_order(calls)}
+
+
+# ----------------------------------------------------------------------------------------------
+# Classes without code generation (tests, tools)
+
+
+def _open_enum_base() -> type:
+    try:
+        from ..wire.records import OpenIntEnum
+    except ImportError:  # pragma: no cover - until the records runtime lands
+        return enum.IntEnum
+    return OpenIntEnum
+
+
+def _zero(
+    t: ir.TypeRef, resolve: layout.Resolver, classes: Mapping[str, Any]
+) -> Callable[[], Any]:
+    if isinstance(t, ir.Scalar):
+        return (
+            (lambda: False)
+            if t.kind is ir.ScalarKind.BOOL
+            else ((lambda: 0.0) if t.kind.is_float else (lambda: 0))
+        )
+    if isinstance(t, ir.String):
+        return str
+    if isinstance(t, ir.Vector):
+        e = t.element
+        return (
+            bytes if isinstance(e, ir.Scalar) and e.kind is ir.ScalarKind.I8 else list
+        )
+    if isinstance(t, ir.Map):
+        return dict
+    if isinstance(t, ir.Handle) and t.kind is ir.HandleKind.FILE_DESCRIPTOR:
+        return lambda: -1
+    if isinstance(t, ir.Ref):
+        decl = resolve(t.qualname)
+        if isinstance(decl, ir.Enum):
+            first = decl.members[0].value if decl.members else 0
+            return lambda: classes[t.qualname](first)
+        if isinstance(decl, (ir.Struct, ir.Union)):
+            return lambda: classes[t.qualname]()
+    return lambda: None
+
+
+def _to_parcel(self: Any, objects: list[object] | None = None) -> bytes:
+    return parcel.codec_of(type(self)).encode(self, objects)
+
+
+def _from_parcel(cls: type, data: bytes, objects: list[object] | None = None) -> Any:
+    return parcel.codec_of(cls).decode(data, objects)
+
+
+def runtime_classes(schema: ir.Schema) -> dict[str, Any]:
+    """Plain record classes for every enum/struct/union of ``schema`` with codecs attached.
+
+    Structs become dataclasses (attributes named by :func:`py_name`, positional order = wire
+    order) with ``to_parcel``/``from_parcel``; unions subclass :class:`parcel.UnionRecord`;
+    enums are open int enums. Meant for tests and tools that work from the IR directly.
+    """
+    decls = schema.decls()
+    resolve = decls.__getitem__
+    classes: dict[str, Any] = {}
+    base = _open_enum_base()
+    for q, d in decls.items():
+        if isinstance(d, ir.Enum):
+            classes[q] = base(
+                d.name, [(m.name, m.value) for m in d.members] or [("_EMPTY", 0)]
+            )
+    for q, d in decls.items():
+        if isinstance(d, ir.Union):
+            classes[q] = type(d.name, (parcel.UnionRecord,), {"__slots__": ()})
+        elif isinstance(d, ir.Struct) and not d.is_table:
+            fields = [
+                (
+                    py_name(f.name),
+                    Any,
+                    dataclasses.field(default_factory=_zero(f.type, resolve, classes)),
+                )
+                for f in d.fields
+            ]
+            ns = {"to_parcel": _to_parcel, "from_parcel": classmethod(_from_parcel)}
+            cls = dataclasses.make_dataclass(d.name, fields, namespace=ns)
+            classes[q] = cls
+    build_codecs(decls.values(), resolve, classes)
+    return classes
+
+
+# ----------------------------------------------------------------------------------------------
+# NNRt: NodeType members ↔ attribute structs
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", name.lower())
+
+
+def node_type_mapping(
+    node_type: ir.Enum, structs: Iterable[ir.Struct]
+) -> tuple[dict[str, str], list[str], list[str]]:
+    """Pair ``NODE_TYPE_X_Y`` members with the attribute struct ``XY`` (case/underscores ignored).
+
+    Returns (member name → struct qualified name, members without a struct, structs without a
+    member). ``NODE_TYPE_NONE`` has no struct by design and is not reported.
+    """
+    by_norm = {_norm(s.name): s for s in structs}
+    mapping: dict[str, str] = {}
+    lonely_members: list[str] = []
+    for m in node_type.members:
+        key = _norm(m.name.removeprefix("NODE_TYPE_"))
+        s = by_norm.get(key)
+        if s is None:
+            if m.name != "NODE_TYPE_NONE":
+                lonely_members.append(m.name)
+        else:
+            mapping[m.name] = s.qualname
+    used = set(mapping.values())
+    lonely_structs = [s.qualname for s in by_norm.values() if s.qualname not in used]
+    return mapping, lonely_members, lonely_structs
