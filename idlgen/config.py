@@ -1,0 +1,121 @@
+"""``[tool.idlgen]`` in pyproject.toml, merged with command-line flags into one frozen Config."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Config", "ConfigError", "find_pyproject", "load_config", "parse_root"]
+
+
+class ConfigError(Exception):
+    """A usage or configuration error (exit code 2)."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Effective settings; paths are absolute."""
+
+    inputs: tuple[Path, ...] = ()
+    out: Path | None = None
+    roots: Mapping[str, Path] = field(default_factory=dict)
+    include: tuple[Path, ...] = ()
+    line_length: int = 100
+    # Directory the config came from (or the working directory): header paths are relative
+    # to it, so output does not depend on where the tool runs.
+    base_dir: Path = field(default_factory=Path.cwd)
+    # The raw [tool.idlgen.diff] table (rules, suppressions, committed reports).
+    diff: Mapping[str, Any] = field(default_factory=dict)
+    source: Path | None = None
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest pyproject.toml with a [tool.idlgen] table, searching upward."""
+    for d in [start, *start.parents]:
+        p = d / "pyproject.toml"
+        if p.is_file():
+            try:
+                data = tomllib.loads(p.read_text(encoding="utf-8"))
+            except (OSError, tomllib.TOMLDecodeError):
+                continue
+            if "idlgen" in data.get("tool", {}):
+                return p
+    return None
+
+
+def parse_root(spec: str, base: Path) -> tuple[str, Path]:
+    prefix, sep, directory = spec.partition(":")
+    if not sep or not prefix or not directory:
+        raise ConfigError(f"invalid root '{spec}': expected PREFIX:DIR, e.g. ohos.hdi:schemas/hdi")
+    return prefix, (base / directory).resolve()
+
+
+def _strings(table: Mapping[str, Any], key: str, where: Path) -> list[str]:
+    v = table.get(key, [])
+    if isinstance(v, str):
+        v = [v]
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise ConfigError(f"{where}: [tool.idlgen] {key} must be a string or a list of strings")
+    return v
+
+
+def load_config(
+    config_path: Path | None,
+    *,
+    inputs: Sequence[str] = (),
+    out: str | None = None,
+    roots: Sequence[str] = (),
+    include: Sequence[str] = (),
+    cwd: Path | None = None,
+) -> Config:
+    """Read the config (explicit path, or the nearest pyproject.toml) and apply flags."""
+    cwd = (cwd or Path.cwd()).resolve()
+    table: Mapping[str, Any] = {}
+    base = cwd
+    path = config_path.resolve() if config_path else find_pyproject(cwd)
+    if path is not None:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"config file not found: {path}") from None
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"{path}: invalid TOML: {e}") from None
+        table = data.get("tool", {}).get("idlgen", {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: [tool.idlgen] must be a table")
+        base = path.parent
+        known = {"inputs", "out", "roots", "include", "line-length", "diff"}
+        unknown = sorted(set(table) - known)
+        if unknown:
+            raise ConfigError(
+                f"{path}: unknown [tool.idlgen] key(s): {', '.join(unknown)} "
+                f"(known: {', '.join(sorted(known))})"
+            )
+    cfg_inputs = [(base / p).resolve() for p in _strings(table, "inputs", base)]
+    cfg_roots = dict(parse_root(s, base) for s in _strings(table, "roots", base))
+    cfg_include = [(base / p).resolve() for p in _strings(table, "include", base)]
+    cfg_out = (base / table["out"]).resolve() if isinstance(table.get("out"), str) else None
+    line_length = table.get("line-length", 100)
+    if not isinstance(line_length, int) or line_length < 40:
+        raise ConfigError(f"{base}: [tool.idlgen] line-length must be an integer >= 40")
+    # Flags win; flag paths are relative to the working directory.
+    final_inputs = [(cwd / p).resolve() for p in inputs] if inputs else cfg_inputs
+    cfg_roots.update(parse_root(s, cwd) for s in roots)
+    final_include = cfg_include + [(cwd / p).resolve() for p in include]
+    final_out = (cwd / out).resolve() if out else cfg_out
+    diff = table.get("diff", {})
+    if not isinstance(diff, dict):
+        raise ConfigError(f"{base}: [tool.idlgen.diff] must be a table")
+    return Config(
+        inputs=tuple(final_inputs),
+        out=final_out,
+        roots=cfg_roots,
+        include=tuple(final_include),
+        line_length=line_length,
+        base_dir=base,
+        diff=diff,
+        source=path,
+    )

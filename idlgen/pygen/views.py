@@ -1,0 +1,518 @@
+"""View models: the IR turned into ready-to-print Python names, annotations and expressions.
+
+Templates only loop over these; every naming, typing, escaping and import decision is made
+here, so it can be unit-tested without rendering.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import ir
+from .naming import docstring, enum_member_name, module_name, py_ident
+
+__all__ = [
+    "ModuleRef",
+    "Names",
+    "EnumMemberView",
+    "EnumView",
+    "FieldView",
+    "RecordView",
+    "ParamView",
+    "MethodView",
+    "InterfaceView",
+    "CodecView",
+    "ModuleView",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleRef:
+    """Where a declaration lives: the namespace's package and the module's short name."""
+
+    package: str  # dotted, relative to the output root ("" = the root itself)
+    module: str
+
+
+class Names:
+    """Python names of every declaration of a schema: class name and defining module."""
+
+    def __init__(self, schema: ir.Schema) -> None:
+        self.decls = schema.decls()
+        self.where: dict[str, ModuleRef] = {}
+        self.lang: dict[str, str] = {}
+        for f in schema.files:
+            mod = module_name(f.stem)
+            for d in f.decls:
+                self.where[d.qualname] = ModuleRef(d.namespace, mod)
+                self.lang[d.qualname] = f.language
+
+    def class_name(self, qualname: str) -> str:
+        return py_ident(qualname.rsplit(".", 1)[-1], frozenset())
+
+
+@dataclass
+class ImportSet:
+    """Imports of one generated module, rendered sorted and exact."""
+
+    here: ModuleRef
+    names: Names
+    stdlib: set[str] = field(default_factory=set)  # whole lines
+    local: dict[tuple[str, str], str] = field(default_factory=dict)  # (module path, name) → alias
+    taken: set[str] = field(default_factory=set)
+
+    def ref(self, qualname: str) -> str:
+        """The local name to use for declaration ``qualname`` (importing it if needed)."""
+        where = self.names.where[qualname]
+        name = self.names.class_name(qualname)
+        if where == self.here:
+            return name
+        path = _relative_module(self.here, where)
+        key = (path, name)
+        if key in self.local:
+            return self.local[key]
+        alias = name
+        if alias in self.taken:
+            alias = "_" + qualname.replace(".", "_")
+        self.local[key] = alias
+        self.taken.add(alias)
+        return alias
+
+    def lines(self) -> list[str]:
+        plain = sorted(line for line in self.stdlib if line.startswith("import "))
+        froms: dict[str, set[str]] = {}
+        for line in self.stdlib:
+            if line.startswith("from "):
+                mod, _, names = line[5:].partition(" import ")
+                froms.setdefault(mod, set()).update(n.strip() for n in names.split(","))
+        first = [m for m in froms if not m.startswith("idlgen")]
+        out = plain + [f"from {m} import {', '.join(sorted(froms[m]))}" for m in sorted(first)]
+        out += [
+            f"from {m} import {', '.join(sorted(froms[m]))}"
+            for m in sorted(froms)
+            if m.startswith("idlgen")
+        ]
+        by_mod: dict[str, list[str]] = {}
+        for (path, name), alias in self.local.items():
+            by_mod.setdefault(path, []).append(name if alias == name else f"{name} as {alias}")
+        for path in sorted(by_mod):
+            out.append(f"from {path} import {', '.join(sorted(by_mod[path]))}")
+        return out
+
+
+def _relative_module(here: ModuleRef, there: ModuleRef) -> str:
+    a = here.package.split(".") if here.package else []
+    b = there.package.split(".") if there.package else []
+    common = 0
+    while common < min(len(a), len(b)) and a[common] == b[common]:
+        common += 1
+    up = len(a) - common
+    rest = b[common:] + [there.module]
+    return "." * (up + 1) + ".".join(rest)
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-kind views
+
+
+@dataclass(frozen=True)
+class EnumMemberView:
+    name: str
+    schema_name: str
+    value: int
+    doc: str  # a ready docstring literal or ""
+
+
+@dataclass(frozen=True)
+class EnumView:
+    name: str
+    base_class: str
+    doc: str
+    members: tuple[EnumMemberView, ...]
+    qualname: str
+
+
+@dataclass(frozen=True)
+class FieldView:
+    name: str  # Python attribute
+    schema_name: str
+    annotation: str
+    default: str  # "= …" right-hand side, e.g. "0", "field(default_factory=Foo)"
+    doc: str
+    to_dict: str  # expression over `self.<name>`
+    from_dict: str  # expression over `v`
+
+
+@dataclass(frozen=True)
+class RecordView:
+    name: str
+    doc: str
+    fields: tuple[FieldView, ...]
+    qualname: str
+    kind: str  # "struct", "table", "union"
+    ir: Any  # the IR declaration (for codec plugins)
+
+
+@dataclass(frozen=True)
+class ParamView:
+    name: str
+    schema_name: str
+    annotation: str
+
+
+@dataclass(frozen=True)
+class MethodView:
+    name: str
+    doc: str
+    params: tuple[ParamView, ...]
+    returns: str
+    cmd_id: int
+    oneway: bool
+
+
+@dataclass(frozen=True)
+class InterfaceView:
+    name: str
+    doc: str
+    bases: str
+    methods: tuple[MethodView, ...]
+    qualname: str
+    descriptor: str
+
+
+@dataclass(frozen=True)
+class CodecView:
+    """What a wire-format plugin adds to a module.
+
+    ``method_template`` is rendered inside each record class (``record`` in scope),
+    ``tail_template`` once after all classes; ``context`` is the plugin's own data.
+    """
+
+    method_template: str
+    tail_template: str
+    imports: tuple[str, ...] = ()
+    context: Any = None
+
+
+@dataclass
+class ModuleView:
+    header: str
+    doc: str
+    imports: list[str]
+    enums: list[EnumView]
+    records: list[RecordView]
+    interfaces: list[InterfaceView]
+    all_names: list[str]
+    codecs: list[CodecView] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------------------
+# Building
+
+
+_SCALAR_PY = {k: ("bool" if k is ir.ScalarKind.BOOL else "float" if k.is_float else "int") for k in ir.ScalarKind}
+
+
+class ModuleBuilder:
+    """Builds the ModuleView of one (schema file, namespace) pair."""
+
+    def __init__(self, names: Names, file: ir.SchemaFile, namespace: str, header: str) -> None:
+        self.names = names
+        self.file = file
+        self.namespace = namespace
+        self.here = ModuleRef(namespace, module_name(file.stem))
+        self.imports = ImportSet(self.here, names)
+        self.header = header
+        self.fbs = file.language == "fbs"
+
+    # ---- type expressions
+    def annotation(self, t: ir.TypeRef) -> str:
+        if isinstance(t, ir.Scalar):
+            return _SCALAR_PY[t.kind]
+        if isinstance(t, ir.String):
+            return "str"
+        if isinstance(t, (ir.Vector, ir.FixedArray)):
+            if _is_bytes(t):
+                return "bytes"
+            return f"list[{self.annotation(t.element)}]"
+        if isinstance(t, ir.Map):
+            return f"dict[{self.annotation(t.key)}, {self.annotation(t.value)}]"
+        if isinstance(t, ir.Handle):
+            if t.kind in (ir.HandleKind.FILE_DESCRIPTOR, ir.HandleKind.POINTER):
+                return "int"
+            return "object | None"
+        if isinstance(t, ir.SharedMemQueue):
+            return "object | None"
+        # Ref
+        if t.kind is ir.RefKind.SEQUENCEABLE:
+            return "object | None"
+        if t.kind is ir.RefKind.INTERFACE:
+            return f"{self.imports.ref(t.qualname)} | None"
+        if t.kind is ir.RefKind.UNION and self.fbs:
+            return self._fbs_union_annotation(t.qualname)
+        name = self.imports.ref(t.qualname)
+        if self.fbs and t.kind in (ir.RefKind.TABLE, ir.RefKind.STRUCT):
+            return f"{name} | None"
+        return name
+
+    def _fbs_union_annotation(self, qualname: str) -> str:
+        u = self.names.decls[qualname]
+        assert isinstance(u, ir.Union)
+        parts = []
+        for m in u.members:
+            a = self.annotation(m.type).removesuffix(" | None")
+            if a not in parts:
+                parts.append(a)
+        return " | ".join(parts + ["None"])
+
+    def default(self, f: ir.Field) -> str:
+        t = f.type
+        if f.optional:
+            return "None"
+        if isinstance(t, ir.Scalar):
+            if f.default is not None and not isinstance(f.default, tuple):
+                return _scalar_literal(t.kind, f.default)
+            return "False" if t.kind is ir.ScalarKind.BOOL else "0.0" if t.kind.is_float else "0"
+        if isinstance(t, ir.String):
+            if self.fbs and not (f.required or f.key) and not isinstance(f.default, str):
+                return "None"
+            return repr(f.default) if isinstance(f.default, str) else "''"
+        if isinstance(t, (ir.Vector, ir.FixedArray)):
+            if _is_bytes(t):
+                return "b''"
+            if self.fbs and isinstance(t, ir.Vector) and not f.required and f.default != ():
+                return "None"
+            return "field(default_factory=list)"
+        if isinstance(t, ir.Map):
+            return "field(default_factory=dict)"
+        if isinstance(t, ir.Handle):
+            if t.kind is ir.HandleKind.FILE_DESCRIPTOR:
+                return "-1"
+            if t.kind is ir.HandleKind.POINTER:
+                return "0"
+            return "None"
+        if isinstance(t, ir.SharedMemQueue):
+            return "None"
+        if t.kind is ir.RefKind.ENUM:
+            e = self.names.decls[t.qualname]
+            assert isinstance(e, ir.Enum)
+            cls = self.imports.ref(t.qualname)
+            value = f.default if isinstance(f.default, int) and not isinstance(f.default, bool) else 0
+            return f"{cls}({value})"
+        if t.kind in (ir.RefKind.INTERFACE, ir.RefKind.SEQUENCEABLE):
+            return "None"
+        if self.fbs:
+            return "None"
+        return f"field(default_factory={self.imports.ref(t.qualname)})"
+
+    def to_dict_expr(self, t: ir.TypeRef, x: str, depth: int = 0) -> str:
+        if isinstance(t, (ir.Scalar, ir.String, ir.Handle, ir.SharedMemQueue)):
+            return x
+        if isinstance(t, (ir.Vector, ir.FixedArray)):
+            if _is_bytes(t):
+                return x
+            e = f"e{depth}"
+            inner = self.to_dict_expr(t.element, e, depth + 1)
+            return f"list({x})" if inner == e else f"[{inner} for {e} in {x}]"
+        if isinstance(t, ir.Map):
+            k, v = f"k{depth}", f"v{depth}"
+            ki = self.to_dict_expr(t.key, k, depth + 1)
+            vi = self.to_dict_expr(t.value, v, depth + 1)
+            return f"dict({x})" if (ki, vi) == (k, v) else f"{{{ki}: {vi} for {k}, {v} in {x}.items()}}"
+        if t.kind is ir.RefKind.ENUM:
+            return f"int({x})"
+        if t.kind in (ir.RefKind.INTERFACE, ir.RefKind.SEQUENCEABLE):
+            return x
+        if t.kind is ir.RefKind.UNION and self.fbs:
+            return f"_rec.union_to_dict({x})"
+        return f"{x}.to_dict()"
+
+    def from_dict_expr(self, t: ir.TypeRef, v: str, depth: int = 0) -> str:
+        if isinstance(t, ir.Scalar):
+            return f"{_SCALAR_PY[t.kind]}({v})"
+        if isinstance(t, ir.String):
+            return f"str({v})"
+        if isinstance(t, (ir.Vector, ir.FixedArray)):
+            if _is_bytes(t):
+                return f"_rec.bytes_from({v})"
+            e = f"e{depth}"
+            return f"[{self.from_dict_expr(t.element, e, depth + 1)} for {e} in {v}]"
+        if isinstance(t, ir.Map):
+            k, w = f"k{depth}", f"w{depth}"
+            ki = self.from_dict_expr(t.key, k, depth + 1)
+            vi = self.from_dict_expr(t.value, w, depth + 1)
+            return f"{{{ki}: {vi} for {k}, {w} in _rec.map_items({v})}}"
+        if isinstance(t, ir.Handle):
+            if t.kind in (ir.HandleKind.FILE_DESCRIPTOR, ir.HandleKind.POINTER):
+                return f"int({v})"
+            return v
+        if isinstance(t, ir.SharedMemQueue):
+            return v
+        if t.kind is ir.RefKind.ENUM:
+            return f"_rec.enum_from({self.imports.ref(t.qualname)}, {v})"
+        if t.kind in (ir.RefKind.INTERFACE, ir.RefKind.SEQUENCEABLE):
+            return v
+        if t.kind is ir.RefKind.UNION and self.fbs:
+            return v
+        return f"{self.imports.ref(t.qualname)}.from_dict({v})"
+
+    # ---- declarations
+    def enum(self, e: ir.Enum) -> EnumView:
+        base = "enum.IntFlag" if e.bit_flags else "OpenIntEnum"
+        if e.bit_flags:
+            self.imports.stdlib.add("import enum")
+        else:
+            self.imports.stdlib.add("from idlgen.wire.records import OpenIntEnum")
+        members = tuple(
+            EnumMemberView(
+                enum_member_name(m.name), m.name, m.value, docstring(m.doc, 4) if m.doc else ""
+            )
+            for m in e.members
+        )
+        return EnumView(
+            self.names.class_name(e.qualname), base, _doc_or(e.doc, e.name), members, e.qualname
+        )
+
+    def record(self, s: ir.Struct | ir.Union) -> RecordView:
+        fields: list[FieldView] = []
+        if isinstance(s, ir.Union) and not self.fbs:
+            irfields = [ir.Field(m.name, m.type, m.doc) for m in s.members]
+            kind = "union"
+        else:
+            assert isinstance(s, ir.Struct)
+            irfields = [f for f in s.fields]
+            kind = "table" if s.is_table else "struct"
+        for f in irfields:
+            name = py_ident(f.name)
+            ann = self.annotation(f.type)
+            default = self.default(f)
+            if default == "None" and not ann.endswith("| None"):
+                ann = f"{ann} | None"
+            fields.append(
+                FieldView(
+                    name,
+                    f.name,
+                    ann,
+                    default,
+                    docstring(f.doc, 4) if f.doc else "",
+                    self._guard(self.to_dict_expr(f.type, f"self.{name}"), f"self.{name}", default),
+                    self._guard(self.from_dict_expr(f.type, "v"), "v", default),
+                )
+            )
+        if any("field(" in fv.default for fv in fields):
+            self.imports.stdlib.add("from dataclasses import dataclass, field")
+        else:
+            self.imports.stdlib.add("from dataclasses import dataclass")
+        self.imports.stdlib.add("from typing import Any")
+        self.imports.stdlib.add("from collections.abc import Mapping")
+        self.imports.stdlib.add("from idlgen.wire import records as _rec")
+        return RecordView(
+            self.names.class_name(s.qualname),
+            _doc_or(s.doc, s.name),
+            tuple(fields),
+            s.qualname,
+            kind,
+            s,
+        )
+
+    @staticmethod
+    def _guard(expr: str, x: str, default: str) -> str:
+        """Optional values (default None) pass None through unconverted."""
+        if default != "None" or expr == x:
+            return expr
+        return f"None if {x} is None else {expr}"
+
+    def interface(self, i: ir.Interface) -> InterfaceView:
+        self.imports.stdlib.add("from typing import ClassVar, Protocol")
+        methods = []
+        for m in i.methods:
+            ins = tuple(
+                ParamView(py_ident(p.name, frozenset()), p.name, self.annotation(p.type))
+                for p in m.params
+                if p.direction == "in"
+            )
+            outs = [self.annotation(p.type) for p in m.params if p.direction == "out"]
+            returns = "None" if not outs else outs[0] if len(outs) == 1 else f"tuple[{', '.join(outs)}]"
+            methods.append(
+                MethodView(
+                    py_ident(m.name, frozenset()),
+                    _method_doc(m),
+                    ins,
+                    returns,
+                    m.cmd_id,
+                    m.oneway,
+                )
+            )
+        bases = "Protocol"
+        if i.parent:
+            bases = f"{self.imports.ref(i.parent)}, Protocol"
+        return InterfaceView(
+            self.names.class_name(i.qualname),
+            _doc_or(i.doc, i.name),
+            bases,
+            tuple(methods),
+            i.qualname,
+            i.qualname,
+        )
+
+
+def _is_bytes(t: ir.Vector | ir.FixedArray) -> bool:
+    return (
+        isinstance(t, ir.Vector)
+        and isinstance(t.element, ir.Scalar)
+        and t.element.kind in (ir.ScalarKind.I8, ir.ScalarKind.U8)
+    )
+
+
+def _scalar_literal(kind: ir.ScalarKind, value: Any) -> str:
+    if kind is ir.ScalarKind.BOOL:
+        return "True" if value else "False"
+    if kind.is_float:
+        v = float(value)
+        if v != v:
+            return 'float("nan")'
+        if v in (float("inf"), float("-inf")):
+            return 'float("inf")' if v > 0 else 'float("-inf")'
+        return repr(v)
+    return str(int(value))
+
+
+def _doc_or(doc: str, name: str) -> str:
+    return docstring(doc) if doc else docstring(name)
+
+
+def _method_doc(m: ir.Method) -> str:
+    extra = f"Command id {m.cmd_id}{', oneway' if m.oneway else ''}."
+    return docstring(f"{m.doc}\n\n{extra}" if m.doc else extra)
+
+
+def order_records(records: Sequence[RecordView], local: set[str]) -> list[RecordView]:
+    """Declaration order, except a record comes after the local records its defaults build."""
+    by_q = {r.qualname: r for r in records}
+    out: list[RecordView] = []
+    done: set[str] = set()
+
+    def deps(r: RecordView) -> list[str]:
+        found = []
+        d = r.ir
+        members = d.fields if isinstance(d, ir.Struct) else d.members
+        for m in members:
+            t = m.type
+            if isinstance(t, ir.Ref) and t.qualname in by_q and t.qualname in local:
+                found.append(t.qualname)
+        return found
+
+    def visit(r: RecordView, active: set[str]) -> None:
+        if r.qualname in done or r.qualname in active:
+            return
+        active.add(r.qualname)
+        for q in deps(r):
+            visit(by_q[q], active)
+        done.add(r.qualname)
+        out.append(r)
+
+    for r in records:
+        visit(r, set())
+    return out
