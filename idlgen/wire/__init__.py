@@ -1,0 +1,1 @@
+"""Wire-format runtimes imported by generated code."""
