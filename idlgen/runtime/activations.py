@@ -1,0 +1,189 @@
+"""The one activation table, shared by ``Activation`` and every fused ``activationType``.
+
+Formulas follow MindSpore Lite's nnacl ``activation_fp32.c`` (normative for NNRt) as summarised in
+the IDL ``ActivationType`` documentation. THRESHOLDRELU is ``x > alpha ? x : 0``: MindSpore Lite's
+own delegates lower it to TensorRT's ``kTHRESHOLDED_RELU`` with ``alpha`` as the threshold.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import KernelError
+
+__all__ = [
+    "ActivationSpec",
+    "ACTIVATIONS",
+    "ACTIVATION_NAMES",
+    "apply_activation",
+    "erf",
+    "fused",
+    "activation",
+    "leaky_relu",
+]
+
+ACTIVATION_NAMES = {
+    0: "NO_ACTIVATION", 1: "RELU", 2: "SIGMOID", 3: "RELU6", 4: "ELU", 5: "LEAKY_RELU", 6: "ABS",
+    7: "RELU1", 8: "SOFTSIGN", 9: "SOFTPLUS", 10: "TANH", 11: "SELU", 12: "HSWISH", 13: "HSIGMOID",
+    14: "THRESHOLDRELU", 15: "LINEAR", 16: "HARD_TANH", 17: "SIGN", 18: "SWISH", 19: "GELU",
+    20: "UNKNOWN",
+}  # fmt: skip
+
+_SELU_ALPHA = 1.67326324
+_SELU_SCALE = 1.05070098
+
+
+@dataclass(frozen=True)
+class _Params:
+    alpha: float
+    min_val: float
+    max_val: float
+    approximate: bool
+
+
+Fn = Callable[[np.ndarray, _Params], np.ndarray]
+
+
+@dataclass(frozen=True)
+class ActivationSpec:
+    """One row of the table: the function, whether it reads parameters, and whether it is a pure
+    clamp (so it may run on integer tensors)."""
+
+    fn: Fn
+    uses_params: bool = False
+    integer_ok: bool = False
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    # Split by sign so exp never overflows.
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+def _relu6(x: np.ndarray) -> np.ndarray:
+    return np.clip(x, 0, 6)
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """Error function, accurate to ~1e-7 relative (float64 internally)."""
+    xd = np.asarray(x, dtype=np.float64)
+    a = np.abs(xd)
+    # Numerical Recipes erfc Chebyshev fit (fractional error < 1.2e-7).
+    t = 1.0 / (1.0 + 0.5 * a)
+    poly = -a * a - 1.26551223 + t * (
+        1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (
+            0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))  # fmt: skip
+    erfc = t * np.exp(poly)
+    out = np.where(xd >= 0, 1.0 - erfc, erfc - 1.0)
+    src = np.asarray(x).dtype
+    return out.astype(src if np.issubdtype(src, np.floating) else np.float64)
+
+
+def _gelu(x: np.ndarray, p: _Params) -> np.ndarray:
+    if p.approximate:
+        c = math.sqrt(2.0 / math.pi)
+        return (0.5 * x * (1 + np.tanh(c * (x + 0.044715 * x**3)))).astype(x.dtype, copy=False)
+    return (0.5 * x * (1 + erf(x / math.sqrt(2.0)))).astype(x.dtype, copy=False)
+
+
+def _hard_tanh(x: np.ndarray, p: _Params) -> np.ndarray:
+    if not p.max_val > p.min_val:
+        raise ValueError(f"HARD_TANH needs maxVal > minVal (got minVal={p.min_val}, maxVal={p.max_val})")
+    return np.clip(x, p.min_val, p.max_val)
+
+
+ACTIVATIONS: dict[int, ActivationSpec] = {
+    0: ActivationSpec(lambda x, p: x, integer_ok=True),
+    1: ActivationSpec(lambda x, p: np.maximum(x, 0).astype(x.dtype, copy=False), integer_ok=True),
+    2: ActivationSpec(lambda x, p: _sigmoid(x)),
+    3: ActivationSpec(lambda x, p: _relu6(x), integer_ok=True),
+    4: ActivationSpec(
+        lambda x, p: np.where(x > 0, x, p.alpha * np.expm1(np.minimum(x, 0))).astype(x.dtype, copy=False),
+        uses_params=True,
+    ),
+    5: ActivationSpec(lambda x, p: np.where(x > 0, x, x * x.dtype.type(p.alpha)), uses_params=True),
+    6: ActivationSpec(lambda x, p: np.abs(x), integer_ok=True),
+    7: ActivationSpec(lambda x, p: np.clip(x, 0, 1), integer_ok=True),
+    8: ActivationSpec(lambda x, p: x / (1 + np.abs(x))),
+    9: ActivationSpec(lambda x, p: np.logaddexp(x.dtype.type(0), x)),
+    10: ActivationSpec(lambda x, p: np.tanh(x)),
+    11: ActivationSpec(
+        lambda x, p: (
+            _SELU_SCALE * np.where(x > 0, x, _SELU_ALPHA * np.expm1(np.minimum(x, 0)))
+        ).astype(x.dtype, copy=False)
+    ),
+    12: ActivationSpec(lambda x, p: x * _relu6(x + 3) / 6),
+    13: ActivationSpec(lambda x, p: _relu6(x + 3) / 6),
+    14: ActivationSpec(lambda x, p: np.where(x > p.alpha, x, x.dtype.type(0)), uses_params=True),
+    15: ActivationSpec(lambda x, p: x, integer_ok=True),
+    16: ActivationSpec(_hard_tanh, uses_params=True, integer_ok=True),
+    17: ActivationSpec(lambda x, p: np.sign(x), integer_ok=True),
+    18: ActivationSpec(lambda x, p: x * _sigmoid(x)),
+    19: ActivationSpec(_gelu, uses_params=True),
+}
+
+
+def apply_activation(
+    x: np.ndarray,
+    activation_type: int,
+    *,
+    op: str,
+    alpha: float = 0.0,
+    min_val: float = 0.0,
+    max_val: float = 0.0,
+    approximate: bool = False,
+    fused_op: bool = False,
+) -> np.ndarray:
+    """Run table entry ``activation_type`` on ``x``; ``op`` names the caller in errors."""
+    code = int(activation_type)
+    spec = ACTIVATIONS.get(code)
+    if spec is None:
+        name = ACTIVATION_NAMES.get(code, str(code))
+        raise KernelError(op, f"activation type {name} ({code}) is not supported")
+    if fused_op and spec.uses_params:
+        raise KernelError(
+            op, f"fused activation {ACTIVATION_NAMES[code]} needs parameters a fused op does not carry"
+        )
+    x = np.asarray(x)
+    if not np.issubdtype(x.dtype, np.floating) and not spec.integer_ok:
+        raise KernelError(op, f"activation {ACTIVATION_NAMES[code]} needs a float tensor, got {x.dtype}")
+    try:
+        with np.errstate(over="ignore", under="ignore"):
+            out = spec.fn(x, _Params(float(alpha), float(min_val), float(max_val), bool(approximate)))
+    except ValueError as e:
+        raise KernelError(op, str(e)) from None
+    return np.asarray(out).astype(x.dtype, copy=False)
+
+
+def fused(x: np.ndarray, activation: int, op: str) -> np.ndarray:
+    """Apply a fused ``activationType`` after an operator."""
+    if int(activation) == 0:
+        return x
+    return apply_activation(x, activation, op=op, fused_op=True)
+
+
+def activation(
+    inputs: Sequence[np.ndarray],
+    *,
+    activation_type: int,
+    alpha: float = 0.0,
+    min_val: float = 0.0,
+    max_val: float = 0.0,
+    approximate: bool = False,
+) -> list[np.ndarray]:
+    """``Activation``: one entry of the table with its parameters."""
+    return [
+        apply_activation(
+            inputs[0], activation_type, op="Activation", alpha=alpha, min_val=min_val,
+            max_val=max_val, approximate=approximate,
+        )
+    ]  # fmt: skip
+
+
+def leaky_relu(inputs: Sequence[np.ndarray], *, negative_slope: float = 0.0) -> list[np.ndarray]:
+    """``LeakyRelu``: the LEAKY_RELU table entry with ``negativeSlope``."""
+    return [apply_activation(inputs[0], 5, op="LeakyRelu", alpha=negative_slope)]

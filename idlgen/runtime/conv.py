@@ -1,0 +1,231 @@
+"""Convolution family (NHWC activations): Conv2DFusion, Conv2dTransposeFusion, FullConnection,
+MatMulFusion.
+
+Conv2D weights are ``[outC, kH, kW, inC/group]`` (``conv2d_infer.c``); transposed-conv weights are
+``[inC, kH, kW, outC/group]`` (MindSpore Lite ``DeConvolutionCPUKernel`` reads input channels from
+the weight's batch dim). Convolution is im2col (a strided view) + BLAS matmul; depthwise
+convolutions accumulate one strided multiply per kernel tap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import _window as W
+from .activations import fused
+from .errors import KernelError
+
+__all__ = ["conv2d", "conv2d_transpose", "full_connection", "matmul"]
+
+
+def _float_dtype(*arrs: np.ndarray) -> np.dtype[np.generic]:
+    dt = np.result_type(*arrs)
+    return dt if np.issubdtype(dt, np.floating) else np.dtype(np.float32)
+
+
+def _bias(op: str, inputs: Sequence[np.ndarray], out_c: int) -> np.ndarray | None:
+    if len(inputs) < 3 or inputs[2] is None:
+        return None
+    b = np.asarray(inputs[2]).reshape(-1)
+    if b.size != out_c:
+        raise KernelError(op, f"bias has {b.size} entries for {out_c} output channels")
+    return b
+
+
+def conv2d(
+    inputs: Sequence[np.ndarray],
+    *,
+    kernel_size: Sequence[int] = (),
+    stride: Sequence[int] = (),
+    dilation: Sequence[int] = (),
+    pad_mode: int = 0,
+    pad_list: Sequence[int] = (),
+    group: int = 1,
+    in_channel: int = 0,
+    out_channel: int = 0,
+    activation: int = 0,
+) -> list[np.ndarray]:
+    """``Conv2DFusion``: x [N,H,W,C] * w [O,kH,kW,C/g] (+ bias [O]) then the fused activation."""
+    op = "Conv2DFusion"
+    if len(inputs) < 2:
+        raise KernelError(op, "needs x and weight")
+    x, w = np.asarray(inputs[0]), np.asarray(inputs[1])
+    if x.ndim != 4 or w.ndim != 4:
+        raise KernelError(op, f"needs 4-D NHWC input and OHWI weight, got {x.shape} and {w.shape}")
+    n, h, wd, c = x.shape
+    o, kh, kw, cg = w.shape
+    g = int(group) if group else 1
+    if c % g or o % g or cg * g != c:
+        raise KernelError(op, f"group {g} does not fit input channels {c} and weight {w.shape}")
+    if kernel_size and W.pair(op, "kernelSize", kernel_size, kh) != (kh, kw):
+        raise KernelError(op, f"kernelSize {list(kernel_size)} disagrees with weight {w.shape}")
+    if (in_channel and in_channel != c) or (out_channel and out_channel != o):
+        raise KernelError(op, f"inChannel/outChannel {in_channel}/{out_channel} disagree with {c}/{o}")
+    sh, sw = W.pair(op, "stride", stride, 1)
+    dh, dw = W.pair(op, "dilation", dilation, 1)
+    t, b, l, r = W.pads4(op, pad_list)
+    oh, pt, pb = W.conv_geometry(op, h, kh, sh, dh, int(pad_mode), t, b)
+    ow, pl, pr = W.conv_geometry(op, wd, kw, sw, dw, int(pad_mode), l, r)
+    dt = _float_dtype(x, w)
+    xp = W.pad_hw(x.astype(dt, copy=False), pt, pb, pl, pr)
+    w = w.astype(dt, copy=False)
+    if g == 1:
+        cols = W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw).reshape(n * oh * ow, kh * kw * c)
+        out = (cols @ w.reshape(o, -1).T).reshape(n, oh, ow, o)
+    elif cg == 1:
+        # Depthwise (channel multiplier m = O/C): output channel k reads input channel k // m.
+        m = o // c
+        out = np.zeros((n, oh, ow, o), dtype=dt)
+        wt = w[:, :, :, 0]
+        for i, j, v in W.taps(xp, oh, ow, kh, kw, sh, sw, dh, dw):
+            src = v if m == 1 else np.repeat(v, m, axis=3)
+            out += src * wt[:, i, j]
+    else:
+        og = o // g
+        pv = W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw)
+        out = np.empty((n, oh, ow, o), dtype=dt)
+        for gi in range(g):
+            cols = pv[..., gi * cg : (gi + 1) * cg].reshape(n * oh * ow, kh * kw * cg)
+            wg = w[gi * og : (gi + 1) * og].reshape(og, -1)
+            out[..., gi * og : (gi + 1) * og] = (cols @ wg.T).reshape(n, oh, ow, og)
+    bias = _bias(op, inputs, o)
+    if bias is not None:
+        out += bias.astype(dt, copy=False)
+    return [fused(out, activation, op)]
+
+
+def conv2d_transpose(
+    inputs: Sequence[np.ndarray],
+    *,
+    kernel_size: Sequence[int] = (),
+    stride: Sequence[int] = (),
+    dilation: Sequence[int] = (),
+    pad_mode: int = 0,
+    pad_list: Sequence[int] = (),
+    group: int = 1,
+    in_channel: int = 0,
+    out_channel: int = 0,
+    activation: int = 0,
+    output_paddings: Sequence[int] = (),
+) -> list[np.ndarray]:
+    """``Conv2dTransposeFusion``: x [N,H,W,Cin], w [Cin,kH,kW,Cout/g] (+bias) then activation.
+
+    Column matmul followed by col2im (one strided add per kernel tap), then crop the pads; output
+    padding extends bottom/right (``deconv2d_infer.c``).
+    """
+    op = "Conv2dTransposeFusion"
+    if len(inputs) < 2:
+        raise KernelError(op, "needs x and weight")
+    x, w = np.asarray(inputs[0]), np.asarray(inputs[1])
+    if x.ndim != 4 or w.ndim != 4:
+        raise KernelError(op, f"needs 4-D NHWC input and [Cin,kH,kW,Cout/g] weight, got {x.shape}, {w.shape}")
+    n, h, wd, c = x.shape
+    ci, kh, kw, og = w.shape
+    g = int(group) if group else 1
+    if ci != c or c % g:
+        raise KernelError(op, f"weight {w.shape} does not fit input channels {c} with group {g}")
+    if kernel_size and W.pair(op, "kernelSize", kernel_size, kh) != (kh, kw):
+        raise KernelError(op, f"kernelSize {list(kernel_size)} disagrees with weight {w.shape}")
+    o = og * g
+    if (in_channel and in_channel != c) or (out_channel and out_channel != o):
+        raise KernelError(op, f"inChannel/outChannel {in_channel}/{out_channel} disagree with {c}/{o}")
+    sh, sw = W.pair(op, "stride", stride, 1)
+    dh, dw = W.pair(op, "dilation", dilation, 1)
+    oph, opw = W.pair(op, "outputPaddings", output_paddings, 0)
+    keh, kew = (kh - 1) * dh + 1, (kw - 1) * dw + 1
+    full_h, full_w = (h - 1) * sh + keh, (wd - 1) * sw + kew
+    mode = int(pad_mode)
+    if mode == W.SAME:
+        oh, ow = h * sh, wd * sw
+        pt = max(full_h - oh, 0) // 2
+        pl = max(full_w - ow, 0) // 2
+        oh, ow = oh + oph, ow + opw
+    elif mode in (W.PAD, W.VALID):
+        t, b, l, r = W.pads4(op, pad_list) if mode == W.PAD else (0, 0, 0, 0)
+        pt, pl = t, l
+        oh, ow = full_h - t - b + oph, full_w - l - r + opw
+    else:
+        raise KernelError(op, f"unsupported PadMode {mode}")
+    if oh <= 0 or ow <= 0:
+        raise KernelError(op, f"non-positive output size {oh}x{ow}")
+    dt = _float_dtype(x, w)
+    x = x.astype(dt, copy=False)
+    w = w.astype(dt, copy=False)
+    cg = c // g
+    buf = np.zeros((n, max(full_h, pt + oh), max(full_w, pl + ow), o), dtype=dt)
+    for gi in range(g):
+        xs = x[..., gi * cg : (gi + 1) * cg].reshape(n * h * wd, cg)
+        cols = (xs @ w[gi * cg : (gi + 1) * cg].reshape(cg, kh * kw * og)).reshape(n, h, wd, kh, kw, og)
+        for i in range(kh):
+            for j in range(kw):
+                buf[:, i * dh : i * dh + (h - 1) * sh + 1 : sh, j * dw : j * dw + (wd - 1) * sw + 1 : sw,
+                    gi * og : (gi + 1) * og] += cols[:, :, :, i, j, :]  # fmt: skip
+    out = np.ascontiguousarray(buf[:, pt : pt + oh, pl : pl + ow, :])
+    bias = _bias(op, inputs, o)
+    if bias is not None:
+        out += bias.astype(dt, copy=False)
+    return [fused(out, activation, op)]
+
+
+def full_connection(
+    inputs: Sequence[np.ndarray],
+    *,
+    has_bias: bool = False,
+    use_axis: bool = False,
+    axis: int = 0,
+    activation: int = 0,
+) -> list[np.ndarray]:
+    """``FullConnection``: y = flatten(x) · Wᵀ (+ b), W is ``[outC, inC]``; then the activation.
+
+    With ``useAxis`` the dims before ``axis`` are kept; otherwise x becomes ``[-1, inC]``.
+    """
+    op = "FullConnection"
+    if len(inputs) < 2:
+        raise KernelError(op, "needs x and weight")
+    x, w = np.asarray(inputs[0]), np.asarray(inputs[1])
+    if w.ndim != 2:
+        raise KernelError(op, f"weight must be 2-D [outC, inC], got {w.shape}")
+    o, k = w.shape
+    if use_axis:
+        ax = axis + x.ndim if axis < 0 else axis
+        if not 0 <= ax < x.ndim or int(np.prod(x.shape[ax:])) != k:
+            raise KernelError(op, f"axis {axis} of {x.shape} does not flatten to {k} features")
+        lead = x.shape[:ax]
+    else:
+        if x.size % k:
+            raise KernelError(op, f"input {x.shape} does not flatten to rows of {k}")
+        lead = (x.size // k,)
+    dt = _float_dtype(x, w)
+    out = x.astype(dt, copy=False).reshape(-1, k) @ w.astype(dt, copy=False).T
+    if has_bias or (len(inputs) > 2 and inputs[2] is not None):
+        if len(inputs) < 3:
+            raise KernelError(op, "hasBias is set but no bias input")
+        out += np.asarray(inputs[2]).reshape(-1).astype(dt, copy=False)
+    return [fused(out.reshape(*lead, o), activation, op)]
+
+
+def matmul(
+    inputs: Sequence[np.ndarray],
+    *,
+    transpose_a: bool = False,
+    transpose_b: bool = False,
+    activation: int = 0,
+) -> list[np.ndarray]:
+    """``MatMulFusion``: batched matmul on the last two dims (optional transposes, bias), + act."""
+    op = "MatMulFusion"
+    if len(inputs) < 2:
+        raise KernelError(op, "needs two inputs")
+    a, b = np.asarray(inputs[0]), np.asarray(inputs[1])
+    if transpose_a and a.ndim >= 2:
+        a = np.swapaxes(a, -1, -2)
+    if transpose_b and b.ndim >= 2:
+        b = np.swapaxes(b, -1, -2)
+    try:
+        out = np.matmul(a, b)
+    except ValueError as e:
+        raise KernelError(op, f"shapes {a.shape} and {b.shape} do not multiply: {e}") from None
+    if len(inputs) > 2 and inputs[2] is not None:
+        out = out + np.asarray(inputs[2])
+    return [fused(np.asarray(out), activation, op)]

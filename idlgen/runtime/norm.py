@@ -1,0 +1,160 @@
+"""Normalisation family: FusedBatchNorm, InstanceNorm, LayerNormFusion, LRN, L2NormalizeFusion,
+Softmax, LogSoftmax. Channel-wise parameters act on the last (NHWC channel) axis."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .activations import fused
+from .errors import KernelError
+
+__all__ = ["batch_norm", "instance_norm", "layer_norm", "lrn", "l2_normalize", "softmax", "log_softmax"]
+
+
+def _axis(op: str, axis: int, ndim: int) -> int:
+    ax = int(axis) + ndim if int(axis) < 0 else int(axis)
+    if not 0 <= ax < max(ndim, 1):
+        raise KernelError(op, f"axis {axis} out of range for rank {ndim}")
+    return ax
+
+
+def _float(op: str, x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x)
+    if not np.issubdtype(x.dtype, np.floating):
+        raise KernelError(op, f"needs a float tensor, got {x.dtype}")
+    return x
+
+
+def batch_norm(inputs: Sequence[np.ndarray], *, epsilon: float = 1e-4) -> list[np.ndarray]:
+    """``FusedBatchNorm`` (inference): inputs x, scale, offset, mean, variance on the last axis."""
+    op = "FusedBatchNorm"
+    if len(inputs) < 5:
+        raise KernelError(op, f"needs x, scale, offset, mean, variance; got {len(inputs)} inputs")
+    x = _float(op, inputs[0])
+    s, b, m, v = (np.asarray(a).reshape(-1) for a in inputs[1:5])
+    c = x.shape[-1]
+    if any(a.size != c for a in (s, b, m, v)):
+        raise KernelError(op, f"per-channel parameters must have {c} entries")
+    inv = s / np.sqrt(v + np.float32(epsilon))
+    return [(x * inv + (b - m * inv)).astype(x.dtype, copy=False)]
+
+
+def instance_norm(inputs: Sequence[np.ndarray], *, epsilon: float = 1e-5) -> list[np.ndarray]:
+    """``InstanceNorm``: per instance and channel (last axis), statistics over the spatial axes."""
+    op = "InstanceNorm"
+    if len(inputs) < 3:
+        raise KernelError(op, "needs x, scale, bias")
+    x = _float(op, inputs[0])
+    if x.ndim < 3:
+        raise KernelError(op, f"needs rank >= 3 (N, spatial..., C), got {x.shape}")
+    s, b = np.asarray(inputs[1]).reshape(-1), np.asarray(inputs[2]).reshape(-1)
+    axes = tuple(range(1, x.ndim - 1))
+    mean = x.mean(axis=axes, keepdims=True)
+    var = np.square(x - mean).mean(axis=axes, keepdims=True)
+    y = (x - mean) / np.sqrt(var + np.float32(epsilon)) * s + b
+    return [y.astype(x.dtype, copy=False)]
+
+
+def layer_norm(
+    inputs: Sequence[np.ndarray],
+    *,
+    begin_norm_axis: int = -1,
+    epsilon: float = 1e-5,
+    elementwise_affine: bool = True,
+    begin_params_axis: int = -1,
+) -> list[np.ndarray]:
+    """``LayerNormFusion``: normalise over ``[beginNormAxis, rank)``; gamma/beta shaped
+    ``x.shape[beginParamsAxis:]``. Outputs y, mean and variance (MindSpore's three outputs,
+    statistics with kept dims)."""
+    op = "LayerNormFusion"
+    x = _float(op, inputs[0])
+    na = _axis(op, begin_norm_axis, x.ndim)
+    pa = _axis(op, begin_params_axis, x.ndim)
+    axes = tuple(range(na, x.ndim))
+    xd = x.astype(np.float64) if x.dtype != np.float64 else x
+    mean = xd.mean(axis=axes, keepdims=True)
+    var = np.square(xd - mean).mean(axis=axes, keepdims=True)
+    y = (xd - mean) / np.sqrt(var + epsilon)
+    if len(inputs) > 1 and inputs[1] is not None:
+        gshape = x.shape[pa:]
+        g = np.asarray(inputs[1])
+        if g.size != int(np.prod(gshape)):
+            raise KernelError(op, f"gamma {g.shape} does not match x.shape[{pa}:] = {gshape}")
+        y = y * g.reshape(gshape)
+        if len(inputs) > 2 and inputs[2] is not None:
+            y = y + np.asarray(inputs[2]).reshape(gshape)
+    elif elementwise_affine:
+        raise KernelError(op, "elementwiseAffine is set but gamma/beta inputs are missing")
+    return [y.astype(x.dtype), mean.astype(x.dtype), var.astype(x.dtype)]
+
+
+def lrn(
+    inputs: Sequence[np.ndarray],
+    *,
+    depth_radius: int = 5,
+    bias: float = 1.0,
+    alpha: float = 1.0,
+    beta: float = 0.5,
+    norm_region: str = "ACROSS_CHANNELS",
+) -> list[np.ndarray]:
+    """``LRN`` across channels (last axis), TF form: x / (bias + alpha * sum_{c-r..c+r} x^2)^beta."""
+    op = "LRN"
+    if norm_region and norm_region.upper() not in ("ACROSS_CHANNELS", "ACROSS_CHNNEL", "ACROSS_CHANNEL"):
+        raise KernelError(op, f"normRegion {norm_region!r} is not supported (only ACROSS_CHANNELS)")
+    x = _float(op, inputs[0])
+    r = int(depth_radius)
+    if r < 0:
+        raise KernelError(op, f"depthRadius must be >= 0, got {r}")
+    sq = np.square(x.astype(np.float64))
+    c = x.shape[-1]
+    cs = np.concatenate([np.zeros(x.shape[:-1] + (1,)), np.cumsum(sq, axis=-1)], axis=-1)
+    idx = np.arange(c)
+    hi = np.minimum(idx + r + 1, c)
+    lo = np.maximum(idx - r, 0)
+    s = cs[..., hi] - cs[..., lo]
+    return [(x / np.power(bias + alpha * s, beta)).astype(x.dtype)]
+
+
+def l2_normalize(
+    inputs: Sequence[np.ndarray], *, axis: Sequence[int] = (), epsilon: float = 1e-4, activation: int = 0
+) -> list[np.ndarray]:
+    """``L2NormalizeFusion``: x / sqrt(max(sum(x^2 over axes), epsilon)) (TFLite ``l2norm``);
+    an all-zero slice with epsilon 0 gives 0, not NaN. Empty ``axis`` = all axes."""
+    op = "L2NormalizeFusion"
+    x = _float(op, inputs[0])
+    axes = tuple(sorted({_axis(op, a, x.ndim) for a in axis})) if len(axis) else tuple(range(x.ndim))
+    ss = np.square(x.astype(np.float64)).sum(axis=axes, keepdims=True)
+    den = np.sqrt(np.maximum(ss, epsilon))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = np.where(den > 0, x / np.where(den > 0, den, 1), 0.0)
+    return [fused(y.astype(x.dtype), activation, op)]
+
+
+def _one_axis(op: str, axis: Sequence[int] | int, ndim: int) -> int:
+    if isinstance(axis, int):
+        return _axis(op, axis, ndim)
+    vals = list(axis)
+    if not vals:
+        return max(ndim - 1, 0)
+    if len(vals) != 1:
+        raise KernelError(op, f"exactly one axis is supported, got {vals}")
+    return _axis(op, vals[0], ndim)
+
+
+def softmax(inputs: Sequence[np.ndarray], *, axis: Sequence[int] = (-1,)) -> list[np.ndarray]:
+    """``Softmax`` along ``axis[0]``."""
+    x = _float("Softmax", inputs[0])
+    ax = _one_axis("Softmax", axis, x.ndim)
+    e = np.exp(x - x.max(axis=ax, keepdims=True))
+    e /= e.sum(axis=ax, keepdims=True)
+    return [e]
+
+
+def log_softmax(inputs: Sequence[np.ndarray], *, axis: int = -1) -> list[np.ndarray]:
+    """``LogSoftmax`` along ``axis``."""
+    x = _float("LogSoftmax", inputs[0])
+    ax = _one_axis("LogSoftmax", axis, x.ndim)
+    z = x - x.max(axis=ax, keepdims=True)
+    return [z - np.log(np.exp(z).sum(axis=ax, keepdims=True))]

@@ -1,0 +1,116 @@
+"""Quantisation: the ``QuantParam`` formulas and QuantDTypeCast / QuantDTypeCastV2.
+
+``q = clamp(round(r / scale + zeroPoint), qmin, qmax)``, ``r = (q - zeroPoint) * scale``; rounding
+is half away from zero (C ``round`` as in MindSpore Lite's ``QuantizeToInt8``); the range comes from
+the integer dtype narrowed to ``numBits``. Several ``QuantParam``s are per-channel along ``axis``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .dtypes import to_numpy
+from .errors import KernelError
+
+__all__ = ["QuantParams", "quantize", "dequantize", "quant_dtype_cast", "quant_dtype_cast_v2"]
+
+
+@dataclass(frozen=True)
+class QuantParams:
+    """Per-tensor (one entry) or per-channel quantisation parameters."""
+
+    scale: np.ndarray
+    zero_point: np.ndarray
+    num_bits: int = 8
+
+    @classmethod
+    def of(cls, params: Sequence[Any]) -> QuantParams:
+        """From IDL ``QuantParam`` records (attributes ``numBits``, ``zeroPoint``, ``scale``)."""
+        if not params:
+            raise KernelError("QuantParam", "empty quantisation parameter list")
+        return cls(
+            np.array([float(p.scale) for p in params]),
+            np.array([int(p.zeroPoint) for p in params]),
+            int(params[0].numBits) or 8,
+        )
+
+
+def _bcast(v: np.ndarray, ndim: int, axis: int) -> np.ndarray:
+    if v.size == 1 or ndim == 0:
+        return v.reshape(())
+    shape = [1] * ndim
+    shape[axis] = v.size
+    return v.reshape(shape)
+
+
+def _range(dtype: np.dtype[np.generic], num_bits: int) -> tuple[int, int]:
+    info = np.iinfo(dtype)
+    bits = min(int(num_bits), info.bits) if num_bits else info.bits
+    if info.min < 0:
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return 0, (1 << bits) - 1
+
+
+def quantize(
+    x: np.ndarray, qp: QuantParams, dtype: np.dtype[np.generic] | type, *, axis: int = 0
+) -> np.ndarray:
+    """Real -> integer with the module's formula."""
+    dt = np.dtype(dtype)
+    if not np.issubdtype(dt, np.integer):
+        raise KernelError("Quantize", f"target dtype {dt} is not an integer type")
+    x = np.asarray(x, dtype=np.float64)
+    ax = axis + x.ndim if axis < 0 else axis
+    v = x / _bcast(qp.scale, x.ndim, ax) + _bcast(qp.zero_point, x.ndim, ax)
+    r = np.where(v >= 0, np.floor(v + 0.5), np.ceil(v - 0.5))
+    lo, hi = _range(dt, qp.num_bits)
+    return np.clip(r, lo, hi).astype(dt)
+
+
+def dequantize(q: np.ndarray, qp: QuantParams, *, axis: int = 0, dtype: type = np.float32) -> np.ndarray:
+    """Integer -> real."""
+    q = np.asarray(q)
+    ax = axis + q.ndim if axis < 0 else axis
+    r = (q.astype(np.float64) - _bcast(qp.zero_point, q.ndim, ax)) * _bcast(qp.scale, q.ndim, ax)
+    return r.astype(dtype)
+
+
+def _cast(op: str, inputs: Sequence[np.ndarray], src_t: int, dst_t: int, axis: int, qp: QuantParams | None) -> list[np.ndarray]:
+    x = np.asarray(inputs[0])
+    src, dst = to_numpy(src_t, op=op), to_numpy(dst_t, op=op)
+    if x.dtype != src:
+        raise KernelError(op, f"input dtype {x.dtype} is not srcT {src}")
+    if qp is None and len(inputs) >= 3:
+        qp = QuantParams(np.asarray(inputs[1], dtype=np.float64).reshape(-1), np.asarray(inputs[2]).reshape(-1))
+    if np.issubdtype(src, np.floating) and np.issubdtype(dst, np.integer):
+        if qp is None:
+            raise KernelError(op, "float -> integer needs the output tensor's QuantParam")
+        return [quantize(x, qp, dst, axis=axis)]
+    if np.issubdtype(src, np.integer) and np.issubdtype(dst, np.floating):
+        if qp is None:
+            raise KernelError(op, "integer -> float needs the input tensor's QuantParam")
+        return [dequantize(x, qp, axis=axis, dtype=dst.type)]
+    if np.issubdtype(src, np.integer) and np.issubdtype(dst, np.integer):
+        # int8 <-> uint8 re-centres by 128 (MindSpore Lite's Int8ToUInt8 / UInt8ToInt8).
+        if {src, dst} == {np.dtype(np.int8), np.dtype(np.uint8)}:
+            shift = 128 if dst == np.uint8 else -128
+            return [(x.astype(np.int16) + shift).astype(dst)]
+    return [x.astype(dst)]
+
+
+def quant_dtype_cast(
+    inputs: Sequence[np.ndarray], *, src_t: int, dst_t: int, quant_params: QuantParams | None = None
+) -> list[np.ndarray]:
+    """``QuantDTypeCast``: float <-> integer by the tensors' QuantParam (``quant_params``, passed
+    by the executor, or inputs[1:3] = scales, zero points); per-channel along axis 0."""
+    return _cast("QuantDTypeCast", inputs, src_t, dst_t, 0, quant_params)
+
+
+def quant_dtype_cast_v2(
+    inputs: Sequence[np.ndarray], *, src_t: int, dst_t: int, axis: int = 0, quant_params: QuantParams | None = None
+) -> list[np.ndarray]:
+    """``QuantDTypeCastV2``: as QuantDTypeCast with the per-channel ``axis``."""
+    return _cast("QuantDTypeCastV2", inputs, src_t, dst_t, int(axis), quant_params)
