@@ -1,0 +1,262 @@
+"""``idlgen diff OLD NEW``: compare two versions of a schema and report, then decide the exit.
+
+Wiring (the main CLI owns the parser)::
+
+    p = subparsers.add_parser("diff", help="compare two schema versions")
+    idlgen.diff.cli.add_arguments(p)
+    ...
+    return idlgen.diff.cli.run(args, config)   # config: the [tool.idlgen] table (or {})
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..diagnostics import render_all
+from ..frontend import LoadResult
+from .compare import compare
+from .findings import Finding
+from .policy import (
+    FAIL_ON,
+    ConfigError,
+    DiffConfig,
+    apply_acceptances,
+    baseline_text,
+    exit_code,
+    hdi_version_policy,
+    load_baseline,
+)
+from .report import FORMATS, Report, render, render_json, render_markdown
+from .sources import GitError, extract_at_revision, load_paths
+
+__all__ = ["add_arguments", "run", "diff_paths", "render_committed_reports"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="OLD NEW (files or directories); with --against, the work-tree path(s) to compare",
+    )
+    parser.add_argument(
+        "--format", choices=FORMATS, default="text", help="report format"
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default="breaking",
+        help="exit 1 when a finding is at or above this severity (default: breaking)",
+    )
+    parser.add_argument(
+        "-I",
+        "--include",
+        dest="include",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="include/import search directory",
+    )
+    parser.add_argument(
+        "--root",
+        action="append",
+        default=[],
+        metavar="PREFIX:DIR",
+        help="map an HDI package prefix to a directory (as hdi-gen -r)",
+    )
+    parser.add_argument(
+        "--against",
+        metavar="GIT_REF",
+        help="compare the work-tree PATH(s) with the same paths at this git revision",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="accept the findings recorded in FILE (overrides [tool.idlgen.diff] baseline)",
+    )
+    parser.add_argument(
+        "--update-baseline",
+        action="store_true",
+        help="write every current finding to the baseline file and exit 0",
+    )
+
+
+def _parse_roots(items: Sequence[str]) -> dict[str, Path]:
+    roots: dict[str, Path] = {}
+    for item in items:
+        prefix, sep, d = item.partition(":")
+        if not sep or not prefix or not d:
+            raise ConfigError(f"--root expects PREFIX:DIR, got {item!r}")
+        roots[prefix] = Path(d)
+    return roots
+
+
+def _display(cwd: Path, tmp: Path | None, ref: str | None) -> Any:
+    cwd_r = cwd.resolve()
+
+    def show(p: str) -> str:
+        path = Path(p)
+        if tmp is not None and path.is_absolute() and path.is_relative_to(tmp):
+            return f"{ref}:{path.relative_to(tmp).as_posix()}"
+        if path.is_absolute() and path.resolve().is_relative_to(cwd_r):
+            return path.resolve().relative_to(cwd_r).as_posix()
+        return p.replace(os.sep, "/")
+
+    return show
+
+
+def _report_diags(res: LoadResult, label: str) -> bool:
+    if res.diagnostics:
+        text = render_all(res.diagnostics, res.sources)
+        if text:
+            print(text, file=sys.stderr)
+    if not res.ok:
+        print(f"idlgen diff: {label} has schema errors", file=sys.stderr)
+    return res.ok
+
+
+def diff_paths(
+    old: Sequence[Path],
+    new: Sequence[Path],
+    *,
+    roots: Mapping[str, Path] | None = None,
+    old_roots: Mapping[str, Path] | None = None,
+    include_dirs: Sequence[Path] = (),
+    old_include_dirs: Sequence[Path] | None = None,
+    policy: str = "auto",
+) -> tuple[LoadResult, LoadResult, list[Finding], Any]:
+    """Load both sides and compare; returns (old, new, findings incl. policy violations, policy)."""
+    lo = load_paths(
+        old,
+        roots=old_roots if old_roots is not None else roots,
+        include_dirs=include_dirs if old_include_dirs is None else old_include_dirs,
+    )
+    ln = load_paths(new, roots=roots, include_dirs=include_dirs)
+    findings = compare(lo.schema, ln.schema)
+    pol = (
+        hdi_version_policy(lo.schema, ln.schema, findings) if policy == "auto" else None
+    )
+    if pol is not None:
+        findings = findings + list(pol.findings)
+    return lo, ln, findings, pol
+
+
+def run(args: argparse.Namespace, config: Mapping[str, Any]) -> int:
+    """Run ``idlgen diff``; the report is written before the exit code is decided."""
+    try:
+        diff_table = config.get("diff", {})
+        cfg = DiffConfig.from_mapping(
+            diff_table if isinstance(diff_table, Mapping) else {}
+        )
+        roots = _parse_roots(args.root or [str(r) for r in config.get("roots", [])])
+        includes = [Path(d) for d in (args.include or config.get("include", []))]
+        baseline_file = args.baseline or cfg.baseline
+        if args.update_baseline and not baseline_file:
+            raise ConfigError(
+                "--update-baseline needs --baseline FILE or [tool.idlgen.diff] baseline"
+            )
+        if args.against is None and len(args.paths) != 2:
+            raise ConfigError("expected OLD and NEW (or PATH... --against GIT_REF)")
+        for p in args.paths:
+            if not Path(p).exists():
+                raise ConfigError(f"{p}: no such file or directory")
+        baseline = (
+            load_baseline(Path(baseline_file))
+            if baseline_file and not args.update_baseline
+            else frozenset()
+        )
+    except ConfigError as e:
+        print(f"idlgen diff: error: {e}", file=sys.stderr)
+        return 2
+
+    cwd = Path.cwd()
+    with tempfile.TemporaryDirectory(prefix="idlgen-diff-") as tmpname:
+        tmp = Path(tmpname).resolve()
+        if args.against is not None:
+            new_paths = [Path(p) for p in args.paths]
+            try:
+                extracted = extract_at_revision(
+                    args.against, new_paths + list(roots.values()) + includes, tmp, cwd
+                )
+            except GitError as e:
+                print(
+                    f"idlgen diff: error: --against {args.against}: {e}",
+                    file=sys.stderr,
+                )
+                return 2
+            old_paths = [extracted[p] for p in new_paths if extracted[p].exists()]
+            old_roots = {k: extracted[v] for k, v in roots.items()}
+            old_includes = [extracted[d] for d in includes]
+            old_label = f"{args.against}:{' '.join(args.paths)}"
+            new_label = " ".join(args.paths)
+            display = _display(cwd, tmp, args.against)
+        else:
+            old_paths, new_paths = [Path(args.paths[0])], [Path(args.paths[1])]
+            old_roots, old_includes = roots, includes
+            old_label, new_label = args.paths
+            display = _display(cwd, None, None)
+        lo, ln, findings, pol = diff_paths(
+            old_paths,
+            new_paths,
+            roots=roots,
+            old_roots=old_roots,
+            include_dirs=includes,
+            old_include_dirs=old_includes,
+            policy=cfg.policy,
+        )
+        ok = _report_diags(lo, old_label) & _report_diags(ln, new_label)
+        if not ok:
+            return 1
+        if args.update_baseline:
+            assert baseline_file is not None
+            Path(baseline_file).write_text(baseline_text(findings), encoding="utf-8")
+            print(
+                f"idlgen diff: wrote {len(findings)} finding(s) to {baseline_file}",
+                file=sys.stderr,
+            )
+            return 0
+        active, suppressed = apply_acceptances(findings, cfg.suppress, baseline)
+        report = Report(old_label, new_label, active, suppressed, pol, display)
+        sys.stdout.write(render(report, args.format))
+        sys.stdout.flush()
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if args.format == "github" and summary:
+            with open(summary, "a", encoding="utf-8") as fh:
+                fh.write(render_markdown(report))
+    return exit_code(active, args.fail_on)
+
+
+def render_committed_reports(
+    pairs: Sequence[Mapping[str, str]] | Sequence[Any],
+    roots: Mapping[str, Path] | None = None,
+    include_dirs: Sequence[Path] = (),
+) -> dict[str, str]:
+    """Markdown and JSON reports for configured pairs: ``{"<name>.md": …, "<name>.json": …}``.
+
+    ``pairs`` are ``{name, old, new}`` mappings (``[tool.idlgen.diff] reports``) or ReportPair
+    objects; paths are relative to the current directory (the project root) and stay relative
+    in the output, so the content is the same on every machine.
+    """
+    out: dict[str, str] = {}
+    display = _display(Path.cwd(), None, None)
+    for p in pairs:
+        name, old, new = (
+            (p["name"], p["old"], p["new"])
+            if isinstance(p, Mapping)
+            else (p.name, p.old, p.new)
+        )
+        lo, ln, findings, pol = diff_paths(
+            [Path(old)], [Path(new)], roots=roots, include_dirs=include_dirs
+        )
+        if not (lo.ok and ln.ok):
+            raise ValueError(f"diff report {name}: schema errors in {old} or {new}")
+        report = Report(old, new, findings, [], pol, display)
+        out[f"{name}.md"] = render_markdown(report)
+        out[f"{name}.json"] = render_json(report)
+    return out

@@ -1,0 +1,58 @@
+"""The raw result of a schema comparison: one ``Finding`` per change, before any policy."""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from dataclasses import dataclass, field
+
+from ..ir import Span
+
+__all__ = ["Severity", "Finding"]
+
+
+class Severity(str, enum.Enum):
+    """Contract severities; ``rank`` orders them for thresholds (higher = worse)."""
+
+    BREAKING = "breaking"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"breaking": 3, "warning": 2, "info": 1}[self.value]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One change between two schema versions.
+
+    ``path`` is the entity (``Type``, ``Type.member``, ``Interface.Method.param``); ``old``/``new``
+    locate it on each side (``None`` when it does not exist there). ``old_decl``/``new_decl`` are
+    normalised declaration texts for side-by-side display, and also the decl identity that the
+    fingerprint hashes, so a fingerprint survives moving lines around. ``anchor`` is where a
+    removal is annotated in the new file (the nearest surviving declaration).
+    """
+
+    rule: str
+    severity: Severity
+    path: str
+    message: str
+    old: Span | None = None
+    new: Span | None = None
+    old_decl: str = ""
+    new_decl: str = ""
+    anchor: Span | None = field(default=None, compare=False)
+
+    @property
+    def fingerprint(self) -> str:
+        text = "\x1f".join((self.rule, self.path, self.old_decl, self.new_decl))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    @property
+    def location(self) -> Span | None:
+        """Where to point in the new version: the entity itself, else the nearest survivor."""
+        return self.new or self.anchor
+
+    def sort_key(self) -> tuple[int, str, str, str]:
+        return (-self.severity.rank, self.path, self.rule, self.message)

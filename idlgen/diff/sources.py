@@ -1,0 +1,121 @@
+"""Turning ``OLD``/``NEW`` arguments into loaded schemas: files, directories, git revisions."""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import tarfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from ..frontend import LoadResult, load
+
+__all__ = [
+    "schema_files",
+    "infer_roots",
+    "load_paths",
+    "GitError",
+    "extract_at_revision",
+]
+
+_PACKAGE_RE = re.compile(r"^\s*package\s+([A-Za-z_][\w.]*)\s*;", re.M)
+
+
+class GitError(RuntimeError):
+    pass
+
+
+def schema_files(path: Path) -> list[Path]:
+    """A schema file, or every ``.idl``/``.fbs`` below a directory (sorted)."""
+    if path.is_dir():
+        return sorted(
+            p for p in path.rglob("*") if p.suffix in (".idl", ".fbs") and p.is_file()
+        )
+    return [path]
+
+
+def infer_roots(files: Sequence[Path]) -> dict[str, Path]:
+    """hdi-gen ``-r`` mappings implied by where HDI files sit relative to their package.
+
+    ``…/nnrt/v1_0/X.idl`` declaring ``package ohos.hdi.nnrt.v1_0;`` implies
+    ``ohos.hdi → …`` (the directory two levels up, one per package component after the prefix).
+    """
+    roots: dict[str, Path] = {}
+    for f in files:
+        if f.suffix != ".idl":
+            continue
+        try:
+            m = _PACKAGE_RE.search(f.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue
+        if m is None:
+            continue
+        parts = m.group(1).split(".")
+        d = f.parent
+        # Walk up while directory names match the package's trailing components.
+        k = len(parts)
+        while k > 0 and d.name == parts[k - 1]:
+            d = d.parent
+            k -= 1
+        if k == len(parts) or k == 0:
+            continue
+        roots.setdefault(".".join(parts[:k]), d)
+    return roots
+
+
+def load_paths(
+    paths: Sequence[Path],
+    *,
+    roots: Mapping[str, Path] | None = None,
+    include_dirs: Sequence[Path] = (),
+) -> LoadResult:
+    files: list[Path] = []
+    for p in paths:
+        files.extend(schema_files(p))
+    merged_roots = dict(infer_roots(files))
+    merged_roots.update(roots or {})
+    return load(files, roots=merged_roots, include_dirs=include_dirs)
+
+
+def _git(args: Sequence[str], cwd: Path) -> bytes:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True)
+    if proc.returncode != 0:
+        raise GitError(
+            proc.stderr.decode(errors="replace").strip() or f"git {args[0]} failed"
+        )
+    return proc.stdout
+
+
+def extract_at_revision(
+    ref: str, paths: Sequence[Path], dest: Path, cwd: Path
+) -> dict[Path, Path]:
+    """Write ``paths`` (files or directories of the work tree) as of ``ref`` below ``dest``.
+
+    Returns {work-tree path: extracted path}; a path that did not exist at ``ref`` maps to a
+    path that does not exist (so that side is empty, i.e. everything is new).
+    """
+    top = Path(_git(["rev-parse", "--show-toplevel"], cwd).decode().strip()).resolve()
+    _git(["rev-parse", "--verify", f"{ref}^{{commit}}"], cwd)
+    out: dict[Path, Path] = {}
+    wanted: list[str] = []
+    for p in paths:
+        rel = (
+            p.resolve().relative_to(top).as_posix()
+            if p.resolve().is_relative_to(top)
+            else None
+        )
+        if rel is None:
+            out[p] = p  # outside the repository: same on both sides
+            continue
+        out[p] = dest / rel
+        probe = subprocess.run(
+            ["git", "cat-file", "-e", f"{ref}:{rel}"], cwd=top, capture_output=True
+        )
+        if probe.returncode == 0:
+            wanted.append(rel)
+    if wanted:
+        data = _git(["archive", "--format=tar", ref, "--", *wanted], top)
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            tar.extractall(dest, filter="data")
+    return out
