@@ -20,13 +20,16 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from .. import ir
-from ..wire import parcel
+from ..wire import ipc, parcel
 from . import layout
 
 __all__ = [
     "Sym",
     "ClassRef",
     "CodecRef",
+    "IfaceRef",
+    "interface_codec",
+    "build_interfaces",
     "Call",
     "Expr",
     "type_codec",
@@ -64,15 +67,23 @@ class CodecRef:
 
 
 @dataclass(frozen=True, slots=True)
+class IfaceRef:
+    """The :class:`idlgen.wire.ipc.InterfaceCodec` of an interface (registered on import)."""
+
+    qualname: str
+
+
+@dataclass(frozen=True, slots=True)
 class Call:
-    """``parcel.<func>(*args)``."""
+    """``<module>.<func>(*args)`` with ``module`` one of ``parcel`` or ``ipc``."""
 
     func: str
     args: tuple[Any, ...]
+    module: str = "parcel"
 
 
 # Arguments are Expr, str, int, None, or tuples of them.
-Expr: TypeAlias = Sym | ClassRef | CodecRef | Call
+Expr: TypeAlias = Sym | ClassRef | CodecRef | IfaceRef | Call
 
 _RESERVED = frozenset(
     {
@@ -226,18 +237,27 @@ def codec_order(codecs: Mapping[str, Call]) -> list[str]:
     return done
 
 
-def render(e: Any, class_name: Callable[[str], str], module: str = "_parcel") -> str:
-    """Python source for ``e``; ``class_name`` maps a qualified name to an expression."""
+def render(
+    e: Any, class_name: Callable[[str], str], module: str = "_parcel", ipc: str = "_ipc"
+) -> str:
+    """Python source for ``e``; ``class_name`` maps a qualified name to an expression.
+
+    ``module``/``ipc`` are the names under which the generated module imports
+    :mod:`idlgen.wire.parcel` and :mod:`idlgen.wire.ipc`.
+    """
     if isinstance(e, Sym):
         return f"{module}.{e.name}"
     if isinstance(e, ClassRef):
         return class_name(e.qualname)
     if isinstance(e, CodecRef):
         return f"{module}.codec_of({class_name(e.qualname)})"
+    if isinstance(e, IfaceRef):
+        return f"{ipc}.interface_codec({e.qualname!r})"
     if isinstance(e, Call):
-        return f"{module}.{e.func}({', '.join(render(a, class_name, module) for a in e.args)})"
+        args = ", ".join(render(a, class_name, module, ipc) for a in e.args)
+        return f"{module if e.module == 'parcel' else ipc}.{e.func}({args})"
     if isinstance(e, tuple):
-        inner = ", ".join(render(a, class_name, module) for a in e)
+        inner = ", ".join(render(a, class_name, module, ipc) for a in e)
         return f"({inner},)" if len(e) == 1 else f"({inner})"
     return repr(e)
 
@@ -250,11 +270,65 @@ def build(e: Any, classes: Mapping[str, Any]) -> Any:
         return classes[e.qualname]
     if isinstance(e, CodecRef):
         return parcel.codec_of(classes[e.qualname])
+    if isinstance(e, IfaceRef):
+        return ipc.interface_codec(e.qualname)
     if isinstance(e, Call):
-        return getattr(parcel, e.func)(*(build(a, classes) for a in e.args))
+        mod = parcel if e.module == "parcel" else ipc
+        return getattr(mod, e.func)(*(build(a, classes) for a in e.args))
     if isinstance(e, tuple):
         return tuple(build(a, classes) for a in e)
     return e
+
+
+def _version(namespace: str) -> tuple[int, int]:
+    m = re.search(r"\.[vV](\d+)_(\d+)$", namespace)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+def interface_codec(iface: ir.Interface, resolve: layout.Resolver) -> Call:
+    """The ``ipc.InterfaceCodec`` constructor call for an interface (own methods; parent by ref)."""
+    methods = []
+    for m in iface.methods:
+        ins = tuple(
+            (py_name(p.name), type_codec(p.type, resolve, param=True))
+            for p in m.params
+            if p.direction == "in"
+        )
+        outs = tuple(
+            (py_name(p.name), type_codec(p.type, resolve, param=True))
+            for p in m.params
+            if p.direction == "out"
+        )
+        methods.append(
+            Call("MethodCodec", (m.name, m.cmd_id, ins, outs, m.oneway), "ipc")
+        )
+    parent = IfaceRef(iface.parent) if iface.parent else None
+    return Call(
+        "InterfaceCodec",
+        (iface.qualname, _version(iface.namespace), tuple(methods), parent),
+        "ipc",
+    )
+
+
+def build_interfaces(
+    schema: ir.Schema, classes: Mapping[str, Any]
+) -> dict[str, ipc.InterfaceCodec]:
+    """Interface codecs for every interface of ``schema`` (parents built first)."""
+    decls = schema.decls()
+    ifaces = {q: d for q, d in decls.items() if isinstance(d, ir.Interface)}
+    out: dict[str, ipc.InterfaceCodec] = {}
+
+    def visit(q: str) -> ipc.InterfaceCodec:
+        if q not in out:
+            d = ifaces[q]
+            if d.parent:
+                visit(d.parent)
+            out[q] = build(interface_codec(d, decls.__getitem__), classes)
+        return out[q]
+
+    for q in ifaces:
+        visit(q)
+    return out
 
 
 def build_codecs(
