@@ -122,6 +122,8 @@ def evaluate(e: A.Expr, lookup: Callable[[A.NameRef], CInt]) -> CInt:
     if isinstance(e, A.Paren):
         return evaluate(e.inner, lookup)
     if isinstance(e, A.Unary):
+        if e.op in ("++", "--"):
+            raise EvalError(f"'{e.op}' is not allowed in a constant expression", e)
         v = evaluate(e.operand, lookup)
         t = _promote(v.type)
         if e.op == "+":

@@ -25,6 +25,10 @@ _TOKEN_NAMES = {
     "IN": '"in"',
     "OUT": '"out"',
     "$END": "end of file",
+    "ADD": '"+", "-"',
+    "MUL": '"*", "/", "%"',
+    "SHIFT": '"<<", ">>"',
+    "INCDEC": '"++", "--"',
 }
 
 
@@ -332,6 +336,51 @@ def _attach_docs(raw: A.RawFile, docs: list[Token], text: str) -> None:
                 mem.doc = doc_for(mem.start, mem.end)
 
 
+_HEX_BEFORE = re.compile(r"0[xX][0-9a-fA-F]+$")
+
+
+def _unexpected_token(
+    path: str, text: str, e: lark.exceptions.UnexpectedToken, diags: Diagnostics
+) -> None:
+    """Turn a parser error into one diagnostic, with a hint for the common mistakes."""
+    tok = e.token
+    expected = set(e.expected)
+    if tok.type == "$END":
+        lines = text.split("\n")
+        span = Span(path, len(lines), len(lines[-1]) + 1, len(lines), len(lines[-1]) + 2)
+    else:
+        span = _tok_span(path, tok)
+    start = tok.start_pos or 0
+    if expected == {"PACKAGE"}:
+        diags.error("HDI002", f"expected 'package' before {_describe(tok)}", span)
+        return
+    if len(expected) == 1 and tok.type != "$END":
+        # One possible token, typically a missing ';': point just after the previous token.
+        want = _terminal_names().get(next(iter(expected)), "?").replace('"', "'")
+        diags.error(
+            "HDI001",
+            f"expected {want} before {_describe(tok)}",
+            _after_previous(path, text, start),
+        )
+        return
+    help = [f"expected one of: {_expected(expected)}"]
+    if tok.type == "ID" and _HEX_BEFORE.search(text, 0, start):
+        help = ["hexadecimal literals take no suffix (hdi-gen reads '0x10u' as '0x10' then 'u')"]
+    elif expected == {"RPAR", "LSQB"}:
+        help = ["every parameter starts with its direction: '[in]' or '[out]'"]
+    diags.error("HDI001", f"unexpected {_describe(tok)}", span, help=help)
+
+
+def _after_previous(path: str, text: str, pos: int) -> Span:
+    """A one-column span right after the last non-blank character before ``pos``."""
+    p = pos
+    while p > 0 and text[p - 1].isspace():
+        p -= 1
+    line = text.count("\n", 0, p) + 1
+    col = p - (text.rfind("\n", 0, p) + 1) + 1
+    return Span(path, line, col, line, col + 1)
+
+
 def _expected(expected: set[str]) -> str:
     names = _terminal_names()
     words = sorted({names.get(e, e) for e in expected})
@@ -354,22 +403,7 @@ def parse(path: str, text: str, diags: Diagnostics) -> A.RawFile | None:
         tree = _parse_with_docs(parser, text, collector)
         raw: A.RawFile = _ToRaw(path).transform(tree)
     except lark.exceptions.UnexpectedToken as e:
-        tok = e.token
-        if tok.type == "$END":
-            lines = text.split("\n")
-            span = Span(path, len(lines), len(lines[-1]) + 1, len(lines), len(lines[-1]) + 2)
-        else:
-            span = _tok_span(path, tok)
-        expected = set(e.expected)
-        if expected == {"PACKAGE"}:
-            diags.error("HDI002", f"expected 'package' before {_describe(tok)}", span)
-        else:
-            diags.error(
-                "HDI001",
-                f"unexpected {_describe(tok)}",
-                span,
-                help=[f"expected one of: {_expected(expected)}"],
-            )
+        _unexpected_token(path, text, e, diags)
         return None
     except lark.exceptions.UnexpectedCharacters as e:
         span = Span(path, e.line, e.column, e.line, e.column + 1)
