@@ -135,7 +135,7 @@ def type_codec(t: ir.TypeRef, resolve: layout.Resolver, *, param: bool = False) 
         return Sym("STRING")
     if isinstance(t, ir.Handle):
         if param and t.kind is ir.HandleKind.POINTER:
-            raise ValueError("Pointer parameters exist only in passthrough mode")
+            return Sym("POINTER")
         return Sym(_HANDLES[t.kind])
     if isinstance(t, ir.Vector):
         e = t.element

@@ -76,6 +76,7 @@ __all__ = [
     "ASHMEM",
     "NATIVE_BUFFER",
     "NOTHING",
+    "POINTER",
     "Enum",
     "PodArray",
     "Array",
@@ -285,9 +286,12 @@ class Reader:
     def read_block(self, n: int) -> int:
         """``ReadUnpadBuffer(n)``: position of n bytes, cursor moved past their padding."""
         pos = self.pos
-        if n > self.end - pos:
-            self.fail(f"truncated: need {n} bytes, {self.end - pos} left")
-        self.pos = min(pos + n + (-n & 3), self.end)
+        padded = n + (
+            -n & 3
+        )  # a Parcel's data always ends 4-aligned: padding must be there
+        if padded > self.end - pos:
+            self.fail(f"truncated: need {padded} bytes, {self.end - pos} left")
+        self.pos = pos + padded
         return pos
 
     def read_cstring(self) -> str:
@@ -296,7 +300,13 @@ class Reader:
         if nul < 0:
             self.fail("C string without NUL terminator")
         n = nul - pos + 1
-        self.pos = min(pos + n + (-n & 3), self.end)
+        end = pos + n + (-n & 3)
+        if end > self.end:
+            self.fail(
+                f"truncated: C string padding needs {end - self.end} more bytes",
+                nul + 1,
+            )
+        self.pos = end
         try:
             return self.buf[pos:nul].decode("utf-8")
         except UnicodeDecodeError as e:
@@ -500,6 +510,22 @@ class _Nothing(Codec):
 
 
 NOTHING: Codec = _Nothing()
+
+
+class _Pointer(Codec):
+    """A ``Pointer`` method parameter: passthrough mode only, never marshalled over IPC."""
+
+    name = "Pointer"
+    min_size = 0
+
+    def write(self, w: Writer, v: Any) -> None:
+        raise EncodeError("Pointer parameters exist only in passthrough mode")
+
+    def read(self, r: Reader) -> Any:
+        r.fail("Pointer parameters exist only in passthrough mode")
+
+
+POINTER: Codec = _Pointer()
 
 
 class _Fd(Codec):
@@ -1121,6 +1147,14 @@ class UnionRecord:
         object.__setattr__(self, "_raw", bytes(raw))
         object.__setattr__(self, "_member", None)
         return self
+
+    def to_parcel(self, objects: list[object] | None = None) -> bytes:
+        """``WriteUnpadBuffer(&u, sizeof(U))``: the raw memory image."""
+        return codec_of(type(self)).encode(self, objects)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Any:
+        return codec_of(cls).decode(data, objects)
 
     @property
     def raw(self) -> bytes:
