@@ -374,6 +374,15 @@ def _lower_default(
     if d is None:
         if kind is None:
             return None, False, True
+        enum = ctx.enums.get(t.qualname) if isinstance(t, Ref) else None
+        if enum is not None and not enum.bit_flags and 0 not in {m.value for m in enum.members}:
+            ctx.diags.error(
+                "FBS039",
+                f"default value of 0 for field {f.name} is not part of enum {enum.name}",
+                f.span,
+                help=["give the field an explicit default that names a value, or '= null'"],
+            )
+            return None, False, False
         if kind is ScalarKind.BOOL:
             return False, False, True
         return (0.0 if kind.is_float else 0), False, True

@@ -1,0 +1,189 @@
+"""IR -> FlatBuffers codec descriptors (constructor arguments for :mod:`idlgen.wire.flatbuffers`).
+
+``descriptor_calls`` is a pure function of the IR: the generator renders its result with
+``repr`` (every argument is a literal), tests can call :func:`build_runtime` to get working
+classes and descriptors without generating code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import keyword
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .. import ir
+
+__all__ = ["DescriptorCall", "type_spec", "descriptor_calls", "build_runtime", "py_attr"]
+
+
+def py_attr(name: str) -> str:
+    return name + "_" if keyword.iskeyword(name) or keyword.issoftkeyword(name) else name
+
+
+@dataclass(frozen=True)
+class DescriptorCall:
+    """``_fb.<kind>(qualname, <class>, *args, **kwargs)``; ``cls`` is the class name to pass
+    (enums, tables, structs) or "" (unions)."""
+
+    kind: str  # "Enum" | "Struct" | "Table" | "Union"
+    qualname: str
+    cls: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+
+def type_spec(t: ir.TypeRef) -> Any:
+    if isinstance(t, ir.Scalar):
+        return t.kind.fmt
+    if isinstance(t, ir.String):
+        return "string"
+    if isinstance(t, ir.Vector):
+        return ("vector", type_spec(t.element))
+    if isinstance(t, ir.FixedArray):
+        return ("array", type_spec(t.element), t.length)
+    if isinstance(t, ir.Ref):
+        return (t.kind.value, t.qualname)
+    raise ValueError(f"type {t!r} has no FlatBuffers encoding")
+
+
+def _attr(f: ir.Field, name: str) -> Any:
+    for a in f.attributes:
+        if a.name == name:
+            return a.value if a.value is not None else True
+    return None
+
+
+def _field_default(f: ir.Field) -> Any:
+    if f.optional:
+        return None
+    if isinstance(f.default, tuple):
+        return ()
+    return f.default
+
+
+def descriptor_calls(
+    schema: ir.Schema, file: ir.SchemaFile, attr: Callable[[str], str] = py_attr
+) -> list[DescriptorCall]:
+    """Descriptor constructor calls for every declaration of ``file``."""
+    out: list[DescriptorCall] = []
+    for d in file.decls:
+        if isinstance(d, ir.Enum):
+            out.append(DescriptorCall("Enum", d.qualname, d.name, (d.base.fmt, d.bit_flags), {}))
+        elif isinstance(d, ir.Union):
+            members = tuple((m.name, m.value, type_spec(m.type)) for m in d.members)
+            disc = (d.discriminant or ir.ScalarKind.U8).fmt
+            out.append(DescriptorCall("Union", d.qualname, "", (members, disc), {}))
+        elif isinstance(d, ir.Struct) and not d.is_table:
+            fields = tuple((attr(f.name), f.name, type_spec(f.type)) for f in d.fields)
+            key = next((attr(f.name) for f in d.fields if f.key), "")
+            kw: dict[str, Any] = {}
+            if d.force_align:
+                kw["force_align"] = d.force_align
+            if key:
+                kw["key"] = key
+            out.append(DescriptorCall("Struct", d.qualname, d.name, (fields,), kw))
+        elif isinstance(d, ir.Struct):
+            fields_kw = []
+            for f in d.fields:
+                assert f.slot is not None
+                fkw: dict[str, Any] = {}
+                for flag in ("optional", "required", "key", "deprecated"):
+                    if getattr(f, flag):
+                        fkw[flag] = True
+                if _attr(f, "shared"):
+                    fkw["shared"] = True
+                if _attr(f, "flexbuffer"):
+                    fkw["flexbuffer"] = True
+                nested = _attr(f, "nested_flatbuffer")
+                if nested:
+                    q = _resolve_nested(schema, d.namespace, str(nested))
+                    if q:
+                        fkw["nested"] = q
+                h = _attr(f, "hash")
+                if h:
+                    fkw["hash"] = str(h)
+                fa = _attr(f, "force_align")
+                if fa:
+                    fkw["force_align"] = int(fa)
+                fields_kw.append(
+                    (attr(f.name), f.name, f.slot, type_spec(f.type), _field_default(f), fkw)
+                )
+            kw = {}
+            if file.root_type == d.qualname and file.file_identifier:
+                kw["identifier"] = file.file_identifier
+            out.append(DescriptorCall("Table", d.qualname, d.name, (tuple(fields_kw),), kw))
+    return out
+
+
+def _resolve_nested(schema: ir.Schema, ns: str, name: str) -> str:
+    decls = schema.decls()
+    parts = ns.split(".") if ns else []
+    for i in range(len(parts), -1, -1):
+        q = ".".join(parts[:i] + [name])
+        if q in decls:
+            return q
+    return ""
+
+
+# ---------------------------------------------------------------------------------------------
+# A runtime straight from the IR (tests, tools): dataclasses + registered descriptors
+
+
+def _py_default(f: ir.Field, decls: dict[str, ir.Decl]) -> Any:
+    if f.optional:
+        return None
+    t = f.type
+    if isinstance(t, ir.Scalar) or (isinstance(t, ir.Ref) and t.kind is ir.RefKind.ENUM):
+        return f.default
+    if isinstance(t, ir.String):
+        return f.default if isinstance(f.default, str) else None
+    if isinstance(t, ir.Vector) and f.default == ():
+        return dataclasses.field(default_factory=list)
+    if isinstance(t, ir.FixedArray):
+        return dataclasses.field(default_factory=list)
+    return None
+
+
+def build_runtime(schema: ir.Schema) -> dict[str, Any]:
+    """Create a dataclass / enum per declaration and register the codec descriptors.
+
+    Returns ``{qualname: class}`` plus ``{"desc:" + qualname: descriptor}``.
+    """
+    from ..wire import flatbuffers as fb
+
+    decls = schema.decls()
+    classes: dict[str, Any] = {}
+    for q, d in decls.items():
+        if isinstance(d, ir.Enum):
+            base = enum.IntFlag if d.bit_flags else enum.IntEnum
+            members = [(m.name, m.value) for m in d.members]
+            classes[q] = base(d.name, members)  # type: ignore[misc]
+        elif isinstance(d, ir.Struct):
+            fields = []
+            for f in d.fields:
+                default = _py_default(f, decls)
+                if d.is_table or isinstance(f.type, ir.FixedArray):
+                    fields.append((py_attr(f.name), Any, default if isinstance(default, dataclasses.Field) else dataclasses.field(default=default)))
+                else:
+                    t = f.type
+                    if isinstance(t, ir.Ref) and t.kind is ir.RefKind.STRUCT:
+                        fields.append((py_attr(f.name), Any, dataclasses.field(default=None)))
+                    else:
+                        fields.append((py_attr(f.name), Any, dataclasses.field(default=f.default)))
+            classes[q] = dataclasses.make_dataclass(d.name, fields)
+    out: dict[str, Any] = dict(classes)
+    for file in schema.files:
+        for c in descriptor_calls(schema, file):
+            if c.kind == "Enum":
+                out["desc:" + c.qualname] = fb.Enum(c.qualname, classes[c.qualname], *c.args)
+            elif c.kind == "Union":
+                out["desc:" + c.qualname] = fb.Union(c.qualname, *c.args)
+            elif c.kind == "Struct":
+                out["desc:" + c.qualname] = fb.Struct(c.qualname, classes[c.qualname], *c.args, **c.kwargs)
+            else:
+                fields = [fb.Field(a, n, s, sp, dv, **fk) for a, n, s, sp, dv, fk in c.args[0]]
+                out["desc:" + c.qualname] = fb.Table(c.qualname, classes[c.qualname], fields, **c.kwargs)
+    return out
