@@ -1,29 +1,26 @@
 """Locate grammars and templates: inside the installed package, or in a source checkout.
 
-The repository keeps ``grammars/`` and ``templates/`` at its top level; the wheel maps them to the
-``idlgen.grammars`` and ``idlgen.templates`` packages (see pyproject.toml).
+The repository keeps ``grammars/`` and ``templates/`` at its top level; the wheel maps them
+into the package as ``idlgen/grammars`` and ``idlgen/templates`` (see pyproject.toml).
 """
 
 from __future__ import annotations
 
 import functools
-from importlib import resources
 from pathlib import Path
 
 __all__ = ["resource_dir", "grammar_text"]
+
+_PKG = Path(__file__).resolve().parent
 
 
 @functools.cache
 def resource_dir(kind: str) -> Path:
     """The directory holding ``grammars`` or ``templates``."""
-    try:
-        found = resources.files(f"idlgen.{kind}")
-        path = Path(str(found))
-        if path.is_dir():
-            return path
-    except (ModuleNotFoundError, TypeError):
-        pass
-    return Path(__file__).resolve().parent.parent / kind
+    installed = _PKG / kind
+    if installed.is_dir():
+        return installed
+    return _PKG.parent / kind  # source checkout or editable install
 
 
 def grammar_text(name: str) -> str:

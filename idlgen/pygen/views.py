@@ -437,7 +437,9 @@ class ModuleBuilder:
             returns = "None" if not outs else outs[0] if len(outs) == 1 else f"tuple[{', '.join(outs)}]"
             methods.append(
                 MethodView(
-                    py_ident(m.name, frozenset()),
+                    # An overload of an ancestor's method is suffixed with its command id, as
+                    # hdi-gen names its command constant (CMD_FOO_PING_4).
+                    py_ident(m.name, frozenset()) + (f"_{m.cmd_id}" if m.overload else ""),
                     _method_doc(m),
                     ins,
                     returns,
