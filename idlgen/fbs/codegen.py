@@ -155,6 +155,7 @@ def build_runtime(schema: ir.Schema) -> dict[str, Any]:
     from ..wire import flatbuffers as fb
 
     decls = schema.decls()
+    reg: dict[str, Any] = {}
     classes: dict[str, Any] = {}
     for q, d in decls.items():
         if isinstance(d, ir.Enum):
@@ -178,12 +179,15 @@ def build_runtime(schema: ir.Schema) -> dict[str, Any]:
     for file in schema.files:
         for c in descriptor_calls(schema, file):
             if c.kind == "Enum":
-                out["desc:" + c.qualname] = fb.Enum(c.qualname, classes[c.qualname], *c.args)
+                out["desc:" + c.qualname] = fb.Enum(c.qualname, classes[c.qualname], *c.args, reg=reg)
             elif c.kind == "Union":
-                out["desc:" + c.qualname] = fb.Union(c.qualname, *c.args)
+                out["desc:" + c.qualname] = fb.Union(c.qualname, *c.args, reg=reg)
             elif c.kind == "Struct":
-                out["desc:" + c.qualname] = fb.Struct(c.qualname, classes[c.qualname], *c.args, **c.kwargs)
+                out["desc:" + c.qualname] = fb.Struct(
+                    c.qualname, classes[c.qualname], *c.args, **c.kwargs, reg=reg
+                )
             else:
-                fields = [fb.Field(a, n, s, sp, dv, **fk) for a, n, s, sp, dv, fk in c.args[0]]
-                out["desc:" + c.qualname] = fb.Table(c.qualname, classes[c.qualname], fields, **c.kwargs)
+                out["desc:" + c.qualname] = fb.Table(
+                    c.qualname, classes[c.qualname], *c.args, **c.kwargs, reg=reg
+                )
     return out

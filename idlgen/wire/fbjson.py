@@ -321,7 +321,9 @@ def parse_json(text: str) -> Any:
 def _num(t: str, fmt: str) -> Any:
     from ..fbs.lower import parse_float, parse_int
 
-    if fmt in "fd":
+    if fmt == "f":  # stored as float32: keep the value the buffer will hold
+        return _F32.unpack(_F32.pack(parse_float(t)))[0]
+    if fmt == "d":
         return parse_float(t)
     try:
         return parse_int(t)
@@ -381,7 +383,7 @@ def _to_value(h: fb._H, v: Any, f: fb.Field | None = None) -> Any:
         return _to_struct(h.desc, v)
     if isinstance(h, (fb._VectorH, fb._ArrayH)):
         if f is not None and f.nested and isinstance(v, list) and (not v or isinstance(v[0], tuple)):
-            nested = fb.lookup(f.nested)
+            nested = fb.lookup(f.nested, h.reg if hasattr(h, 'reg') else None)
             return nested.encode(_to_table(nested, v))
         if not isinstance(v, list):
             raise ValueError(f"expected a list, got {v!r}")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -42,17 +42,27 @@ __all__ = [
     "ZERO_COPY_MIN",
 ]
 
+T = TypeVar("T")
+
 MAX_DEPTH = 64
 MAX_TABLES = 1_000_000
 # Scalar vectors with at least this many bytes decode to a zero-copy ScalarVector.
 ZERO_COPY_MIN = 4096
 
-_REGISTRY: dict[str, Any] = {}
+# Descriptors find each other by qualified name in a registry. Generated code uses one registry
+# per output root package (``registry(__name__.split(".")[0])``), so two generated copies of the
+# same schema in one process do not mix.
+_REGISTRIES: dict[str, dict[str, Any]] = {}
 
 
-def lookup(qualname: str) -> Any:
+def registry(name: str = "") -> dict[str, Any]:
+    """The registry named ``name`` (created on first use)."""
+    return _REGISTRIES.setdefault(name, {})
+
+
+def lookup(qualname: str, reg: dict[str, Any] | None = None) -> Any:
     try:
-        return _REGISTRY[qualname]
+        return (registry() if reg is None else reg)[qualname]
     except KeyError:
         raise LookupError(
             f"FlatBuffers type {qualname!r} is not registered (module not imported?)"
@@ -440,12 +450,15 @@ class Enum:
         cls: Callable[[int], Any],
         fmt: str,
         bit_flags: bool = False,
+        *,
+        reg: dict[str, Any] | None = None,
     ) -> None:
         self.qualname = qualname
         self.cls = cls
         self.fmt = fmt
         self.bit_flags = bit_flags
-        _REGISTRY[qualname] = self
+        self.reg = registry() if reg is None else reg
+        self.reg[qualname] = self
 
 
 class Field:
@@ -503,20 +516,20 @@ class Field:
         self.flexbuffer = flexbuffer
 
 
-def _resolve(spec: Any) -> _H:
+def _resolve(spec: Any, reg: dict[str, Any]) -> _H:
     if isinstance(spec, str):
         if spec == "string":
             return _StringH()
         return _ScalarH(spec)
     tag = spec[0]
     if tag == "enum":
-        e = lookup(spec[1])
+        e = lookup(spec[1], reg)
         return _ScalarH(e.fmt, e)
     if tag == "vector":
-        return _VectorH(_resolve(spec[1]))
+        return _VectorH(_resolve(spec[1], reg))
     if tag == "array":
-        return _ArrayH(_resolve(spec[1]), int(spec[2]))
-    d = lookup(spec[1])
+        return _ArrayH(_resolve(spec[1], reg), int(spec[2]))
+    d = lookup(spec[1], reg)
     if tag == "table":
         return _TableH(d)
     if tag == "struct":
@@ -556,17 +569,20 @@ class _TableH(_H):
         return self.desc.build(b, v)
 
 
-class Struct:
+class Struct(Generic[T]):
     """A fixed-layout struct; ``fields`` are ``(attr, name, spec)`` in declaration order."""
 
     def __init__(
         self,
         qualname: str,
-        cls: Callable[..., Any],
+        cls: Callable[..., T],
         fields: Sequence[tuple[str, str, Any]],
         force_align: int = 0,
         key: str = "",
+        *,
+        reg: dict[str, Any] | None = None,
     ) -> None:
+        self.reg = registry() if reg is None else reg
         self.qualname = qualname
         self.cls = cls
         self.fields = list(fields)
@@ -575,7 +591,7 @@ class Struct:
         self._ready = False
         self.size = 0
         self.align = 1
-        _REGISTRY[qualname] = self
+        self.reg[qualname] = self
 
     def prepare(self) -> None:
         if self._ready:
@@ -585,7 +601,7 @@ class Struct:
         align = 1
         self.handlers: list[tuple[str, _H]] = []
         for attr, _, spec in self.fields:
-            h = _resolve(spec)
+            h = _resolve(spec, self.reg)
             base = h.elem if isinstance(h, _ArrayH) else h
             if isinstance(base, _StructH):
                 a, sz = base.align, base.size
@@ -658,6 +674,19 @@ class Struct:
             else:
                 out.append(v)
 
+    def encode(self, obj: T) -> bytes:
+        """The struct's inline bytes (structs are never roots of a buffer)."""
+        return self.pack(obj)
+
+    def decode(self, data: Any, *, verify: bool = True) -> T:
+        """Inverse of :meth:`encode`: exactly ``size`` bytes."""
+        self.prepare()
+        data = bytes(data)
+        if len(data) != self.size:
+            raise DecodeError(f"{self.qualname} takes {self.size} bytes, got {len(data)}", offset=0)
+        out: T = self._make(iter(self._st.unpack_from(data, 0)))
+        return out
+
     def pack(self, obj: Any) -> bytes:
         self.prepare()
         vals: list[Any] = []
@@ -681,13 +710,19 @@ class Union:
     scalar format char, ``"B"`` unless declared)."""
 
     def __init__(
-        self, qualname: str, members: Sequence[tuple[str, int, Any]], disc: str = "B"
+        self,
+        qualname: str,
+        members: Sequence[tuple[str, int, Any]],
+        disc: str = "B",
+        *,
+        reg: dict[str, Any] | None = None,
     ) -> None:
         self.qualname = qualname
         self.members = list(members)
         self.disc = disc
         self._ready = False
-        _REGISTRY[qualname] = self
+        self.reg = registry() if reg is None else reg
+        self.reg[qualname] = self
 
     def prepare(self) -> None:
         if self._ready:
@@ -697,7 +732,7 @@ class Union:
         self.by_cls: dict[Any, tuple[int, _H]] = {}
         counts: dict[Any, int] = {}
         for name, value, spec in self.members:
-            h = _resolve(spec)
+            h = _resolve(spec, self.reg)
             self.by_value[value] = (name, h)
             self.by_name[name] = (value, h)
             key = str if isinstance(h, _StringH) else h.desc.cls  # type: ignore[attr-defined]
@@ -778,22 +813,27 @@ class _F:
 _K_SCALAR, _K_STRING, _K_TABLE, _K_STRUCT, _K_VECTOR, _K_UNION, _K_UNION_VEC = range(7)
 
 
-class Table:
-    """A table descriptor. ``identifier`` is the root's ``file_identifier`` ("" for none)."""
+class Table(Generic[T]):
+    """A table descriptor. ``identifier`` is the root's ``file_identifier`` ("" for none).
+    ``fields`` are :class:`Field` objects or their positional-argument tuples
+    ``(attr, name, slot, spec, default, {keyword options})``."""
 
     def __init__(
         self,
         qualname: str,
-        cls: Callable[..., Any],
-        fields: Sequence[Field],
+        cls: Callable[..., T],
+        fields: Sequence[Field | tuple[Any, ...]],
         identifier: str = "",
+        *,
+        reg: dict[str, Any] | None = None,
     ) -> None:
         self.qualname = qualname
         self.cls = cls
-        self.fields = list(fields)
+        self.fields = [f if isinstance(f, Field) else Field(*f[:5], **(f[5] if len(f) > 5 else {})) for f in fields]
         self.identifier = identifier
         self._ready = False
-        _REGISTRY[qualname] = self
+        self.reg = registry() if reg is None else reg
+        self.reg[qualname] = self
 
     # -- preparation ---------------------------------------------------------------------
     def prepare(self) -> None:
@@ -808,7 +848,7 @@ class Table:
             r.slot = f.slot
             r.voff = 4 + 2 * f.slot
             r.tvoff = 4 + 2 * (f.slot - 1)
-            h = _resolve(f.spec)
+            h = _resolve(f.spec, self.reg)
             r.h = h
             r.union = None
             r.vec_elem = None
@@ -1012,7 +1052,8 @@ class Table:
             raise DecodeError("buffer too small", offset=0)
         try:
             root = d.uoffset(base)
-            return self.read(d, root, 1)
+            out: T = self.read(d, root, 1)
+            return out
         except DecodeError:
             raise
         except (
@@ -1071,7 +1112,7 @@ class Table:
                 if k == _K_SCALAR or k == _K_STRING or k == _K_VECTOR:
                     v = r.h.read(d, p, depth)
                     if r.f.nested and d.verify and v:
-                        lookup(r.f.nested).decode(bytes(v), verify=True)
+                        lookup(r.f.nested, self.reg).decode(bytes(v), verify=True)
                 elif k == _K_TABLE:
                     v = r.table_desc.read(d, d.uoffset(p), depth + 1)
                 elif k == _K_STRUCT:
