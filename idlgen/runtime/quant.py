@@ -16,7 +16,7 @@ import numpy as np
 from .dtypes import to_numpy
 from .errors import KernelError
 
-__all__ = ["QuantParams", "quantize", "dequantize", "quant_dtype_cast", "quant_dtype_cast_v2"]
+__all__ = ["QuantParams", "quantize", "scaled", "dequantize", "quant_dtype_cast", "quant_dtype_cast_v2"]
 
 
 @dataclass(frozen=True)
@@ -58,16 +58,24 @@ def _range(dtype: np.dtype[np.generic], num_bits: int) -> tuple[int, int]:
 def quantize(
     x: np.ndarray, qp: QuantParams, dtype: np.dtype[np.generic] | type, *, axis: int = 0
 ) -> np.ndarray:
-    """Real -> integer with the module's formula."""
+    """Real -> integer with the module's formula, in float32 like nnacl
+    (``real * (1.0f / scale) + zp``, then ``round``)."""
     dt = np.dtype(dtype)
     if not np.issubdtype(dt, np.integer):
         raise KernelError("Quantize", f"target dtype {dt} is not an integer type")
-    x = np.asarray(x, dtype=np.float64)
-    ax = axis + x.ndim if axis < 0 else axis
-    v = x / _bcast(qp.scale, x.ndim, ax) + _bcast(qp.zero_point, x.ndim, ax)
+    v = scaled(x, qp, axis=axis)
     r = np.where(v >= 0, np.floor(v + 0.5), np.ceil(v - 0.5))
     lo, hi = _range(dt, qp.num_bits)
-    return np.clip(r, lo, hi).astype(dt)
+    with np.errstate(invalid="ignore"):
+        return np.clip(np.nan_to_num(r, nan=0.0, posinf=hi, neginf=lo), lo, hi).astype(dt)
+
+
+def scaled(x: np.ndarray, qp: QuantParams, *, axis: int = 0) -> np.ndarray:
+    """``x / scale + zeroPoint`` before rounding, computed as nnacl does (float32)."""
+    x = np.asarray(x, dtype=np.float32)
+    ax = axis + x.ndim if axis < 0 else axis
+    inv = (np.float32(1.0) / qp.scale.astype(np.float32)).astype(np.float32)
+    return x * _bcast(inv, x.ndim, ax) + _bcast(qp.zero_point.astype(np.float32), x.ndim, ax)
 
 
 def dequantize(q: np.ndarray, qp: QuantParams, *, axis: int = 0, dtype: type = np.float32) -> np.ndarray:

@@ -24,10 +24,14 @@ def _axes(op: str, inputs: Sequence[np.ndarray], ndim: int) -> tuple[int, ...]:
 
 
 def _low(dt: np.dtype[np.generic]) -> float | int:
+    if dt == np.bool_:
+        return False
     return -np.inf if np.issubdtype(dt, np.floating) else int(np.iinfo(dt).min)
 
 
 def _high(dt: np.dtype[np.generic]) -> float | int:
+    if dt == np.bool_:
+        return True
     return np.inf if np.issubdtype(dt, np.floating) else int(np.iinfo(dt).max)
 
 

@@ -27,7 +27,8 @@ def _source(op: str, out: int, size: int, scale: float, mode: int) -> np.ndarray
     if mode == ASYMMETRIC:
         return d / scale
     if mode == ALIGN_CORNERS:
-        return d * ((size - 1) / (out - 1)) if out > 1 else np.zeros(out)
+        span = size * scale - 1  # == out - 1 unless a scale gives a fractional output length
+        return d * ((size - 1) / span) if out > 1 and span > 0 else np.zeros(out)
     if mode == HALF_PIXEL:
         return (d + 0.5) / scale - 0.5
     raise KernelError(op, f"unsupported CoordinateTransformMode {mode}")
