@@ -14,7 +14,7 @@ import argparse
 import os
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +32,10 @@ from .policy import (
     hdi_version_policy,
     load_baseline,
 )
-from .report import FORMATS, Report, render, render_json, render_markdown
+from .report import FORMATS, Report, render, render_markdown
 from .sources import GitError, extract_at_revision, load_paths
 
-__all__ = ["add_arguments", "run", "diff_paths", "render_committed_reports"]
+__all__ = ["add_arguments", "run", "diff_paths"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -81,10 +81,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="accept the findings recorded in FILE (overrides [tool.idlgen.diff] baseline)",
     )
     parser.add_argument(
+        "--config", type=Path, help="pyproject.toml to read [tool.idlgen] from"
+    )
+    parser.add_argument(
         "--update-baseline",
         action="store_true",
         help="write every current finding to the baseline file and exit 0",
     )
+
+
+def _config_parts(
+    config: Any,
+) -> tuple[Mapping[str, Any], dict[str, Path], list[Path], Path]:
+    """(diff table, roots, include dirs, base dir) from an ``idlgen.config.Config`` or from the
+    raw ``[tool.idlgen]`` table."""
+    if isinstance(config, Mapping):
+        table = config.get("diff", {})
+        roots = _parse_roots([str(r) for r in config.get("roots", [])])
+        includes = [Path(d) for d in config.get("include", [])]
+        base = Path.cwd()
+    else:
+        table = getattr(config, "diff", {})
+        roots = {k: Path(v) for k, v in dict(getattr(config, "roots", {})).items()}
+        includes = [Path(d) for d in getattr(config, "include", ())]
+        base = Path(getattr(config, "base_dir", Path.cwd()))
+    if not isinstance(table, Mapping):
+        raise ConfigError("[tool.idlgen.diff] must be a table")
+    return table, roots, includes, base
 
 
 def _parse_roots(items: Sequence[str]) -> dict[str, Path]:
@@ -97,16 +120,20 @@ def _parse_roots(items: Sequence[str]) -> dict[str, Path]:
     return roots
 
 
-def _display(cwd: Path, tmp: Path | None, ref: str | None) -> Any:
-    cwd_r = cwd.resolve()
+def _display(
+    base: Path, tmp: Path | None = None, ref: str | None = None
+) -> Callable[[str], str]:
+    """File names for reports: relative to ``base`` (``REF:path`` for files of a revision)."""
+    cwd = Path.cwd()
 
     def show(p: str) -> str:
         path = Path(p)
-        if tmp is not None and path.is_absolute() and path.is_relative_to(tmp):
+        if not path.is_absolute():
+            path = cwd / path
+        path = Path(os.path.normpath(path))
+        if tmp is not None and path.is_relative_to(tmp):
             return f"{ref}:{path.relative_to(tmp).as_posix()}"
-        if path.is_absolute() and path.resolve().is_relative_to(cwd_r):
-            return path.resolve().relative_to(cwd_r).as_posix()
-        return p.replace(os.sep, "/")
+        return Path(os.path.relpath(path, base)).as_posix()
 
     return show
 
@@ -147,16 +174,16 @@ def diff_paths(
     return lo, ln, findings, pol
 
 
-def run(args: argparse.Namespace, config: Mapping[str, Any]) -> int:
+def run(args: argparse.Namespace, config: Any) -> int:
     """Run ``idlgen diff``; the report is written before the exit code is decided."""
     try:
-        diff_table = config.get("diff", {})
-        cfg = DiffConfig.from_mapping(
-            diff_table if isinstance(diff_table, Mapping) else {}
+        diff_table, cfg_roots, cfg_includes, base = _config_parts(config)
+        cfg = DiffConfig.from_mapping(diff_table)
+        roots = _parse_roots(args.root) if args.root else cfg_roots
+        includes = [Path(d) for d in args.include] if args.include else cfg_includes
+        baseline_file = args.baseline or (
+            str(base / cfg.baseline) if cfg.baseline else None
         )
-        roots = _parse_roots(args.root or [str(r) for r in config.get("roots", [])])
-        includes = [Path(d) for d in (args.include or config.get("include", []))]
-        baseline_file = args.baseline or cfg.baseline
         if args.update_baseline and not baseline_file:
             raise ConfigError(
                 "--update-baseline needs --baseline FILE or [tool.idlgen.diff] baseline"
@@ -200,7 +227,7 @@ def run(args: argparse.Namespace, config: Mapping[str, Any]) -> int:
             old_paths, new_paths = [Path(args.paths[0])], [Path(args.paths[1])]
             old_roots, old_includes = roots, includes
             old_label, new_label = args.paths
-            display = _display(cwd, None, None)
+            display = _display(cwd)
         lo, ln, findings, pol = diff_paths(
             old_paths,
             new_paths,
@@ -215,9 +242,11 @@ def run(args: argparse.Namespace, config: Mapping[str, Any]) -> int:
             return 1
         if args.update_baseline:
             assert baseline_file is not None
-            Path(baseline_file).write_text(baseline_text(findings), encoding="utf-8")
+            # Findings a suppression already accepts (with its reason) stay out of the baseline.
+            todo, _ = apply_acceptances(findings, cfg.suppress)
+            Path(baseline_file).write_text(baseline_text(todo), encoding="utf-8")
             print(
-                f"idlgen diff: wrote {len(findings)} finding(s) to {baseline_file}",
+                f"idlgen diff: wrote {len(todo)} finding(s) to {baseline_file}",
                 file=sys.stderr,
             )
             return 0
@@ -230,33 +259,3 @@ def run(args: argparse.Namespace, config: Mapping[str, Any]) -> int:
             with open(summary, "a", encoding="utf-8") as fh:
                 fh.write(render_markdown(report))
     return exit_code(active, args.fail_on)
-
-
-def render_committed_reports(
-    pairs: Sequence[Mapping[str, str]] | Sequence[Any],
-    roots: Mapping[str, Path] | None = None,
-    include_dirs: Sequence[Path] = (),
-) -> dict[str, str]:
-    """Markdown and JSON reports for configured pairs: ``{"<name>.md": …, "<name>.json": …}``.
-
-    ``pairs`` are ``{name, old, new}`` mappings (``[tool.idlgen.diff] reports``) or ReportPair
-    objects; paths are relative to the current directory (the project root) and stay relative
-    in the output, so the content is the same on every machine.
-    """
-    out: dict[str, str] = {}
-    display = _display(Path.cwd(), None, None)
-    for p in pairs:
-        name, old, new = (
-            (p["name"], p["old"], p["new"])
-            if isinstance(p, Mapping)
-            else (p.name, p.old, p.new)
-        )
-        lo, ln, findings, pol = diff_paths(
-            [Path(old)], [Path(new)], roots=roots, include_dirs=include_dirs
-        )
-        if not (lo.ok and ln.ok):
-            raise ValueError(f"diff report {name}: schema errors in {old} or {new}")
-        report = Report(old, new, findings, [], pol, display)
-        out[f"{name}.md"] = render_markdown(report)
-        out[f"{name}.json"] = render_json(report)
-    return out

@@ -1124,7 +1124,7 @@ class _Comparer:
                 f"{was}field `{a.name}` deleted{tail}",
                 old=a.span,
                 old_decl=field_text(a, lang),
-                anchor=n.span,
+                anchor=self._survivor_anchor(i, sorted(matched + renamed), nf, n.span),
             )
         for i, j in matched:
             a, b = of[i], nf[j]
@@ -1140,6 +1140,22 @@ class _Comparer:
                     new_decl=field_text(b, lang),
                 )
             self._fbs_field(a, b, fpath, check_type=True)
+
+    def _enum_base_change(self, a: ir.TypeRef, b: ir.TypeRef) -> str:
+        """For two matching enum-typed members: "byte → short" when the enum's base changed."""
+        while isinstance(a, (ir.Vector, ir.FixedArray)) and isinstance(
+            b, (ir.Vector, ir.FixedArray)
+        ):
+            a, b = a.element, b.element
+        if isinstance(a, ir.Ref) and isinstance(b, ir.Ref):
+            ea, eb = self.o.decls.get(a.qualname), self.n.decls.get(b.qualname)
+            if (
+                isinstance(ea, ir.Enum)
+                and isinstance(eb, ir.Enum)
+                and ea.base != eb.base
+            ):
+                return f"`{_sk(ea.base)}` → `{_sk(eb.base)}`"
+        return ""
 
     def _fbs_field(
         self, a: ir.Field, b: ir.Field, fpath: str, *, check_type: bool
@@ -1163,6 +1179,8 @@ class _Comparer:
                     "FBS-T-07",
                     f"type changed from `{type_text(a.type, lang)}` to `{type_text(b.type, lang)}`",
                 )
+        elif check_type and (bases := self._enum_base_change(a.type, b.type)):
+            emit("FBS-T-07", f"stored width changes: enum's underlying type {bases}")
         if a.deprecated != b.deprecated:
             if b.deprecated:
                 emit("FBS-T-04", "field deprecated")
@@ -1173,6 +1191,14 @@ class _Comparer:
                 "FBS-T-11",
                 f"optional scalar (`= null`) {'added' if b.optional else 'removed'}",
             )
+            # Absent fields switch between reading a value and reading null.
+            da = (
+                "null" if a.optional else _dv(a.default if a.default is not None else 0)
+            )
+            db = (
+                "null" if b.optional else _dv(b.default if b.default is not None else 0)
+            )
+            emit("FBS-T-09", f"default changed from {da} to {db}")
         elif not _same_default(a.default, b.default) and self.same_type(a.type, b.type):
             emit(
                 "FBS-T-09", f"default changed from {_dv(a.default)} to {_dv(b.default)}"
@@ -1277,6 +1303,16 @@ class _Comparer:
                         old_decl=ta,
                         new_decl=tb,
                     )
+            elif bases := self._enum_base_change(a.type, b.type):
+                self.emit(
+                    "FBS-S-01",
+                    fpath,
+                    f"stored width changes: enum's underlying type {bases}",
+                    old=a.span,
+                    new=b.span,
+                    old_decl=ta,
+                    new_decl=tb,
+                )
             self._doc(lang, fpath, a.doc, b.doc, a.span, b.span, ta, tb)
         explained = any(f.rule == "FBS-S-01" for f in self.findings[structural:])
         if o.force_align != n.force_align or (

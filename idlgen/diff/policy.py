@@ -71,9 +71,7 @@ class DiffConfig:
 
     @classmethod
     def from_mapping(cls, cfg: Mapping[str, Any]) -> DiffConfig:
-        """Parse ``[tool.idlgen.diff]`` (pass that table, or the whole ``[tool.idlgen]``)."""
-        if "diff" in cfg and isinstance(cfg["diff"], Mapping):
-            cfg = cfg["diff"]
+        """Parse the ``[tool.idlgen.diff]`` table."""
         known = {"suppress", "baseline", "policy", "reports"}
         unknown = sorted(set(cfg) - known)
         if unknown:
