@@ -16,7 +16,16 @@ from typing import Any
 
 from .. import ir
 
-__all__ = ["DescriptorCall", "type_spec", "descriptor_calls", "build_runtime", "py_attr"]
+__all__ = [
+    "DescriptorCall",
+    "ClassName",
+    "type_spec",
+    "descriptor_calls",
+    "build_runtime",
+    "py_attr",
+    "codec_view",
+    "render_calls",
+]
 
 
 def py_attr(name: str) -> str:
@@ -35,17 +44,39 @@ class DescriptorCall:
     kwargs: dict[str, Any]
 
 
-def type_spec(t: ir.TypeRef) -> Any:
+class ClassName(str):
+    """A generated class referenced by name in rendered source (``repr`` is the bare name)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def type_spec(
+    t: ir.TypeRef,
+    decls: dict[str, ir.Decl] | None = None,
+    ref: Callable[[str], Any] | None = None,
+) -> Any:
+    """The runtime type spec of ``t``. Without ``ref`` types are named by qualified name (looked
+    up in a registry); with ``ref`` (qualname -> class reference) tables/structs/enums point at
+    classes and unions are spelled out inline, which is what generated modules use."""
     if isinstance(t, ir.Scalar):
         return t.kind.fmt
     if isinstance(t, ir.String):
         return "string"
     if isinstance(t, ir.Vector):
-        return ("vector", type_spec(t.element))
+        return ("vector", type_spec(t.element, decls, ref))
     if isinstance(t, ir.FixedArray):
-        return ("array", type_spec(t.element), t.length)
+        return ("array", type_spec(t.element, decls, ref), t.length)
     if isinstance(t, ir.Ref):
-        return (t.kind.value, t.qualname)
+        if ref is None or decls is None:
+            return (t.kind.value, t.qualname)
+        d = decls[t.qualname]
+        if isinstance(d, ir.Enum):
+            return ("enum", ref(t.qualname), d.base.fmt)
+        if isinstance(d, ir.Union):
+            members = tuple((m.name, m.value, type_spec(m.type, decls, ref)) for m in d.members)
+            return ("union", t.qualname, (d.discriminant or ir.ScalarKind.U8).fmt, members)
+        return (t.kind.value, ref(t.qualname))
     raise ValueError(f"type {t!r} has no FlatBuffers encoding")
 
 
@@ -65,20 +96,33 @@ def _field_default(f: ir.Field) -> Any:
 
 
 def descriptor_calls(
-    schema: ir.Schema, file: ir.SchemaFile, attr: Callable[[str], str] = py_attr
+    schema: ir.Schema,
+    file: ir.SchemaFile,
+    attr: Callable[[str, str], str] | None = None,
+    ref: Callable[[str], Any] | None = None,
+    namespace: str | None = None,
 ) -> list[DescriptorCall]:
-    """Descriptor constructor calls for every declaration of ``file``."""
+    """Descriptor constructor calls for the declarations of ``file`` (those in ``namespace``
+    when given). ``attr(qualname, field)`` names Python attributes; ``ref`` see type_spec."""
+    decls = schema.decls()
+    at = attr or (lambda q, n: py_attr(n))
+
+    def spec(t: ir.TypeRef) -> Any:
+        return type_spec(t, decls, ref)
+
     out: list[DescriptorCall] = []
     for d in file.decls:
+        if namespace is not None and d.namespace != namespace:
+            continue
         if isinstance(d, ir.Enum):
             out.append(DescriptorCall("Enum", d.qualname, d.name, (d.base.fmt, d.bit_flags), {}))
         elif isinstance(d, ir.Union):
-            members = tuple((m.name, m.value, type_spec(m.type)) for m in d.members)
+            members = tuple((m.name, m.value, spec(m.type)) for m in d.members)
             disc = (d.discriminant or ir.ScalarKind.U8).fmt
             out.append(DescriptorCall("Union", d.qualname, "", (members, disc), {}))
         elif isinstance(d, ir.Struct) and not d.is_table:
-            fields = tuple((attr(f.name), f.name, type_spec(f.type)) for f in d.fields)
-            key = next((attr(f.name) for f in d.fields if f.key), "")
+            fields = tuple((at(d.qualname, f.name), f.name, spec(f.type)) for f in d.fields)
+            key = next((at(d.qualname, f.name) for f in d.fields if f.key), "")
             kw: dict[str, Any] = {}
             if d.force_align:
                 kw["force_align"] = d.force_align
@@ -109,7 +153,7 @@ def descriptor_calls(
                 if fa:
                     fkw["force_align"] = int(fa)
                 fields_kw.append(
-                    (attr(f.name), f.name, f.slot, type_spec(f.type), _field_default(f), fkw)
+                    (at(d.qualname, f.name), f.name, f.slot, spec(f.type), _field_default(f), fkw)
                 )
             kw = {}
             if file.root_type == d.qualname and file.file_identifier:
@@ -161,13 +205,23 @@ def build_runtime(schema: ir.Schema) -> dict[str, Any]:
         if isinstance(d, ir.Enum):
             base = enum.IntFlag if d.bit_flags else enum.IntEnum
             members = [(m.name, m.value) for m in d.members]
-            classes[q] = base(d.name, members)  # type: ignore[misc]
+            classes[q] = enum.Enum(d.name, members, type=int if not d.bit_flags else None) if False else base(d.name, members)  # type: ignore[call-arg, arg-type]
         elif isinstance(d, ir.Struct):
             fields = []
             for f in d.fields:
                 default = _py_default(f, decls)
                 if d.is_table or isinstance(f.type, ir.FixedArray):
-                    fields.append((py_attr(f.name), Any, default if isinstance(default, dataclasses.Field) else dataclasses.field(default=default)))
+                    fields.append(
+                        (
+                            py_attr(f.name),
+                            Any,
+                            (
+                                default
+                                if isinstance(default, dataclasses.Field)
+                                else dataclasses.field(default=default)
+                            ),
+                        )
+                    )
                 else:
                     t = f.type
                     if isinstance(t, ir.Ref) and t.kind is ir.RefKind.STRUCT:
@@ -179,7 +233,9 @@ def build_runtime(schema: ir.Schema) -> dict[str, Any]:
     for file in schema.files:
         for c in descriptor_calls(schema, file):
             if c.kind == "Enum":
-                out["desc:" + c.qualname] = fb.Enum(c.qualname, classes[c.qualname], *c.args, reg=reg)
+                out["desc:" + c.qualname] = fb.Enum(
+                    c.qualname, classes[c.qualname], *c.args, reg=reg
+                )
             elif c.kind == "Union":
                 out["desc:" + c.qualname] = fb.Union(c.qualname, *c.args, reg=reg)
             elif c.kind == "Struct":
@@ -191,3 +247,61 @@ def build_runtime(schema: ir.Schema) -> dict[str, Any]:
                     c.qualname, classes[c.qualname], *c.args, **c.kwargs, reg=reg
                 )
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The generator plugin (see idlgen.pygen.generate.CODEC_PLUGINS)
+
+
+def render_calls(calls: list[DescriptorCall], class_name: Callable[[str], str]) -> list[str]:
+    """Python statements creating the descriptors (one per table/struct, ``_FB_<Class>``)."""
+    lines = ['_FB_REG = _fb.registry(__name__.split(".")[0])']
+    for c in calls:
+        if c.kind not in ("Table", "Struct"):
+            continue  # enums and unions are spelled inline in the specs that use them
+        name = class_name(c.qualname)
+        args = ", ".join([repr(c.qualname), name, *(repr(a) for a in c.args)])
+        kw = "".join(f", {k}={v!r}" for k, v in c.kwargs.items()) + ", reg=_FB_REG"
+        lines.append(f"_FB_{name}: _fb.{c.kind}[{name}] = _fb.{c.kind}({args}{kw})")
+    return lines
+
+
+def codec_view(b: Any, f: ir.SchemaFile, records: list[Any], schema: ir.Schema) -> Any:
+    """CodecView for one generated module: thin methods per record + descriptor block."""
+    from ..pygen.views import CodecView
+
+    attrs: dict[tuple[str, str], str] = {}
+    for r in records:
+        for fv in r.fields:
+            attrs[(r.qualname, fv.schema_name)] = fv.name
+    decls = schema.decls()
+
+    def attr(q: str, n: str) -> str:
+        return attrs.get((q, n), py_attr(n))
+
+    def ref(q: str) -> str:
+        # Enum classes are leaves (no import cycles): reference them directly. Tables and
+        # structs go through the package registry by name, resolved lazily on first use, so
+        # mutually recursive types across modules work.
+        if isinstance(decls.get(q), ir.Enum):
+            return ClassName(b.imports.ref(q))
+        return q
+
+    calls = descriptor_calls(schema, f, attr, ref, b.namespace)
+    keyed = {
+        r.qualname
+        for r in records
+        if isinstance(decls.get(r.qualname), ir.Struct)
+        and any(fl.key for fl in decls[r.qualname].fields)  # type: ignore[union-attr]
+    }
+    lines = render_calls(calls, lambda q: b.names.class_name(q))
+    return CodecView(
+        method_template="fbs_methods.j2",
+        tail_template="fbs_codec.j2",
+        imports=(
+            "from idlgen.wire import flatbuffers as _fb",
+            "from idlgen.wire import fbjson as _fbjson",
+            "from collections.abc import Sequence",
+        ),
+        context={"lines": lines, "keyed": keyed},
+    )

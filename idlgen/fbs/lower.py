@@ -172,35 +172,45 @@ def _unknown(ctx: _Ctx, name: str, span: Span, what: str = "type") -> None:
 def _check_attrs(ctx: _Ctx, attrs: Sequence[A.AttrAst]) -> None:
     for a in attrs:
         if a.name not in KNOWN_ATTRIBUTES and a.name not in ctx.declared_attrs:
-            close = difflib.get_close_matches(a.name, sorted(KNOWN_ATTRIBUTES | ctx.declared_attrs), n=1)
+            close = difflib.get_close_matches(
+                a.name, sorted(KNOWN_ATTRIBUTES | ctx.declared_attrs), n=1
+            )
             ctx.diags.error(
                 "FBS036",
                 f"user define attributes must be declared before use: {a.name}",
                 a.span,
-                help=[f"did you mean '{close[0]}'?"] if close else [f"add: attribute \"{a.name}\";"],
+                help=[f"did you mean '{close[0]}'?"] if close else [f'add: attribute "{a.name}";'],
             )
 
 
 def _resolve_type(ctx: _Ctx, t: A.TypeAst, ns: str, *, in_struct: bool) -> TypeRef | None:
     if isinstance(t, A.VectorTypeAst):
         if isinstance(t.element, (A.VectorTypeAst, A.ArrayTypeAst)):
-            ctx.diags.error("FBS041", "nested vector types not supported (wrap in table first)", t.span)
+            ctx.diags.error(
+                "FBS041", "nested vector types not supported (wrap in table first)", t.span
+            )
             return None
         el = _resolve_type(ctx, t.element, ns, in_struct=in_struct)
         return None if el is None else Vector(el)
     if isinstance(t, A.ArrayTypeAst):
         if not in_struct:
-            ctx.diags.error("FBS040", "fixed-length array in table must be wrapped in struct", t.span)
+            ctx.diags.error(
+                "FBS040", "fixed-length array in table must be wrapped in struct", t.span
+            )
             return None
         try:
             n = parse_int(t.length)
         except ValueError:
             n = -1
         if not 1 <= n <= 0xFFFF:
-            ctx.diags.error("FBS051", f"length of fixed-length array must be 1..65535, got {t.length}", t.span)
+            ctx.diags.error(
+                "FBS051", f"length of fixed-length array must be 1..65535, got {t.length}", t.span
+            )
             return None
         if isinstance(t.element, (A.VectorTypeAst, A.ArrayTypeAst)):
-            ctx.diags.error("FBS041", "nested vector types not supported (wrap in table first)", t.span)
+            ctx.diags.error(
+                "FBS041", "nested vector types not supported (wrap in table first)", t.span
+            )
             return None
         el = _resolve_type(ctx, t.element, ns, in_struct=in_struct)
         return None if el is None else FixedArray(el, n)
@@ -241,7 +251,9 @@ def _lower_enum(ctx: _Ctx, d: A.EnumDeclAst) -> Enum | None:
     attrs = _attr_dict(d.attrs)
     bit_flags = "bit_flags" in attrs
     if "force_align" in attrs:
-        ctx.diags.error("FBS047", "force_align is not allowed on an enum", attrs["force_align"].span)
+        ctx.diags.error(
+            "FBS047", "force_align is not allowed on an enum", attrs["force_align"].span
+        )
     lo, hi = kind.bounds
     members: list[EnumMember] = []
     seen: dict[int, str] = {}
@@ -261,16 +273,20 @@ def _lower_enum(ctx: _Ctx, d: A.EnumDeclAst) -> Enum | None:
         value = raw
         if bit_flags:
             if not 0 <= raw < kind.size * 8:
-                ctx.diags.error("FBS025", f"bit flag out of range of underlying integral type: {v.name}", v.span)
+                ctx.diags.error(
+                    "FBS025", f"bit flag out of range of underlying integral type: {v.name}", v.span
+                )
                 continue
             value = 1 << raw
             if kind.is_signed and value > hi:
-                ctx.diags.error("FBS025", f"bit flag out of range of underlying integral type: {v.name}", v.span)
+                ctx.diags.error(
+                    "FBS025", f"bit flag out of range of underlying integral type: {v.name}", v.span
+                )
                 continue
         elif not lo <= value <= hi:
             ctx.diags.error(
                 "FBS024",
-                f"enum value does not fit, \"{value}\" not in [{lo}; {hi}]",
+                f'enum value does not fit, "{value}" not in [{lo}; {hi}]',
                 v.span,
             )
             continue
@@ -292,7 +308,9 @@ def _lower_enum(ctx: _Ctx, d: A.EnumDeclAst) -> Enum | None:
     if not d.values:
         members.append(EnumMember("NONE", 0))
     members.sort(key=lambda m: m.value)
-    e = Enum(d.name, d.namespace, kind, tuple(members), d.doc, "", bit_flags, _ir_attrs(d.attrs), d.span)
+    e = Enum(
+        d.name, d.namespace, kind, tuple(members), d.doc, "", bit_flags, _ir_attrs(d.attrs), d.span
+    )
     return e
 
 
@@ -319,13 +337,20 @@ def _lower_union(ctx: _Ctx, d: A.UnionDeclAst) -> Union | None:
         t = _resolve_type(ctx, tast, d.namespace, in_struct=False)
         if t is None:
             continue
-        if not (isinstance(t, String) or (isinstance(t, Ref) and t.kind in (RefKind.TABLE, RefKind.STRUCT))):
-            ctx.diags.error("FBS043", "type referenced in union must be a table, struct or string", v.span)
+        if not (
+            isinstance(t, String)
+            or (isinstance(t, Ref) and t.kind in (RefKind.TABLE, RefKind.STRUCT))
+        ):
+            ctx.diags.error(
+                "FBS043", "type referenced in union must be a table, struct or string", v.span
+            )
             continue
         value = parse_int(v.value) if v.value is not None else prev + 1
         prev = value
         if not lo <= value <= hi:
-            ctx.diags.error("FBS024", f"enum value does not fit, \"{value}\" not in [{lo}; {hi}]", v.span)
+            ctx.diags.error(
+                "FBS024", f'enum value does not fit, "{value}" not in [{lo}; {hi}]', v.span
+            )
             continue
         if name in names:
             ctx.diags.error("FBS023", f"enum value already exists: {name}", v.span)
@@ -360,7 +385,9 @@ def _enum_value_by_names(ctx: _Ctx, e: Enum, names: Sequence[str], span: Span) -
             return None
         total |= by_name[n]
     if len(names) > 1 and not e.bit_flags:
-        ctx.diags.error("FBS039", f"more than one value given for non-bit_flags enum {e.name}", span)
+        ctx.diags.error(
+            "FBS039", f"more than one value given for non-bit_flags enum {e.name}", span
+        )
         return None
     return total
 
@@ -413,7 +440,9 @@ def _lower_default(
         ctx.diags.error("FBS044", "default value of a union field must be NONE", d.span)
         return None, False, False
     if kind is None:
-        ctx.diags.error("FBS039", "default values are only allowed on scalars, strings and vectors", d.span)
+        ctx.diags.error(
+            "FBS039", "default values are only allowed on scalars, strings and vectors", d.span
+        )
         return None, False, False
     try:
         if kind is ScalarKind.BOOL:
@@ -425,7 +454,11 @@ def _lower_default(
         if kind.is_float:
             if d.kind == "number":
                 return parse_float(d.value), False, True
-            if d.kind == "idents" and len(d.value) == 1 and d.value[0] in ("nan", "inf", "infinity"):
+            if (
+                d.kind == "idents"
+                and len(d.value) == 1
+                and d.value[0] in ("nan", "inf", "infinity")
+            ):
                 return parse_float(d.value[0]), False, True
             if d.kind == "func":
                 fn, arg = d.value
@@ -487,7 +520,11 @@ def _lower_struct(ctx: _Ctx, d: A.TypeDeclAst) -> Struct | None:
         except ValueError:
             force_align = -1
         if is_table or force_align <= 0 or force_align & (force_align - 1) or force_align > 32:
-            ctx.diags.error("FBS047", "force_align must be a power of two integer ranging from the struct's natural alignment to 32", a.span)
+            ctx.diags.error(
+                "FBS047",
+                "force_align must be a power of two integer ranging from the struct's natural alignment to 32",
+                a.span,
+            )
             force_align = 0
     pending: list[tuple[A.FieldAst, Field, int | None]] = []
     names: dict[str, A.FieldAst] = {}
@@ -499,7 +536,11 @@ def _lower_struct(ctx: _Ctx, d: A.TypeDeclAst) -> Struct | None:
         if t is None:
             ok = False
             continue
-        hidden = [f"{fa.name}_type"] if isinstance(_elem(t), Ref) and _elem_kind(t) is RefKind.UNION else []
+        hidden = (
+            [f"{fa.name}_type"]
+            if isinstance(_elem(t), Ref) and _elem_kind(t) is RefKind.UNION
+            else []
+        )
         for n in [fa.name, *hidden]:
             if n in names:
                 ctx.diags.error("FBS042", f"field already exists: {n}", fa.span)
@@ -508,7 +549,11 @@ def _lower_struct(ctx: _Ctx, d: A.TypeDeclAst) -> Struct | None:
         for n in hidden:
             names[n] = fa
         if not is_table:
-            if not (_is_scalar(t, ctx) or isinstance(t, FixedArray) or (isinstance(t, Ref) and t.kind is RefKind.STRUCT)):
+            if not (
+                _is_scalar(t, ctx)
+                or isinstance(t, FixedArray)
+                or (isinstance(t, Ref) and t.kind is RefKind.STRUCT)
+            ):
                 ctx.diags.error(
                     "FBS034",
                     f"structs may contain only scalar or struct fields: {fa.name}",
@@ -519,12 +564,18 @@ def _lower_struct(ctx: _Ctx, d: A.TypeDeclAst) -> Struct | None:
             if isinstance(t, FixedArray):
                 el = t.element
                 if not (_is_scalar(el, ctx) or (isinstance(el, Ref) and el.kind is RefKind.STRUCT)):
-                    ctx.diags.error("FBS034", "fixed-length array elements must be scalars, enums or structs", fa.type.span)
+                    ctx.diags.error(
+                        "FBS034",
+                        "fixed-length array elements must be scalars, enums or structs",
+                        fa.type.span,
+                    )
                     ok = False
                     continue
             for bad in ("deprecated", "required"):
                 if bad in fattrs:
-                    ctx.diags.error("FBS050", f"{bad} is not allowed on struct fields", fattrs[bad].span)
+                    ctx.diags.error(
+                        "FBS050", f"{bad} is not allowed on struct fields", fattrs[bad].span
+                    )
                     ok = False
         if isinstance(t, Vector) and isinstance(t.element, Ref) and t.element.kind is RefKind.UNION:
             pass  # vectors of unions: allowed (flatc refuses them only for some languages)
@@ -533,25 +584,43 @@ def _lower_struct(ctx: _Ctx, d: A.TypeDeclAst) -> Struct | None:
         required = "required" in fattrs
         key = "key" in fattrs
         if required and _is_scalar(t, ctx):
-            ctx.diags.error("FBS032", "only non-scalar fields in tables may be 'required'", fattrs["required"].span)
+            ctx.diags.error(
+                "FBS032",
+                "only non-scalar fields in tables may be 'required'",
+                fattrs["required"].span,
+            )
             ok = False
         if key:
             keys += 1
             if keys > 1:
                 ctx.diags.error("FBS033", "only one field may be set as 'key'", fattrs["key"].span)
                 ok = False
-            if not (_is_scalar(t, ctx) or isinstance(t, (String, FixedArray)) or (isinstance(t, Ref) and t.kind is RefKind.STRUCT)):
-                ctx.diags.error("FBS033", "'key' field must be a scalar, string, struct or array", fattrs["key"].span)
+            if not (
+                _is_scalar(t, ctx)
+                or isinstance(t, (String, FixedArray))
+                or (isinstance(t, Ref) and t.kind is RefKind.STRUCT)
+            ):
+                ctx.diags.error(
+                    "FBS033",
+                    "'key' field must be a scalar, string, struct or array",
+                    fattrs["key"].span,
+                )
                 ok = False
             if isinstance(t, String):
                 required = True
         if optional and (key or required):
-            ctx.diags.error("FBS046", "optional scalars cannot be 'key' or 'required'", fa.default.span if fa.default else fa.span)
+            ctx.diags.error(
+                "FBS046",
+                "optional scalars cannot be 'key' or 'required'",
+                fa.default.span if fa.default else fa.span,
+            )
             ok = False
         if "nested_flatbuffer" in fattrs or "flexbuffer" in fattrs:
             if t != Vector(Scalar(ScalarKind.U8)):
                 a = fattrs.get("nested_flatbuffer") or fattrs["flexbuffer"]
-                ctx.diags.error("FBS048", f"{a.name} attribute may only apply to a vector of ubyte", a.span)
+                ctx.diags.error(
+                    "FBS048", f"{a.name} attribute may only apply to a vector of ubyte", a.span
+                )
                 ok = False
             if "nested_flatbuffer" in fattrs:
                 nf = fattrs["nested_flatbuffer"]
@@ -566,7 +635,9 @@ def _lower_struct(ctx: _Ctx, d: A.TypeDeclAst) -> Struct | None:
                 ctx.diags.error("FBS036", f"unknown hash function: {h.value}", h.span)
                 ok = False
             elif kind is None or not kind.is_integer or kind.size == 1:
-                ctx.diags.error("FBS036", "type referenced with a hash must be a 16/32/64-bit integer", h.span)
+                ctx.diags.error(
+                    "FBS036", "type referenced with a hash must be a 16/32/64-bit integer", h.span
+                )
                 ok = False
         idv: int | None = None
         if "id" in fattrs:
@@ -597,7 +668,9 @@ def _lower_struct(ctx: _Ctx, d: A.TypeDeclAst) -> Struct | None:
         with_id = [p for p in pending if p[2] is not None]
         if with_id and len(with_id) != len(pending):
             missing = next(p[0] for p in pending if p[2] is None)
-            ctx.diags.error("FBS030", "either all fields or no fields must have an 'id' attribute", missing.span)
+            ctx.diags.error(
+                "FBS030", "either all fields or no fields must have an 'id' attribute", missing.span
+            )
             return None
         if with_id:
             taken: dict[int, A.FieldAst] = {}
@@ -605,16 +678,28 @@ def _lower_struct(ctx: _Ctx, d: A.TypeDeclAst) -> Struct | None:
                 assert idv is not None
                 ids = [idv - 1, idv] if _elem_kind(fl.type) is RefKind.UNION else [idv]
                 if ids[0] < 0:
-                    ctx.diags.error("FBS031", f"union field {fa.name} needs id >= 1 (its _type field takes id-1)", fa.span)
+                    ctx.diags.error(
+                        "FBS031",
+                        f"union field {fa.name} needs id >= 1 (its _type field takes id-1)",
+                        fa.span,
+                    )
                     return None
                 for i in ids:
                     if i in taken:
-                        ctx.diags.error("FBS031", f"field id's must be consecutive from 0, id {i} set twice", fa.span)
+                        ctx.diags.error(
+                            "FBS031",
+                            f"field id's must be consecutive from 0, id {i} set twice",
+                            fa.span,
+                        )
                         return None
                     taken[i] = fa
             for i in range(len(taken)):
                 if i not in taken:
-                    ctx.diags.error("FBS031", f"field id's must be consecutive from 0, id {i} missing or set twice", d.span)
+                    ctx.diags.error(
+                        "FBS031",
+                        f"field id's must be consecutive from 0, id {i} missing or set twice",
+                        d.span,
+                    )
                     return None
             pending.sort(key=lambda p: p[2] or 0)
             fields = [_with_slot(fl, idv or 0) for _, fl, idv in pending]
@@ -629,7 +714,17 @@ def _lower_struct(ctx: _Ctx, d: A.TypeDeclAst) -> Struct | None:
         if any(p[2] is not None for p in pending):
             pass  # flatc ignores id on struct fields
         fields = [fl for _, fl, _ in pending]
-    return Struct(d.name, d.namespace, tuple(fields), d.doc, is_table, "", force_align, _ir_attrs(d.attrs), d.span)
+    return Struct(
+        d.name,
+        d.namespace,
+        tuple(fields),
+        d.doc,
+        is_table,
+        "",
+        force_align,
+        _ir_attrs(d.attrs),
+        d.span,
+    )
 
 
 def _elem(t: TypeRef) -> TypeRef:
@@ -643,8 +738,18 @@ def _elem_kind(t: TypeRef) -> RefKind | None:
 
 def _with_slot(f: Field, slot: int) -> Field:
     return Field(
-        f.name, f.type, f.doc, f.default, slot, f.deprecated, f.required, f.key, f.optional,
-        f.inherited_from, f.attributes, f.span,
+        f.name,
+        f.type,
+        f.doc,
+        f.default,
+        slot,
+        f.deprecated,
+        f.required,
+        f.key,
+        f.optional,
+        f.inherited_from,
+        f.attributes,
+        f.span,
     )
 
 
@@ -664,7 +769,7 @@ def _check_struct_cycles(ctx: _Ctx, structs: dict[str, Struct]) -> set[str]:
         if state.get(q) == 2 or q not in structs:
             return
         if state.get(q) == 1:
-            cyc = stack[stack.index(q):] + [q]
+            cyc = stack[stack.index(q) :] + [q]
             s = structs[q]
             if q not in bad:
                 ctx.diags.error("FBS035", f"circular struct dependency: {' -> '.join(cyc)}", s.span)
@@ -683,7 +788,9 @@ def _check_struct_cycles(ctx: _Ctx, structs: dict[str, Struct]) -> set[str]:
 # ---------------------------------------------------------------------------------------------
 
 
-def lower(files: Sequence[tuple[A.FileAst, tuple[str, ...], str]], diags: Diagnostics) -> list[SchemaFile]:
+def lower(
+    files: Sequence[tuple[A.FileAst, tuple[str, ...], str]], diags: Diagnostics
+) -> list[SchemaFile]:
     """Lower parsed files (includes first) into SchemaFiles; ``files`` holds
     (ast, include paths as written, sha256 digest)."""
     ctx = _Ctx(diags)
@@ -728,7 +835,11 @@ def lower(files: Sequence[tuple[A.FileAst, tuple[str, ...], str]], diags: Diagno
     lowered: dict[int, Decl] = {}
     for f, _, _ in files:
         for it in f.items:
-            if isinstance(it, A.EnumDeclAst) and ctx.syms.get(_qual(it.namespace, it.name), None) is not None and ctx.syms[_qual(it.namespace, it.name)].ast is it:
+            if (
+                isinstance(it, A.EnumDeclAst)
+                and ctx.syms.get(_qual(it.namespace, it.name), None) is not None
+                and ctx.syms[_qual(it.namespace, it.name)].ast is it
+            ):
                 e = _lower_enum(ctx, it)
                 if e is not None:
                     ctx.enums[e.qualname] = e
@@ -744,7 +855,9 @@ def lower(files: Sequence[tuple[A.FileAst, tuple[str, ...], str]], diags: Diagno
                     first_ns = it.value
                 if it.kind == "file_identifier":
                     if len(it.value.encode("utf-8")) != 4:
-                        diags.error("FBS037", "file_identifier must be exactly 4 characters", it.span)
+                        diags.error(
+                            "FBS037", "file_identifier must be exactly 4 characters", it.span
+                        )
                     meta["file_identifier"] = it.value
                 elif it.kind == "file_extension":
                     meta["file_extension"] = it.value
@@ -757,7 +870,10 @@ def lower(files: Sequence[tuple[A.FileAst, tuple[str, ...], str]], diags: Diagno
                     else:
                         meta["root_type"] = sym.qualname
                 continue
-            if ctx.syms.get(_qual(it.namespace, it.name)) is None or ctx.syms[_qual(it.namespace, it.name)].ast is not it:
+            if (
+                ctx.syms.get(_qual(it.namespace, it.name)) is None
+                or ctx.syms[_qual(it.namespace, it.name)].ast is not it
+            ):
                 continue
             if isinstance(it, A.UnionDeclAst):
                 u = _lower_union(ctx, it)
@@ -778,9 +894,13 @@ def lower(files: Sequence[tuple[A.FileAst, tuple[str, ...], str]], diags: Diagno
         decls = tuple(
             lowered[id(it)]
             for it in f.items
-            if id(it) in lowered and not (isinstance(lowered[id(it)], Struct) and lowered[id(it)].qualname in bad)
+            if id(it) in lowered
+            and not (isinstance(lowered[id(it)], Struct) and lowered[id(it)].qualname in bad)
         )
-        ns0 = next((it.value for it in f.items if isinstance(it, A.Directive) and it.kind == "namespace"), "")
+        ns0 = next(
+            (it.value for it in f.items if isinstance(it, A.Directive) and it.kind == "namespace"),
+            "",
+        )
         metas = {it.kind: it for it in f.items if isinstance(it, A.Directive)}
         root = ""
         if "root_type" in metas:
@@ -794,7 +914,9 @@ def lower(files: Sequence[tuple[A.FileAst, tuple[str, ...], str]], diags: Diagno
                 decls=decls,
                 imports=includes,
                 root_type=root,
-                file_identifier=metas["file_identifier"].value if "file_identifier" in metas else "",
+                file_identifier=(
+                    metas["file_identifier"].value if "file_identifier" in metas else ""
+                ),
                 file_extension=metas["file_extension"].value if "file_extension" in metas else "",
                 digest=digest,
             )
@@ -814,9 +936,18 @@ def _lower_rpc(ctx: _Ctx, d: A.RpcDeclAst) -> Interface | None:
                 if sym is None:
                     _unknown(ctx, t.name, t.span)
                 else:
-                    ctx.diags.error("FBS049", "rpc request and response types must be tables", t.span)
+                    ctx.diags.error(
+                        "FBS049", "rpc request and response types must be tables", t.span
+                    )
                 return None
             ts.append(Ref(sym.qualname, RefKind.TABLE))
-        params = (Param("request", ts[0], "in", m.request.span), Param("response", ts[1], "out", m.response.span))
-        methods.append(Method(m.name, params, m.doc, False, 0, False, False, _ir_attrs(m.attrs), m.span))
-    return Interface(d.name, d.namespace, tuple(methods), d.doc, "", False, _ir_attrs(d.attrs), d.span)
+        params = (
+            Param("request", ts[0], "in", m.request.span),
+            Param("response", ts[1], "out", m.response.span),
+        )
+        methods.append(
+            Method(m.name, params, m.doc, False, 0, False, False, _ir_attrs(m.attrs), m.span)
+        )
+    return Interface(
+        d.name, d.namespace, tuple(methods), d.doc, "", False, _ir_attrs(d.attrs), d.span
+    )

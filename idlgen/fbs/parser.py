@@ -45,7 +45,17 @@ def _parser() -> Lark:
     )
 
 
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "'": "'", "\\": "\\", "/": "/"}
+_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "b": "\b",
+    "f": "\f",
+    '"': '"',
+    "'": "'",
+    "\\": "\\",
+    "/": "/",
+}
 
 
 def unescape(body: str) -> str:
@@ -174,7 +184,9 @@ class _ToAst(Transformer[Token, Any]):
 
     def attribute_decl(self, meta: Any, c: list[Any]) -> A.Directive:
         t = c[0]
-        return A.Directive("attribute", _string(t) if t.type == "STRING" else str(t), self._sp(meta))
+        return A.Directive(
+            "attribute", _string(t) if t.type == "STRING" else str(t), self._sp(meta)
+        )
 
     def root_decl(self, meta: Any, c: list[Any]) -> A.Directive:
         return A.Directive("root_type", c[0].name, self._sp(meta))
@@ -249,7 +261,11 @@ class _ToAst(Transformer[Token, Any]):
     def union_val(self, meta: Any, c: list[Any]) -> A.UnionValAst:
         first: A.NamedType = c[0]
         rest = c[1:]
-        typ = rest.pop(0) if rest and isinstance(rest[0], (A.NamedType, A.VectorTypeAst, A.ArrayTypeAst)) else None
+        typ = (
+            rest.pop(0)
+            if rest and isinstance(rest[0], (A.NamedType, A.VectorTypeAst, A.ArrayTypeAst))
+            else None
+        )
         value = next((str(x) for x in rest if isinstance(x, Token)), None)
         attrs = next((x for x in rest if isinstance(x, list)), [])
         return A.UnionValAst(first.name, typ, value, attrs, self._doc(meta), self._sp(meta))

@@ -14,12 +14,14 @@ from __future__ import annotations
 import math
 import re
 import struct
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import DecodeError
 from . import flatbuffers as fb
 
 __all__ = ["to_json", "from_json", "parse_json", "JsonNumber"]
+
+T = TypeVar("T")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -127,7 +129,7 @@ def _value(h: fb._H, v: Any, ind: str, f: fb.Field | None = None) -> str:
     raise TypeError(f"cannot write {type(h).__name__} as JSON")
 
 
-def _sorted_by_key(desc: fb.Table, items: list[Any]) -> list[Any]:
+def _sorted_by_key(desc: fb.Table[Any], items: list[Any]) -> list[Any]:
     kr = desc._key
     assert kr is not None
     keyed = []
@@ -146,7 +148,7 @@ def _obj(parts: list[str], ind: str) -> str:
     return "{\n" + ",\n".join(parts) + "\n" + ind + "}"
 
 
-def _struct(desc: fb.Struct, v: Any, ind: str) -> str:
+def _struct(desc: fb.Struct[Any], v: Any, ind: str) -> str:
     desc.prepare()
     inner = ind + "  "
     parts = []
@@ -164,7 +166,7 @@ def _struct(desc: fb.Struct, v: Any, ind: str) -> str:
     return _obj(parts, ind)
 
 
-def _table(desc: fb.Table, v: Any, ind: str) -> str:
+def _table(desc: fb.Table[Any], v: Any, ind: str) -> str:
     desc.prepare()
     inner = ind + "  "
     parts = []
@@ -197,9 +199,19 @@ def _table(desc: fb.Table, v: Any, ind: str) -> str:
             tnames = [r.union.by_value[t][0] for t, _, _ in items]
             if items:
                 i2 = inner + "  "
-                parts.append(f'{inner}"{f.name}_type": [\n' + ",\n".join(i2 + _esc(n) for n in tnames) + "\n" + inner + "]")
                 parts.append(
-                    f'{inner}"{f.name}": [\n' + ",\n".join(i2 + _value(mh, p, i2) for _, mh, p in items) + "\n" + inner + "]"
+                    f'{inner}"{f.name}_type": [\n'
+                    + ",\n".join(i2 + _esc(n) for n in tnames)
+                    + "\n"
+                    + inner
+                    + "]"
+                )
+                parts.append(
+                    f'{inner}"{f.name}": [\n'
+                    + ",\n".join(i2 + _value(mh, p, i2) for _, mh, p in items)
+                    + "\n"
+                    + inner
+                    + "]"
                 )
             else:
                 parts.append(f'{inner}"{f.name}_type": [\n\n{inner}]')
@@ -209,9 +221,12 @@ def _table(desc: fb.Table, v: Any, ind: str) -> str:
     return _obj(parts, ind)
 
 
-def to_json(desc: fb.Table, obj: Any) -> str:
-    """The text ``flatc --json --strict-json`` prints for the buffer ``desc.encode(obj)``."""
+def to_json(desc: fb.Table[T] | fb.Struct[T], obj: T) -> str:
+    """The text ``flatc --json --strict-json`` prints for the buffer ``desc.encode(obj)``
+    (a struct prints as the object flatc would print for it inside a table)."""
     desc.prepare()
+    if isinstance(desc, fb.Struct):
+        return _struct(desc, obj, "") + "\n"
     return _table(desc, obj, "") + "\n"
 
 
@@ -355,7 +370,9 @@ def _to_scalar(h: fb._ScalarH, v: Any, f: fb.Field | None) -> Any:
                     try:
                         total |= _num(word, fmt)
                     except ValueError:
-                        raise ValueError(f"unknown enum value {word!r} for {h.enum.qualname}") from None
+                        raise ValueError(
+                            f"unknown enum value {word!r} for {h.enum.qualname}"
+                        ) from None
             return cls(total)
         try:
             x = _num(s, fmt)  # numbers given as strings ("2")
@@ -382,20 +399,30 @@ def _to_value(h: fb._H, v: Any, f: fb.Field | None = None) -> Any:
     if isinstance(h, fb._StructH):
         return _to_struct(h.desc, v)
     if isinstance(h, (fb._VectorH, fb._ArrayH)):
-        if f is not None and f.nested and isinstance(v, list) and (not v or isinstance(v[0], tuple)):
-            nested = fb.lookup(f.nested, h.reg if hasattr(h, 'reg') else None)
+        if (
+            f is not None
+            and f.nested
+            and isinstance(v, list)
+            and (not v or isinstance(v[0], tuple))
+        ):
+            nested = f.nested_desc
             return nested.encode(_to_table(nested, v))
         if not isinstance(v, list):
             raise ValueError(f"expected a list, got {v!r}")
         e = h.elem
         items = [_to_value(e, x, f) for x in v]
-        if isinstance(e, fb._ScalarH) and e.fmt == "B" and e.enum is None and isinstance(h, fb._VectorH):
+        if (
+            isinstance(e, fb._ScalarH)
+            and e.fmt == "B"
+            and e.enum is None
+            and isinstance(h, fb._VectorH)
+        ):
             return bytes(items)
         return items
     raise TypeError(type(h).__name__)
 
 
-def _to_struct(desc: fb.Struct, pairs: Any) -> Any:
+def _to_struct(desc: fb.Struct[Any], pairs: Any) -> Any:
     desc.prepare()
     if not isinstance(pairs, list) or (pairs and not isinstance(pairs[0], tuple)):
         raise ValueError(f"expected an object for struct {desc.qualname}")
@@ -409,7 +436,7 @@ def _to_struct(desc: fb.Struct, pairs: Any) -> Any:
     return desc.cls(**kw)
 
 
-def _to_table(desc: fb.Table, pairs: Any) -> Any:
+def _to_table(desc: fb.Table[Any], pairs: Any) -> Any:
     desc.prepare()
     if not isinstance(pairs, list) or (pairs and not isinstance(pairs[0], tuple)):
         raise ValueError(f"expected an object for table {desc.qualname}")
@@ -469,10 +496,14 @@ def _union_value(u: fb.Union, t: Any, v: Any) -> Any:
     return u.wrap(name, h, _to_value(h, v))
 
 
-def from_json(desc: fb.Table, text: str) -> Any:
+def from_json(desc: fb.Table[T] | fb.Struct[T], text: str) -> T:
     """Parse flatc-style JSON for the table ``desc``; bad input raises DecodeError."""
     try:
-        return _to_table(desc, parse_json(text))
+        if isinstance(desc, fb.Struct):
+            out: T = _to_struct(desc, parse_json(text))
+        else:
+            out = _to_table(desc, parse_json(text))
+        return out
     except DecodeError:
         raise
     except (ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError) as e:

@@ -19,6 +19,7 @@ key-sorted vectors are ordered with flatc's own (unstable) quicksort.
 
 from __future__ import annotations
 
+import enum
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -225,15 +226,12 @@ class _Builder:
         self.prealign(total, 4)
         base = self.size + total  # position (from the end) just past the first element
         self.chunks.append(
-            _U32.pack(n)
-            + struct.pack(f"<{n}I", *[base - 4 * k - o for k, o in enumerate(offs)])
+            _U32.pack(n) + struct.pack(f"<{n}I", *[base - 4 * k - o for k, o in enumerate(offs)])
         )
         self.size += total + 4
         return self.size
 
-    def raw_vector(
-        self, data: bytes, count: int, elem_align: int, force_align: int = 0
-    ) -> int:
+    def raw_vector(self, data: bytes, count: int, elem_align: int, force_align: int = 0) -> int:
         total = len(data)
         if force_align > 1 and count:
             self.prealign(total, force_align)
@@ -305,7 +303,7 @@ class _Dec:
         o = _U32.unpack_from(self.buf, p)[0]
         if self.verify and (o == 0 or o > 0x7FFFFFFF):
             raise self.fail("invalid offset", p)
-        t = p + o
+        t: int = p + o
         if t >= self.n:
             raise self.fail("offset points outside the buffer", p)
         return t
@@ -331,9 +329,7 @@ class _Dec:
         try:
             return self.buf[start:end].decode("utf-8")
         except UnicodeDecodeError as e:
-            raise self.fail(
-                f"string is not valid UTF-8: {e.reason}", start + e.start
-            ) from None
+            raise self.fail(f"string is not valid UTF-8: {e.reason}", start + e.start) from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -399,12 +395,7 @@ class _VectorH(_H):
         count, start = d.vector(p, e.size, e.align)
         if isinstance(e, _ScalarH):
             nbytes = count * e.size
-            if (
-                e.conv is None
-                and e.size == 1
-                and e.fmt == "B"
-                and nbytes < ZERO_COPY_MIN
-            ):
+            if e.conv is None and e.size == 1 and e.fmt == "B" and nbytes < ZERO_COPY_MIN:
                 return d.buf[start : start + nbytes]
             if nbytes >= ZERO_COPY_MIN and e.conv is None:
                 arr = np.frombuffer(d.buf, _NP_DTYPE[e.fmt], count, start)
@@ -480,6 +471,7 @@ class Field:
         "hash",
         "force_align",
         "flexbuffer",
+        "nested_desc",
     )
 
     def __init__(
@@ -514,6 +506,24 @@ class Field:
         self.hash = hash
         self.force_align = force_align
         self.flexbuffer = flexbuffer
+        self.nested_desc: Any = None
+
+
+def _target(x: Any, reg: dict[str, Any]) -> Any:
+    """A table/struct descriptor from a qualified name or a generated class."""
+    if isinstance(x, str):
+        return lookup(x, reg)
+    d = getattr(x, "_FB_DESC", None)
+    if d is None:
+        raise LookupError(f"{x!r} has no FlatBuffers descriptor")
+    return d
+
+
+def _attach(cls: Any, desc: Any) -> None:
+    try:
+        cls._FB_DESC = desc
+    except (AttributeError, TypeError):
+        pass
 
 
 def _resolve(spec: Any, reg: dict[str, Any]) -> _H:
@@ -523,26 +533,38 @@ def _resolve(spec: Any, reg: dict[str, Any]) -> _H:
         return _ScalarH(spec)
     tag = spec[0]
     if tag == "enum":
-        e = lookup(spec[1], reg)
+        if len(spec) > 2:  # ("enum", EnumClass, fmt): inline, as generated code writes it
+            cls = spec[1]
+            e = Enum(
+                getattr(cls, "__qualname__", "enum"),
+                cls,
+                spec[2],
+                issubclass(cls, enum.Flag),
+                reg={},
+            )
+        else:
+            e = lookup(spec[1], reg)
         return _ScalarH(e.fmt, e)
     if tag == "vector":
         return _VectorH(_resolve(spec[1], reg))
     if tag == "array":
         return _ArrayH(_resolve(spec[1], reg), int(spec[2]))
-    d = lookup(spec[1], reg)
+    if tag == "union":
+        if len(spec) > 2:  # ("union", qualname, disc, members): inline
+            return _UnionH(Union(spec[1], spec[3], spec[2], reg={}, parent_reg=reg))
+        return _UnionH(lookup(spec[1], reg))
+    d = _target(spec[1], reg)
     if tag == "table":
         return _TableH(d)
     if tag == "struct":
         return _StructH(d)
-    if tag == "union":
-        return _UnionH(d)
     raise ValueError(f"bad FlatBuffers type spec {spec!r}")
 
 
 class _StructH(_H):
     is_offset = False
 
-    def __init__(self, desc: Struct) -> None:
+    def __init__(self, desc: Struct[Any]) -> None:
         self.desc = desc
         desc.prepare()
         self.size = desc.size
@@ -559,7 +581,7 @@ class _StructH(_H):
 
 
 class _TableH(_H):
-    def __init__(self, desc: Table) -> None:
+    def __init__(self, desc: Table[Any]) -> None:
         self.desc = desc
 
     def read(self, d: _Dec, p: int, depth: int) -> Any:
@@ -591,7 +613,9 @@ class Struct(Generic[T]):
         self._ready = False
         self.size = 0
         self.align = 1
+        self._fmt_body = ""
         self.reg[qualname] = self
+        _attach(cls, self)
 
     def prepare(self) -> None:
         if self._ready:
@@ -613,9 +637,7 @@ class Struct(Generic[T]):
             pad = -off & (a - 1)
             if pad:
                 fmt.append(f"{pad}x")
-            fmt.append(
-                f1 * n if isinstance(base, _StructH) else (f"{n}{f1}" if n > 1 else f1)
-            )
+            fmt.append(f1 * n if isinstance(base, _StructH) else (f"{n}{f1}" if n > 1 else f1))
             off += pad + sz * n
             align = max(align, a)
             self.handlers.append((attr, h))
@@ -674,14 +696,20 @@ class Struct(Generic[T]):
             else:
                 out.append(v)
 
-    def encode(self, obj: T) -> bytes:
-        """The struct's inline bytes (structs are never roots of a buffer)."""
-        return self.pack(obj)
+    def encode(self, obj: T, *, size_prefixed: bool = False) -> bytes:
+        """The struct's inline bytes (structs are never roots of a buffer); with
+        ``size_prefixed`` preceded by their u32 length."""
+        data = self.pack(obj)
+        return _U32.pack(len(data)) + data if size_prefixed else data
 
-    def decode(self, data: Any, *, verify: bool = True) -> T:
+    def decode(self, data: Any, *, verify: bool = True, size_prefixed: bool = False) -> T:
         """Inverse of :meth:`encode`: exactly ``size`` bytes."""
         self.prepare()
         data = bytes(data)
+        if size_prefixed:
+            if len(data) < 4 or _U32.unpack_from(data, 0)[0] != len(data) - 4:
+                raise DecodeError(f"bad size prefix for {self.qualname}", offset=0)
+            data = data[4:]
         if len(data) != self.size:
             raise DecodeError(f"{self.qualname} takes {self.size} bytes, got {len(data)}", offset=0)
         out: T = self._make(iter(self._st.unpack_from(data, 0)))
@@ -716,6 +744,7 @@ class Union:
         disc: str = "B",
         *,
         reg: dict[str, Any] | None = None,
+        parent_reg: dict[str, Any] | None = None,
     ) -> None:
         self.qualname = qualname
         self.members = list(members)
@@ -723,6 +752,8 @@ class Union:
         self._ready = False
         self.reg = registry() if reg is None else reg
         self.reg[qualname] = self
+        # where member types are looked up (inline unions live in a private registry)
+        self.lookup_reg = self.reg if parent_reg is None else parent_reg
 
     def prepare(self) -> None:
         if self._ready:
@@ -732,7 +763,7 @@ class Union:
         self.by_cls: dict[Any, tuple[int, _H]] = {}
         counts: dict[Any, int] = {}
         for name, value, spec in self.members:
-            h = _resolve(spec, self.reg)
+            h = _resolve(spec, self.lookup_reg)
             self.by_value[value] = (name, h)
             self.by_name[name] = (value, h)
             key = str if isinstance(h, _StringH) else h.desc.cls  # type: ignore[attr-defined]
@@ -749,16 +780,12 @@ class Union:
             try:
                 value, h = self.by_name[v.type]
             except KeyError:
-                raise ValueError(
-                    f"{v.type!r} is not a member of union {self.qualname}"
-                ) from None
+                raise ValueError(f"{v.type!r} is not a member of union {self.qualname}") from None
             return value, h, v.value
         key = str if isinstance(v, str) else type(v)
         hit = self.by_cls.get(key)
         if hit is None:
-            raise TypeError(
-                f"{type(v).__name__} is not a member type of union {self.qualname}"
-            )
+            raise TypeError(f"{type(v).__name__} is not a member type of union {self.qualname}")
         return hit[0], hit[1], v
 
     def wrap(self, name: str, h: _H, v: Any) -> Any:
@@ -808,6 +835,22 @@ class _F:
         "struct_desc",
         "table_desc",
     )
+    f: Field
+    attr: str
+    slot: int
+    h: _H
+    kind: int
+    default: Any
+    cmp_default: bytes | None
+    size: int
+    align: int
+    voff: int
+    tvoff: int
+    # set according to ``kind`` (hot path: no None checks)
+    union: Any
+    vec_elem: Any
+    struct_desc: Any
+    table_desc: Any
 
 
 _K_SCALAR, _K_STRING, _K_TABLE, _K_STRUCT, _K_VECTOR, _K_UNION, _K_UNION_VEC = range(7)
@@ -829,11 +872,15 @@ class Table(Generic[T]):
     ) -> None:
         self.qualname = qualname
         self.cls = cls
-        self.fields = [f if isinstance(f, Field) else Field(*f[:5], **(f[5] if len(f) > 5 else {})) for f in fields]
+        self.fields = [
+            f if isinstance(f, Field) else Field(*f[:5], **(f[5] if len(f) > 5 else {}))
+            for f in fields
+        ]
         self.identifier = identifier
         self._ready = False
         self.reg = registry() if reg is None else reg
         self.reg[qualname] = self
+        _attach(cls, self)
 
     # -- preparation ---------------------------------------------------------------------
     def prepare(self) -> None:
@@ -858,6 +905,8 @@ class Table(Generic[T]):
             r.align = 4
             r.default = f.default
             r.cmp_default = None
+            if f.nested:
+                f.nested_desc = _target(f.nested, self.reg)
             if isinstance(h, _ScalarH):
                 r.kind = _K_SCALAR
                 r.size = r.align = h.size
@@ -887,9 +936,7 @@ class Table(Generic[T]):
                     r.kind = _K_VECTOR
                     r.vec_elem = h.elem
             else:
-                raise ValueError(
-                    f"{self.qualname}.{f.name}: arrays are only allowed in structs"
-                )
+                raise ValueError(f"{self.qualname}.{f.name}: arrays are only allowed in structs")
             rs.append(r)
         self._rf = rs
         self._by_name = {r.f.name: r for r in rs}
@@ -942,9 +989,7 @@ class Table(Generic[T]):
         elif k == _K_TABLE:
             vals[r.slot] = r.table_desc.build(b, v)
         elif k == _K_STRUCT:
-            b.align(
-                r.align
-            )  # flatc's ParseTable(struct) aligns the builder while parsing
+            b.align(r.align)  # flatc's ParseTable(struct) aligns the builder while parsing
             vals[r.slot] = r.struct_desc.pack(v)
         elif k == _K_VECTOR:
             vals[r.slot] = _build_vector(b, r, v)
@@ -972,11 +1017,7 @@ class Table(Generic[T]):
             self.prepare()
         vals: dict[int, Any] = {}
         order = getattr(obj, "_fb_json_order", None)
-        rfs = (
-            self._rf
-            if order is None
-            else [self._by_name[n] for n in order if n in self._by_name]
-        )
+        rfs = self._rf if order is None else [self._by_name[n] for n in order if n in self._by_name]
         for r in rfs:
             if r.f.deprecated:
                 continue
@@ -1031,9 +1072,7 @@ class Table(Generic[T]):
         return table
 
     # -- decoding -------------------------------------------------------------------------
-    def decode(
-        self, data: Any, *, verify: bool = True, size_prefixed: bool = False
-    ) -> Any:
+    def decode(self, data: Any, *, verify: bool = True, size_prefixed: bool = False) -> Any:
         self.prepare()
         if isinstance(data, (bytearray, memoryview)):
             data = bytes(data)
@@ -1094,9 +1133,7 @@ class Table(Generic[T]):
             o = offs[r.slot] if r.slot < nslots else 0
             if o == 0:
                 if r.f.required and d.verify:
-                    raise d.fail(
-                        f"required field {r.f.name} is missing", pos, self.qualname
-                    )
+                    raise d.fail(f"required field {r.f.name} is missing", pos, self.qualname)
                 dv = r.default
                 kw[r.attr] = list(dv) if isinstance(dv, tuple) else dv
                 continue
@@ -1112,7 +1149,7 @@ class Table(Generic[T]):
                 if k == _K_SCALAR or k == _K_STRING or k == _K_VECTOR:
                     v = r.h.read(d, p, depth)
                     if r.f.nested and d.verify and v:
-                        lookup(r.f.nested, self.reg).decode(bytes(v), verify=True)
+                        r.f.nested_desc.decode(bytes(v), verify=True)
                 elif k == _K_TABLE:
                     v = r.table_desc.read(d, d.uoffset(p), depth + 1)
                 elif k == _K_STRUCT:
@@ -1254,3 +1291,52 @@ def to_signed(v: int, size: int) -> int:
     bits = size * 8
     v &= (1 << bits) - 1
     return v - (1 << bits) if v >> (bits - 1) else v
+
+
+def _key_value(desc: Table[Any] | Struct[Any], item: Any) -> Any:
+    if isinstance(desc, Struct):
+        k = getattr(item, desc.key)
+    else:
+        desc.prepare()
+        kr = desc._key
+        assert kr is not None
+        k = getattr(item, kr.attr)
+        if k is None:
+            k = kr.default
+    return k.encode("utf-8") if isinstance(k, str) else k
+
+
+def lookup_by_key(desc: Table[T] | Struct[T], items: Sequence[T], key: Any) -> T | None:
+    """Binary search ``items`` (sorted by the ``key`` field, as flatc stores them) for ``key``."""
+    if isinstance(desc, Table):
+        desc.prepare()
+    if (desc.key if isinstance(desc, Struct) else desc._key) in ("", None):
+        raise TypeError(f"{desc.qualname} has no key field")
+    want = key.encode("utf-8") if isinstance(key, str) else key
+    lo, hi = 0, len(items)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        k = _key_value(desc, items[mid])
+        if k < want:
+            lo = mid + 1
+        elif want < k:
+            hi = mid
+        else:
+            return items[mid]
+    return None
+
+
+def decode_nested(obj: Any, field: str, *, verify: bool = True) -> Any:
+    """Decode the ``nested_flatbuffer`` held in ``obj.<field>`` (schema field name) as its
+    declared root table; None when the field is empty."""
+    desc = getattr(type(obj), "_FB_DESC", None)
+    if not isinstance(desc, Table):
+        raise TypeError(f"{type(obj).__name__} is not a FlatBuffers table")
+    desc.prepare()
+    r = desc._by_name.get(field)
+    if r is None or not r.f.nested:
+        raise ValueError(f"{desc.qualname}.{field} is not a nested_flatbuffer field")
+    data = getattr(obj, r.attr)
+    if not data:
+        return None
+    return _target(r.f.nested, desc.reg).decode(bytes(data), verify=verify)
