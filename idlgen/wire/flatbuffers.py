@@ -1072,7 +1072,7 @@ class Table(Generic[T]):
         return table
 
     # -- decoding -------------------------------------------------------------------------
-    def decode(self, data: Any, *, verify: bool = True, size_prefixed: bool = False) -> Any:
+    def decode(self, data: Any, *, verify: bool = True, size_prefixed: bool = False) -> T:
         self.prepare()
         if isinstance(data, (bytearray, memoryview)):
             data = bytes(data)
