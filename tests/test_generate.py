@@ -149,7 +149,8 @@ def test_committed_generated_is_fresh() -> None:
 
 def test_generated_passes_mypy_strict_and_black() -> None:
     r = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "generated"],
+        # idlgen's own modules are checked by their own test; here only the generated code.
+        [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "generated"],
         cwd=REPO, capture_output=True, text=True,
     )
     assert r.returncode == 0, r.stdout

@@ -1,0 +1,162 @@
+"""The NNRt ``kernels`` module: typed operator stubs bound to the NumPy runtime.
+
+A package gets one when it declares ``enum NodeType`` and attribute structs named after its
+members (NNRt's NodeAttrTypes.idl). The pairing is derived by name and checked, and so is the
+hand-written binding table (``idlgen.runtime.bindings``): a struct without a NodeType partner,
+a NodeType member without a struct, or a field the table does not decide is a build error.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from .. import ir
+from ..diagnostics import Diagnostics
+from .generate import _env
+from .naming import docstring, module_name, py_ident
+from .views import ImportSet, ModuleRef, Names
+
+__all__ = ["package_modules"]
+
+
+@dataclass(frozen=True)
+class StubView:
+    name: str
+    struct: str  # local class name
+    member: str  # NodeType member
+    call: str  # "module_alias.function"
+    args: tuple[tuple[str, str], ...]  # (parameter, expression over `attrs`)
+    doc: str
+
+
+def _convert(t: ir.TypeRef, x: str) -> str:
+    """Generated attribute value → the plain value the runtime takes."""
+    if isinstance(t, ir.Ref) and t.kind is ir.RefKind.ENUM:
+        return f"int({x})"
+    if isinstance(t, ir.Vector):
+        if isinstance(t.element, ir.Vector):
+            return f"[list(e) for e in {x}]"
+        if isinstance(t.element, ir.Ref) and t.element.kind is ir.RefKind.ENUM:
+            return f"[int(e) for e in {x}]"
+        return f"list({x})"
+    return x
+
+
+@functools.cache
+def _bindings() -> object | None:
+    try:
+        from ..runtime import bindings
+    except ImportError:
+        return None
+    return bindings
+
+
+def package_modules(
+    ns: str,
+    files: list[ir.SchemaFile],
+    schema: ir.Schema,
+    names: Names,
+    header: str,
+    diags: Diagnostics,
+) -> dict[str, str]:
+    node_type = next(
+        (
+            d
+            for f in files
+            for d in f.decls
+            if isinstance(d, ir.Enum) and d.name == "NodeType" and d.namespace == ns
+        ),
+        None,
+    )
+    if node_type is None:
+        return {}
+    b = _bindings()
+    if b is None:
+        return {}
+    structs = [
+        d for f in files for d in f.decls if isinstance(d, ir.Struct) and d.namespace == ns
+    ]
+    pairs, lone_members, _ = b.match_node_types(  # type: ignore[attr-defined]
+        [m.name for m in node_type.members], [s.name for s in structs]
+    )
+    by_name = {s.name: s for s in structs}
+    paired = {s for _, s in pairs}
+    # Operator structs are those of the files that hold paired ones; every struct there needs
+    # a NodeType partner.
+    op_files = [f for f in files if any(isinstance(d, ir.Struct) and d.name in paired for d in f.decls)]
+    ok = True
+    for f in op_files:
+        for d in f.decls:
+            if isinstance(d, ir.Struct) and d.name not in paired:
+                diags.error(
+                    "KRN001",
+                    f"attribute struct '{d.name}' has no NodeType member",
+                    d.span,
+                    help=[f"add a NodeType member named like it (e.g. NODE_TYPE_{module_name(d.name).upper()})"],
+                )
+                ok = False
+    members = {m.name: m for m in node_type.members}
+    for m in lone_members:
+        diags.error(
+            "KRN002", f"NodeType member '{m}' has no attribute struct", members[m].span
+        )
+        ok = False
+    version = ns.rsplit(".", 1)[-1]
+    struct_fields = {s: [x.name for x in by_name[s].fields] for _, s in pairs}
+    for problem in b.check_bindings(struct_fields, version):  # type: ignore[attr-defined]
+        struct = problem.split(":", 1)[-1].strip().split(" ")[1].split(".")[0]
+        span = by_name[struct].span if struct in by_name else node_type.span
+        diags.error("KRN003", problem, span, help=["edit idlgen/runtime/bindings.py"])
+        ok = False
+    if not ok:
+        return {}
+
+    here = ModuleRef(ns, "kernels")
+    imports = ImportSet(here, names)
+    imports.stdlib.update(
+        {
+            "import numpy as np",
+            "from collections.abc import Callable, Sequence",
+            "from typing import Any",
+            "from idlgen.wire import parcel as _parcel",
+        }
+    )
+    nt = imports.ref(node_type.qualname)
+    specs = b.stub_specs(struct_fields, version)  # type: ignore[attr-defined]
+    runtime_aliases: dict[str, str] = {}
+    stubs: list[StubView] = []
+    for member, struct in sorted(pairs, key=lambda p: members[p[0]].value):
+        spec = specs[struct]
+        alias = runtime_aliases.setdefault(spec.module, "_rt_" + spec.module.rsplit(".", 1)[-1])
+        s = by_name[struct]
+        ftypes = {x.name: x.type for x in s.fields}
+        args = tuple(
+            (param, _convert(ftypes[field], f"attrs.{py_ident(field)}")) for field, param in spec.params
+        )
+        ignored = "".join(f"\n{f}: not used ({why})." for f, why in spec.ignored)
+        stubs.append(
+            StubView(
+                name=py_ident(member.removeprefix("NODE_TYPE_").lower()),
+                struct=imports.ref(s.qualname),
+                member=member,
+                call=f"{alias}.{spec.function}",
+                args=args,
+                doc=docstring(f"{member}: runs {spec.module}.{spec.function}.{ignored}", 4),
+            )
+        )
+    for mod, alias in runtime_aliases.items():
+        imports.stdlib.add(f"import {mod} as {alias}")
+    src = _env().get_template("kernels.py.j2").render(
+        k={
+            "header": header,
+            "doc": docstring(
+                f"NNRt operator kernels of '{ns}': typed stubs over idlgen's NumPy runtime, "
+                "and the Node.nodeAttr codec."
+            ),
+            "imports": imports.lines(),
+            "node_type": nt,
+            "stubs": stubs,
+        }
+    )
+    return {"kernels": src}
