@@ -902,6 +902,13 @@ def lower(
             "",
         )
         metas = {it.kind: it for it in f.items if isinstance(it, A.Directive)}
+        if f.json is not None and "root_type" not in metas:
+            diags.error(
+                "FBS052",
+                "no root type set to parse json with",
+                f.json_span,
+                help=["declare 'root_type <Table>;' before the JSON object"],
+            )
         root = ""
         if "root_type" in metas:
             sym = _lookup(ctx, metas["root_type"].value, metas["root_type"].namespace)

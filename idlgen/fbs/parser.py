@@ -290,6 +290,9 @@ class _ToAst(Transformer[Token, Any]):
     def json_object(self, meta: Any, c: list[Any]) -> dict[str, Any]:
         return dict(c)
 
+    def json_root(self, meta: Any, c: list[Any]) -> tuple[str, tuple[Any, Span]]:
+        return ("json", (c[0], self._sp(meta)))
+
     def json_pair(self, meta: Any, c: list[Any]) -> tuple[str, Any]:
         k = c[0]
         return (_string(k) if k.type == "STRING" else str(k), c[1])
@@ -309,7 +312,9 @@ class _ToAst(Transformer[Token, Any]):
     def start(self, meta: Any, c: list[Any]) -> A.FileAst:
         f = A.FileAst(self.file)
         for x in c:
-            if isinstance(x, dict):
+            if isinstance(x, tuple) and len(x) == 2 and x[0] == "json":
+                f.json, f.json_span = x[1]
+            elif isinstance(x, dict):
                 f.json = x
             else:
                 f.items.append(x)
