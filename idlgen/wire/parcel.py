@@ -957,6 +957,38 @@ class PodStruct(Codec):
             self._get = lambda v: (one(v),)
         else:
             self._get = lambda v: ()
+        # Fast paths, bound per instance: enums pack as ints, so only nested records need
+        # flattening on encode; decoding converts enum/union leaves in place.
+        st_pack, st_unpack = self._st.pack, self._st.unpack_from
+        if all(conv is None or isinstance(conv, type) for _, conv in self.fields):
+            if len(names) > 1:
+                get = operator.attrgetter(*names)
+                self.pack = lambda v: st_pack(*get(v))  # type: ignore[method-assign]
+            elif names:
+                get1 = operator.attrgetter(names[0])
+                self.pack = lambda v: st_pack(get1(v))  # type: ignore[method-assign]
+        if self._simple:
+            make = cls
+            self.from_block = lambda buf, pos: make(*st_unpack(buf, pos))  # type: ignore[method-assign]
+        elif all(k == 0 or k == 1 for k, _ in self._plan):
+            # Straight-line code (like dataclasses' generated __init__): unpack, convert the
+            # enum/union leaves, construct; no per-field loop.
+            leaves = [f"x{i}" for i in range(len(self._plan))]
+            args = [
+                x if k == 0 else f"c{i}({x})"
+                for i, ((k, _), x) in enumerate(zip(self._plan, leaves))
+            ]
+            env: dict[str, Any] = {"make": cls, "unpack": st_unpack}
+            env.update({f"c{i}": c for i, (k, c) in enumerate(self._plan) if k == 1})
+            src = (
+                "def from_block(buf, pos):\n"
+                f"    {', '.join(leaves)}, = unpack(buf, pos)\n"
+                f"    return make({', '.join(args)})\n"
+            )
+            exec(
+                src, env
+            )  # noqa: S102 - source built from this function's own literals
+            self.from_block = env["from_block"]  # type: ignore[method-assign]
         cls._parcel_codec_ = self
 
     @property
