@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import black
+from importlib.metadata import version
 
 from . import __version__
 from .config import Config
@@ -61,7 +61,7 @@ def expand_inputs(paths: Iterable[Path], diags: Diagnostics) -> list[Path]:
 
 def _generator_digest() -> str:
     """Hash of everything that shapes the output besides the inputs."""
-    h = hashlib.sha256(f"{__version__}|{black.__version__}".encode())
+    h = hashlib.sha256(f"{__version__}|{version('black')}".encode())
     pkg = Path(__file__).resolve().parent
     from .resources import resource_dir
 

@@ -74,14 +74,10 @@ def _diff_cli() -> Any:
 
 
 def _version_text() -> str:
-    import black
-    import jinja2
-    import lark
+    from importlib.metadata import version
 
-    return (
-        f"idlgen {__version__} (lark {lark.__version__}, jinja2 {jinja2.__version__}, "
-        f"black {black.__version__})"
-    )
+    deps = ", ".join(f"{d} {version(d)}" for d in ("lark", "jinja2", "black"))
+    return f"idlgen {__version__} ({deps})"
 
 
 def _print_diags(diags: Diagnostics, sources: dict[str, str], fmt: str) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnostics import Diagnostics
-from .ir import Schema
+from .ir import Schema, SchemaFile
 
 __all__ = ["LoadResult", "load"]
 
@@ -55,7 +55,7 @@ def load(
 
         results.append(load_fbs(fbs, include_dirs=include_dirs))
     merged = LoadResult(Schema(()))
-    files = []
+    files: list[SchemaFile] = []
     for r in results:
         files.extend(r.schema.files)
         merged.diagnostics.extend(r.diagnostics)

@@ -388,12 +388,12 @@ class Lowerer:
         own = members[inherited:]
         bad = [m for m in own if not _ctype(base).fits(m.value)]
         if bad and explicit_base:
-            for m in bad:
+            for b in bad:
                 self.diags.error(
                     "HDI305",
-                    f"value {m.value} of '{m.name}' is out of range for the enum's base type "
+                    f"value {b.value} of '{b.name}' is out of range for the enum's base type "
                     f"'{C_NAMES[base]}'",
-                    m.span,
+                    b.span,
                 )
             return None
         if bad:

@@ -411,10 +411,11 @@ def parse(path: str, text: str, diags: Diagnostics) -> A.RawFile | None:
         return None
     except lark.exceptions.UnexpectedCharacters as e:
         span = Span(path, e.line, e.column, e.line, e.column + 1)
-        if text.startswith("/*", e.pos_in_stream):
+        pos = e.pos_in_stream or 0
+        if text.startswith("/*", pos):
             diags.error("HDI003", "unterminated comment", span)
         else:
-            ch = text[e.pos_in_stream]
+            ch = text[pos]
             shown = repr(ch) if not ch.isprintable() else f"'{ch}'"
             diags.error("HDI003", f"unexpected character {shown}", span)
         return None
