@@ -743,14 +743,24 @@ class Runner:
                 self.package = importlib.import_module(package)
             except ImportError:
                 self.kernels = None
+        self.round_trip = False
         if self.kernels is not None and self.package is not None:
             nt = getattr(self.package, "NodeType")
             pairs, _, _ = B.match_node_types([m.name for m in nt], list(B.BINDINGS))
             self.node_types = {s: nt[m] for m, s in pairs}
+            try:  # nodeAttr round trip only once the Parcel codecs are generated
+                probe = self.package.Concat(axis=1)
+                self.round_trip = self.kernels.decode_node_attr(
+                    self.node_types["Concat"], self.kernels.encode_node_attr(probe)
+                ) == probe
+            except Exception:
+                self.round_trip = False
 
     @property
     def mode(self) -> str:
-        return "generated kernels" if self.kernels is not None else "binding table (no generated kernels)"
+        if self.kernels is None:
+            return "binding table (no generated kernels)"
+        return "generated kernels" + (" with nodeAttr Parcel round trip" if self.round_trip else " (no Parcel codec yet)")
 
     def run(self, plan: Plan) -> list[np.ndarray]:
         out = self._run(plan)
@@ -768,7 +778,8 @@ class Runner:
         cls = getattr(self.package, plan.struct)
         attrs = cls(**{B.attr_name(k): _typed(cls, B.attr_name(k), v) for k, v in plan.attrs.items()})
         nt = self.node_types[plan.struct]
-        attrs = self.kernels.decode_node_attr(nt, self.kernels.encode_node_attr(attrs))
+        if self.round_trip:
+            attrs = self.kernels.decode_node_attr(nt, self.kernels.encode_node_attr(attrs))
         return self.kernels.KERNELS[nt](attrs, plan.inputs)  # type: ignore[no-any-return]
 
 

@@ -1,0 +1,184 @@
+"""Build an NNRt ``Model`` from NumPy arrays: tensors, nodes and one shared constant buffer.
+
+    from generated.ohos.hdi.nnrt import v2_1 as nnrt
+    b = ModelBuilder(nnrt)
+    x = b.input("x", np.float32, [1, 8, 8, 3])
+    w = b.constant("w", weights)                      # packed into the shared buffer
+    y = b.node(nnrt.Conv2DFusion(kernelSize=[3, 3], stride=[1, 1], dilation=[1, 1],
+                                 padMode=nnrt.PadMode.PAD_MODE_SAME, group=1), [x, w])
+    b.output(y)
+    model, buffers = b.build()
+    (out,) = execute(model, [image], buffers=buffers)
+
+The generated package is a parameter, so the builder makes that version's real dataclasses
+(v1_0 or v2_1). ``nodeAttr`` is encoded with the package's ``kernels.encode_node_attr`` (or an
+``encode`` callable you pass).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from .bindings import match_node_types
+from .dtypes import from_numpy
+from .errors import KernelError
+
+__all__ = ["ModelBuilder"]
+
+_ALIGN = 64  # constants start on cache-line boundaries inside the shared buffer
+
+
+class ModelBuilder:
+    """Accumulates tensors and nodes; ``build()`` returns ``(Model, {fd: bytes})``."""
+
+    def __init__(
+        self,
+        package: ModuleType,
+        *,
+        name: str = "model",
+        fd: int = 0,
+        encode: Callable[[Any], bytes] | None = None,
+    ) -> None:
+        self.pkg = package
+        self.name = name
+        self.fd = fd
+        self._encode = encode
+        self.tensors: list[Any] = []
+        self.nodes: list[Any] = []
+        self.inputs: list[int] = []
+        self.outputs: list[int] = []
+        self._data = bytearray()
+        members = [m.name for m in package.NodeType]
+        self._node_type = {s: package.NodeType[m] for m, s in match_node_types(members, _struct_names(package))[0]}
+
+    # -- tensors ------------------------------------------------------------------------------
+
+    def tensor(
+        self,
+        name: str,
+        dtype: Any = np.float32,
+        dims: Sequence[int] = (),
+        *,
+        quant: Sequence[tuple[float, int]] | tuple[float, int] | None = None,
+        num_bits: int = 8,
+    ) -> int:
+        """Declare a tensor (no data); returns its index. ``quant`` = (scale, zeroPoint) or a
+        list of them (per channel)."""
+        p = self.pkg
+        dims = [int(d) for d in dims]
+        t = p.Tensor(
+            name=name,
+            dataType=p.DataType(from_numpy(np.dtype(dtype))),
+            dims=dims,
+            format=p.Format.FORMAT_NHWC if len(dims) == 4 else p.Format.FORMAT_NONE,
+        )
+        if quant is not None:
+            pairs = [quant] if isinstance(quant, tuple) else list(quant)
+            t.quantParams = [p.QuantParam(numBits=num_bits, zeroPoint=int(z), scale=float(s)) for s, z in pairs]
+        self.tensors.append(t)
+        return len(self.tensors) - 1
+
+    def input(self, name: str, dtype: Any = np.float32, dims: Sequence[int] = (), **kw: Any) -> int:
+        i = self.tensor(name, dtype, dims, **kw)
+        self.inputs.append(i)
+        return i
+
+    def constant(self, name: str, value: Any, *, dtype: Any = None, **kw: Any) -> int:
+        """A constant tensor whose bytes are appended to the shared buffer."""
+        arr = np.ascontiguousarray(np.asarray(value, dtype=dtype))
+        i = self.tensor(name, arr.dtype, arr.shape, **kw)
+        pad = (-len(self._data)) % _ALIGN
+        self._data.extend(b"\0" * pad)
+        off = len(self._data)
+        self._data.extend(arr.tobytes())
+        self.tensors[i].data = self.pkg.SharedBuffer(fd=self.fd, bufferSize=0, offset=off, dataSize=arr.nbytes)
+        return i
+
+    def output(self, *indices: int) -> None:
+        self.outputs.extend(indices)
+
+    # -- nodes --------------------------------------------------------------------------------
+
+    def node(
+        self,
+        attrs: Any,
+        inputs: Sequence[int],
+        *,
+        outputs: int | Sequence[str | tuple[str, Any, Sequence[int]]] = 1,
+        name: str = "",
+        out_dtype: Any = np.float32,
+        quantized: bool = False,
+    ) -> int | list[int]:
+        """Add an operator given its attribute record; new output tensors are made for it.
+
+        ``outputs`` is a count or a list of names / (name, dtype, dims). Returns the output index
+        (or the list when there are several)."""
+        struct = type(attrs).__name__
+        nt = self._node_type.get(struct)
+        if nt is None:
+            raise KernelError("ModelBuilder", f"{struct} is not an operator attribute struct of {self.pkg.__name__}")
+        nname = name or f"{struct.lower()}_{len(self.nodes)}"
+        specs = [f"{nname}:{k}" for k in range(outputs)] if isinstance(outputs, int) else list(outputs)
+        out_idx = []
+        for s in specs:
+            if isinstance(s, str):
+                out_idx.append(self.tensor(s, out_dtype))
+            else:
+                out_idx.append(self.tensor(s[0], s[1], s[2]))
+        node = self.pkg.Node(
+            name=nname,
+            nodeType=nt,
+            nodeAttr=self._encode_attrs(attrs),
+            inputIndex=[int(i) for i in inputs],
+            outputIndex=out_idx,
+            quantType=self.pkg.QuantType(1 if quantized else 0),
+        )
+        self.nodes.append(node)
+        return out_idx[0] if len(out_idx) == 1 else out_idx
+
+    def _encode_attrs(self, attrs: Any) -> bytes:
+        if self._encode is not None:
+            return bytes(self._encode(attrs))
+        try:
+            kernels = importlib.import_module(self.pkg.__name__ + ".kernels")
+            return bytes(kernels.encode_node_attr(attrs))
+        except ImportError:
+            pass
+        if hasattr(attrs, "to_parcel"):
+            return bytes(attrs.to_parcel())
+        raise KernelError("ModelBuilder", f"{self.pkg.__name__} has no kernels.encode_node_attr; pass encode=")
+
+    # -- result -------------------------------------------------------------------------------
+
+    def build(self) -> tuple[Any, dict[int, bytes]]:
+        data = bytes(self._data)
+        for t in self.tensors:
+            if t.data.dataSize:
+                t.data.bufferSize = len(data)
+        p = self.pkg
+        sub = p.SubGraph(
+            name=f"{self.name}_main",
+            inputIndices=list(self.inputs),
+            outputIndices=list(self.outputs),
+            nodeIndices=list(range(len(self.nodes))),
+        )
+        model = p.Model(
+            name=self.name,
+            inputIndex=list(self.inputs),
+            outputIndex=list(self.outputs),
+            nodes=list(self.nodes),
+            allTensors=list(self.tensors),
+            subGraph=[sub],
+        )
+        return model, {self.fd: data}
+
+
+def _struct_names(package: ModuleType) -> list[str]:
+    from .bindings import BINDINGS
+
+    return [s for s in BINDINGS if hasattr(package, s)]

@@ -1,0 +1,207 @@
+"""Execute an NNRt ``Model`` (generated from ModelTypes.idl) with the NumPy runtime.
+
+Duck-typed over the generated records: ``Model{name, inputIndex, outputIndex, nodes, allTensors,
+subGraph}``, ``Tensor{name, dataType, dims, format, data: SharedBuffer, quantParams}``,
+``Node{name, nodeType, nodeAttr, inputIndex, outputIndex, quantType}``,
+``SubGraph{name, inputIndices, outputIndices, nodeIndices}``.
+
+Quantised tensors (integer ``dataType`` with ``quantParams``) are stored as integers; a kernel
+sees them dequantised to float32 and its outputs are requantised with the output tensor's
+parameters (dequantise -> float kernel -> requantise). QuantDTypeCast(V2) nodes get the tensors'
+parameters directly.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from . import quant as Q
+from .dtypes import to_numpy
+from .errors import KernelError
+
+__all__ = ["execute", "kernels_for", "load_constant", "node_order"]
+
+Buffers = Mapping[int, bytes | bytearray | memoryview]
+
+
+def kernels_for(model: Any) -> ModuleType:
+    """The generated ``kernels`` module of the package that defines ``type(model)``."""
+    pkg = type(model).__module__.rsplit(".", 1)[0]
+    try:
+        return importlib.import_module(pkg + ".kernels")
+    except ImportError as e:
+        raise KernelError("execute", f"no generated kernels module {pkg}.kernels ({e})") from None
+
+
+def _tname(model: Any, i: int) -> str:
+    t = model.allTensors[i]
+    return f"tensor {i} {t.name!r}" if getattr(t, "name", "") else f"tensor {i}"
+
+
+def load_constant(tensor: Any, buffers: Buffers, *, where: str = "tensor") -> np.ndarray | None:
+    """A tensor's constant data from its ``SharedBuffer``, or None when it has none."""
+    buf = tensor.data
+    if buf is None or int(buf.dataSize) <= 0:
+        return None
+    fd, off, size = int(buf.fd), int(buf.offset), int(buf.dataSize)
+    if fd not in buffers:
+        raise KernelError(where, f"constant data in fd {fd}, which is not in buffers")
+    raw = memoryview(buffers[fd])
+    if off < 0 or off + size > len(raw):
+        raise KernelError(where, f"data [{off}, {off + size}) outside the {len(raw)}-byte buffer of fd {fd}")
+    dt = to_numpy(int(tensor.dataType), op=where)
+    dims = [int(d) for d in tensor.dims]
+    n = int(np.prod(dims)) if dims else 1
+    if any(d < 0 for d in dims) or n * dt.itemsize != size:
+        raise KernelError(where, f"dataSize {size} does not hold dims {dims} of {dt}")
+    return np.frombuffer(raw[off : off + size], dtype=dt).reshape(dims).copy()
+
+
+def node_order(model: Any) -> list[int]:
+    """Node indices to run: the first subgraph's order (all nodes when there is none), checked to
+    be a valid topological order; an out-of-order list is re-sorted, a cycle is an error."""
+    n_nodes = len(model.nodes)
+    n_tensors = len(model.allTensors)
+    order = [int(i) for i in model.subGraph[0].nodeIndices] if model.subGraph else list(range(n_nodes))
+    for i in order:
+        if not 0 <= i < n_nodes:
+            raise KernelError("execute", f"subgraph names node {i}, but the model has {n_nodes} nodes")
+    if len(set(order)) != len(order):
+        raise KernelError("execute", "subgraph lists a node twice")
+    producer: dict[int, int] = {}
+    for i in order:
+        node = model.nodes[i]
+        for t in list(node.inputIndex) + list(node.outputIndex):
+            if not 0 <= int(t) < n_tensors:
+                raise KernelError("execute", f"node {i} {node.name!r} names tensor {int(t)} of {n_tensors}")
+        for t in node.outputIndex:
+            if int(t) in producer:
+                raise KernelError("execute", f"tensor {int(t)} is produced by nodes {producer[int(t)]} and {i}")
+            producer[int(t)] = i
+    deps = {i: {producer[int(t)] for t in model.nodes[i].inputIndex if int(t) in producer} for i in order}
+    # Kahn's algorithm, stable with respect to the given order.
+    result: list[int] = []
+    placed: set[int] = set()
+    pending = list(order)
+    while pending:
+        ready = [i for i in pending if deps[i] - {i} <= placed and i not in deps[i]]
+        if not ready:
+            names = ", ".join(f"{i} {model.nodes[i].name!r}" for i in pending)
+            raise KernelError("execute", f"cycle among nodes {names}")
+        first = ready[0]
+        result.append(first)
+        placed.add(first)
+        pending.remove(first)
+    return result
+
+
+def _qp(tensor: Any) -> Q.QuantParams | None:
+    params = list(getattr(tensor, "quantParams", []) or [])
+    return Q.QuantParams.of(params) if params else None
+
+
+def _is_quant(tensor: Any, dt: np.dtype[np.generic]) -> bool:
+    return np.issubdtype(dt, np.integer) and bool(getattr(tensor, "quantParams", None))
+
+
+def _declared(tensor: Any) -> np.dtype[np.generic] | None:
+    code = int(tensor.dataType)
+    return None if code == 0 else to_numpy(code, op=f"tensor {tensor.name!r}")
+
+
+def execute(
+    model: Any,
+    inputs: Sequence[np.ndarray],
+    *,
+    buffers: Buffers | None = None,
+    kernels: ModuleType | Any | None = None,
+) -> list[np.ndarray]:
+    """Run ``model``; ``inputs`` are the arrays for ``model.inputIndex``; ``buffers`` maps
+    ``SharedBuffer.fd`` to the bytes holding constant tensor data. ``kernels`` overrides the
+    generated ``kernels`` module (anything with ``KERNELS`` and ``decode_node_attr``)."""
+    buffers = buffers or {}
+    km = kernels if kernels is not None else kernels_for(model)
+    table: Mapping[Any, Callable[[Any, Sequence[np.ndarray]], list[np.ndarray]]] = km.KERNELS
+    decode: Callable[[Any, bytes], Any] = km.decode_node_attr
+    tensors = list(model.allTensors)
+    values: dict[int, np.ndarray] = {}
+    for i, t in enumerate(tensors):
+        c = load_constant(t, buffers, where=_tname(model, i))
+        if c is not None:
+            values[i] = c
+    in_idx = [int(i) for i in model.inputIndex]
+    if len(inputs) != len(in_idx):
+        raise KernelError("execute", f"model has {len(in_idx)} inputs, got {len(inputs)} arrays")
+    for k, (ti, arr) in enumerate(zip(in_idx, inputs)):
+        if not 0 <= ti < len(tensors):
+            raise KernelError("execute", f"model input {k} names tensor {ti} of {len(tensors)}")
+        t = tensors[ti]
+        dt = _declared(t)
+        a = np.asarray(arr) if isinstance(arr, np.ndarray) or dt is None else np.asarray(arr, dtype=dt)
+        if dt is not None and a.dtype != dt:
+            raise KernelError("execute", f"input {k} ({_tname(model, ti)}) is {a.dtype}, the tensor declares {dt}")
+        dims = [int(d) for d in t.dims]
+        if dims and (len(dims) != a.ndim or any(d >= 0 and d != s for d, s in zip(dims, a.shape))):
+            raise KernelError("execute", f"input {k} ({_tname(model, ti)}) has shape {a.shape}, declared {dims}")
+        values[ti] = a
+    for ni in node_order(model):
+        node = model.nodes[ni]
+        nt = node.nodeType
+        where = f"node {ni} {node.name!r} ({getattr(nt, 'name', int(nt))})"
+        try:
+            fn = table[nt]
+        except KeyError:
+            raise KernelError(where, "no kernel for this node type") from None
+        raw: list[np.ndarray] = []
+        for t in node.inputIndex:
+            if int(t) not in values:
+                raise KernelError(where, f"input {_tname(model, int(t))} has no value (not an input, constant or output)")
+            raw.append(values[int(t)])
+        try:
+            attrs = decode(nt, bytes(node.nodeAttr))
+        except ValueError as e:
+            raise KernelError(where, f"cannot decode nodeAttr: {e}") from None
+        try:
+            if "QUANT_DTYPE_CAST" in str(getattr(nt, "name", "")):
+                outs = _quant_cast(node, attrs, raw, tensors)
+            else:
+                args = [
+                    Q.dequantize(a, qp, axis=0) if (qp := _qp(tensors[int(t)])) and np.issubdtype(a.dtype, np.integer) else a
+                    for t, a in zip(node.inputIndex, raw)
+                ]
+                outs = list(fn(attrs, args))
+        except KernelError as e:
+            raise KernelError(where, f"{e.op}: {e.reason}") from None
+        if len(outs) < len(node.outputIndex):
+            raise KernelError(where, f"kernel produced {len(outs)} outputs, node declares {len(node.outputIndex)}")
+        for t, out in zip(node.outputIndex, outs):
+            ten = tensors[int(t)]
+            dt = _declared(ten)
+            out = np.asarray(out)
+            if dt is not None and _is_quant(ten, dt) and not np.issubdtype(out.dtype, np.integer):
+                qp = _qp(ten)
+                assert qp is not None
+                out = Q.quantize(out, qp, dt)
+            elif dt is not None and out.dtype != dt:
+                out = out.astype(dt)
+            values[int(t)] = out
+    result = []
+    for k, ti in enumerate(int(i) for i in model.outputIndex):
+        if ti not in values:
+            raise KernelError("execute", f"model output {k} ({_tname(model, ti)}) was never computed")
+        result.append(values[ti])
+    return result
+
+
+def _quant_cast(node: Any, attrs: Any, raw: list[np.ndarray], tensors: list[Any]) -> list[np.ndarray]:
+    src = tensors[int(node.inputIndex[0])]
+    dst = tensors[int(node.outputIndex[0])]
+    src_t, dst_t = int(attrs.srcT), int(attrs.dstT)
+    axis = int(getattr(attrs, "axis", 0))
+    qp = _qp(dst) if np.issubdtype(to_numpy(dst_t), np.integer) else _qp(src)
+    return Q.quant_dtype_cast_v2(raw[:1], src_t=src_t, dst_t=dst_t, axis=axis, quant_params=qp)
