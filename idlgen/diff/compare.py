@@ -53,6 +53,9 @@ class _Side:
     lang: dict[str, Lang] = field(default_factory=dict)
     file_of: dict[str, ir.SchemaFile] = field(default_factory=dict)
     key_of: dict[str, str] = field(default_factory=dict)  # qualname -> matching key
+    primary: dict[str, str] = field(
+        default_factory=dict
+    )  # key -> the qualname compared
 
     def __post_init__(self) -> None:
         for f in self.schema.files:
@@ -66,6 +69,18 @@ class _Side:
                     else d.namespace
                 )
                 self.key_of[d.qualname] = f"{ns}.{d.name}" if ns else d.name
+        # An HDI minor version that `extends` the previous one loads both (v1_1.IFoo and the
+        # imported v1_0.IFoo share a key): the highest version is the one compared, the older
+        # copies are only reached through references and parents.
+        self.primary.clear()
+        for q in self.decls:
+            k = self.key_of[q]
+            cur = self.primary.get(k)
+            if cur is None or self._version(q) > self._version(cur):
+                self.primary[k] = q
+
+    def _version(self, qualname: str) -> tuple[int, int]:
+        return self.file_of[qualname].version or (0, 0)
 
     def resolve(self, qualname: str) -> ir.Decl:
         return self.decls[qualname]
@@ -101,8 +116,8 @@ class _Comparer:
     @staticmethod
     def _short_names(side: _Side) -> dict[str, str]:
         count: dict[str, int] = defaultdict(int)
-        for d in side.decls.values():
-            count[d.name] += 1
+        for q in side.primary.values():
+            count[side.decls[q].name] += 1
         return {
             q: (d.name if count[d.name] == 1 else side.key_of[q])
             for q, d in side.decls.items()
@@ -148,8 +163,8 @@ class _Comparer:
     # declaration matching
 
     def match(self) -> None:
-        by_key_o = {self.o.key_of[q]: q for q in self.o.decls}
-        by_key_n = {self.n.key_of[q]: q for q in self.n.decls}
+        by_key_o = dict(self.o.primary)
+        by_key_n = dict(self.n.primary)
         matched: list[tuple[str, str]] = [
             (by_key_o[k], by_key_n[k]) for k in by_key_o if k in by_key_n
         ]
@@ -173,6 +188,11 @@ class _Comparer:
             self.canon_o[qo] = token
             self.canon_n[qn] = token
             self.pairs.append((self.o.decls[qo], self.n.decls[qn]))
+        for side, canon in ((self.o, self.canon_o), (self.n, self.canon_n)):
+            for q in side.decls:
+                prim = side.primary[side.key_of[q]]
+                if prim != q and prim in canon:
+                    canon[q] = canon[prim]
         self.deleted = sorted(q for q in left_o if q not in moved_o)
         self.added = sorted(q for q in left_n if q not in moved_n)
         self._report_moves(moved)
@@ -262,6 +282,14 @@ class _Comparer:
                 if used
                 else "not reachable from any interface or root type"
             )
+            carried = self._minor_carry_over(q)
+            if carried:
+                sev = Severity.WARNING
+                how = (
+                    f"not declared in {carried}; a minor-version package usually carries only "
+                    "what changed and keeps using the older declaration, so this is breaking "
+                    "only if it was really removed"
+                )
             self.emit(
                 rule_id,
                 path,
@@ -289,6 +317,24 @@ class _Comparer:
             self._compare_decl(do, dn)
         self._compare_files()
         return sorted(set(self.findings), key=Finding.sort_key)
+
+    def _minor_carry_over(self, old_qualname: str) -> str:
+        """ "v1_4" when the new side holds a later minor version of the deleted HDI declaration's
+        package (same major), else ""."""
+        f = self.o.file_of[old_qualname]
+        if f.language != "hdi" or f.version is None:
+            return ""
+        base = hdi_package_base(f.namespace)
+        later = [
+            g.version
+            for g in self.n.schema.files
+            if g.language == "hdi"
+            and g.version is not None
+            and hdi_package_base(g.namespace) == base
+            and g.version[0] == f.version[0]
+            and g.version[1] > f.version[1]
+        ]
+        return f"v{max(later)[0]}_{max(later)[1]}" if later else ""
 
     def _file_anchor(self, old_file: ir.SchemaFile) -> ir.Span | None:
         """For a removal: the new file with the same name (its first declaration)."""
@@ -404,7 +450,9 @@ class _Comparer:
 
     def _hdi_struct(self, o: ir.Struct, n: ir.Struct, path: str) -> None:
         lang: Lang = "hdi"
-        if self.canon_o.get(o.parent, o.parent) != self.canon_n.get(n.parent, n.parent):
+        if self._parent_token(o.parent, o, self.o, self.canon_o) != self._parent_token(
+            n.parent, n, self.n, self.canon_n
+        ):
             self.emit(
                 "HDI-S-08",
                 path,
@@ -711,9 +759,9 @@ class _Comparer:
                     old_decl=decl_text(o, lang),
                     new_decl=decl_text(n, lang),
                 )
-        if hdi and self.canon_o.get(o.parent, o.parent) != self.canon_n.get(
-            n.parent, n.parent
-        ):
+        if hdi and self._parent_token(
+            o.parent, o, self.o, self.canon_o
+        ) != self._parent_token(n.parent, n, self.n, self.canon_n):
             self.emit(
                 "HDI-E-06",
                 path,
@@ -838,9 +886,9 @@ class _Comparer:
     ) -> None:
         hdi = lang == "hdi"
         if hdi:
-            if self.canon_o.get(o.parent, o.parent) != self.canon_n.get(
-                n.parent, n.parent
-            ):
+            if self._parent_token(
+                o.parent, o, self.o, self.canon_o
+            ) != self._parent_token(n.parent, n, self.n, self.canon_n):
                 self.emit(
                     "HDI-IF-04",
                     path,
@@ -866,7 +914,9 @@ class _Comparer:
                     old_decl=decl_text(o, lang),
                     new_decl=decl_text(n, lang),
                 )
-        om, nm = o.methods, n.methods
+        # Command ids run across `extends`: compare the whole table, ancestors first.
+        om = self._flat_methods(o, self.o) if hdi else o.methods
+        nm = self._flat_methods(n, self.n) if hdi else n.methods
 
         def sig(m: ir.Method, side: Literal["o", "n"]) -> object:
             return (
@@ -935,6 +985,35 @@ class _Comparer:
                 )
         for i, j in sorted(matched + renamed):
             self._method(om[i], nm[j], f"{path}.{nm[j].name}", lang)
+
+    @staticmethod
+    def _flat_methods(iface: ir.Interface, side: _Side) -> tuple[ir.Method, ...]:
+        chain: list[ir.Interface] = []
+        cur: ir.Interface | None = iface
+        while cur is not None and cur not in chain:
+            chain.append(cur)
+            parent = side.decls.get(cur.parent) if cur.parent else None
+            cur = parent if isinstance(parent, ir.Interface) else None
+        return tuple(m for i in reversed(chain) for m in i.methods)
+
+    @staticmethod
+    def _parent_token(
+        parent: str, decl: ir.Decl, side: _Side, canon: dict[str, str]
+    ) -> str:
+        """The parent as compared: a previous version of the same declaration (the HDI minor
+        version pattern ``interface IFoo extends v1_0.IFoo``) counts as no parent, since the
+        flattened members are compared anyway."""
+        if not parent:
+            return ""
+        pd = side.decls.get(parent)
+        if pd is not None and side.key_of[parent] == side.key_of[decl.qualname]:
+            grand = getattr(pd, "parent", "")
+            return (
+                _Comparer._parent_token(grand, pd, side, canon)
+                if grand != parent
+                else ""
+            )
+        return canon.get(parent, parent)
 
     @staticmethod
     def _cmd_table(iface: ir.Interface, side: _Side) -> dict[int, str]:

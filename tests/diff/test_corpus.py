@@ -206,3 +206,39 @@ def test_self_diff_is_empty_for_every_loadable_fbs_schema() -> None:
         assert compare(a.schema, b.schema) == [], p
         n += 1
     assert n >= 50
+
+
+# ---- HDI minor versions that `extends` the previous one --------------------------------------
+
+EXTENDS_PAIRS = [
+    ("sensor/v2_0", "sensor/v2_1"),
+    ("face_auth/v1_0", "face_auth/v1_1"),
+    ("display/composer/v1_0", "display/composer/v1_1"),
+    ("display/composer/v1_1", "display/composer/v1_2"),
+    ("user_auth/v1_0", "user_auth/v1_1"),
+]
+
+
+@pytest.mark.parametrize("old,new", EXTENDS_PAIRS)
+def test_minor_version_by_extends_is_compatible(old: str, new: str) -> None:
+    # The new package declares `interface IFoo extends vX_Y.IFoo` and loads the old one too;
+    # command ids continue across the parent, so nothing may be reported as moved or deleted.
+    a, b = _load(DI / old), _load(DI / new)
+    f = compare(a, b)
+    assert not [x for x in f if x.severity is Severity.BREAKING], [(x.rule, x.path) for x in f]
+    assert any(x.rule == "HDI-M-03" for x in f) or any(x.rule == "HDI-Y-01" for x in f)
+    pol = hdi_version_policy(a, b, f)
+    assert pol is not None and pol.ok
+
+
+def test_real_break_in_a_minor_version_is_caught() -> None:
+    # thermal v1_1 inserted IsolateCpu before Register/Unregister in a minor version.
+    a, b = _load(DI / "thermal" / "v1_0"), _load(DI / "thermal" / "v1_1")
+    f = compare(a, b)
+    assert {(x.rule, x.path) for x in f if x.severity is Severity.BREAKING} == {
+        ("HDI-M-10", "IThermalInterface.IsolateCpu"),
+        ("HDI-M-02", "IThermalInterface.Register"),
+        ("HDI-M-02", "IThermalInterface.Unregister"),
+    }
+    pol = hdi_version_policy(a, b, f)
+    assert pol is not None and not pol.ok and pol.findings[0].rule == "HDI-PKG-01"
