@@ -61,11 +61,11 @@ class ActivationSpec:
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     # Split by sign so exp never overflows.
     e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    return np.asarray(np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False))
 
 
 def _relu6(x: np.ndarray) -> np.ndarray:
-    return np.clip(x, 0, 6)
+    return np.asarray(np.clip(x, 0, 6))
 
 
 def erf(x: np.ndarray) -> np.ndarray:
@@ -86,14 +86,14 @@ def erf(x: np.ndarray) -> np.ndarray:
 def _gelu(x: np.ndarray, p: _Params) -> np.ndarray:
     if p.approximate:
         c = math.sqrt(2.0 / math.pi)
-        return (0.5 * x * (1 + np.tanh(c * (x + 0.044715 * x**3)))).astype(x.dtype, copy=False)
-    return (0.5 * x * (1 + erf(x / math.sqrt(2.0)))).astype(x.dtype, copy=False)
+        return np.asarray((0.5 * x * (1 + np.tanh(c * (x + 0.044715 * x**3)))).astype(x.dtype, copy=False))
+    return np.asarray((0.5 * x * (1 + erf(x / math.sqrt(2.0)))).astype(x.dtype, copy=False))
 
 
 def _hard_tanh(x: np.ndarray, p: _Params) -> np.ndarray:
     if not p.max_val > p.min_val:
         raise ValueError(f"HARD_TANH needs maxVal > minVal (got minVal={p.min_val}, maxVal={p.max_val})")
-    return np.clip(x, p.min_val, p.max_val)
+    return np.asarray(np.clip(x, p.min_val, p.max_val))
 
 
 ACTIVATIONS: dict[int, ActivationSpec] = {

@@ -72,11 +72,11 @@ def _none(func: str) -> Binding:
     return Binding(func, {})
 
 
-_POOL = dict(
+_POOL: dict[str, str | Ignored] = dict(
     kernelSize="kernel_size", strides="strides", pad="pad", padMode="pad_mode", roundMode="round_mode",
     format=_NHWC, global_="global_pool", activationType=_ACT,
 )  # fmt: skip
-_CONV = dict(
+_CONV: dict[str, str | Ignored] = dict(
     kernelSize="kernel_size", stride="stride", dilation="dilation", padMode="pad_mode", padList="pad_list",
     group="group", inChannel="in_channel", outChannel="out_channel", activationType=_ACT,
 )  # fmt: skip
@@ -301,8 +301,8 @@ def check_bindings(struct_fields: Mapping[str, Sequence[str]], version: str) -> 
         for p in params:
             if p not in accepted:
                 errors.append(f"{v}: {struct} binds a parameter {p!r} that {b.func} does not accept")
-        for n, p in sig.parameters.items():
-            if p.kind is p.KEYWORD_ONLY and p.default is p.empty and n not in params:
+        for n, prm in sig.parameters.items():
+            if prm.kind is prm.KEYWORD_ONLY and prm.default is prm.empty and n not in params:
                 errors.append(f"{v}: {b.func} requires {n!r} but {struct} binds no field to it")
         if len(set(params)) != len(params):
             errors.append(f"{v}: {struct} binds two fields to the same parameter")
@@ -355,11 +355,11 @@ def match_node_types(
     used: set[str] = set()
     for m in node_type_members:
         key = _norm(m[len("NODE_TYPE_") :] if m.startswith("NODE_TYPE_") else m)
-        s = by_norm.get(key)
-        if s is None:
+        found = by_norm.get(key)
+        if found is None:
             if m != "NODE_TYPE_NONE":
                 unmatched_members.append(m)
             continue
-        pairs.append((m, s))
-        used.add(s)
+        pairs.append((m, found))
+        used.add(found)
     return pairs, unmatched_members, [s for s in struct_names if s not in used]

@@ -342,15 +342,15 @@ def _slice(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
             size.append(max(e - s, 0))
         return Plan("SliceFusion", {"axes": axes}, [data, np.array(begin, np.int32), np.array(size, np.int32)])
     # Any step != 1: a StridedSlice over every dim; unsliced dims use begin/end masks.
-    b, e, st = [0] * data.ndim, [0] * data.ndim, [1] * data.ndim
+    bl, el, st = [0] * data.ndim, [0] * data.ndim, [1] * data.ndim
     bm = em = (1 << data.ndim) - 1
     big = 2**31 - 1
     for ax, s0, e0, s in zip(axes, starts, ends, steps):
-        b[ax], e[ax], st[ax] = max(min(s0, big), -big), max(min(e0, big), -big - 1), s
+        bl[ax], el[ax], st[ax] = max(min(s0, big), -big), max(min(e0, big), -big - 1), s
         bm &= ~(1 << ax)
         em &= ~(1 << ax)
     attrs = {"beginMask": bm, "endMask": em, "ellipsisMask": 0, "newAxisMask": 0, "shrinkAxisMask": 0}
-    return Plan("StridedSlice", attrs, [data, np.array(b, np.int64), np.array(e, np.int64), np.array(st, np.int64)])
+    return Plan("StridedSlice", attrs, [data, np.array(bl, np.int64), np.array(el, np.int64), np.array(st, np.int64)])
 
 
 @adapter("Shape")
@@ -774,7 +774,7 @@ class Runner:
             spec = B.stub_spec(plan.struct, "v2_1")
             fn = B.resolve(B.BINDINGS[plan.struct])
             kwargs = {p: B.plain(getattr(ns, B.attr_name(f))) for f, p in spec.params if hasattr(ns, B.attr_name(f))}
-            return fn(plan.inputs, **kwargs, **plan.extra)  # type: ignore[no-any-return]
+            return fn(plan.inputs, **kwargs, **plan.extra)
         cls = getattr(self.package, plan.struct)
         attrs = cls(**{B.attr_name(k): _typed(cls, B.attr_name(k), v) for k, v in plan.attrs.items()})
         nt = self.node_types[plan.struct]

@@ -32,7 +32,7 @@ def decode_boxes(enc: np.ndarray, anchors: np.ndarray, scale: Sequence[float]) -
 
 def _iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     def area(b: np.ndarray) -> np.ndarray:
-        return (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
+        return np.asarray((b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1]))
 
     ymin = np.maximum(box[0], boxes[:, 0])
     xmin = np.maximum(box[1], boxes[:, 1])

@@ -159,8 +159,8 @@ def _c_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if np.any(b == 0):
             raise KernelError("DivFusion", "integer division by zero")
         q = np.abs(a.astype(np.int64)) // np.abs(b.astype(np.int64))
-        return (np.sign(a.astype(np.int64)) * np.sign(b.astype(np.int64)) * q).astype(dt)
-    return np.divide(a, b)
+        return np.asarray((np.sign(a.astype(np.int64)) * np.sign(b.astype(np.int64)) * q).astype(dt))
+    return np.asarray(np.divide(a, b))
 
 
 def div(inputs: Sequence[np.ndarray], *, activation: int = 0) -> list[np.ndarray]:
@@ -186,7 +186,7 @@ def minimum(inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
 def _c_mod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if np.issubdtype(np.result_type(a, b), np.integer) and np.any(b == 0):
         raise KernelError("Mod", "integer modulo by zero")
-    return np.fmod(a, b)
+    return np.asarray(np.fmod(a, b))
 
 
 def mod(inputs: Sequence[np.ndarray]) -> list[np.ndarray]:

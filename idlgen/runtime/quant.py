@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -48,7 +48,7 @@ def _bcast(v: np.ndarray, ndim: int, axis: int) -> np.ndarray:
 
 
 def _range(dtype: np.dtype[np.generic], num_bits: int) -> tuple[int, int]:
-    info = np.iinfo(dtype)
+    info = np.iinfo(cast(Any, dtype))
     bits = min(int(num_bits), info.bits) if num_bits else info.bits
     if info.min < 0:
         return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
@@ -67,7 +67,7 @@ def quantize(
     r = np.where(v >= 0, np.floor(v + 0.5), np.ceil(v - 0.5))
     lo, hi = _range(dt, qp.num_bits)
     with np.errstate(invalid="ignore"):
-        return np.clip(np.nan_to_num(r, nan=0.0, posinf=hi, neginf=lo), lo, hi).astype(dt)
+        return np.asarray(np.clip(np.nan_to_num(r, nan=0.0, posinf=hi, neginf=lo), lo, hi).astype(dt))
 
 
 def scaled(x: np.ndarray, qp: QuantParams, *, axis: int = 0) -> np.ndarray:
@@ -75,7 +75,7 @@ def scaled(x: np.ndarray, qp: QuantParams, *, axis: int = 0) -> np.ndarray:
     x = np.asarray(x, dtype=np.float32)
     ax = axis + x.ndim if axis < 0 else axis
     inv = (np.float32(1.0) / qp.scale.astype(np.float32)).astype(np.float32)
-    return x * _bcast(inv, x.ndim, ax) + _bcast(qp.zero_point.astype(np.float32), x.ndim, ax)
+    return np.asarray(x * _bcast(inv, x.ndim, ax) + _bcast(qp.zero_point.astype(np.float32), x.ndim, ax))
 
 
 def dequantize(q: np.ndarray, qp: QuantParams, *, axis: int = 0, dtype: type = np.float32) -> np.ndarray:
@@ -83,7 +83,7 @@ def dequantize(q: np.ndarray, qp: QuantParams, *, axis: int = 0, dtype: type = n
     q = np.asarray(q)
     ax = axis + q.ndim if axis < 0 else axis
     r = (q.astype(np.float64) - _bcast(qp.zero_point, q.ndim, ax)) * _bcast(qp.scale, q.ndim, ax)
-    return r.astype(dtype)
+    return np.asarray(r.astype(dtype))
 
 
 def _cast(op: str, inputs: Sequence[np.ndarray], src_t: int, dst_t: int, axis: int, qp: QuantParams | None) -> list[np.ndarray]:

@@ -21,7 +21,7 @@ __all__ = ["lstm"]
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+    return np.asarray(np.where(x >= 0, 1 / (1 + e), e / (1 + e)))
 
 
 def lstm(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from typing import Any, cast
+
 import numpy as np
 
 from .errors import KernelError
@@ -26,13 +28,13 @@ def _axes(op: str, inputs: Sequence[np.ndarray], ndim: int) -> tuple[int, ...]:
 def _low(dt: np.dtype[np.generic]) -> float | int:
     if dt == np.bool_:
         return False
-    return -np.inf if np.issubdtype(dt, np.floating) else int(np.iinfo(dt).min)
+    return -np.inf if np.issubdtype(dt, np.floating) else int(np.iinfo(cast(Any, dt)).min)
 
 
 def _high(dt: np.dtype[np.generic]) -> float | int:
     if dt == np.bool_:
         return True
-    return np.inf if np.issubdtype(dt, np.floating) else int(np.iinfo(dt).max)
+    return np.inf if np.issubdtype(dt, np.floating) else int(np.iinfo(cast(Any, dt)).max)
 
 
 def reduce(

@@ -95,7 +95,7 @@ def _apply(x: np.ndarray, axis: int, idx: np.ndarray, w: np.ndarray) -> np.ndarr
         term = np.take(x, idx[:, t], axis=axis) * w[:, t].reshape(shape)
         out = term if out is None else out + term
     assert out is not None
-    return out
+    return np.asarray(out)
 
 
 def resize(

@@ -300,7 +300,7 @@ def strided_slice(
             e = None if (end_mask >> i) & 1 else end[i]
             idx.append(slice(b, e, strides[i]))
             dim += 1
-    return [np.array(x[tuple(idx)])]
+    return [np.array(x[tuple(idx)])]  # type: ignore[arg-type]  # None/int/slice mix
 
 
 def crop(inputs: Sequence[np.ndarray], *, axis: int = 0, offset: Sequence[int] = ()) -> list[np.ndarray]:
