@@ -34,7 +34,9 @@ def pads4(op: str, pad_list: Sequence[int]) -> tuple[int, int, int, int]:
     if not vals:
         return 0, 0, 0, 0
     if len(vals) != 4 or min(vals) < 0:
-        raise KernelError(op, f"pad list must be [top, bottom, left, right] >= 0, got {vals}")
+        raise KernelError(
+            op, f"pad list must be [top, bottom, left, right] >= 0, got {vals}"
+        )
     return vals[0], vals[1], vals[2], vals[3]
 
 
@@ -58,12 +60,21 @@ def conv_geometry(
         raise KernelError(op, f"unsupported PadMode {mode}")
     out = (size + p0 + p1 - k_eff) // stride + 1
     if out <= 0:
-        raise KernelError(op, f"window {k_eff} larger than padded input {size + p0 + p1}")
+        raise KernelError(
+            op, f"window {k_eff} larger than padded input {size + p0 + p1}"
+        )
     return out, p0, p1
 
 
 def pool_geometry(
-    op: str, size: int, k: int, stride: int, mode: int, p0: int, p1: int, ceil_mode: bool
+    op: str,
+    size: int,
+    k: int,
+    stride: int,
+    mode: int,
+    p0: int,
+    p1: int,
+    ceil_mode: bool,
 ) -> tuple[int, int, int]:
     """(out, pad_before, pad_after_needed) for pooling; the after-pad grows to cover ceil windows."""
     if mode == SAME:
@@ -81,7 +92,9 @@ def pool_geometry(
     return out, p0, max(p1, (out - 1) * stride + k - size - p0)
 
 
-def pad_hw(x: np.ndarray, t: int, b: int, l: int, r: int, value: float = 0.0) -> np.ndarray:
+def pad_hw(
+    x: np.ndarray, t: int, b: int, l: int, r: int, value: float = 0.0
+) -> np.ndarray:
     if not (t or b or l or r):
         return x
     return np.pad(x, ((0, 0), (t, b), (l, r), (0, 0)), constant_values=value)
@@ -91,10 +104,25 @@ def taps(xp: np.ndarray, oh: int, ow: int, kh: int, kw: int, sh: int, sw: int, d
     """Yield (i, j, view) for every kernel tap: the strided NHWC slice it reads."""
     for i in range(kh):
         for j in range(kw):
-            yield i, j, xp[:, i * dh : i * dh + (oh - 1) * sh + 1 : sh, j * dw : j * dw + (ow - 1) * sw + 1 : sw, :]
+            yield i, j, xp[
+                :,
+                i * dh : i * dh + (oh - 1) * sh + 1 : sh,
+                j * dw : j * dw + (ow - 1) * sw + 1 : sw,
+                :,
+            ]
 
 
-def patches(xp: np.ndarray, oh: int, ow: int, kh: int, kw: int, sh: int, sw: int, dh: int, dw: int) -> np.ndarray:
+def patches(
+    xp: np.ndarray,
+    oh: int,
+    ow: int,
+    kh: int,
+    kw: int,
+    sh: int,
+    sw: int,
+    dh: int,
+    dw: int,
+) -> np.ndarray:
     """im2col as a zero-copy strided view: [N, oh, ow, kh, kw, C]."""
     n, _, _, c = xp.shape
     s = xp.strides

@@ -61,7 +61,9 @@ class ActivationSpec:
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     # Split by sign so exp never overflows.
     e = np.exp(-np.abs(x))
-    return np.asarray(np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False))
+    return np.asarray(
+        np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    )
 
 
 def _relu6(x: np.ndarray) -> np.ndarray:
@@ -86,26 +88,40 @@ def erf(x: np.ndarray) -> np.ndarray:
 def _gelu(x: np.ndarray, p: _Params) -> np.ndarray:
     if p.approximate:
         c = math.sqrt(2.0 / math.pi)
-        return np.asarray((0.5 * x * (1 + np.tanh(c * (x + 0.044715 * x**3)))).astype(x.dtype, copy=False))
-    return np.asarray((0.5 * x * (1 + erf(x / math.sqrt(2.0)))).astype(x.dtype, copy=False))
+        return np.asarray(
+            (0.5 * x * (1 + np.tanh(c * (x + 0.044715 * x**3)))).astype(
+                x.dtype, copy=False
+            )
+        )
+    return np.asarray(
+        (0.5 * x * (1 + erf(x / math.sqrt(2.0)))).astype(x.dtype, copy=False)
+    )
 
 
 def _hard_tanh(x: np.ndarray, p: _Params) -> np.ndarray:
     if not p.max_val > p.min_val:
-        raise ValueError(f"HARD_TANH needs maxVal > minVal (got minVal={p.min_val}, maxVal={p.max_val})")
+        raise ValueError(
+            f"HARD_TANH needs maxVal > minVal (got minVal={p.min_val}, maxVal={p.max_val})"
+        )
     return np.asarray(np.clip(x, p.min_val, p.max_val))
 
 
 ACTIVATIONS: dict[int, ActivationSpec] = {
     0: ActivationSpec(lambda x, p: x, integer_ok=True),
-    1: ActivationSpec(lambda x, p: np.maximum(x, 0).astype(x.dtype, copy=False), integer_ok=True),
+    1: ActivationSpec(
+        lambda x, p: np.maximum(x, 0).astype(x.dtype, copy=False), integer_ok=True
+    ),
     2: ActivationSpec(lambda x, p: _sigmoid(x)),
     3: ActivationSpec(lambda x, p: _relu6(x), integer_ok=True),
     4: ActivationSpec(
-        lambda x, p: np.where(x > 0, x, p.alpha * np.expm1(np.minimum(x, 0))).astype(x.dtype, copy=False),
+        lambda x, p: np.where(x > 0, x, p.alpha * np.expm1(np.minimum(x, 0))).astype(
+            x.dtype, copy=False
+        ),
         uses_params=True,
     ),
-    5: ActivationSpec(lambda x, p: np.where(x > 0, x, x * x.dtype.type(p.alpha)), uses_params=True),
+    5: ActivationSpec(
+        lambda x, p: np.where(x > 0, x, x * x.dtype.type(p.alpha)), uses_params=True
+    ),
     6: ActivationSpec(lambda x, p: np.abs(x), integer_ok=True),
     7: ActivationSpec(lambda x, p: np.clip(x, 0, 1), integer_ok=True),
     8: ActivationSpec(lambda x, p: x / (1 + np.abs(x))),
@@ -118,7 +134,9 @@ ACTIVATIONS: dict[int, ActivationSpec] = {
     ),
     12: ActivationSpec(lambda x, p: x * _relu6(x + 3) / 6),
     13: ActivationSpec(lambda x, p: _relu6(x + 3) / 6),
-    14: ActivationSpec(lambda x, p: np.where(x > p.alpha, x, x.dtype.type(0)), uses_params=True),
+    14: ActivationSpec(
+        lambda x, p: np.where(x > p.alpha, x, x.dtype.type(0)), uses_params=True
+    ),
     15: ActivationSpec(lambda x, p: x, integer_ok=True),
     16: ActivationSpec(_hard_tanh, uses_params=True, integer_ok=True),
     17: ActivationSpec(lambda x, p: np.sign(x), integer_ok=True),
@@ -146,14 +164,23 @@ def apply_activation(
         raise KernelError(op, f"activation type {name} ({code}) is not supported")
     if fused_op and spec.uses_params:
         raise KernelError(
-            op, f"fused activation {ACTIVATION_NAMES[code]} needs parameters a fused op does not carry"
+            op,
+            f"fused activation {ACTIVATION_NAMES[code]} needs parameters a fused op does not carry",
         )
     x = np.asarray(x)
     if not np.issubdtype(x.dtype, np.floating) and not spec.integer_ok:
-        raise KernelError(op, f"activation {ACTIVATION_NAMES[code]} needs a float tensor, got {x.dtype}")
+        raise KernelError(
+            op,
+            f"activation {ACTIVATION_NAMES[code]} needs a float tensor, got {x.dtype}",
+        )
     try:
         with np.errstate(over="ignore", under="ignore"):
-            out = spec.fn(x, _Params(float(alpha), float(min_val), float(max_val), bool(approximate)))
+            out = spec.fn(
+                x,
+                _Params(
+                    float(alpha), float(min_val), float(max_val), bool(approximate)
+                ),
+            )
     except ValueError as e:
         raise KernelError(op, str(e)) from None
     return np.asarray(out).astype(x.dtype, copy=False)
@@ -184,6 +211,8 @@ def activation(
     ]  # fmt: skip
 
 
-def leaky_relu(inputs: Sequence[np.ndarray], *, negative_slope: float = 0.0) -> list[np.ndarray]:
+def leaky_relu(
+    inputs: Sequence[np.ndarray], *, negative_slope: float = 0.0
+) -> list[np.ndarray]:
     """``LeakyRelu``: the LEAKY_RELU table entry with ``negativeSlope``."""
     return [apply_activation(inputs[0], 5, op="LeakyRelu", alpha=negative_slope)]

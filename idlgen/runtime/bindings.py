@@ -60,7 +60,9 @@ class Binding:
         return self.func.split(":", 1)[1]
 
 
-_NHWC = Ignored("informational: NNRt runs NHWC regardless (NNRt's builders default it to NCHW)")
+_NHWC = Ignored(
+    "informational: NNRt runs NHWC regardless (NNRt's builders default it to NCHW)"
+)
 _ACT = "activation"
 
 
@@ -242,23 +244,33 @@ class StubSpec:
     struct: str
     module: str  # import path, e.g. "idlgen.runtime.pool"
     function: str  # e.g. "avg_pool"
-    params: tuple[tuple[str, str], ...]  # ordered (IDL field, keyword parameter); ignored fields omitted
+    params: tuple[
+        tuple[str, str], ...
+    ]  # ordered (IDL field, keyword parameter); ignored fields omitted
     ignored: tuple[tuple[str, str], ...]  # (IDL field, reason)
 
 
-def stub_spec(struct: str, version: str, field_order: Sequence[str] | None = None) -> StubSpec:
+def stub_spec(
+    struct: str, version: str, field_order: Sequence[str] | None = None
+) -> StubSpec:
     """The stub for ``struct`` in ``version``; ``field_order`` (schema order) orders the pairs."""
     b = BINDINGS[struct]
     fields = _fields(b, struct, version)
     order = list(field_order) if field_order is not None else list(fields)
     params = tuple((f, p) for f in order if isinstance(p := fields.get(f), str))
-    ignored = tuple((f, p.reason) for f in order if isinstance(p := fields.get(f), Ignored))
+    ignored = tuple(
+        (f, p.reason) for f in order if isinstance(p := fields.get(f), Ignored)
+    )
     return StubSpec(struct, b.module, b.function, params, ignored)
 
 
-def stub_specs(struct_fields: Mapping[str, Sequence[str]], version: str) -> dict[str, StubSpec]:
+def stub_specs(
+    struct_fields: Mapping[str, Sequence[str]], version: str
+) -> dict[str, StubSpec]:
     """``stub_spec`` for every bound struct of a schema, in schema field order."""
-    return {s: stub_spec(s, version, f) for s, f in struct_fields.items() if s in BINDINGS}
+    return {
+        s: stub_spec(s, version, f) for s, f in struct_fields.items() if s in BINDINGS
+    }
 
 
 def resolve(binding: Binding) -> Callable[..., list[np.ndarray]]:
@@ -266,7 +278,9 @@ def resolve(binding: Binding) -> Callable[..., list[np.ndarray]]:
     return fn  # type: ignore[no-any-return]
 
 
-def check_bindings(struct_fields: Mapping[str, Sequence[str]], version: str) -> list[str]:
+def check_bindings(
+    struct_fields: Mapping[str, Sequence[str]], version: str
+) -> list[str]:
     """Human-readable problems between a schema's operator structs and the table (empty = ok).
 
     ``struct_fields`` maps each operator attribute struct to its field names in schema order.
@@ -281,13 +295,17 @@ def check_bindings(struct_fields: Mapping[str, Sequence[str]], version: str) -> 
         bound = _fields(b, struct, v)
         for f in fields:
             if f not in bound:
-                errors.append(f"{v}: {struct}.{f} is in the schema but has no binding (bind it or mark it Ignored)")
+                errors.append(
+                    f"{v}: {struct}.{f} is in the schema but has no binding (bind it or mark it Ignored)"
+                )
         for f in bound:
             if f not in fields:
                 errors.append(f"{v}: {struct}.{f} is bound but not in the schema")
         for f in ABSENT.get(v, {}).get(struct, frozenset()):
             if f in fields:
-                errors.append(f"{v}: {struct}.{f} is declared absent in {v} but the schema has it")
+                errors.append(
+                    f"{v}: {struct}.{f} is declared absent in {v} but the schema has it"
+                )
         try:
             fn = resolve(b)
         except (ImportError, AttributeError) as e:
@@ -295,15 +313,25 @@ def check_bindings(struct_fields: Mapping[str, Sequence[str]], version: str) -> 
             continue
         sig = inspect.signature(fn)
         accepted = {
-            n for n, p in sig.parameters.items() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+            n
+            for n, p in sig.parameters.items()
+            if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
         }
         params = [p for p in bound.values() if isinstance(p, str)]
         for p in params:
             if p not in accepted:
-                errors.append(f"{v}: {struct} binds a parameter {p!r} that {b.func} does not accept")
+                errors.append(
+                    f"{v}: {struct} binds a parameter {p!r} that {b.func} does not accept"
+                )
         for n, prm in sig.parameters.items():
-            if prm.kind is prm.KEYWORD_ONLY and prm.default is prm.empty and n not in params:
-                errors.append(f"{v}: {b.func} requires {n!r} but {struct} binds no field to it")
+            if (
+                prm.kind is prm.KEYWORD_ONLY
+                and prm.default is prm.empty
+                and n not in params
+            ):
+                errors.append(
+                    f"{v}: {b.func} requires {n!r} but {struct} binds no field to it"
+                )
         if len(set(params)) != len(params):
             errors.append(f"{v}: {struct} binds two fields to the same parameter")
     return errors
@@ -324,9 +352,17 @@ def plain(value: Any) -> Any:
     return value
 
 
-def call(struct: str, attrs: Any, inputs: Sequence[np.ndarray], *, version: str = "v2_1", **extra: Any) -> list[np.ndarray]:
+def call(
+    struct: str,
+    attrs: Any,
+    inputs: Sequence[np.ndarray],
+    *,
+    version: str = "v2_1",
+    **extra: Any,
+) -> list[np.ndarray]:
     """Run ``struct``'s runtime function with the fields read from ``attrs`` (any object with the
-    generated attribute names), converted by ``plain``. ``extra`` adds keyword arguments."""
+    generated attribute names), converted by ``plain``. ``extra`` adds keyword arguments.
+    """
     spec = stub_spec(struct, version)
     fn = resolve(BINDINGS[struct])
     kwargs = {p: plain(getattr(attrs, attr_name(f))) for f, p in spec.params}

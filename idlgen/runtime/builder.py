@@ -54,7 +54,10 @@ class ModelBuilder:
         self.outputs: list[int] = []
         self._data = bytearray()
         members = [m.name for m in package.NodeType]
-        self._node_type = {s: package.NodeType[m] for m, s in match_node_types(members, _struct_names(package))[0]}
+        self._node_type = {
+            s: package.NodeType[m]
+            for m, s in match_node_types(members, _struct_names(package))[0]
+        }
 
     # -- tensors ------------------------------------------------------------------------------
 
@@ -79,11 +82,16 @@ class ModelBuilder:
         )
         if quant is not None:
             pairs = [quant] if isinstance(quant, tuple) else list(quant)
-            t.quantParams = [p.QuantParam(numBits=num_bits, zeroPoint=int(z), scale=float(s)) for s, z in pairs]
+            t.quantParams = [
+                p.QuantParam(numBits=num_bits, zeroPoint=int(z), scale=float(s))
+                for s, z in pairs
+            ]
         self.tensors.append(t)
         return len(self.tensors) - 1
 
-    def input(self, name: str, dtype: Any = np.float32, dims: Sequence[int] = (), **kw: Any) -> int:
+    def input(
+        self, name: str, dtype: Any = np.float32, dims: Sequence[int] = (), **kw: Any
+    ) -> int:
         i = self.tensor(name, dtype, dims, **kw)
         self.inputs.append(i)
         return i
@@ -96,7 +104,9 @@ class ModelBuilder:
         self._data.extend(b"\0" * pad)
         off = len(self._data)
         self._data.extend(arr.tobytes())
-        self.tensors[i].data = self.pkg.SharedBuffer(fd=self.fd, bufferSize=0, offset=off, dataSize=arr.nbytes)
+        self.tensors[i].data = self.pkg.SharedBuffer(
+            fd=self.fd, bufferSize=0, offset=off, dataSize=arr.nbytes
+        )
         return i
 
     def output(self, *indices: int) -> None:
@@ -121,9 +131,16 @@ class ModelBuilder:
         struct = type(attrs).__name__
         nt = self._node_type.get(struct)
         if nt is None:
-            raise KernelError("ModelBuilder", f"{struct} is not an operator attribute struct of {self.pkg.__name__}")
+            raise KernelError(
+                "ModelBuilder",
+                f"{struct} is not an operator attribute struct of {self.pkg.__name__}",
+            )
         nname = name or f"{struct.lower()}_{len(self.nodes)}"
-        specs = [f"{nname}:{k}" for k in range(outputs)] if isinstance(outputs, int) else list(outputs)
+        specs = (
+            [f"{nname}:{k}" for k in range(outputs)]
+            if isinstance(outputs, int)
+            else list(outputs)
+        )
         out_idx = []
         for s in specs:
             if isinstance(s, str):
@@ -151,7 +168,10 @@ class ModelBuilder:
             pass
         if hasattr(attrs, "to_parcel"):
             return bytes(attrs.to_parcel())
-        raise KernelError("ModelBuilder", f"{self.pkg.__name__} has no kernels.encode_node_attr; pass encode=")
+        raise KernelError(
+            "ModelBuilder",
+            f"{self.pkg.__name__} has no kernels.encode_node_attr; pass encode=",
+        )
 
     # -- result -------------------------------------------------------------------------------
 

@@ -71,7 +71,20 @@ def _need_2d(op: str, x: np.ndarray) -> None:
 
 
 # ONNX TensorProto element type -> NNRt DataType.
-_ONNX_TO_NNRT = {1: 43, 2: 37, 3: 32, 4: 38, 5: 33, 6: 34, 7: 35, 9: 30, 10: 42, 11: 44, 12: 39, 13: 40}
+_ONNX_TO_NNRT = {
+    1: 43,
+    2: 37,
+    3: 32,
+    4: 38,
+    5: 33,
+    6: 34,
+    7: 35,
+    9: 30,
+    10: 42,
+    11: 44,
+    12: 39,
+    13: 40,
+}
 _NP_TO_NNRT = {
     np.dtype(np.float32): 43, np.dtype(np.uint8): 37, np.dtype(np.int8): 32, np.dtype(np.uint16): 38,
     np.dtype(np.int16): 33, np.dtype(np.int32): 34, np.dtype(np.int64): 35, np.dtype(np.bool_): 30,
@@ -159,7 +172,13 @@ def _exp(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 
 
 def _act(code: int, x: list[Any], **kw: Any) -> Plan:
-    attrs = {"activationType": code, "alpha": 0.0, "minVal": 0.0, "maxVal": 0.0, "approximate": False}
+    attrs = {
+        "activationType": code,
+        "alpha": 0.0,
+        "minVal": 0.0,
+        "maxVal": 0.0,
+        "approximate": False,
+    }
     attrs.update(kw)
     return Plan("Activation", attrs, x[:1])
 
@@ -192,7 +211,11 @@ def _thr(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 
 @adapter("Selu")
 def _selu(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
-    _only(a, alpha=lambda v: abs(v - 1.67326319) < 1e-6, gamma=lambda v: abs(v - 1.05070102) < 1e-6)
+    _only(
+        a,
+        alpha=lambda v: abs(v - 1.67326319) < 1e-6,
+        gamma=lambda v: abs(v - 1.05070102) < 1e-6,
+    )
     return _act(11, x)
 
 
@@ -224,7 +247,12 @@ def _clip(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     }, x[:1])  # fmt: skip
 
 
-_BINARY = {"Add": "AddFusion", "Sub": "SubFusion", "Mul": "MulFusion", "Div": "DivFusion"}
+_BINARY = {
+    "Add": "AddFusion",
+    "Sub": "SubFusion",
+    "Mul": "MulFusion",
+    "Div": "DivFusion",
+}
 
 
 @adapter(*_BINARY)
@@ -260,7 +288,9 @@ def _nary(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     if len(x) == 2 and node.op_type != "Sum":
         return Plan("Maximum" if node.op_type == "Max" else "Minimum", {}, x)
     if node.op_type == "Min":
-        raise Skip(f"{len(x)} inputs: NNRt Minimum is binary and Eltwise has no MIN mode")
+        raise Skip(
+            f"{len(x)} inputs: NNRt Minimum is binary and Eltwise has no MIN mode"
+        )
     return Plan("Eltwise", {"mode": 2 if node.op_type == "Max" else 1}, list(x))
 
 
@@ -298,13 +328,21 @@ def _flatten(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 @adapter("Squeeze")
 def _squeeze(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     axes = _opt(x, 1)
-    return Plan("Squeeze", {"axis": [int(v) for v in (axes if axes is not None else a.get("axes", []))]}, x[:1])
+    return Plan(
+        "Squeeze",
+        {"axis": [int(v) for v in (axes if axes is not None else a.get("axes", []))]},
+        x[:1],
+    )
 
 
 @adapter("Unsqueeze")
 def _unsqueeze(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     axes = _opt(x, 1)
-    return Plan("Unsqueeze", {"axis": [int(v) for v in (axes if axes is not None else a.get("axes", []))]}, x[:1])
+    return Plan(
+        "Unsqueeze",
+        {"axis": [int(v) for v in (axes if axes is not None else a.get("axes", []))]},
+        x[:1],
+    )
 
 
 @adapter("Split")
@@ -312,7 +350,11 @@ def _split(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     sizes = _opt(x, 1)
     sizes = list(a.get("split", [])) if sizes is None else [int(v) for v in sizes]
     n = len(node.output)
-    return Plan("Split", {"outputNum": n, "sizeSplits": sizes, "axis": int(a.get("axis", 0))}, x[:1])
+    return Plan(
+        "Split",
+        {"outputNum": n, "sizeSplits": sizes, "axis": int(a.get("axis", 0))},
+        x[:1],
+    )
 
 
 @adapter("Tile")
@@ -329,7 +371,9 @@ def _expand(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 def _slice(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     data = x[0]
     starts, ends = [int(v) for v in x[1]], [int(v) for v in x[2]]
-    axes = [int(v) for v in x[3]] if _opt(x, 3) is not None else list(range(len(starts)))
+    axes = (
+        [int(v) for v in x[3]] if _opt(x, 3) is not None else list(range(len(starts)))
+    )
     steps = [int(v) for v in x[4]] if _opt(x, 4) is not None else [1] * len(starts)
     axes = [ax + data.ndim if ax < 0 else ax for ax in axes]
     if all(s == 1 for s in steps):
@@ -340,7 +384,11 @@ def _slice(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
             e = min(max(e + n if e < 0 else e, 0), n)
             begin.append(s)
             size.append(max(e - s, 0))
-        return Plan("SliceFusion", {"axes": axes}, [data, np.array(begin, np.int32), np.array(size, np.int32)])
+        return Plan(
+            "SliceFusion",
+            {"axes": axes},
+            [data, np.array(begin, np.int32), np.array(size, np.int32)],
+        )
     # Any step != 1: a StridedSlice over every dim; unsliced dims use begin/end masks.
     bl, el, st = [0] * data.ndim, [0] * data.ndim, [1] * data.ndim
     bm = em = (1 << data.ndim) - 1
@@ -349,8 +397,18 @@ def _slice(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
         bl[ax], el[ax], st[ax] = max(min(s0, big), -big), max(min(e0, big), -big - 1), s
         bm &= ~(1 << ax)
         em &= ~(1 << ax)
-    attrs = {"beginMask": bm, "endMask": em, "ellipsisMask": 0, "newAxisMask": 0, "shrinkAxisMask": 0}
-    return Plan("StridedSlice", attrs, [data, np.array(bl, np.int64), np.array(el, np.int64), np.array(st, np.int64)])
+    attrs = {
+        "beginMask": bm,
+        "endMask": em,
+        "ellipsisMask": 0,
+        "newAxisMask": 0,
+        "shrinkAxisMask": 0,
+    }
+    return Plan(
+        "StridedSlice",
+        attrs,
+        [data, np.array(bl, np.int64), np.array(el, np.int64), np.array(st, np.int64)],
+    )
 
 
 @adapter("Shape")
@@ -361,7 +419,13 @@ def _shape(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
         s, e = int(a.get("start", 0)), int(a.get("end", r))
         s = min(max(s + r if s < 0 else s, 0), r)
         e = min(max(e + r if e < 0 else e, 0), r)
-        plan.then.append(("SliceFusion", {"axes": [0]}, [np.array([s], np.int32), np.array([max(e - s, 0)], np.int32)]))
+        plan.then.append(
+            (
+                "SliceFusion",
+                {"axes": [0]},
+                [np.array([s], np.int32), np.array([max(e - s, 0)], np.int32)],
+            )
+        )
     return plan
 
 
@@ -370,12 +434,20 @@ def _cos(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     from onnx import numpy_helper
 
     v = numpy_helper.to_array(a["value"]) if "value" in a else np.zeros(1, np.float32)
-    return Plan("ConstantOfShape", {"dataType": _np_type(v, "value"), "value": [float(v.reshape(-1)[0])]}, x[:1])
+    return Plan(
+        "ConstantOfShape",
+        {"dataType": _np_type(v, "value"), "value": [float(v.reshape(-1)[0])]},
+        x[:1],
+    )
 
 
 @adapter("Range")
 def _range(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
-    return Plan("Range", {"dataType": _np_type(x[0], "start"), "start": 0, "limit": 0, "delta": 1}, x[:3])
+    return Plan(
+        "Range",
+        {"dataType": _np_type(x[0], "start"), "start": 0, "limit": 0, "delta": 1},
+        x[:3],
+    )
 
 
 @adapter("Cast")
@@ -401,7 +473,12 @@ def _d2s(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 @adapter("SpaceToDepth")
 def _s2d(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     _only(a, mode=lambda v: v == "DCR")
-    return Plan("SpaceToDepth", {"blockSize": int(a["blocksize"]), "format": 1}, [_nhwc(x[0])], _back)
+    return Plan(
+        "SpaceToDepth",
+        {"blockSize": int(a["blocksize"]), "format": 1},
+        [_nhwc(x[0])],
+        _back,
+    )
 
 
 @adapter("Pad")
@@ -417,7 +494,11 @@ def _pad(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     for i, ax in enumerate(axes):
         rows[ax + data.ndim if ax < 0 else ax] = [pads[i], pads[i + k]]
     cv = _opt(x, 2)
-    value = _scalar(cv) if cv is not None and np.asarray(cv).size else float(a.get("value", 0.0))
+    value = (
+        _scalar(cv)
+        if cv is not None and np.asarray(cv).size
+        else float(a.get("value", 0.0))
+    )
     return Plan("PadFusion", {"paddings": rows, "paddingMode": 0 if mode == "constant" else 1,
                               "constantValue": value}, [data])  # fmt: skip
 
@@ -439,7 +520,9 @@ def _gather_nd(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 @adapter("OneHot")
 def _one_hot(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     vals = np.asarray(x[2])
-    return Plan("OneHot", {"axis": int(a.get("axis", -1))}, [x[0], x[1], vals[1:2], vals[0:1]])
+    return Plan(
+        "OneHot", {"axis": int(a.get("axis", -1))}, [x[0], x[1], vals[1:2], vals[0:1]]
+    )
 
 
 # --- reductions ------------------------------------------------------------------------------
@@ -468,7 +551,11 @@ def _argmax(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 @adapter("TopK")
 def _topk(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     _only(a, largest=lambda v: v == 1)
-    return Plan("TopKFusion", {"sorted": bool(a.get("sorted", 1)), "axis": int(a.get("axis", -1))}, x[:2])
+    return Plan(
+        "TopKFusion",
+        {"sorted": bool(a.get("sorted", 1)), "axis": int(a.get("axis", -1))},
+        x[:2],
+    )
 
 
 # --- normalisation ---------------------------------------------------------------------------
@@ -485,12 +572,22 @@ def _softmax(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 @adapter("BatchNormalization")
 def _bn(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     _only(a, training_mode=lambda v: v == 0)
-    return Plan("FusedBatchNorm", {"epsilon": float(a.get("epsilon", 1e-5))}, [_nhwc(x[0])] + list(x[1:5]), _back)
+    return Plan(
+        "FusedBatchNorm",
+        {"epsilon": float(a.get("epsilon", 1e-5))},
+        [_nhwc(x[0])] + list(x[1:5]),
+        _back,
+    )
 
 
 @adapter("InstanceNormalization")
 def _inorm(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
-    return Plan("InstanceNorm", {"epsilon": float(a.get("epsilon", 1e-5))}, [_nhwc(x[0]), x[1], x[2]], _back)
+    return Plan(
+        "InstanceNorm",
+        {"epsilon": float(a.get("epsilon", 1e-5))},
+        [_nhwc(x[0]), x[1], x[2]],
+        _back,
+    )
 
 
 @adapter("LayerNormalization")
@@ -500,7 +597,11 @@ def _lnorm(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 
     def post(outs: list[np.ndarray]) -> list[np.ndarray]:
         y, mean, var = outs
-        return [y, mean.astype(np.float32), (1 / np.sqrt(var.astype(np.float64) + eps)).astype(np.float32)]
+        return [
+            y,
+            mean.astype(np.float32),
+            (1 / np.sqrt(var.astype(np.float64) + eps)).astype(np.float32),
+        ]
 
     return Plan("LayerNormFusion", {"beginNormAxis": axis, "epsilon": eps, "elementwiseAffine": True,
                                     "beginParamsAxis": axis}, list(x), post)  # fmt: skip
@@ -520,7 +621,11 @@ def _lrn(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 @adapter("LpNormalization")
 def _lpnorm(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     _only(a, p=lambda v: v == 2)
-    return Plan("L2NormalizeFusion", {"axis": [int(a.get("axis", -1))], "epsilon": 0.0, "activationType": 0}, x[:1])
+    return Plan(
+        "L2NormalizeFusion",
+        {"axis": [int(a.get("axis", -1))], "epsilon": 0.0, "activationType": 0},
+        x[:1],
+    )
 
 
 # --- convolution / pooling -------------------------------------------------------------------
@@ -534,7 +639,9 @@ def _conv(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
              "dilation": list(a.get("dilations", [1, 1])), "padMode": _pad_mode(a), "padList": _pads(a),
              "group": int(a.get("group", 1)), "inChannel": x[0].shape[1], "outChannel": w.shape[0],
              "activationType": 0}  # fmt: skip
-    ins = [_nhwc(x[0]), np.ascontiguousarray(w.transpose(0, 2, 3, 1))] + ([x[2]] if _opt(x, 2) is not None else [])
+    ins = [_nhwc(x[0]), np.ascontiguousarray(w.transpose(0, 2, 3, 1))] + (
+        [x[2]] if _opt(x, 2) is not None else []
+    )
     return Plan("Conv2DFusion", attrs, ins, _back)
 
 
@@ -542,14 +649,18 @@ def _conv(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 def _deconv(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     _need_2d("Conv2dTransposeFusion", x[0])
     if "output_shape" in a:
-        raise Skip("output_shape: NNRt derives the output size from pads and outputPaddings")
+        raise Skip(
+            "output_shape: NNRt derives the output size from pads and outputPaddings"
+        )
     w = x[1]
     g = int(a.get("group", 1))
     attrs = {"kernelSize": list(w.shape[2:]), "stride": list(a.get("strides", [1, 1])),
              "dilation": list(a.get("dilations", [1, 1])), "padMode": _pad_mode(a), "padList": _pads(a),
              "group": g, "inChannel": x[0].shape[1], "outChannel": w.shape[1] * g, "activationType": 0,
              "outputPaddings": list(a.get("output_padding", [0, 0]))}  # fmt: skip
-    ins = [_nhwc(x[0]), np.ascontiguousarray(w.transpose(0, 2, 3, 1))] + ([x[2]] if _opt(x, 2) is not None else [])
+    ins = [_nhwc(x[0]), np.ascontiguousarray(w.transpose(0, 2, 3, 1))] + (
+        [x[2]] if _opt(x, 2) is not None else []
+    )
     return Plan("Conv2dTransposeFusion", attrs, ins, _back)
 
 
@@ -560,7 +671,11 @@ def _pool(node: Node, a: dict[str, Any], x: list[Any], struct: str) -> Plan:
         raise Skip("Indices output: NNRt MaxPoolFusion has one output")
     mode = _pad_mode(a)
     pads = _pads(a)
-    if struct == "AvgPoolFusion" and int(a.get("count_include_pad", 0)) and (any(pads) or mode == 1):
+    if (
+        struct == "AvgPoolFusion"
+        and int(a.get("count_include_pad", 0))
+        and (any(pads) or mode == 1)
+    ):
         raise Skip("count_include_pad=1: NNRt average pooling excludes padding")
     attrs = {"kernelSize": list(a["kernel_shape"]), "strides": list(a.get("strides", [1, 1])), "pad": pads,
              "padMode": mode, "roundMode": int(a.get("ceil_mode", 0)), "format": 1, "global": False,
@@ -589,13 +704,21 @@ def _gpool(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 
 @adapter("MatMul")
 def _matmul(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
-    return Plan("MatMulFusion", {"transposeA": False, "transposeB": False, "activationType": 0}, x[:2])
+    return Plan(
+        "MatMulFusion",
+        {"transposeA": False, "transposeB": False, "activationType": 0},
+        x[:2],
+    )
 
 
 @adapter("Gemm")
 def _gemm(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     _only(a, alpha=lambda v: v == 1.0, beta=lambda v: v == 1.0)
-    attrs = {"transposeA": bool(a.get("transA", 0)), "transposeB": bool(a.get("transB", 0)), "activationType": 0}
+    attrs = {
+        "transposeA": bool(a.get("transA", 0)),
+        "transposeB": bool(a.get("transB", 0)),
+        "activationType": 0,
+    }
     return Plan("MatMulFusion", attrs, [v for v in x[:3] if v is not None])
 
 
@@ -620,9 +743,13 @@ def _resize(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
         size_in = np.array([full_i.get(2, h), full_i.get(3, w)], np.int32)
     else:
         raise Skip("neither scales nor sizes")
-    ctm = {"asymmetric": 0, "align_corners": 1, "half_pixel": 2}[a.get("coordinate_transformation_mode", "half_pixel")]
+    ctm = {"asymmetric": 0, "align_corners": 1, "half_pixel": 2}[
+        a.get("coordinate_transformation_mode", "half_pixel")
+    ]
     method = {"linear": 0, "nearest": 1, "cubic": 2}[a.get("mode", "nearest")]
-    nm = {"round_prefer_floor": 1, "round_prefer_ceil": 2, "floor": 3, "ceil": 4}[a.get("nearest_mode", "round_prefer_floor")]
+    nm = {"round_prefer_floor": 1, "round_prefer_ceil": 2, "floor": 3, "ceil": 4}[
+        a.get("nearest_mode", "round_prefer_floor")
+    ]
     attrs = {"method": method, "newHeight": 0, "newWidth": 0, "preserveAspectRatio": False,
              "coordinateTransformMode": ctm, "cubicCoeff": float(a.get("cubic_coeff_a", -0.75)),
              "excludeOutside": int(a.get("exclude_outside", 0)), "extrapolationValue": 0.0, "nearestMode": nm}  # fmt: skip
@@ -639,9 +766,13 @@ def _lstm(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     seq_lens = _opt(x, 4)
     xs, w, r = x[0], x[1], x[2]
     if seq_lens is not None and not np.all(np.asarray(seq_lens) == xs.shape[0]):
-        raise Skip("sequence_lens shorter than the sequence: NNRt LSTM has no sequence lengths")
+        raise Skip(
+            "sequence_lens shorter than the sequence: NNRt LSTM has no sequence lengths"
+        )
     dirs, h = w.shape[0], w.shape[1] // 4
-    order = np.concatenate([np.arange(h) + g * h for g in (0, 2, 3, 1)])  # ONNX iofc -> i f g o
+    order = np.concatenate(
+        [np.arange(h) + g * h for g in (0, 2, 3, 1)]
+    )  # ONNX iofc -> i f g o
     bias = _opt(x, 3)
     b = np.zeros((dirs, 8 * h), xs.dtype) if bias is None else bias
     b = np.concatenate([b[:, : 4 * h][:, order], b[:, 4 * h :][:, order]], axis=1)
@@ -679,11 +810,17 @@ def _quantize(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     axis = int(a.get("axis", 1)) if scale.size > 1 else 0
     from .quant import QuantParams, scaled
 
-    v = scaled(x[0], QuantParams(scale.reshape(-1), zpv.reshape(-1)), axis=axis).astype(np.float64)
+    v = scaled(x[0], QuantParams(scale.reshape(-1), zpv.reshape(-1)), axis=axis).astype(
+        np.float64
+    )
     away = np.where(v >= 0, np.floor(v + 0.5), np.ceil(v - 0.5))
     if np.any(np.rint(v) != away):
-        raise Skip("exact .5 ties: ONNX rounds half to even, NNRt (nnacl round()) half away from zero")
-    return Plan("QuantDTypeCastV2", {"srcT": 43, "dstT": dst, "axis": axis}, [x[0], scale, zpv])
+        raise Skip(
+            "exact .5 ties: ONNX rounds half to even, NNRt (nnacl round()) half away from zero"
+        )
+    return Plan(
+        "QuantDTypeCastV2", {"srcT": 43, "dstT": dst, "axis": axis}, [x[0], scale, zpv]
+    )
 
 
 @adapter("DequantizeLinear")
@@ -699,7 +836,11 @@ def _dequantize(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     dst = {np.dtype(np.float32): 43, np.dtype(np.float16): 42}.get(scale.dtype)
     if dst is None:
         raise Skip(f"scale dtype {scale.dtype}: no NNRt float DataType for the output")
-    return Plan("QuantDTypeCastV2", {"srcT": src, "dstT": dst, "axis": axis}, [x[0], scale.astype(np.float64), zpv])
+    return Plan(
+        "QuantDTypeCastV2",
+        {"srcT": src, "dstT": dst, "axis": axis},
+        [x[0], scale.astype(np.float64), zpv],
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -750,9 +891,12 @@ class Runner:
             self.node_types = {s: nt[m] for m, s in pairs}
             try:  # nodeAttr round trip only once the Parcel codecs are generated
                 probe = self.package.Concat(axis=1)
-                self.round_trip = self.kernels.decode_node_attr(
-                    self.node_types["Concat"], self.kernels.encode_node_attr(probe)
-                ) == probe
+                self.round_trip = (
+                    self.kernels.decode_node_attr(
+                        self.node_types["Concat"], self.kernels.encode_node_attr(probe)
+                    )
+                    == probe
+                )
             except Exception:
                 self.round_trip = False
 
@@ -760,7 +904,11 @@ class Runner:
     def mode(self) -> str:
         if self.kernels is None:
             return "binding table (no generated kernels)"
-        return "generated kernels" + (" with nodeAttr Parcel round trip" if self.round_trip else " (no Parcel codec yet)")
+        return "generated kernels" + (
+            " with nodeAttr Parcel round trip"
+            if self.round_trip
+            else " (no Parcel codec yet)"
+        )
 
     def run(self, plan: Plan) -> list[np.ndarray]:
         out = self._run(plan)
@@ -773,13 +921,24 @@ class Runner:
             ns = SimpleNamespace(**{B.attr_name(k): v for k, v in plan.attrs.items()})
             spec = B.stub_spec(plan.struct, "v2_1")
             fn = B.resolve(B.BINDINGS[plan.struct])
-            kwargs = {p: B.plain(getattr(ns, B.attr_name(f))) for f, p in spec.params if hasattr(ns, B.attr_name(f))}
+            kwargs = {
+                p: B.plain(getattr(ns, B.attr_name(f)))
+                for f, p in spec.params
+                if hasattr(ns, B.attr_name(f))
+            }
             return fn(plan.inputs, **kwargs, **plan.extra)
         cls = getattr(self.package, plan.struct)
-        attrs = cls(**{B.attr_name(k): _typed(cls, B.attr_name(k), v) for k, v in plan.attrs.items()})
+        attrs = cls(
+            **{
+                B.attr_name(k): _typed(cls, B.attr_name(k), v)
+                for k, v in plan.attrs.items()
+            }
+        )
         nt = self.node_types[plan.struct]
         if self.round_trip:
-            attrs = self.kernels.decode_node_attr(nt, self.kernels.encode_node_attr(attrs))
+            attrs = self.kernels.decode_node_attr(
+                nt, self.kernels.encode_node_attr(attrs)
+            )
         return self.kernels.KERNELS[nt](attrs, plan.inputs)  # type: ignore[no-any-return]
 
 
@@ -790,7 +949,13 @@ def _typed(cls: type, name: str, v: Any) -> Any:
 
     hints = typing.get_type_hints(cls)
     t = hints.get(name)
-    if isinstance(t, type) and issubclass(t, int) and not isinstance(v, bool) and t is not int and t is not bool:
+    if (
+        isinstance(t, type)
+        and issubclass(t, int)
+        and not isinstance(v, bool)
+        and t is not int
+        and t is not bool
+    ):
         return t(v)
     return v
 
@@ -803,14 +968,18 @@ class Outcome:
     detail: str = ""
 
 
-def _compare(got: list[np.ndarray], want: list[np.ndarray], rtol: float, atol: float) -> str:
+def _compare(
+    got: list[np.ndarray], want: list[np.ndarray], rtol: float, atol: float
+) -> str:
     if len(got) < len(want):
         return f"{len(got)} outputs, expected {len(want)}"
     for i, (g, w) in enumerate(zip(got, want)):
         g, w = np.asarray(g), np.asarray(w)
         if g.shape != w.shape:
             return f"output {i}: shape {g.shape} != {w.shape}"
-        same_kind = g.dtype == w.dtype or (g.dtype.kind in "iu" and w.dtype.kind in "iu")
+        same_kind = g.dtype == w.dtype or (
+            g.dtype.kind in "iu" and w.dtype.kind in "iu"
+        )
         if not same_kind:
             return f"output {i}: dtype {g.dtype} != {w.dtype}"
         if w.dtype.kind in "OUS":
@@ -864,7 +1033,9 @@ def _base_op(case: Any) -> str:
 
 def is_mapped(case: Any) -> bool:
     """Every node of the case's graph maps onto an NNRt operator (``Constant`` is data)."""
-    return all(n.op_type in ADAPTERS or n.op_type == "Constant" for n in case.model.graph.node)
+    return all(
+        n.op_type in ADAPTERS or n.op_type == "Constant" for n in case.model.graph.node
+    )
 
 
 def _constant(node: Node) -> np.ndarray:
@@ -903,7 +1074,9 @@ def run_case(runner: Runner, case: Any) -> Outcome:
                 try:
                     got = _run_node(runner, node, ins)
                 except Skip as s:
-                    raise Skip(str(s) if len(graph.node) == 1 else f"{node.op_type} node: {s}") from None
+                    raise Skip(
+                        str(s) if len(graph.node) == 1 else f"{node.op_type} node: {s}"
+                    ) from None
                 present = [i for i, n in enumerate(node.output) if n]
                 for i in present:
                     if i < len(got):
@@ -924,7 +1097,9 @@ def run_case(runner: Runner, case: Any) -> Outcome:
     return Outcome(op, case.name, "pass")
 
 
-def run_conformance(package: str | None = DEFAULT_PACKAGE) -> tuple[list[Outcome], Runner]:
+def run_conformance(
+    package: str | None = DEFAULT_PACKAGE,
+) -> tuple[list[Outcome], Runner]:
     runner = Runner(package)
     outcomes = [run_case(runner, c) for c in iter_cases() if is_mapped(c)]
     return outcomes, runner
@@ -939,9 +1114,18 @@ def summary(outcomes: Sequence[Outcome]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m idlgen.runtime.conformance", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--package", default=DEFAULT_PACKAGE, help="generated NNRt package (default: %(default)s)")
-    ap.add_argument("-v", "--verbose", action="store_true", help="list every skip and failure")
+    ap = argparse.ArgumentParser(
+        prog="python -m idlgen.runtime.conformance",
+        description=__doc__.split("\n\n")[0],
+    )
+    ap.add_argument(
+        "--package",
+        default=DEFAULT_PACKAGE,
+        help="generated NNRt package (default: %(default)s)",
+    )
+    ap.add_argument(
+        "-v", "--verbose", action="store_true", help="list every skip and failure"
+    )
     args = ap.parse_args(argv)
     try:
         outcomes, runner = run_conformance(args.package)

@@ -53,16 +53,24 @@ def conv2d(
         raise KernelError(op, "needs x and weight")
     x, w = np.asarray(inputs[0]), np.asarray(inputs[1])
     if x.ndim != 4 or w.ndim != 4:
-        raise KernelError(op, f"needs 4-D NHWC input and OHWI weight, got {x.shape} and {w.shape}")
+        raise KernelError(
+            op, f"needs 4-D NHWC input and OHWI weight, got {x.shape} and {w.shape}"
+        )
     n, h, wd, c = x.shape
     o, kh, kw, cg = w.shape
     g = int(group) if group else 1
     if c % g or o % g or cg * g != c:
-        raise KernelError(op, f"group {g} does not fit input channels {c} and weight {w.shape}")
+        raise KernelError(
+            op, f"group {g} does not fit input channels {c} and weight {w.shape}"
+        )
     if kernel_size and W.pair(op, "kernelSize", kernel_size, kh) != (kh, kw):
-        raise KernelError(op, f"kernelSize {list(kernel_size)} disagrees with weight {w.shape}")
+        raise KernelError(
+            op, f"kernelSize {list(kernel_size)} disagrees with weight {w.shape}"
+        )
     if (in_channel and in_channel != c) or (out_channel and out_channel != o):
-        raise KernelError(op, f"inChannel/outChannel {in_channel}/{out_channel} disagree with {c}/{o}")
+        raise KernelError(
+            op, f"inChannel/outChannel {in_channel}/{out_channel} disagree with {c}/{o}"
+        )
     sh, sw = W.pair(op, "stride", stride, 1)
     dh, dw = W.pair(op, "dilation", dilation, 1)
     t, b, l, r = W.pads4(op, pad_list)
@@ -72,7 +80,9 @@ def conv2d(
     xp = W.pad_hw(x.astype(dt, copy=False), pt, pb, pl, pr)
     w = w.astype(dt, copy=False)
     if g == 1:
-        cols = W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw).reshape(n * oh * ow, kh * kw * c)
+        cols = W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw).reshape(
+            n * oh * ow, kh * kw * c
+        )
         out = (cols @ w.reshape(o, -1).T).reshape(n, oh, ow, o)
     elif cg == 1:
         # Depthwise (channel multiplier m = O/C): output channel k reads input channel k // m.
@@ -120,17 +130,26 @@ def conv2d_transpose(
         raise KernelError(op, "needs x and weight")
     x, w = np.asarray(inputs[0]), np.asarray(inputs[1])
     if x.ndim != 4 or w.ndim != 4:
-        raise KernelError(op, f"needs 4-D NHWC input and [Cin,kH,kW,Cout/g] weight, got {x.shape}, {w.shape}")
+        raise KernelError(
+            op,
+            f"needs 4-D NHWC input and [Cin,kH,kW,Cout/g] weight, got {x.shape}, {w.shape}",
+        )
     n, h, wd, c = x.shape
     ci, kh, kw, og = w.shape
     g = int(group) if group else 1
     if ci != c or c % g:
-        raise KernelError(op, f"weight {w.shape} does not fit input channels {c} with group {g}")
+        raise KernelError(
+            op, f"weight {w.shape} does not fit input channels {c} with group {g}"
+        )
     if kernel_size and W.pair(op, "kernelSize", kernel_size, kh) != (kh, kw):
-        raise KernelError(op, f"kernelSize {list(kernel_size)} disagrees with weight {w.shape}")
+        raise KernelError(
+            op, f"kernelSize {list(kernel_size)} disagrees with weight {w.shape}"
+        )
     o = og * g
     if (in_channel and in_channel != c) or (out_channel and out_channel != o):
-        raise KernelError(op, f"inChannel/outChannel {in_channel}/{out_channel} disagree with {c}/{o}")
+        raise KernelError(
+            op, f"inChannel/outChannel {in_channel}/{out_channel} disagree with {c}/{o}"
+        )
     sh, sw = W.pair(op, "stride", stride, 1)
     dh, dw = W.pair(op, "dilation", dilation, 1)
     oph, opw = W.pair(op, "outputPaddings", output_paddings, 0)
@@ -157,7 +176,9 @@ def conv2d_transpose(
     buf = np.zeros((n, max(full_h, pt + oh), max(full_w, pl + ow), o), dtype=dt)
     for gi in range(g):
         xs = x[..., gi * cg : (gi + 1) * cg].reshape(n * h * wd, cg)
-        cols = (xs @ w[gi * cg : (gi + 1) * cg].reshape(cg, kh * kw * og)).reshape(n, h, wd, kh, kw, og)
+        cols = (xs @ w[gi * cg : (gi + 1) * cg].reshape(cg, kh * kw * og)).reshape(
+            n, h, wd, kh, kw, og
+        )
         for i in range(kh):
             for j in range(kw):
                 buf[:, i * dh : i * dh + (h - 1) * sh + 1 : sh, j * dw : j * dw + (wd - 1) * sw + 1 : sw,
@@ -191,7 +212,9 @@ def full_connection(
     if use_axis:
         ax = axis + x.ndim if axis < 0 else axis
         if not 0 <= ax < x.ndim or int(np.prod(x.shape[ax:])) != k:
-            raise KernelError(op, f"axis {axis} of {x.shape} does not flatten to {k} features")
+            raise KernelError(
+                op, f"axis {axis} of {x.shape} does not flatten to {k} features"
+            )
         lead = x.shape[:ax]
     else:
         if x.size % k:
@@ -225,7 +248,9 @@ def matmul(
     try:
         out = np.matmul(a, b)
     except ValueError as e:
-        raise KernelError(op, f"shapes {a.shape} and {b.shape} do not multiply: {e}") from None
+        raise KernelError(
+            op, f"shapes {a.shape} and {b.shape} do not multiply: {e}"
+        ) from None
     if len(inputs) > 2 and inputs[2] is not None:
         out = out + np.asarray(inputs[2])
     return [fused(np.asarray(out), activation, op)]

@@ -21,7 +21,9 @@ from .errors import KernelError
 __all__ = ["detection_post_process", "decode_boxes", "nms"]
 
 
-def decode_boxes(enc: np.ndarray, anchors: np.ndarray, scale: Sequence[float]) -> np.ndarray:
+def decode_boxes(
+    enc: np.ndarray, anchors: np.ndarray, scale: Sequence[float]
+) -> np.ndarray:
     ys, xs, hs, ws = (float(s) for s in scale)
     yc = enc[:, 0] / ys * anchors[:, 2] + anchors[:, 0]
     xc = enc[:, 1] / xs * anchors[:, 3] + anchors[:, 1]
@@ -45,9 +47,16 @@ def _iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     return np.where(ok, inter / np.where(union > 0, union, 1), 0.0)
 
 
-def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float, score_threshold: float, max_out: int) -> np.ndarray:
+def nms(
+    boxes: np.ndarray,
+    scores: np.ndarray,
+    iou_threshold: float,
+    score_threshold: float,
+    max_out: int,
+) -> np.ndarray:
     """Greedy NMS: candidates with score >= threshold, by descending score (stable), a candidate
-    is dropped when its IoU with a kept box exceeds the IoU threshold. Returns kept indices."""
+    is dropped when its IoU with a kept box exceeds the IoU threshold. Returns kept indices.
+    """
     cand = np.flatnonzero(scores >= score_threshold)
     cand = cand[np.argsort(-scores[cand], kind="stable")]
     kept: list[int] = []
@@ -85,12 +94,16 @@ def detection_post_process(
     anchors = np.asarray(inputs[2], dtype=np.float64).reshape(-1, 4)
     a = enc.shape[0]
     if anchors.shape[0] != a or cls.size % a:
-        raise KernelError(op, f"{a} boxes, {anchors.shape[0]} anchors, scores {cls.shape} disagree")
+        raise KernelError(
+            op, f"{a} boxes, {anchors.shape[0]} anchors, scores {cls.shape} disagree"
+        )
     cls = cls.reshape(a, -1)
     nc = int(num_classes)
     offset = cls.shape[1] - nc  # leading background column(s)
     if nc <= 0 or offset < 0:
-        raise KernelError(op, f"numClasses {nc} does not fit scores with {cls.shape[1]} columns")
+        raise KernelError(
+            op, f"numClasses {nc} does not fit scores with {cls.shape[1]} columns"
+        )
     if len(scale) != 4 or min(float(s) for s in scale) == 0:
         raise KernelError(op, f"scale must be four non-zero floats, got {list(scale)}")
     if max_detections <= 0 or max_classes_per_detection <= 0:
@@ -101,7 +114,13 @@ def detection_post_process(
         n_out = int(max_detections)
         picks: list[tuple[float, int, int]] = []  # (score, box, class)
         for c in range(nc):
-            kept = nms(boxes, scores[:, c], nms_iou_threshold, nms_score_threshold, int(detections_per_class))
+            kept = nms(
+                boxes,
+                scores[:, c],
+                nms_iou_threshold,
+                nms_score_threshold,
+                int(detections_per_class),
+            )
             picks.extend((float(scores[i, c]), int(i), c) for i in kept)
         picks.sort(key=lambda p: -p[0])  # stable: earlier classes win ties
         picks = picks[:n_out]
@@ -111,8 +130,14 @@ def detection_post_process(
         n_out = int(max_detections) * int(max_classes_per_detection)
         order = np.argsort(-scores, axis=1, kind="stable")[:, :k]
         best = np.take_along_axis(scores, order[:, :1], axis=1)[:, 0]
-        kept = nms(boxes, best, nms_iou_threshold, nms_score_threshold, int(max_detections))
-        rows = [(int(i), int(order[i, j]), float(scores[i, order[i, j]])) for i in kept for j in range(k)]
+        kept = nms(
+            boxes, best, nms_iou_threshold, nms_score_threshold, int(max_detections)
+        )
+        rows = [
+            (int(i), int(order[i, j]), float(scores[i, order[i, j]]))
+            for i in kept
+            for j in range(k)
+        ]
     out_boxes = np.zeros((1, n_out, 4), dtype=np.float32)
     out_cls = np.zeros((1, n_out), dtype=np.float32)
     out_scores = np.zeros((1, n_out), dtype=np.float32)

@@ -35,7 +35,9 @@ def _float_only(op: str, x: np.ndarray) -> np.ndarray:
     return x
 
 
-def _unary(op: str, fn: Callable[[np.ndarray], np.ndarray], inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+def _unary(
+    op: str, fn: Callable[[np.ndarray], np.ndarray], inputs: Sequence[np.ndarray]
+) -> list[np.ndarray]:
     (x,) = _need(op, inputs, 1)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return [np.asarray(fn(x)).astype(x.dtype, copy=False)]
@@ -112,13 +114,23 @@ def logical_not(inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     return [np.logical_not(x)]
 
 
-def exp(inputs: Sequence[np.ndarray], *, base: float = -1.0, scale: float = 1.0, shift: float = 0.0) -> list[np.ndarray]:
+def exp(
+    inputs: Sequence[np.ndarray],
+    *,
+    base: float = -1.0,
+    scale: float = 1.0,
+    shift: float = 0.0,
+) -> list[np.ndarray]:
     """``ExpFusion``: base^(shift + scale*x); ``base == -1`` means e."""
     (x,) = _need("ExpFusion", inputs, 1)
     _float_only("ExpFusion", x)
     if base != -1.0 and not base > 0:
         raise KernelError("ExpFusion", f"base must be > 0 or -1 (e), got {base}")
-    t = x if (scale == 1.0 and shift == 0.0) else x * x.dtype.type(scale) + x.dtype.type(shift)
+    t = (
+        x
+        if (scale == 1.0 and shift == 0.0)
+        else x * x.dtype.type(scale) + x.dtype.type(shift)
+    )
     if base != -1.0:
         t = t * x.dtype.type(np.log(base))
     with np.errstate(over="ignore"):
@@ -130,7 +142,12 @@ def _binary(op: str, inputs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarr
     return a, b
 
 
-def _arith(op: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray], inputs: Sequence[np.ndarray], activation: int) -> list[np.ndarray]:
+def _arith(
+    op: str,
+    fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    inputs: Sequence[np.ndarray],
+    activation: int,
+) -> list[np.ndarray]:
     a, b = _binary(op, inputs)
     dt = np.result_type(a, b)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -159,7 +176,9 @@ def _c_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if np.any(b == 0):
             raise KernelError("DivFusion", "integer division by zero")
         q = np.abs(a.astype(np.int64)) // np.abs(b.astype(np.int64))
-        return np.asarray((np.sign(a.astype(np.int64)) * np.sign(b.astype(np.int64)) * q).astype(dt))
+        return np.asarray(
+            (np.sign(a.astype(np.int64)) * np.sign(b.astype(np.int64)) * q).astype(dt)
+        )
     return np.asarray(np.divide(a, b))
 
 
@@ -221,21 +240,29 @@ def eltwise(inputs: Sequence[np.ndarray], *, mode: int) -> list[np.ndarray]:
     return [np.asarray(out).astype(dt, copy=False)]
 
 
-def power(inputs: Sequence[np.ndarray], *, scale: float = 1.0, shift: float = 0.0) -> list[np.ndarray]:
+def power(
+    inputs: Sequence[np.ndarray], *, scale: float = 1.0, shift: float = 0.0
+) -> list[np.ndarray]:
     """``PowFusion``: (scale*x + shift)^y; the output keeps x's dtype."""
     x, y = _binary("PowFusion", inputs)
     base = x if (scale == 1.0 and shift == 0.0) else x * scale + shift
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if np.issubdtype(base.dtype, np.integer) and np.issubdtype(y.dtype, np.integer):
             if np.any(y < 0):
-                raise KernelError("PowFusion", "integer base with a negative integer exponent")
+                raise KernelError(
+                    "PowFusion", "integer base with a negative integer exponent"
+                )
             out = np.power(base.astype(np.int64), y.astype(np.int64))
         else:
             out = np.power(base.astype(np.float64), y.astype(np.float64))
     return [out.astype(x.dtype)]
 
 
-def _compare(op: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray], inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+def _compare(
+    op: str,
+    fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    inputs: Sequence[np.ndarray],
+) -> list[np.ndarray]:
     a, b = _binary(op, inputs)
     return [np.asarray(fn(a, b), dtype=np.bool_)]
 
@@ -284,22 +311,34 @@ def bias_add(inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     """``BiasAdd``: x + bias along the last (channel) axis."""
     x, b = _binary("BiasAdd", inputs)
     if b.ndim != 1 or (x.ndim and b.shape[0] != x.shape[-1]):
-        raise KernelError("BiasAdd", f"bias shape {b.shape} does not match channels of {x.shape}")
+        raise KernelError(
+            "BiasAdd", f"bias shape {b.shape} does not match channels of {x.shape}"
+        )
     return [(x + b).astype(np.result_type(x, b), copy=False)]
 
 
-def clip(inputs: Sequence[np.ndarray], *, max_val: float, min_val: float) -> list[np.ndarray]:
+def clip(
+    inputs: Sequence[np.ndarray], *, max_val: float, min_val: float
+) -> list[np.ndarray]:
     """``Clip``: clamp to [min, max]; an infinite bound is no bound (also for integers)."""
     (x,) = _need("Clip", inputs, 1)
     out = x
     if np.isfinite(min_val) or np.issubdtype(x.dtype, np.floating):
-        out = np.maximum(out, np.asarray(min_val).astype(x.dtype) if np.isfinite(min_val) else min_val)
+        out = np.maximum(
+            out,
+            np.asarray(min_val).astype(x.dtype) if np.isfinite(min_val) else min_val,
+        )
     if np.isfinite(max_val) or np.issubdtype(x.dtype, np.floating):
-        out = np.minimum(out, np.asarray(max_val).astype(x.dtype) if np.isfinite(max_val) else max_val)
+        out = np.minimum(
+            out,
+            np.asarray(max_val).astype(x.dtype) if np.isfinite(max_val) else max_val,
+        )
     return [np.asarray(out).astype(x.dtype, copy=False)]
 
 
-def prelu(inputs: Sequence[np.ndarray], *, channel_shared: bool = False) -> list[np.ndarray]:
+def prelu(
+    inputs: Sequence[np.ndarray], *, channel_shared: bool = False
+) -> list[np.ndarray]:
     """``PReLUFusion``: x >= 0 ? x : w*x with w per channel (last axis) or one shared slope."""
     x, w = _binary("PReLUFusion", inputs)
     if channel_shared:
@@ -311,16 +350,23 @@ def prelu(inputs: Sequence[np.ndarray], *, channel_shared: bool = False) -> list
     try:
         out = np.where(x >= 0, x, x * w)
     except ValueError as e:
-        raise KernelError("PReLUFusion", f"slope {w.shape} does not fit input {x.shape}: {e}") from None
+        raise KernelError(
+            "PReLUFusion", f"slope {w.shape} does not fit input {x.shape}: {e}"
+        ) from None
     return [out.astype(x.dtype, copy=False)]
 
 
-def scale(inputs: Sequence[np.ndarray], *, axis: int = -1, activation: int = 0) -> list[np.ndarray]:
+def scale(
+    inputs: Sequence[np.ndarray], *, axis: int = -1, activation: int = 0
+) -> list[np.ndarray]:
     """``ScaleFusion``: x*scale (+bias), scale/bias aligned with x's dims from ``axis``; +act."""
     x, s = _need("ScaleFusion", inputs, 2)
     ax = axis + x.ndim if axis < 0 else axis
     if not 0 <= ax <= x.ndim - s.ndim or x.shape[ax : ax + s.ndim] != s.shape:
-        raise KernelError("ScaleFusion", f"scale {s.shape} does not align with {x.shape} at axis {axis}")
+        raise KernelError(
+            "ScaleFusion",
+            f"scale {s.shape} does not align with {x.shape} at axis {axis}",
+        )
     shape = s.shape + (1,) * (x.ndim - ax - s.ndim)
     out = x * s.reshape(shape)
     if len(inputs) > 2 and inputs[2] is not None:
@@ -342,6 +388,8 @@ def select(inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     c = c.astype(bool)
     if c.ndim == 1 and a.ndim > 1:
         if c.shape[0] != a.shape[0]:
-            raise KernelError("Select", f"rank-1 condition of {c.shape[0]} rows for x1 {a.shape}")
+            raise KernelError(
+                "Select", f"rank-1 condition of {c.shape[0]} rows for x1 {a.shape}"
+            )
         c = c.reshape(c.shape + (1,) * (a.ndim - 1))
     return [np.where(c, a, b).astype(np.result_type(a, b), copy=False)]

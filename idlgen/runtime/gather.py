@@ -25,7 +25,11 @@ def gather(inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     if len(inputs) < 2:
         raise KernelError(op, "needs x and indices")
     x, idx = np.asarray(inputs[0]), np.asarray(inputs[1])
-    axis = int(np.asarray(inputs[2]).reshape(-1)[0]) if len(inputs) > 2 and inputs[2] is not None else 0
+    axis = (
+        int(np.asarray(inputs[2]).reshape(-1)[0])
+        if len(inputs) > 2 and inputs[2] is not None
+        else 0
+    )
     ax = axis + x.ndim if axis < 0 else axis
     if not 0 <= ax < x.ndim:
         raise KernelError(op, f"axis {axis} out of range for rank {x.ndim}")
@@ -53,7 +57,10 @@ def scatter_nd(inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     shape = [int(v) for v in np.asarray(inputs[2]).reshape(-1)]
     k = idx.shape[-1]
     if k > len(shape) or upd.shape != idx.shape[:-1] + tuple(shape[k:]):
-        raise KernelError(op, f"updates {upd.shape} do not match indices {idx.shape} and shape {shape}")
+        raise KernelError(
+            op,
+            f"updates {upd.shape} do not match indices {idx.shape} and shape {shape}",
+        )
     out = np.zeros(shape, dtype=upd.dtype)
     cols = tuple(_check_index(op, idx[..., i], shape[i]) for i in range(k))
     np.add.at(out, cols, upd)
@@ -91,7 +98,11 @@ def sparse_to_dense(inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     idx = np.asarray(inputs[0])
     vals = np.asarray(inputs[1])
     shape = [int(v) for v in np.asarray(inputs[2]).reshape(-1)]
-    default = np.asarray(inputs[3]).reshape(-1)[0] if len(inputs) > 3 and inputs[3] is not None else 0
+    default = (
+        np.asarray(inputs[3]).reshape(-1)[0]
+        if len(inputs) > 3 and inputs[3] is not None
+        else 0
+    )
     if idx.ndim < 2:
         idx = idx.reshape(-1, 1) if len(shape) == 1 else idx.reshape(1, -1)
     if idx.shape[1] != len(shape):

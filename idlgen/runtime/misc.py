@@ -13,12 +13,15 @@ __all__ = ["assert_"]
 
 def assert_(inputs: Sequence[np.ndarray], *, summarize: int = 3) -> list[np.ndarray]:
     """``Assert``: raise when the condition input is not all true, printing up to ``summarize``
-    entries of each data input; otherwise output the condition (MindSpore Lite ``assert.cc``)."""
+    entries of each data input; otherwise output the condition (MindSpore Lite ``assert.cc``).
+    """
     if not inputs:
         raise KernelError("Assert", "needs a condition input")
     cond = np.asarray(inputs[0])
     if not bool(np.all(cond)):
         n = max(int(summarize), 0)
-        shown = "; ".join(np.asarray(d).reshape(-1)[:n].tolist().__repr__() for d in inputs[1:])
+        shown = "; ".join(
+            np.asarray(d).reshape(-1)[:n].tolist().__repr__() for d in inputs[1:]
+        )
         raise KernelError("Assert", f"condition is false; data: {shown}")
     return [cond]

@@ -35,7 +35,9 @@ def kernels_for(model: Any) -> ModuleType:
     try:
         return importlib.import_module(pkg + ".kernels")
     except ImportError as e:
-        raise KernelError("execute", f"no generated kernels module {pkg}.kernels ({e})") from None
+        raise KernelError(
+            "execute", f"no generated kernels module {pkg}.kernels ({e})"
+        ) from None
 
 
 def _tname(model: Any, i: int) -> str:
@@ -43,7 +45,9 @@ def _tname(model: Any, i: int) -> str:
     return f"tensor {i} {t.name!r}" if getattr(t, "name", "") else f"tensor {i}"
 
 
-def load_constant(tensor: Any, buffers: Buffers, *, where: str = "tensor") -> np.ndarray | None:
+def load_constant(
+    tensor: Any, buffers: Buffers, *, where: str = "tensor"
+) -> np.ndarray | None:
     """A tensor's constant data from its ``SharedBuffer``, or None when it has none."""
     buf = tensor.data
     if buf is None or int(buf.dataSize) <= 0:
@@ -53,7 +57,10 @@ def load_constant(tensor: Any, buffers: Buffers, *, where: str = "tensor") -> np
         raise KernelError(where, f"constant data in fd {fd}, which is not in buffers")
     raw = memoryview(buffers[fd])
     if off < 0 or off + size > len(raw):
-        raise KernelError(where, f"data [{off}, {off + size}) outside the {len(raw)}-byte buffer of fd {fd}")
+        raise KernelError(
+            where,
+            f"data [{off}, {off + size}) outside the {len(raw)}-byte buffer of fd {fd}",
+        )
     dt = to_numpy(int(tensor.dataType), op=where)
     dims = [int(d) for d in tensor.dims]
     n = int(np.prod(dims)) if dims else 1
@@ -64,13 +71,20 @@ def load_constant(tensor: Any, buffers: Buffers, *, where: str = "tensor") -> np
 
 def node_order(model: Any) -> list[int]:
     """Node indices to run: the first subgraph's order (all nodes when there is none), checked to
-    be a valid topological order; an out-of-order list is re-sorted, a cycle is an error."""
+    be a valid topological order; an out-of-order list is re-sorted, a cycle is an error.
+    """
     n_nodes = len(model.nodes)
     n_tensors = len(model.allTensors)
-    order = [int(i) for i in model.subGraph[0].nodeIndices] if model.subGraph else list(range(n_nodes))
+    order = (
+        [int(i) for i in model.subGraph[0].nodeIndices]
+        if model.subGraph
+        else list(range(n_nodes))
+    )
     for i in order:
         if not 0 <= i < n_nodes:
-            raise KernelError("execute", f"subgraph names node {i}, but the model has {n_nodes} nodes")
+            raise KernelError(
+                "execute", f"subgraph names node {i}, but the model has {n_nodes} nodes"
+            )
     if len(set(order)) != len(order):
         raise KernelError("execute", "subgraph lists a node twice")
     producer: dict[int, int] = {}
@@ -78,12 +92,21 @@ def node_order(model: Any) -> list[int]:
         node = model.nodes[i]
         for t in list(node.inputIndex) + list(node.outputIndex):
             if not 0 <= int(t) < n_tensors:
-                raise KernelError("execute", f"node {i} {node.name!r} names tensor {int(t)} of {n_tensors}")
+                raise KernelError(
+                    "execute",
+                    f"node {i} {node.name!r} names tensor {int(t)} of {n_tensors}",
+                )
         for t in node.outputIndex:
             if int(t) in producer:
-                raise KernelError("execute", f"tensor {int(t)} is produced by nodes {producer[int(t)]} and {i}")
+                raise KernelError(
+                    "execute",
+                    f"tensor {int(t)} is produced by nodes {producer[int(t)]} and {i}",
+                )
             producer[int(t)] = i
-    deps = {i: {producer[int(t)] for t in model.nodes[i].inputIndex if int(t) in producer} for i in order}
+    deps = {
+        i: {producer[int(t)] for t in model.nodes[i].inputIndex if int(t) in producer}
+        for i in order
+    }
     # Kahn's algorithm, stable with respect to the given order.
     result: list[int] = []
     placed: set[int] = set()
@@ -123,10 +146,13 @@ def execute(
 ) -> list[np.ndarray]:
     """Run ``model``; ``inputs`` are the arrays for ``model.inputIndex``; ``buffers`` maps
     ``SharedBuffer.fd`` to the bytes holding constant tensor data. ``kernels`` overrides the
-    generated ``kernels`` module (anything with ``KERNELS`` and ``decode_node_attr``)."""
+    generated ``kernels`` module (anything with ``KERNELS`` and ``decode_node_attr``).
+    """
     buffers = buffers or {}
     km = kernels if kernels is not None else kernels_for(model)
-    table: Mapping[Any, Callable[[Any, Sequence[np.ndarray]], list[np.ndarray]]] = km.KERNELS
+    table: Mapping[Any, Callable[[Any, Sequence[np.ndarray]], list[np.ndarray]]] = (
+        km.KERNELS
+    )
     decode: Callable[[Any, bytes], Any] = km.decode_node_attr
     tensors = list(model.allTensors)
     values: dict[int, np.ndarray] = {}
@@ -136,18 +162,34 @@ def execute(
             values[i] = c
     in_idx = [int(i) for i in model.inputIndex]
     if len(inputs) != len(in_idx):
-        raise KernelError("execute", f"model has {len(in_idx)} inputs, got {len(inputs)} arrays")
+        raise KernelError(
+            "execute", f"model has {len(in_idx)} inputs, got {len(inputs)} arrays"
+        )
     for k, (ti, arr) in enumerate(zip(in_idx, inputs)):
         if not 0 <= ti < len(tensors):
-            raise KernelError("execute", f"model input {k} names tensor {ti} of {len(tensors)}")
+            raise KernelError(
+                "execute", f"model input {k} names tensor {ti} of {len(tensors)}"
+            )
         t = tensors[ti]
         dt = _declared(t)
-        a = np.asarray(arr) if isinstance(arr, np.ndarray) or dt is None else np.asarray(arr, dtype=dt)
+        a = (
+            np.asarray(arr)
+            if isinstance(arr, np.ndarray) or dt is None
+            else np.asarray(arr, dtype=dt)
+        )
         if dt is not None and a.dtype != dt:
-            raise KernelError("execute", f"input {k} ({_tname(model, ti)}) is {a.dtype}, the tensor declares {dt}")
+            raise KernelError(
+                "execute",
+                f"input {k} ({_tname(model, ti)}) is {a.dtype}, the tensor declares {dt}",
+            )
         dims = [int(d) for d in t.dims]
-        if dims and (len(dims) != a.ndim or any(d >= 0 and d != s for d, s in zip(dims, a.shape))):
-            raise KernelError("execute", f"input {k} ({_tname(model, ti)}) has shape {a.shape}, declared {dims}")
+        if dims and (
+            len(dims) != a.ndim or any(d >= 0 and d != s for d, s in zip(dims, a.shape))
+        ):
+            raise KernelError(
+                "execute",
+                f"input {k} ({_tname(model, ti)}) has shape {a.shape}, declared {dims}",
+            )
         values[ti] = a
     for ni in node_order(model):
         node = model.nodes[ni]
@@ -160,7 +202,10 @@ def execute(
         raw: list[np.ndarray] = []
         for t in node.inputIndex:
             if int(t) not in values:
-                raise KernelError(where, f"input {_tname(model, int(t))} has no value (not an input, constant or output)")
+                raise KernelError(
+                    where,
+                    f"input {_tname(model, int(t))} has no value (not an input, constant or output)",
+                )
             raw.append(values[int(t)])
         try:
             attrs = decode(nt, bytes(node.nodeAttr))
@@ -171,19 +216,31 @@ def execute(
                 outs = _quant_cast(node, attrs, raw, tensors)
             else:
                 args = [
-                    Q.dequantize(a, qp, axis=0) if (qp := _qp(tensors[int(t)])) and np.issubdtype(a.dtype, np.integer) else a
+                    (
+                        Q.dequantize(a, qp, axis=0)
+                        if (qp := _qp(tensors[int(t)]))
+                        and np.issubdtype(a.dtype, np.integer)
+                        else a
+                    )
                     for t, a in zip(node.inputIndex, raw)
                 ]
                 outs = list(fn(attrs, args))
         except KernelError as e:
             raise KernelError(where, f"{e.op}: {e.reason}") from None
         if len(outs) < len(node.outputIndex):
-            raise KernelError(where, f"kernel produced {len(outs)} outputs, node declares {len(node.outputIndex)}")
+            raise KernelError(
+                where,
+                f"kernel produced {len(outs)} outputs, node declares {len(node.outputIndex)}",
+            )
         for t, out in zip(node.outputIndex, outs):
             ten = tensors[int(t)]
             dt = _declared(ten)
             out = np.asarray(out)
-            if dt is not None and _is_quant(ten, dt) and not np.issubdtype(out.dtype, np.integer):
+            if (
+                dt is not None
+                and _is_quant(ten, dt)
+                and not np.issubdtype(out.dtype, np.integer)
+            ):
                 qp = _qp(ten)
                 assert qp is not None
                 out = Q.quantize(out, qp, dt)
@@ -193,15 +250,21 @@ def execute(
     result = []
     for k, ti in enumerate(int(i) for i in model.outputIndex):
         if ti not in values:
-            raise KernelError("execute", f"model output {k} ({_tname(model, ti)}) was never computed")
+            raise KernelError(
+                "execute", f"model output {k} ({_tname(model, ti)}) was never computed"
+            )
         result.append(values[ti])
     return result
 
 
-def _quant_cast(node: Any, attrs: Any, raw: list[np.ndarray], tensors: list[Any]) -> list[np.ndarray]:
+def _quant_cast(
+    node: Any, attrs: Any, raw: list[np.ndarray], tensors: list[Any]
+) -> list[np.ndarray]:
     src = tensors[int(node.inputIndex[0])]
     dst = tensors[int(node.outputIndex[0])]
     src_t, dst_t = int(attrs.srcT), int(attrs.dstT)
     axis = int(getattr(attrs, "axis", 0))
     qp = _qp(dst) if np.issubdtype(to_numpy(dst_t), np.integer) else _qp(src)
-    return Q.quant_dtype_cast_v2(raw[:1], src_t=src_t, dst_t=dst_t, axis=axis, quant_params=qp)
+    return Q.quant_dtype_cast_v2(
+        raw[:1], src_t=src_t, dst_t=dst_t, axis=axis, quant_params=qp
+    )

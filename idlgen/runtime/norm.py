@@ -10,7 +10,15 @@ import numpy as np
 from .activations import fused
 from .errors import KernelError
 
-__all__ = ["batch_norm", "instance_norm", "layer_norm", "lrn", "l2_normalize", "softmax", "log_softmax"]
+__all__ = [
+    "batch_norm",
+    "instance_norm",
+    "layer_norm",
+    "lrn",
+    "l2_normalize",
+    "softmax",
+    "log_softmax",
+]
 
 
 def _axis(op: str, axis: int, ndim: int) -> int:
@@ -27,11 +35,15 @@ def _float(op: str, x: np.ndarray) -> np.ndarray:
     return x
 
 
-def batch_norm(inputs: Sequence[np.ndarray], *, epsilon: float = 1e-4) -> list[np.ndarray]:
+def batch_norm(
+    inputs: Sequence[np.ndarray], *, epsilon: float = 1e-4
+) -> list[np.ndarray]:
     """``FusedBatchNorm`` (inference): inputs x, scale, offset, mean, variance on the last axis."""
     op = "FusedBatchNorm"
     if len(inputs) < 5:
-        raise KernelError(op, f"needs x, scale, offset, mean, variance; got {len(inputs)} inputs")
+        raise KernelError(
+            op, f"needs x, scale, offset, mean, variance; got {len(inputs)} inputs"
+        )
     x = _float(op, inputs[0])
     s, b, m, v = (np.asarray(a).reshape(-1) for a in inputs[1:5])
     c = x.shape[-1]
@@ -41,7 +53,9 @@ def batch_norm(inputs: Sequence[np.ndarray], *, epsilon: float = 1e-4) -> list[n
     return [(x * inv + (b - m * inv)).astype(x.dtype, copy=False)]
 
 
-def instance_norm(inputs: Sequence[np.ndarray], *, epsilon: float = 1e-5) -> list[np.ndarray]:
+def instance_norm(
+    inputs: Sequence[np.ndarray], *, epsilon: float = 1e-5
+) -> list[np.ndarray]:
     """``InstanceNorm``: per instance and channel (last axis), statistics over the spatial axes."""
     op = "InstanceNorm"
     if len(inputs) < 3:
@@ -81,12 +95,16 @@ def layer_norm(
         gshape = x.shape[pa:]
         g = np.asarray(inputs[1])
         if g.size != int(np.prod(gshape)):
-            raise KernelError(op, f"gamma {g.shape} does not match x.shape[{pa}:] = {gshape}")
+            raise KernelError(
+                op, f"gamma {g.shape} does not match x.shape[{pa}:] = {gshape}"
+            )
         y = y * g.reshape(gshape)
         if len(inputs) > 2 and inputs[2] is not None:
             y = y + np.asarray(inputs[2]).reshape(gshape)
     elif elementwise_affine:
-        raise KernelError(op, "elementwiseAffine is set but gamma/beta inputs are missing")
+        raise KernelError(
+            op, "elementwiseAffine is set but gamma/beta inputs are missing"
+        )
     return [y.astype(x.dtype), mean.astype(x.dtype), var.astype(x.dtype)]
 
 
@@ -101,15 +119,23 @@ def lrn(
 ) -> list[np.ndarray]:
     """``LRN`` across channels (last axis), TF form: x / (bias + alpha * sum_{c-r..c+r} x^2)^beta."""
     op = "LRN"
-    if norm_region and norm_region.upper() not in ("ACROSS_CHANNELS", "ACROSS_CHNNEL", "ACROSS_CHANNEL"):
-        raise KernelError(op, f"normRegion {norm_region!r} is not supported (only ACROSS_CHANNELS)")
+    if norm_region and norm_region.upper() not in (
+        "ACROSS_CHANNELS",
+        "ACROSS_CHNNEL",
+        "ACROSS_CHANNEL",
+    ):
+        raise KernelError(
+            op, f"normRegion {norm_region!r} is not supported (only ACROSS_CHANNELS)"
+        )
     x = _float(op, inputs[0])
     r = int(depth_radius)
     if r < 0:
         raise KernelError(op, f"depthRadius must be >= 0, got {r}")
     sq = np.square(x.astype(np.float64))
     c = x.shape[-1]
-    cs = np.concatenate([np.zeros(x.shape[:-1] + (1,)), np.cumsum(sq, axis=-1)], axis=-1)
+    cs = np.concatenate(
+        [np.zeros(x.shape[:-1] + (1,)), np.cumsum(sq, axis=-1)], axis=-1
+    )
     idx = np.arange(c)
     hi = np.minimum(idx + r + 1, c)
     lo = np.maximum(idx - r, 0)
@@ -118,13 +144,21 @@ def lrn(
 
 
 def l2_normalize(
-    inputs: Sequence[np.ndarray], *, axis: Sequence[int] = (), epsilon: float = 1e-4, activation: int = 0
+    inputs: Sequence[np.ndarray],
+    *,
+    axis: Sequence[int] = (),
+    epsilon: float = 1e-4,
+    activation: int = 0,
 ) -> list[np.ndarray]:
     """``L2NormalizeFusion``: x / sqrt(max(sum(x^2 over axes), epsilon)) (TFLite ``l2norm``);
     an all-zero slice with epsilon 0 gives 0, not NaN. Empty ``axis`` = all axes."""
     op = "L2NormalizeFusion"
     x = _float(op, inputs[0])
-    axes = tuple(sorted({_axis(op, a, x.ndim) for a in axis})) if len(axis) else tuple(range(x.ndim))
+    axes = (
+        tuple(sorted({_axis(op, a, x.ndim) for a in axis}))
+        if len(axis)
+        else tuple(range(x.ndim))
+    )
     ss = np.square(x.astype(np.float64)).sum(axis=axes, keepdims=True)
     den = np.sqrt(np.maximum(ss, epsilon))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -143,7 +177,9 @@ def _one_axis(op: str, axis: Sequence[int] | int, ndim: int) -> int:
     return _axis(op, vals[0], ndim)
 
 
-def softmax(inputs: Sequence[np.ndarray], *, axis: Sequence[int] = (-1,)) -> list[np.ndarray]:
+def softmax(
+    inputs: Sequence[np.ndarray], *, axis: Sequence[int] = (-1,)
+) -> list[np.ndarray]:
     """``Softmax`` along ``axis[0]``."""
     x = _float("Softmax", inputs[0])
     ax = _one_axis("Softmax", axis, x.ndim)

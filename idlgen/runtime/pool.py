@@ -62,7 +62,9 @@ def max_pool(
     if global_pool:
         x = np.asarray(inputs[0])
         return [fused(x.max(axis=(1, 2), keepdims=True), activation, op)]
-    x, (kh, kw, sh, sw, oh, ow, pt, pb, pl, pr) = _setup(op, inputs, kernel_size, strides, pad, pad_mode, round_mode)
+    x, (kh, kw, sh, sw, oh, ow, pt, pb, pl, pr) = _setup(
+        op, inputs, kernel_size, strides, pad, pad_mode, round_mode
+    )
     low = -np.inf if np.issubdtype(x.dtype, np.floating) else np.iinfo(x.dtype).min
     xp = W.pad_hw(x, pt, pb, pl, pr, low)
     out: np.ndarray | None = None
@@ -87,15 +89,25 @@ def avg_pool(
     op = "AvgPoolFusion"
     if global_pool:
         x = np.asarray(inputs[0])
-        return [fused(x.mean(axis=(1, 2), keepdims=True, dtype=np.float64).astype(x.dtype), activation, op)]
-    x, (kh, kw, sh, sw, oh, ow, pt, pb, pl, pr) = _setup(op, inputs, kernel_size, strides, pad, pad_mode, round_mode)
+        return [
+            fused(
+                x.mean(axis=(1, 2), keepdims=True, dtype=np.float64).astype(x.dtype),
+                activation,
+                op,
+            )
+        ]
+    x, (kh, kw, sh, sw, oh, ow, pt, pb, pl, pr) = _setup(
+        op, inputs, kernel_size, strides, pad, pad_mode, round_mode
+    )
     dt = x.dtype if np.issubdtype(x.dtype, np.floating) else np.dtype(np.float32)
     xp = W.pad_hw(x.astype(dt, copy=False), pt, pb, pl, pr)
     total = np.zeros((x.shape[0], oh, ow, x.shape[3]), dtype=dt)
     for _, _, v in W.taps(xp, oh, ow, kh, kw, sh, sw, 1, 1):
         total += v
     if pt or pb or pl or pr:
-        ones = W.pad_hw(np.ones((1, x.shape[1], x.shape[2], 1), dtype=dt), pt, pb, pl, pr)
+        ones = W.pad_hw(
+            np.ones((1, x.shape[1], x.shape[2], 1), dtype=dt), pt, pb, pl, pr
+        )
         count = np.zeros((1, oh, ow, 1), dtype=dt)
         for _, _, v in W.taps(ones, oh, ow, kh, kw, sh, sw, 1, 1):
             count += v

@@ -16,7 +16,14 @@ import numpy as np
 from .dtypes import to_numpy
 from .errors import KernelError
 
-__all__ = ["QuantParams", "quantize", "scaled", "dequantize", "quant_dtype_cast", "quant_dtype_cast_v2"]
+__all__ = [
+    "QuantParams",
+    "quantize",
+    "scaled",
+    "dequantize",
+    "quant_dtype_cast",
+    "quant_dtype_cast_v2",
+]
 
 
 @dataclass(frozen=True)
@@ -67,7 +74,9 @@ def quantize(
     r = np.where(v >= 0, np.floor(v + 0.5), np.ceil(v - 0.5))
     lo, hi = _range(dt, qp.num_bits)
     with np.errstate(invalid="ignore"):
-        return np.asarray(np.clip(np.nan_to_num(r, nan=0.0, posinf=hi, neginf=lo), lo, hi).astype(dt))
+        return np.asarray(
+            np.clip(np.nan_to_num(r, nan=0.0, posinf=hi, neginf=lo), lo, hi).astype(dt)
+        )
 
 
 def scaled(x: np.ndarray, qp: QuantParams, *, axis: int = 0) -> np.ndarray:
@@ -75,31 +84,52 @@ def scaled(x: np.ndarray, qp: QuantParams, *, axis: int = 0) -> np.ndarray:
     x = np.asarray(x, dtype=np.float32)
     ax = axis + x.ndim if axis < 0 else axis
     inv = (np.float32(1.0) / qp.scale.astype(np.float32)).astype(np.float32)
-    return np.asarray(x * _bcast(inv, x.ndim, ax) + _bcast(qp.zero_point.astype(np.float32), x.ndim, ax))
+    return np.asarray(
+        x * _bcast(inv, x.ndim, ax)
+        + _bcast(qp.zero_point.astype(np.float32), x.ndim, ax)
+    )
 
 
-def dequantize(q: np.ndarray, qp: QuantParams, *, axis: int = 0, dtype: type = np.float32) -> np.ndarray:
+def dequantize(
+    q: np.ndarray, qp: QuantParams, *, axis: int = 0, dtype: type = np.float32
+) -> np.ndarray:
     """Integer -> real."""
     q = np.asarray(q)
     ax = axis + q.ndim if axis < 0 else axis
-    r = (q.astype(np.float64) - _bcast(qp.zero_point, q.ndim, ax)) * _bcast(qp.scale, q.ndim, ax)
+    r = (q.astype(np.float64) - _bcast(qp.zero_point, q.ndim, ax)) * _bcast(
+        qp.scale, q.ndim, ax
+    )
     return np.asarray(r.astype(dtype))
 
 
-def _cast(op: str, inputs: Sequence[np.ndarray], src_t: int, dst_t: int, axis: int, qp: QuantParams | None) -> list[np.ndarray]:
+def _cast(
+    op: str,
+    inputs: Sequence[np.ndarray],
+    src_t: int,
+    dst_t: int,
+    axis: int,
+    qp: QuantParams | None,
+) -> list[np.ndarray]:
     x = np.asarray(inputs[0])
     src, dst = to_numpy(src_t, op=op), to_numpy(dst_t, op=op)
     if x.dtype != src:
         raise KernelError(op, f"input dtype {x.dtype} is not srcT {src}")
     if qp is None and len(inputs) >= 3:
-        qp = QuantParams(np.asarray(inputs[1], dtype=np.float64).reshape(-1), np.asarray(inputs[2]).reshape(-1))
+        qp = QuantParams(
+            np.asarray(inputs[1], dtype=np.float64).reshape(-1),
+            np.asarray(inputs[2]).reshape(-1),
+        )
     if np.issubdtype(src, np.floating) and np.issubdtype(dst, np.integer):
         if qp is None:
-            raise KernelError(op, "float -> integer needs the output tensor's QuantParam")
+            raise KernelError(
+                op, "float -> integer needs the output tensor's QuantParam"
+            )
         return [quantize(x, qp, dst, axis=axis)]
     if np.issubdtype(src, np.integer) and np.issubdtype(dst, np.floating):
         if qp is None:
-            raise KernelError(op, "integer -> float needs the input tensor's QuantParam")
+            raise KernelError(
+                op, "integer -> float needs the input tensor's QuantParam"
+            )
         return [dequantize(x, qp, axis=axis, dtype=dst.type)]
     if np.issubdtype(src, np.integer) and np.issubdtype(dst, np.integer):
         # int8 <-> uint8 re-centres by 128 (MindSpore Lite's Int8ToUInt8 / UInt8ToInt8).
@@ -110,7 +140,11 @@ def _cast(op: str, inputs: Sequence[np.ndarray], src_t: int, dst_t: int, axis: i
 
 
 def quant_dtype_cast(
-    inputs: Sequence[np.ndarray], *, src_t: int, dst_t: int, quant_params: QuantParams | None = None
+    inputs: Sequence[np.ndarray],
+    *,
+    src_t: int,
+    dst_t: int,
+    quant_params: QuantParams | None = None,
 ) -> list[np.ndarray]:
     """``QuantDTypeCast``: float <-> integer by the tensors' QuantParam (``quant_params``, passed
     by the executor, or inputs[1:3] = scales, zero points); per-channel along axis 0."""
@@ -118,7 +152,12 @@ def quant_dtype_cast(
 
 
 def quant_dtype_cast_v2(
-    inputs: Sequence[np.ndarray], *, src_t: int, dst_t: int, axis: int = 0, quant_params: QuantParams | None = None
+    inputs: Sequence[np.ndarray],
+    *,
+    src_t: int,
+    dst_t: int,
+    axis: int = 0,
+    quant_params: QuantParams | None = None,
 ) -> list[np.ndarray]:
     """``QuantDTypeCastV2``: as QuantDTypeCast with the per-channel ``axis``."""
     return _cast("QuantDTypeCastV2", inputs, src_t, dst_t, int(axis), quant_params)

@@ -46,22 +46,32 @@ def lstm(
     w_ih, w_hh = np.asarray(inputs[1]), np.asarray(inputs[2])
     dirs = 2 if bidirectional else 1
     if num_directions and int(num_directions) != dirs:
-        raise KernelError(op, f"numDirections {num_directions} disagrees with bidirectional={bidirectional}")
+        raise KernelError(
+            op,
+            f"numDirections {num_directions} disagrees with bidirectional={bidirectional}",
+        )
     layers = max(int(num_layers), 1)
     h = w_ih.shape[1] // 4
     if hidden_size and int(hidden_size) != h:
-        raise KernelError(op, f"hiddenSize {hidden_size} disagrees with weightIh {w_ih.shape}")
+        raise KernelError(
+            op, f"hiddenSize {hidden_size} disagrees with weightIh {w_ih.shape}"
+        )
     rh = int(proj_size) if proj_size else h
     seq, batch, _ = x.shape
     nstack = dirs * layers
     if w_ih.shape[0] != nstack or w_hh.shape != (nstack, 4 * h, rh):
-        raise KernelError(op, f"weights {w_ih.shape}, {w_hh.shape} do not match {nstack} stacks of hidden {h}/{rh}")
+        raise KernelError(
+            op,
+            f"weights {w_ih.shape}, {w_hh.shape} do not match {nstack} stacks of hidden {h}/{rh}",
+        )
 
     def opt(i: int, shape: tuple[int, ...]) -> np.ndarray | None:
         if len(inputs) > i and inputs[i] is not None and np.asarray(inputs[i]).size:
             a = np.asarray(inputs[i])
             if a.shape != shape:
-                raise KernelError(op, f"input {i} has shape {a.shape}, expected {shape}")
+                raise KernelError(
+                    op, f"input {i} has shape {a.shape}, expected {shape}"
+                )
             return a
         return None
 
@@ -77,13 +87,18 @@ def lstm(
     cn = np.zeros((nstack, batch, h), dtype=dt)
     for layer in range(layers):
         if layer_in.shape[2] != w_ih.shape[2]:
-            raise KernelError(op, f"layer {layer} input size {layer_in.shape[2]} != weightIh {w_ih.shape[2]}")
+            raise KernelError(
+                op,
+                f"layer {layer} input size {layer_in.shape[2]} != weightIh {w_ih.shape[2]}",
+            )
         outs = []
         for d in range(dirs):
             k = layer * dirs + d
             b = bias[k, : 4 * h] + bias[k, 4 * h :] if bias is not None else 0.0
             xs = layer_in[::-1] if d == 1 else layer_in
-            gx = xs.reshape(seq * batch, -1) @ w_ih[k].T.astype(dt) + b  # all input projections at once
+            gx = (
+                xs.reshape(seq * batch, -1) @ w_ih[k].T.astype(dt) + b
+            )  # all input projections at once
             gx = gx.reshape(seq, batch, 4 * h)
             hs = h0[k].astype(dt) if h0 is not None else np.zeros((batch, rh), dtype=dt)
             cs = c0[k].astype(dt) if c0 is not None else np.zeros((batch, h), dtype=dt)
@@ -97,8 +112,16 @@ def lstm(
                 h_new = o_g * np.tanh(c_new)
                 if proj is not None:
                     h_new = h_new @ proj[k].T.astype(dt)
-                cs = zoneout_cell * cs + (1 - zoneout_cell) * c_new if zoneout_cell else c_new
-                hs = zoneout_hidden * hs + (1 - zoneout_hidden) * h_new if zoneout_hidden else h_new
+                cs = (
+                    zoneout_cell * cs + (1 - zoneout_cell) * c_new
+                    if zoneout_cell
+                    else c_new
+                )
+                hs = (
+                    zoneout_hidden * hs + (1 - zoneout_hidden) * h_new
+                    if zoneout_hidden
+                    else h_new
+                )
                 ys[t] = hs
             outs.append(ys[::-1] if d == 1 else ys)
             hn[k], cn[k] = hs, cs

@@ -27,7 +27,9 @@ def _source(op: str, out: int, size: int, scale: float, mode: int) -> np.ndarray
     if mode == ASYMMETRIC:
         return d / scale
     if mode == ALIGN_CORNERS:
-        span = size * scale - 1  # == out - 1 unless a scale gives a fractional output length
+        span = (
+            size * scale - 1
+        )  # == out - 1 unless a scale gives a fractional output length
         return d * ((size - 1) / span) if out > 1 and span > 0 else np.zeros(out)
     if mode == HALF_PIXEL:
         return (d + 0.5) / scale - 0.5
@@ -35,7 +37,10 @@ def _source(op: str, out: int, size: int, scale: float, mode: int) -> np.ndarray
 
 
 def _nearest(op: str, s: np.ndarray, mode: int) -> np.ndarray:
-    if mode in (0, 2):  # NORMAL (round half away; coordinates are >= 0 here) / ROUND_HALF_UP
+    if mode in (
+        0,
+        2,
+    ):  # NORMAL (round half away; coordinates are >= 0 here) / ROUND_HALF_UP
         i = np.floor(s + 0.5)
     elif mode == 1:  # ROUND_HALF_DOWN
         i = np.ceil(s - 0.5)
@@ -50,6 +55,7 @@ def _nearest(op: str, s: np.ndarray, mode: int) -> np.ndarray:
 
 def _cubic_weights(t: np.ndarray, a: float) -> np.ndarray:
     """Keys cubic weights for offsets -1, 0, 1, 2 from the floor position; t in [0, 1)."""
+
     def k(x: np.ndarray) -> np.ndarray:
         x = np.abs(x)
         return np.where(
@@ -62,8 +68,15 @@ def _cubic_weights(t: np.ndarray, a: float) -> np.ndarray:
 
 
 def _table(
-    op: str, size: int, out: int, scale: float, method: int, ctm: int, nearest_mode: int,
-    cubic_coeff: float, exclude_outside: bool,
+    op: str,
+    size: int,
+    out: int,
+    scale: float,
+    method: int,
+    ctm: int,
+    nearest_mode: int,
+    cubic_coeff: float,
+    exclude_outside: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
     s = _source(op, out, size, scale, ctm)
     if method == NEAREST:
@@ -127,7 +140,9 @@ def resize(
         if v.size == 4:
             v = v[1:3]
         if v.size != 2:
-            raise KernelError(op, f"size/scale input must have 2 (or 4 NHWC) entries, got {v.size}")
+            raise KernelError(
+                op, f"size/scale input must have 2 (or 4 NHWC) entries, got {v.size}"
+            )
         if np.issubdtype(v.dtype, np.floating):
             sh, sw = float(v[0]), float(v[1])
             oh, ow = int(np.floor(h * sh)), int(np.floor(w * sw))
@@ -140,7 +155,13 @@ def resize(
     sh = sh or oh / h
     sw = sw or ow / w
     dt = x.dtype if np.issubdtype(x.dtype, np.floating) else np.dtype(np.float32)
-    args = (int(method), int(coordinate_transform_mode), int(nearest_mode), float(cubic_coeff), bool(exclude_outside))
+    args = (
+        int(method),
+        int(coordinate_transform_mode),
+        int(nearest_mode),
+        float(cubic_coeff),
+        bool(exclude_outside),
+    )
     ih, wh = _table(op, h, oh, sh, *args)
     iw, ww = _table(op, w, ow, sw, *args)
     y = _apply(x.astype(dt, copy=False), 1, ih, wh.astype(dt))

@@ -52,8 +52,12 @@ def transpose(inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     """``Transpose``: perm from input[1] (empty = reverse)."""
     x = _input("Transpose", inputs, 0, "x")
     perm = _ints(inputs[1]) if len(inputs) > 1 and inputs[1] is not None else []
-    if perm and sorted(_ax("Transpose", p, x.ndim) for p in perm) != list(range(x.ndim)):
-        raise KernelError("Transpose", f"perm {perm} is not a permutation of rank {x.ndim}")
+    if perm and sorted(_ax("Transpose", p, x.ndim) for p in perm) != list(
+        range(x.ndim)
+    ):
+        raise KernelError(
+            "Transpose", f"perm {perm} is not a permutation of rank {x.ndim}"
+        )
     return [np.transpose(x, perm or None)]
 
 
@@ -70,7 +74,11 @@ def concat(inputs: Sequence[np.ndarray], *, axis: int = 0) -> list[np.ndarray]:
 
 
 def split(
-    inputs: Sequence[np.ndarray], *, output_num: int = 0, size_splits: Sequence[int] = (), axis: int = 0
+    inputs: Sequence[np.ndarray],
+    *,
+    output_num: int = 0,
+    size_splits: Sequence[int] = (),
+    axis: int = 0,
 ) -> list[np.ndarray]:
     """``Split``: into ``outputNum`` parts along ``axis``; ``sizeSplits`` (one -1 allowed) or equal
     parts (the last one smaller when not divisible)."""
@@ -87,7 +95,9 @@ def split(
         if -1 in sizes:
             sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
         if sum(sizes) != n or min(sizes) < 0:
-            raise KernelError(op, f"sizeSplits {list(size_splits)} do not add up to {n}")
+            raise KernelError(
+                op, f"sizeSplits {list(size_splits)} do not add up to {n}"
+            )
         if output_num and output_num != len(sizes):
             raise KernelError(op, f"outputNum {output_num} but {len(sizes)} sizeSplits")
     else:
@@ -118,7 +128,9 @@ def unstack(inputs: Sequence[np.ndarray], *, axis: int = 0) -> list[np.ndarray]:
     return [np.take(x, i, axis=ax) for i in range(x.shape[ax])]
 
 
-def squeeze(inputs: Sequence[np.ndarray], *, axis: Sequence[int] = ()) -> list[np.ndarray]:
+def squeeze(
+    inputs: Sequence[np.ndarray], *, axis: Sequence[int] = ()
+) -> list[np.ndarray]:
     """``Squeeze``: drop size-1 dims at ``axis`` (empty = every size-1 dim)."""
     x = _input("Squeeze", inputs, 0, "x")
     axes = [int(a) for a in axis]
@@ -128,11 +140,15 @@ def squeeze(inputs: Sequence[np.ndarray], *, axis: Sequence[int] = ()) -> list[n
         return [np.squeeze(x)]
     ax = tuple(sorted({_ax("Squeeze", a, x.ndim) for a in axes}))
     if any(x.shape[a] != 1 for a in ax):
-        raise KernelError("Squeeze", f"axes {list(axis)} of {x.shape} are not all size 1")
+        raise KernelError(
+            "Squeeze", f"axes {list(axis)} of {x.shape} are not all size 1"
+        )
     return [np.squeeze(x, axis=ax)]
 
 
-def unsqueeze(inputs: Sequence[np.ndarray], *, axis: Sequence[int] = ()) -> list[np.ndarray]:
+def unsqueeze(
+    inputs: Sequence[np.ndarray], *, axis: Sequence[int] = ()
+) -> list[np.ndarray]:
     """``Unsqueeze``: insert size-1 dims at ``axis`` (positions in the output)."""
     x = _input("Unsqueeze", inputs, 0, "x")
     axes = [int(a) for a in axis]
@@ -176,7 +192,9 @@ def tile(inputs: Sequence[np.ndarray], *, dims: Sequence[int] = ()) -> list[np.n
     return [np.tile(x, mult)]
 
 
-def broadcast_to(inputs: Sequence[np.ndarray], *, shape: Sequence[int] = ()) -> list[np.ndarray]:
+def broadcast_to(
+    inputs: Sequence[np.ndarray], *, shape: Sequence[int] = ()
+) -> list[np.ndarray]:
     """``BroadcastTo``: NumPy broadcast to ``shape`` (or input[1]); -1 keeps the input dim."""
     x = _input("BroadcastTo", inputs, 0, "x")
     dims = [int(s) for s in shape]
@@ -187,7 +205,9 @@ def broadcast_to(inputs: Sequence[np.ndarray], *, shape: Sequence[int] = ()) -> 
     try:
         return [np.array(np.broadcast_to(x, np.broadcast_shapes(x.shape, tuple(dims))))]
     except ValueError as e:
-        raise KernelError("BroadcastTo", f"cannot broadcast {x.shape} to {dims}: {e}") from None
+        raise KernelError(
+            "BroadcastTo", f"cannot broadcast {x.shape} to {dims}: {e}"
+        ) from None
 
 
 _PAD_MODES = {0: "constant", 1: "reflect", 2: "symmetric"}
@@ -201,7 +221,8 @@ def pad(
     constant_value: float = 0.0,
 ) -> list[np.ndarray]:
     """``PadFusion``: ``paddings[i] = [before, after]`` (or input[1] of shape [n, 2]);
-    CONSTANT / REFLECT (edge not repeated) / SYMMETRIC (edge repeated, TFLite ``mirror_pad``)."""
+    CONSTANT / REFLECT (edge not repeated) / SYMMETRIC (edge repeated, TFLite ``mirror_pad``).
+    """
     op = "PadFusion"
     x = _input(op, inputs, 0, "x")
     mode = _PAD_MODES.get(int(padding_mode))
@@ -218,17 +239,28 @@ def pad(
         hi = [x.shape[i] - max(-b, 0) for i, (_, b) in enumerate(pads)]
         x = x[tuple(slice(a, b) for a, b in zip(lo, hi))]  # negative pads crop
         pw = [(max(a, 0), max(b, 0)) for a, b in pads]
-        return [np.pad(x, pw, mode="constant", constant_values=np.asarray(constant_value).astype(x.dtype))]
+        return [
+            np.pad(
+                x,
+                pw,
+                mode="constant",
+                constant_values=np.asarray(constant_value).astype(x.dtype),
+            )
+        ]
     if min(min(p) for p in pads) < 0:
         raise KernelError(op, f"{mode} padding cannot be negative: {pads}")
     limit = 0 if mode == "reflect" else 1
     for i, (a, b) in enumerate(pads):
         if max(a, b) > x.shape[i] - 1 + limit:
-            raise KernelError(op, f"{mode} padding {[a, b]} too large for dim {x.shape[i]}")
+            raise KernelError(
+                op, f"{mode} padding {[a, b]} too large for dim {x.shape[i]}"
+            )
     return [np.pad(x, pads, mode=mode)]  # type: ignore[call-overload]
 
 
-def slice_(inputs: Sequence[np.ndarray], *, axes: Sequence[int] = ()) -> list[np.ndarray]:
+def slice_(
+    inputs: Sequence[np.ndarray], *, axes: Sequence[int] = ()
+) -> list[np.ndarray]:
     """``SliceFusion``: inputs x, begin, size (size -1 = to the end) over ``axes`` (empty = 0..)."""
     op = "SliceFusion"
     x = _input(op, inputs, 0, "x")
@@ -265,16 +297,24 @@ def strided_slice(
     x = _input(op, inputs, 0, "x")
     begin = _ints(_input(op, inputs, 1, "begin"))
     end = _ints(_input(op, inputs, 2, "end"))
-    strides = _ints(inputs[3]) if len(inputs) > 3 and inputs[3] is not None else [1] * len(begin)
+    strides = (
+        _ints(inputs[3])
+        if len(inputs) > 3 and inputs[3] is not None
+        else [1] * len(begin)
+    )
     m = len(begin)
     if not len(end) == len(strides) == m:
-        raise KernelError(op, f"begin/end/strides lengths differ: {m}, {len(end)}, {len(strides)}")
+        raise KernelError(
+            op, f"begin/end/strides lengths differ: {m}, {len(end)}, {len(strides)}"
+        )
     if any(s == 0 for s in strides):
         raise KernelError(op, "stride 0")
     if bin(ellipsis_mask).count("1") > 1:
         raise KernelError(op, "more than one ellipsis")
     consumed = sum(
-        1 for i in range(m) if not (ellipsis_mask >> i) & 1 and not (new_axis_mask >> i) & 1
+        1
+        for i in range(m)
+        if not (ellipsis_mask >> i) & 1 and not (new_axis_mask >> i) & 1
     )
     idx: list[object] = []
     dim = 0  # input dimension the next spec entry addresses
@@ -290,7 +330,9 @@ def strided_slice(
                 raise KernelError(op, "more slice entries than dimensions")
             b = begin[i] + x.shape[dim] if begin[i] < 0 else begin[i]
             if not 0 <= b < x.shape[dim]:
-                raise KernelError(op, f"shrink index {begin[i]} out of range for dim {x.shape[dim]}")
+                raise KernelError(
+                    op, f"shrink index {begin[i]} out of range for dim {x.shape[dim]}"
+                )
             idx.append(b)
             dim += 1
         else:
@@ -303,10 +345,13 @@ def strided_slice(
     return [np.array(x[tuple(idx)])]  # type: ignore[arg-type]  # None/int/slice mix
 
 
-def crop(inputs: Sequence[np.ndarray], *, axis: int = 0, offset: Sequence[int] = ()) -> list[np.ndarray]:
+def crop(
+    inputs: Sequence[np.ndarray], *, axis: int = 0, offset: Sequence[int] = ()
+) -> list[np.ndarray]:
     """``Crop`` (Caffe): dims >= ``axis`` are cut to input[1]'s shape starting at ``offset``
     (one offset applies to all cropped dims). input[1] is the reference tensor whose shape is the
-    target (``crop_infer.c``); a 1-D input[1] of length rank(x) is read as the shape itself."""
+    target (``crop_infer.c``); a 1-D input[1] of length rank(x) is read as the shape itself.
+    """
     op = "Crop"
     x = _input(op, inputs, 0, "x")
     ref = _input(op, inputs, 1, "shape")
@@ -319,7 +364,9 @@ def crop(inputs: Sequence[np.ndarray], *, axis: int = 0, offset: Sequence[int] =
     for d in range(ax, x.ndim):
         o = offs[0] if len(offs) == 1 else (offs[d - ax] if d - ax < len(offs) else 0)
         if o < 0 or o + target[d] > x.shape[d]:
-            raise KernelError(op, f"offset {o} + size {target[d]} exceeds dim {x.shape[d]}")
+            raise KernelError(
+                op, f"offset {o} + size {target[d]} exceeds dim {x.shape[d]}"
+            )
         idx[d] = slice(o, o + target[d])
     return [x[tuple(idx)]]
 
@@ -339,11 +386,16 @@ def fill(inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     v = _input("Fill", inputs, 0, "value")
     dims = _ints(_input("Fill", inputs, 1, "shape"))
     if v.size != 1 or min(dims, default=0) < 0:
-        raise KernelError("Fill", f"needs a scalar value and a non-negative shape, got {v.shape}, {dims}")
+        raise KernelError(
+            "Fill",
+            f"needs a scalar value and a non-negative shape, got {v.shape}, {dims}",
+        )
     return [np.full(dims, v.reshape(()), dtype=v.dtype)]
 
 
-def constant_of_shape(inputs: Sequence[np.ndarray], *, data_type: int = 43, value: Sequence[float] = ()) -> list[np.ndarray]:
+def constant_of_shape(
+    inputs: Sequence[np.ndarray], *, data_type: int = 43, value: Sequence[float] = ()
+) -> list[np.ndarray]:
     """``ConstantOfShape``: shape from input[0], filled with value[0] as ``dataType``."""
     dims = _ints(_input("ConstantOfShape", inputs, 0, "shape"))
     if min(dims, default=0) < 0:
@@ -354,7 +406,12 @@ def constant_of_shape(inputs: Sequence[np.ndarray], *, data_type: int = 43, valu
 
 
 def range_(
-    inputs: Sequence[np.ndarray], *, data_type: int = 34, start: int = 0, limit: int = 0, delta: int = 1
+    inputs: Sequence[np.ndarray],
+    *,
+    data_type: int = 34,
+    start: int = 0,
+    limit: int = 0,
+    delta: int = 1,
 ) -> list[np.ndarray]:
     """``Range``: start, limit, delta from the three inputs when given, else the attributes; the
     output dtype is the inputs' (or ``dataType``)."""
@@ -376,7 +433,9 @@ def cast(inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     x = _input("Cast", inputs, 0, "x")
     code = _ints(_input("Cast", inputs, 1, "type"))
     if len(code) != 1:
-        raise KernelError("Cast", f"target type must be one DataType number, got {code}")
+        raise KernelError(
+            "Cast", f"target type must be one DataType number, got {code}"
+        )
     dt = to_numpy(code[0], op="Cast")
     with np.errstate(invalid="ignore", over="ignore"):
         return [x.astype(dt)]
@@ -389,7 +448,9 @@ def _nhwc(op: str, x: np.ndarray) -> tuple[int, int, int, int]:
     return n, h, w, c
 
 
-def depth_to_space(inputs: Sequence[np.ndarray], *, block_size: int, mode: str = "DCR") -> list[np.ndarray]:
+def depth_to_space(
+    inputs: Sequence[np.ndarray], *, block_size: int, mode: str = "DCR"
+) -> list[np.ndarray]:
     """``DepthToSpace`` (NHWC): DCR (default) splits channels as [bh, bw, c], CRD as [c, bh, bw]."""
     op = "DepthToSpace"
     x = _input(op, inputs, 0, "x")
@@ -408,7 +469,9 @@ def depth_to_space(inputs: Sequence[np.ndarray], *, block_size: int, mode: str =
     return [y.reshape(n, h * b, w * b, oc)]
 
 
-def space_to_depth(inputs: Sequence[np.ndarray], *, block_size: int) -> list[np.ndarray]:
+def space_to_depth(
+    inputs: Sequence[np.ndarray], *, block_size: int
+) -> list[np.ndarray]:
     """``SpaceToDepth`` (NHWC): output channel = (bh*b + bw)*C + c."""
     op = "SpaceToDepth"
     x = _input(op, inputs, 0, "x")
@@ -420,7 +483,9 @@ def space_to_depth(inputs: Sequence[np.ndarray], *, block_size: int) -> list[np.
     return [y.reshape(n, h // b, w // b, b * b * c)]
 
 
-def _block(op: str, block_shape: Sequence[int], inputs: Sequence[np.ndarray]) -> list[int]:
+def _block(
+    op: str, block_shape: Sequence[int], inputs: Sequence[np.ndarray]
+) -> list[int]:
     blk = [int(v) for v in block_shape]
     if not blk and len(inputs) > 1 and inputs[1] is not None:
         blk = _ints(inputs[1])
@@ -429,19 +494,26 @@ def _block(op: str, block_shape: Sequence[int], inputs: Sequence[np.ndarray]) ->
     return blk
 
 
-def _pairs(op: str, name: str, v: Sequence[Sequence[int]], inputs: Sequence[np.ndarray]) -> list[list[int]]:
+def _pairs(
+    op: str, name: str, v: Sequence[Sequence[int]], inputs: Sequence[np.ndarray]
+) -> list[list[int]]:
     rows = [[int(a) for a in r] for r in v]
     if not rows and len(inputs) > 2 and inputs[2] is not None:
         rows = np.asarray(inputs[2]).reshape(-1, 2).astype(int).tolist()
     if not rows:
         rows = [[0, 0], [0, 0]]
     if len(rows) != 2 or any(len(r) != 2 or min(r) < 0 for r in rows):
-        raise KernelError(op, f"{name} must be [[top, bottom], [left, right]] >= 0, got {rows}")
+        raise KernelError(
+            op, f"{name} must be [[top, bottom], [left, right]] >= 0, got {rows}"
+        )
     return rows
 
 
 def batch_to_space_nd(
-    inputs: Sequence[np.ndarray], *, block_shape: Sequence[int] = (), crops: Sequence[Sequence[int]] = ()
+    inputs: Sequence[np.ndarray],
+    *,
+    block_shape: Sequence[int] = (),
+    crops: Sequence[Sequence[int]] = (),
 ) -> list[np.ndarray]:
     """``BatchToSpaceND`` (NHWC, TFLite ``batch_to_space_nd.h``)."""
     op = "BatchToSpaceND"
@@ -452,14 +524,21 @@ def batch_to_space_nd(
     if n % (b0 * b1):
         raise KernelError(op, f"batch {n} not divisible by block {b0}x{b1}")
     nb = n // (b0 * b1)
-    y = x.reshape(b0, b1, nb, h, w, c).transpose(2, 3, 0, 4, 1, 5).reshape(nb, h * b0, w * b1, c)
+    y = (
+        x.reshape(b0, b1, nb, h, w, c)
+        .transpose(2, 3, 0, 4, 1, 5)
+        .reshape(nb, h * b0, w * b1, c)
+    )
     if ct + cb > h * b0 or cl + cr > w * b1:
         raise KernelError(op, f"crops {crops} larger than {h * b0}x{w * b1}")
     return [np.ascontiguousarray(y[:, ct : h * b0 - cb, cl : w * b1 - cr, :])]
 
 
 def space_to_batch_nd(
-    inputs: Sequence[np.ndarray], *, block_shape: Sequence[int] = (), paddings: Sequence[Sequence[int]] = ()
+    inputs: Sequence[np.ndarray],
+    *,
+    block_shape: Sequence[int] = (),
+    paddings: Sequence[Sequence[int]] = (),
 ) -> list[np.ndarray]:
     """``SpaceToBatchND`` (NHWC, TFLite ``space_to_batch_nd.h``): zero-pad then move blocks to batch."""
     op = "SpaceToBatchND"
