@@ -1053,6 +1053,16 @@ class _Comparer:
             )
         self._doc(lang, path, o.doc, n.doc, o.span, n.span, to, tn)
         if not hdi:
+            if _attr_map(o.attributes) != _attr_map(n.attributes):
+                self.emit(
+                    "FBS-A-01",
+                    path,
+                    "method attributes changed",
+                    old=o.span,
+                    new=n.span,
+                    old_decl=to,
+                    new_decl=tn,
+                )
             so = [(p.direction, self.tkey(p.type, "o")) for p in o.params]
             sn = [(p.direction, self.tkey(p.type, "n")) for p in n.params]
             if so != sn:

@@ -248,3 +248,16 @@ def test_flatc_conform_complaints_are_among_ours(tmp_path: Path, new: Schema) ->
     findings = run_pair(tmp_path, BASE, new)  # asserts coverage of flatc's message
     if new == BASE:
         assert findings == []
+
+
+def test_rpc_service(tmp_path: Path) -> None:
+    head = "namespace svc;\ntable Req { a:int; }\ntable Resp { b:int; }\ntable Resp2 { b:int; }\n"
+    (tmp_path / "o.fbs").write_text(head + 'rpc_service G { Hello(Req):Resp; Bye(Req):Resp (streaming: "server"); Gone(Req):Resp2; }\n')
+    (tmp_path / "n.fbs").write_text(head + "rpc_service G { Hello(Req):Resp2; Bye(Req):Resp; New(Resp):Req; }\n")
+    f = compare(load_paths([tmp_path / "o.fbs"]).schema, load_paths([tmp_path / "n.fbs"]).schema)
+    assert keys(f) == {
+        ("FBS-R-02", "G.Hello"),
+        ("FBS-A-01", "G.Bye"),
+        ("FBS-R-01", "G.Gone"),
+        ("FBS-R-03", "G.New"),
+    }

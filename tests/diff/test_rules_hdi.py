@@ -222,3 +222,27 @@ def test_one_deletion_is_one_finding(fields, data) -> None:  # type: ignore[no-u
 @given(_FIELDS)
 def test_self_diff_is_empty(fields) -> None:  # type: ignore[no-untyped-def]
     assert diff_structs(fields, fields) == []
+
+
+_METHODS = st.lists(st.from_regex(r"[A-Y][a-z]{1,5}", fullmatch=True), max_size=8, unique=True)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_METHODS, st.data())
+def test_method_insertion_renumbers_exactly_the_later_methods(names, data) -> None:  # type: ignore[no-untyped-def]
+    k = data.draw(st.integers(0, len(names)))
+    new = names[:k] + ["Zz"] + names[k:]
+    f = _ifaces([(n, []) for n in names], [(n, []) for n in new])
+    expected = {("HDI-M-03" if k == len(names) else "HDI-M-10", "IFoo.Zz")}
+    expected |= {("HDI-M-02", f"IFoo.{n}") for n in names[k:]}
+    assert keys(f) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(_METHODS.filter(lambda ns: len(ns) >= 2), st.data())
+def test_method_swap_is_two_shifts(names, data) -> None:  # type: ignore[no-untyped-def]
+    i, j = sorted(data.draw(st.lists(st.integers(0, len(names) - 1), min_size=2, max_size=2, unique=True)))
+    new = list(names)
+    new[i], new[j] = new[j], new[i]
+    f = _ifaces([(n, []) for n in names], [(n, []) for n in new])
+    assert keys(f) == {("HDI-M-02", f"IFoo.{names[i]}"), ("HDI-M-02", f"IFoo.{names[j]}")}
