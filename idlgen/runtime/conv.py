@@ -83,7 +83,7 @@ def conv2d(
         cols = W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw).reshape(
             n * oh * ow, kh * kw * c
         )
-        out = (cols @ w.reshape(o, -1).T).reshape(n, oh, ow, o)
+        out = (cols @ np.ascontiguousarray(w.reshape(o, -1).T)).reshape(n, oh, ow, o)
     elif cg == 1:
         # Depthwise (channel multiplier m = O/C): output channel k reads input channel k // m.
         m = o // c
@@ -99,7 +99,9 @@ def conv2d(
         for gi in range(g):
             cols = pv[..., gi * cg : (gi + 1) * cg].reshape(n * oh * ow, kh * kw * cg)
             wg = w[gi * og : (gi + 1) * og].reshape(og, -1)
-            out[..., gi * og : (gi + 1) * og] = (cols @ wg.T).reshape(n, oh, ow, og)
+            out[..., gi * og : (gi + 1) * og] = (
+                cols @ np.ascontiguousarray(wg.T)
+            ).reshape(n, oh, ow, og)
     bias = _bias(op, inputs, o)
     if bias is not None:
         out += bias.astype(dt, copy=False)
@@ -221,7 +223,9 @@ def full_connection(
             raise KernelError(op, f"input {x.shape} does not flatten to rows of {k}")
         lead = (x.size // k,)
     dt = _float_dtype(x, w)
-    out = x.astype(dt, copy=False).reshape(-1, k) @ w.astype(dt, copy=False).T
+    out = x.astype(dt, copy=False).reshape(-1, k) @ np.ascontiguousarray(
+        w.astype(dt, copy=False).T
+    )
     if has_bias or (len(inputs) > 2 and inputs[2] is not None):
         if len(inputs) < 3:
             raise KernelError(op, "hasBias is set but no bias input")

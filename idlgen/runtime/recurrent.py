@@ -103,7 +103,7 @@ def lstm(
             hs = h0[k].astype(dt) if h0 is not None else np.zeros((batch, rh), dtype=dt)
             cs = c0[k].astype(dt) if c0 is not None else np.zeros((batch, h), dtype=dt)
             ys = np.empty((seq, batch, rh), dtype=dt)
-            whh = w_hh[k].T.astype(dt)
+            whh = np.ascontiguousarray(w_hh[k].T, dtype=dt)
             for t in range(seq):
                 g = gx[t] + hs @ whh
                 i_g, f_g = _sigmoid(g[:, :h]), _sigmoid(g[:, h : 2 * h])
