@@ -196,6 +196,115 @@ class _Comparer:
         self.deleted = sorted(q for q in left_o if q not in moved_o)
         self.added = sorted(q for q in left_n if q not in moved_n)
         self._report_moves(moved)
+        self._pair_renamed_types()
+
+    def _shape(self, d: ir.Decl, side: _Side, canon: Literal["o", "n"]) -> object:
+        """Everything about a declaration except its own name, docs and spans."""
+        if isinstance(d, ir.Struct):
+            return (
+                "struct",
+                d.is_table,
+                d.force_align,
+                tuple(
+                    (
+                        f.name,
+                        self.tkey(f.type, canon),
+                        f.slot,
+                        f.default,
+                        f.deprecated,
+                        f.required,
+                        f.optional,
+                    )
+                    for f in d.fields
+                ),
+            )
+        if isinstance(d, ir.Enum):
+            return (
+                "enum",
+                d.base,
+                d.bit_flags,
+                tuple((m.name, m.value) for m in d.members),
+            )
+        if isinstance(d, ir.Union):
+            return (
+                "union",
+                d.discriminant,
+                tuple((m.name, self.tkey(m.type, canon), m.value) for m in d.members),
+            )
+        if isinstance(d, ir.Interface) and side.lang[d.qualname] == "hdi":
+            return (
+                "interface",
+                d.callback,
+                tuple(
+                    (
+                        m.name,
+                        m.cmd_id,
+                        m.oneway,
+                        tuple(
+                            (p.direction, self.tkey(p.type, canon)) for p in m.params
+                        ),
+                    )
+                    for m in self._flat_methods(d, side)
+                ),
+            )
+        return None
+
+    def _pair_renamed_types(self) -> None:
+        """A deleted and an added declaration with identical content are one rename.
+
+        Repeated until nothing new pairs: a renamed struct makes the interfaces that use it
+        identical in turn."""
+        while self._pair_renamed_round():
+            pass
+
+    def _pair_renamed_round(self) -> bool:
+        paired = False
+        shapes_o: dict[object, list[str]] = defaultdict(list)
+        shapes_n: dict[object, list[str]] = defaultdict(list)
+        for q in self.deleted:
+            shape = self._shape(self.o.decls[q], self.o, "o")
+            if shape is not None:
+                shapes_o[shape].append(q)
+        for q in self.added:
+            shape = self._shape(self.n.decls[q], self.n, "n")
+            if shape is not None:
+                shapes_n[shape].append(q)
+        for shape, qs in shapes_o.items():
+            if len(qs) != 1 or len(shapes_n.get(shape, ())) != 1:
+                continue
+            qo, qn = qs[0], shapes_n[shape][0]
+            do, dn = self.o.decls[qo], self.n.decls[qn]
+            lang = self.n.lang[qn]
+            token = "=" + self.n.key_of[qn]
+            self.canon_o[qo] = token
+            self.canon_n[qn] = token
+            self.deleted.remove(qo)
+            self.added.remove(qn)
+            paired = True
+            if isinstance(dn, ir.Interface):
+                rule_id = "HDI-IF-03"
+            else:
+                rule_id = "HDI-Y-04" if lang == "hdi" else "FBS-Y-03"
+            self.emit(
+                rule_id,
+                self.names_n[qn],
+                f"{_kind(dn)} renamed from `{do.name}` (same content)",
+                old=do.span,
+                new=dn.span,
+                old_decl=decl_text(do, lang),
+                new_decl=decl_text(dn, lang),
+            )
+            self._doc(
+                lang,
+                self.names_n[qn],
+                getattr(do, "doc", ""),
+                getattr(dn, "doc", ""),
+                do.span,
+                dn.span,
+                decl_text(do, lang),
+                decl_text(dn, lang),
+            )
+        return paired
 
     def _report_moves(self, moved: list[tuple[str, str]]) -> None:
         by_ns: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)

@@ -258,6 +258,12 @@ _TABLE: tuple[tuple[str, str, Severity, str], ...] = (
         "enum, struct, union and interface values are marshalled in entirely different ways",
     ),
     (
+        "HDI-Y-04",
+        "TYPE_RENAMED",
+        W,
+        "struct, union and enum names are not written to the parcel; generated code changes name",
+    ),
+    (
         "HDI-T-01",
         "TYPE_SPELLING_CHANGED",
         I,
@@ -378,6 +384,12 @@ _TABLE: tuple[tuple[str, str, Severity, str], ...] = (
         "buffers that still contain this type cannot be read by the new schema's code",
     ),
     ("FBS-Y-02", "TYPE_ADDED", I, "new declarations do not affect existing buffers"),
+    (
+        "FBS-Y-03",
+        "TYPE_RENAMED",
+        W,
+        "type names are not stored in buffers; generated code and JSON schema names change",
+    ),
     # ---- FlatBuffers: enums and unions ------------------------------------------------------
     (
         "FBS-E-01",

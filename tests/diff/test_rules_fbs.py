@@ -261,3 +261,15 @@ def test_rpc_service(tmp_path: Path) -> None:
         ("FBS-R-01", "G.Gone"),
         ("FBS-R-03", "G.New"),
     }
+
+
+def test_type_rename_is_one_finding_and_references_follow(tmp_path: Path) -> None:
+    old = BASE.text()
+    new = old.replace("table U1 { a:int; }", "table Uno { a:int; }").replace("union Un { U1, U2 }", "union Un { Uno, U2 }")
+    assert new != old
+    (tmp_path / "o.fbs").write_text(old)
+    (tmp_path / "n.fbs").write_text(new)
+    f = compare(load_paths([tmp_path / "o.fbs"]).schema, load_paths([tmp_path / "n.fbs"]).schema)
+    # The union member's name follows its type (`Uno`), so that is a member rename at the same
+    # discriminant; the table itself is one rename, not a deletion plus an addition.
+    assert keys(f) == {("FBS-Y-03", "Uno"), ("FBS-U-05", "Un.Uno")}

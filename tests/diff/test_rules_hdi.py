@@ -246,3 +246,14 @@ def test_method_swap_is_two_shifts(names, data) -> None:  # type: ignore[no-unty
     new[i], new[j] = new[j], new[i]
     f = _ifaces([(n, []) for n in names], [(n, []) for n in new])
     assert keys(f) == {("HDI-M-02", f"IFoo.{names[i]}"), ("HDI-M-02", f"IFoo.{names[j]}")}
+
+
+def test_type_and_interface_renames() -> None:
+    s1 = struct(NS1, "Info", [("a", INT), ("b", STR)])
+    s2 = struct(NS2, "Details", [("a", INT), ("b", STR)])
+    i1 = iface(NS1, "IFoo", [("Get", [pout("info", ref(NS1, "Info", ir.RefKind.STRUCT))])])
+    i2 = iface(NS2, "IBar", [("Get", [pout("info", ref(NS2, "Details", ir.RefKind.STRUCT))])])
+    f = compare(hdi_schema(NS1, (s1, i1)), hdi_schema(NS2, (s2, i2)))
+    assert keys(f) == {("HDI-Y-04", "Details"), ("HDI-IF-03", "IBar")}
+    assert sev(f, "HDI-Y-04", "Details") is Severity.WARNING
+    assert sev(f, "HDI-IF-03", "IBar") is Severity.BREAKING
