@@ -139,7 +139,7 @@ def type_codec(t: ir.TypeRef, resolve: layout.Resolver, *, param: bool = False) 
         return Sym(_HANDLES[t.kind])
     if isinstance(t, ir.Vector):
         e = t.element
-        if isinstance(e, ir.Scalar) and e.kind is ir.ScalarKind.I8:
+        if isinstance(e, ir.Scalar) and e.kind in (ir.ScalarKind.I8, ir.ScalarKind.U8):
             return Sym("BYTES")
         elem = type_codec(e, resolve)
         if layout.is_pod(e, resolve) and not (
@@ -184,7 +184,9 @@ def record_codec(
         lay = layout.union_layout(decl, resolve)
         if lay is None:
             raise ValueError(f"union {decl.qualname} has a non-POD member")
-        members = tuple((m.name, type_codec(m.type, resolve)) for m in decl.members)
+        members = tuple(
+            (names(m.name), type_codec(m.type, resolve)) for m in decl.members
+        )
         return Call("Union", (me, lay.size, members))
     lay = layout.struct_layout(decl, resolve)
     if lay is not None:
@@ -285,23 +287,28 @@ def _version(namespace: str) -> tuple[int, int]:
     return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
 
 
+def _param_name(name: str) -> str:
+    return name + "_" if keyword.iskeyword(name) else name
+
+
 def interface_codec(iface: ir.Interface, resolve: layout.Resolver) -> Call:
     """The ``ipc.InterfaceCodec`` constructor call for an interface (own methods; parent by ref)."""
     methods = []
     for m in iface.methods:
         ins = tuple(
-            (py_name(p.name), type_codec(p.type, resolve, param=True))
+            (_param_name(p.name), type_codec(p.type, resolve, param=True))
             for p in m.params
             if p.direction == "in"
         )
         outs = tuple(
-            (py_name(p.name), type_codec(p.type, resolve, param=True))
+            (_param_name(p.name), type_codec(p.type, resolve, param=True))
             for p in m.params
             if p.direction == "out"
         )
-        methods.append(
-            Call("MethodCodec", (m.name, m.cmd_id, ins, outs, m.oneway), "ipc")
-        )
+        args: tuple[Any, ...] = (m.name, m.cmd_id, ins, outs, m.oneway)
+        if m.overload:
+            args += (method_py_name(m),)
+        methods.append(Call("MethodCodec", args, "ipc"))
     parent = IfaceRef(iface.parent) if iface.parent else None
     return Call(
         "InterfaceCodec",
@@ -368,9 +375,11 @@ def _zero(
         return str
     if isinstance(t, ir.Vector):
         e = t.element
-        return (
-            bytes if isinstance(e, ir.Scalar) and e.kind is ir.ScalarKind.I8 else list
+        bytes_like = isinstance(e, ir.Scalar) and e.kind in (
+            ir.ScalarKind.I8,
+            ir.ScalarKind.U8,
         )
+        return bytes if bytes_like else list
     if isinstance(t, ir.Map):
         return dict
     if isinstance(t, ir.Handle) and t.kind is ir.HandleKind.FILE_DESCRIPTOR:
@@ -458,3 +467,63 @@ def node_type_mapping(
     used = set(mapping.values())
     lonely_structs = [s.qualname for s in by_norm.values() if s.qualname not in used]
     return mapping, lonely_members, lonely_structs
+
+
+# ----------------------------------------------------------------------------------------------
+# Generator plugin (idlgen.pygen: CODEC_PLUGINS["hdi"])
+
+
+def method_py_name(m: ir.Method) -> str:
+    """Python name of an interface method: an overload of an ancestor's method gets ``_<id>``."""
+    return m.name + (f"_{m.cmd_id}" if m.overload else "")
+
+
+def codec_view(b: Any, f: ir.SchemaFile, records: list[Any], schema: ir.Schema) -> Any:
+    """The Parcel codec block of one generated module, and ``to_parcel``/``from_parcel`` methods.
+
+    ``b`` is the generator's ModuleBuilder (``b.imports.ref(qualname)`` names a class, importing
+    it when it lives in another module), ``records`` its RecordViews in dependency order.
+    """
+    from ..pygen.views import CodecView
+
+    decls = schema.decls()
+    resolve = decls.__getitem__
+    attrs: dict[tuple[str, str], str] = {
+        (r.qualname, fv.schema_name): fv.name for r in records for fv in r.fields
+    }
+
+    def class_name(q: str) -> str:
+        return str(b.imports.ref(q))
+
+    lines: list[str] = []
+    calls: dict[str, Call] = {}
+    for r in records:
+        d = decls[r.qualname]
+        assert isinstance(d, (ir.Struct, ir.Union))
+
+        def attr(n: str, q: str = r.qualname) -> str:
+            return attrs.get((q, n), py_name(n))
+
+        calls[r.qualname] = record_codec(d, resolve, attr)
+    for q in codec_order(calls):
+        name = b.names.class_name(q)
+        lines.append(f"_PARCEL_{name} = {render(calls[q], class_name)}")
+    for d in f.decls:
+        if isinstance(d, ir.Interface) and d.namespace == b.namespace:
+            lines.append(
+                f"_IPC_{b.names.class_name(d.qualname)} = {render(interface_codec(d, resolve), class_name)}"
+            )
+    imports = [
+        "from idlgen.wire import parcel as _parcel",
+        "from collections.abc import Sequence",
+    ]
+    if any(isinstance(decls[r.qualname], ir.Union) for r in records):
+        imports.append("from typing import TYPE_CHECKING")
+    if any(line.startswith("_IPC_") for line in lines):
+        imports.append("from idlgen.wire import ipc as _ipc")
+    return CodecView(
+        method_template="hdi_methods.j2",
+        tail_template="hdi_codec.j2",
+        imports=tuple(imports),
+        context={"lines": lines},
+    )

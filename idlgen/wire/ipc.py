@@ -227,8 +227,9 @@ class MethodCodec:
 class InterfaceCodec:
     """All methods of an interface (inherited ones first), by command id and by Python name.
 
-    A method redeclaring an ancestor's name (an hdi-gen overload) takes the plain Python name;
-    the shadowed ancestor method stays reachable as ``<name>_<cmd_id>``.
+    A method redeclaring an ancestor's name (an hdi-gen overload) is named ``<name>_<cmd_id>``,
+    as hdi-gen names its command constant (``CMD_FOO_PING_4``) and as the generated Protocol
+    spells it; the ancestor's method keeps the plain name.
     """
 
     def __init__(
@@ -254,9 +255,8 @@ class InterfaceCodec:
             )
             mc.descriptor = descriptor
             self.by_cmd[mc.cmd_id] = mc
-            old = self.by_name.get(mc.py_name)
-            if old is not None:
-                self.by_name[f"{old.py_name}_{old.cmd_id}"] = old
+            if mc.py_name in self.by_name:
+                raise ValueError(f"{descriptor}: two methods named {mc.py_name!r}")
             self.by_name[mc.py_name] = mc
         _REGISTRY[descriptor] = self
 

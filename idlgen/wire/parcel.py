@@ -741,14 +741,16 @@ assert all(array(t).itemsize == struct.calcsize(t) for t in _TYPECODES.values())
 
 
 class _Bytes(Codec):
-    """``byte[]`` as Python ``bytes`` (a POD array of int8: count + raw block)."""
+    """``byte[]``/``unsigned char[]`` as ``bytes`` (1-byte elements: count + raw block)."""
 
     name = "byte[]"
     cpp_size = 24
 
     def write(self, w: Writer, v: Any) -> None:
         if not isinstance(v, (bytes, bytearray, memoryview)):
-            v = array("b", v).tobytes()
+            if not all(-128 <= x <= 255 for x in v):
+                raise EncodeError("byte values must be in -128..255")
+            v = bytes(x & 0xFF for x in v)
         n = len(v)
         w.buf += _U32.pack(n)
         if n:
@@ -945,7 +947,7 @@ class PodStruct(Codec):
             elif isinstance(conv, PodStruct):
                 self._plan.append((2, conv))
             elif isinstance(conv, Union):
-                self._plan.append((1, conv.cls._from_raw))
+                self._plan.append((1, conv.wrap))
             else:
                 self._plan.append((1, Enum(conv, "q").convert))
         self._simple = all(k == 0 for k, _ in self._plan)
@@ -1140,8 +1142,15 @@ class Union(Codec):
         raw: bytes = v._raw
         return raw
 
+    def wrap(self, raw: bytes) -> Any:
+        """A union value over ``raw`` (the class must be a :class:`UnionRecord`)."""
+        make = getattr(self.cls, "_from_raw", None)
+        if make is None:
+            raise DecodeError(f"{self.name} is not a UnionRecord subclass")
+        return make(raw)
+
     def from_block(self, buf: bytes, pos: int) -> Any:
-        return self.cls._from_raw(buf[pos : pos + self.cpp_size])
+        return self.wrap(buf[pos : pos + self.cpp_size])
 
     def write(self, w: Writer, v: Any) -> None:
         w.buf += self.pack(v)

@@ -60,7 +60,7 @@ def values(
         return _TEXT
     if isinstance(t, ir.Vector):
         e = t.element
-        if isinstance(e, ir.Scalar) and e.kind is ir.ScalarKind.I8:
+        if isinstance(e, ir.Scalar) and e.kind in (ir.ScalarKind.I8, ir.ScalarKind.U8):
             return st.binary(max_size=9)
         return st.lists(values(e, decls, classes, depth + 1), max_size=small)
     if isinstance(t, ir.Map):

@@ -207,12 +207,13 @@ def test_hdi_gen_command_ids() -> None:
         ("Ping", 4, True),
         ("GetData", 5, True),
     ]
-    # the codecs: overloads take the plain name, shadowed ancestors stay reachable by id
+    # the codecs: overloads are named with their command id, ancestors keep the plain name
     codecs = codegen.build_interfaces(s08, codegen.runtime_classes(s08))
     foo = codecs["ohos.hdi.foo.v1_1.IFoo"]
     assert sorted(foo.by_cmd) == [0, 1, 2, 3, 4, 5]
-    assert foo.by_name["Ping"].cmd_id == 4 and foo.by_name["Ping_1"].cmd_id == 1
-    assert [n for n, _ in foo.by_name["Ping"].ins] == ["sendMsg", "code"]
+    assert foo.by_name["Ping_4"].cmd_id == 4 and foo.by_name["Ping"].cmd_id == 1
+    assert foo.by_name["GetData_5"].cmd_id == 5
+    assert [n for n, _ in foo.by_name["Ping_4"].ins] == ["sendMsg", "code"]
     # inherited methods carry the derived interface's token
     assert (
         foo.by_cmd[3].encode_request([7]).startswith(_token("ohos.hdi.foo.v1_1.IFoo"))
