@@ -423,9 +423,32 @@ class _Comparer:
                 new_decl=decl_text(d, lang),
             )
         for do, dn in self.pairs:
-            self._compare_decl(do, dn)
+            if not self._older_minor_reached(do, dn):
+                self._compare_decl(do, dn)
         self._compare_files()
         return sorted(set(self.findings), key=Finding.sort_key)
+
+    def _older_minor_reached(self, do: ir.Decl, dn: ir.Decl) -> bool:
+        """The new package only reaches an older minor version of this declaration than the
+        old one did (``v1_3.EncodeType`` instead of ``v1_4.EncodeType``): the newer copy is not
+        imported any more. One warning instead of comparing two unrelated versions."""
+        vo = self.o.file_of[do.qualname].version
+        vn = self.n.file_of[dn.qualname].version
+        if vo is None or vn is None or vo[0] != vn[0] or vn >= vo:
+            return False
+        lang = self.n.lang[dn.qualname]
+        self.emit(
+            "HDI-Y-02",
+            self.names_n[dn.qualname],
+            f"the new version only reaches `{dn.qualname}`; `{do.qualname}` is not imported any "
+            "more (its additions are unknown to code built against the new package)",
+            old=do.span,
+            new=dn.span,
+            old_decl=decl_text(do, lang),
+            new_decl=decl_text(dn, lang),
+            severity=Severity.WARNING,
+        )
+        return True
 
     def _minor_carry_over(self, old_qualname: str) -> str:
         """ "v1_4" when the new side holds a later minor version of the deleted HDI declaration's
