@@ -436,6 +436,19 @@ class _Comparer:
         vn = self.n.file_of[dn.qualname].version
         if vo is None or vn is None or vo[0] != vn[0] or vn >= vo:
             return False
+        base = hdi_package_base(dn.namespace)
+        newest = max(
+            (
+                g.version
+                for g in self.n.schema.files
+                if g.version is not None and hdi_package_base(g.namespace) == base
+            ),
+            default=vn,
+        )
+        if (
+            newest <= vn
+        ):  # the new package itself is older: a version decrease, compared in full
+            return False
         lang = self.n.lang[dn.qualname]
         self.emit(
             "HDI-Y-02",

@@ -242,3 +242,14 @@ def test_real_break_in_a_minor_version_is_caught() -> None:
     }
     pol = hdi_version_policy(a, b, f)
     assert pol is not None and not pol.ok and pol.findings[0].rule == "HDI-PKG-01"
+
+
+def test_older_minor_copy_reached_is_a_warning_not_a_deletion() -> None:
+    # camera v1_5 reaches v1_4.EncodeType (with ENCODE_TYPE_DNG_XDRAW); v1_6 only imports the
+    # v1_3 copy. That is not v1_6 deleting a value: one warning, nothing breaking.
+    a, b = _load(DI / "camera" / "v1_5"), _load(DI / "camera" / "v1_6")
+    f = compare(a, b)
+    assert not [x for x in f if x.severity is Severity.BREAKING], [(x.rule, x.path) for x in f if x.severity is Severity.BREAKING]
+    enc = [x for x in f if x.path == "EncodeType"]
+    assert [(x.rule, x.severity) for x in enc] == [("HDI-Y-02", Severity.WARNING)]
+    assert "v1_3.EncodeType" in enc[0].message and "v1_4.EncodeType" in enc[0].message
