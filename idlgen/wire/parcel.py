@@ -1137,7 +1137,8 @@ class Union(Codec):
     def pack(self, v: Any) -> bytes:
         if not isinstance(v, UnionRecord):
             raise EncodeError(
-                f"{self.name} value must be a {self.name}, not {type(v).__name__}"
+                f"{type(v).__qualname__} is not a UnionRecord: HDI unions must subclass"
+                " idlgen.wire.parcel.UnionRecord (templates/hdi_union.j2)"
             )
         raw: bytes = v._raw
         return raw
@@ -1189,9 +1190,14 @@ class UnionRecord:
         object.__setattr__(self, "_member", None)
         return self
 
-    def to_parcel(self, objects: list[object] | None = None) -> bytes:
+    def to_parcel(
+        self,
+        objects: list[object] | None = None,
+        *,
+        limit: int | None = DEFAULT_CAPACITY,
+    ) -> bytes:
         """``WriteUnpadBuffer(&u, sizeof(U))``: the raw memory image."""
-        return codec_of(type(self)).encode(self, objects)
+        return codec_of(type(self)).encode(self, objects, limit=limit)
 
     @classmethod
     def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Any:
