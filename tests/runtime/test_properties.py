@@ -18,7 +18,7 @@ from onnx import helper, numpy_helper  # noqa: E402
 
 f32 = np.float32
 SETTINGS = settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 
@@ -150,6 +150,10 @@ def test_conv_transpose_vs_onnxruntime(
 )  # fmt: skip
 def test_pooling_vs_onnxruntime(op: str, kh: int, kw: int, sh: int, sw: int, mode: int, pads: list[int],
                                 ceil: bool, seed: int) -> None:  # fmt: skip
+    if mode == 1 and (kh < sh or kw < sw):
+        # onnxruntime rejects the negative SAME padding of a window shorter than its stride
+        # (NNRt clamps it to 0); stay where both are defined.
+        sh, sw = min(sh, kh), min(sw, kw)
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((1, 7, 8, 3)).astype(f32)
     pads = [
