@@ -308,25 +308,34 @@ class Stub:
         except DecodeError:
             return HDF_ERR_INVALID_PARAM, b"", []
         fn = getattr(self.impl, m.py_name, None)
-        if fn is None and m.cmd_id == 0 and m.name == "GetVersion":
-            result: Any = self.codec.version
-        elif fn is None:
+        implicit_version = m.cmd_id == 0 and m.name == "GetVersion"
+        if fn is None and not implicit_version:
             return HDF_ERR_NOT_SUPPORT, b"", []
-        else:
+        result: Any = None
+        if fn is not None:
             try:
                 result = fn(*args)
             except HdiError as e:
                 return e.status, b"", []
+        if result is None and implicit_version:
+            # hdi-gen implements GetVersion itself: the package's (major, minor)
+            result = self.codec.version
         if m.oneway:
             return HDF_SUCCESS, b"", []
         if len(m.outs) == 0:
             outs: tuple[Any, ...] = ()
         elif len(m.outs) == 1:
             outs = (result,)
+        elif isinstance(result, tuple) and len(result) == len(m.outs):
+            outs = result
         else:
-            outs = tuple(result)
+            return HDF_FAILURE, b"", []
         reply_objects: list[object] = []
-        reply = m.encode_reply(outs, reply_objects, export_remote=_export)
+        try:
+            reply = m.encode_reply(outs, reply_objects, export_remote=_export)
+        except parcel.EncodeError:
+            # the service returned values that do not fit the [out] types (C++: write failed)
+            return HDF_FAILURE, b"", []
         return HDF_SUCCESS, reply, reply_objects
 
 

@@ -104,3 +104,54 @@ def test_generated_activation_and_node_attr(gen: dict[str, ModuleType]) -> None:
         kernels.decode_node_attr(123456, b"")
     with pytest.raises(DecodeError):
         kernels.decode_node_attr(m.NodeType.NODE_TYPE_ACTIVATION, b"\0" * 23)
+
+
+def test_generated_protocol_loopback(gen: dict[str, ModuleType]) -> None:
+    """A Python INnrtDevice written against the generated Protocol, through real bytes."""
+    from idlgen import ir
+    from idlgen.hdi import codegen
+    from idlgen.hdi.loader import load
+    from idlgen.wire import ipc
+
+    m = gen["v2_1"]
+    root = REPO / "schemas" / "hdi"
+    res = load(sorted((root / "nnrt" / "v2_1").glob("*.idl")), roots={"ohos.hdi": root})
+    classes = {
+        q: getattr(m, d.name)
+        for q, d in res.schema.decls().items()
+        if not isinstance(d, ir.Interface)
+    }
+    ifaces = codegen.build_interfaces(res.schema, classes)
+
+    class Prepared(m.IPreparedModel):  # type: ignore[misc,name-defined]
+        def Run(self, inputs: list[Any], outputs: list[Any]) -> list[list[int]]:
+            return [list(t.dimensions) for t in inputs]
+
+    class Device(m.INnrtDevice):  # type: ignore[misc,name-defined]
+        def GetDeviceName(self) -> str:
+            return "gen-npu"
+
+        def PrepareModel(self, model: Any, config: Any) -> Any:
+            self.model = model
+            return Prepared()
+
+    impl = Device()
+    proxy = ipc.loopback(ifaces[m.INnrtDevice.DESCRIPTOR], impl)
+    assert proxy.GetVersion() == (2, 1)
+    assert proxy.GetDeviceName() == "gen-npu"
+    node = m.Node(
+        name="n", nodeType=m.NodeType.NODE_TYPE_ABS, nodeAttr=m.Abs().to_parcel()
+    )
+    model = m.Model(
+        name="tiny",
+        nodes=[node],
+        allTensors=[m.Tensor(name="t", data=m.SharedBuffer(fd=5))],
+    )
+    prepared = proxy.PrepareModel(model, m.ModelConfig())
+    assert impl.model == model and isinstance(impl.model, m.Model)
+    io = m.IOTensor(
+        name="x", dimensions=[1, 2, 3], data=m.SharedBuffer(fd=9, bufferSize=24)
+    )
+    assert prepared.Run([io], []) == [[1, 2, 3]]
+    with pytest.raises(ipc.HdiError):
+        proxy.GetVendorName()  # the Protocol's body returns None: not a String
