@@ -36,8 +36,8 @@ __all__ = ["compare", "hdi_package_base"]
 
 Lang = Literal["hdi", "fbs"]
 _VERSION_RE = re.compile(r"\.[vV](\d+)_(\d+)$")
-# Field attributes that FBS-A-01 watches; id/deprecated/required/key have their own rules.
-_WATCHED_ATTRS = ("nested_flatbuffer", "flexbuffer", "hash")
+# Field attributes with their own rule; id/deprecated/required/key are fields of ir.Field, and
+# every other attribute change (key, nested_flatbuffer, flexbuffer, hash, ...) is FBS-A-01.
 _OFFSET64_ATTRS = ("offset64", "vector64")
 
 
@@ -1447,9 +1447,8 @@ class _Comparer:
         aa = _attr_map(a.attributes)
         ba = _attr_map(b.attributes)
         for name in sorted(set(aa) | set(ba)):
-            if name in ("id", "deprecated", "required", "key") or aa.get(
-                name
-            ) == ba.get(name):
+            skip = name in ("id", "deprecated", "required", "key")
+            if skip or (name in aa and name in ba and aa[name] == ba[name]):
                 continue
             rule_id = "FBS-T-08" if name in _OFFSET64_ATTRS else "FBS-A-01"
             emit(

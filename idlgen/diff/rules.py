@@ -269,12 +269,6 @@ _TABLE: tuple[tuple[str, str, Severity, str], ...] = (
         I,
         "`T[]` and `List<T>` are the same std::vector on the wire",
     ),
-    (
-        "HDI-D-01",
-        "DEPRECATED_ADDED",
-        I,
-        "a marker for readers; nothing on the wire changes",
-    ),
     ("HDI-D-02", "DOC_ONLY", I, "comments are not on the wire"),
     # ---- FlatBuffers: tables ----------------------------------------------------------------
     (

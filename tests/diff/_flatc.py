@@ -37,6 +37,8 @@ def covers(msg: str, findings: list[Finding]) -> bool:
         return _short_field(m.group(1)) in paths or _short_field(m.group(2)) in paths
     if m := _FIELD.search(msg):
         name = _short_field(m.group(1) or m.group(2))
+        if any(f.rule == "FBS-K-01" and f.path == name.split(".")[0] for f in serious):
+            return True  # table<->struct: every field "moves"; reported once on the type
         # flatc names a union field's hidden discriminant slot `<field>_type`.
         return name in paths or (name.endswith("_type") and name[: -len("_type")] in paths)
     if m := _VALUE.search(msg):

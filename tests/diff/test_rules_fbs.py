@@ -273,3 +273,58 @@ def test_type_rename_is_one_finding_and_references_follow(tmp_path: Path) -> Non
     # The union member's name follows its type (`Uno`), so that is a member rename at the same
     # discriminant; the table itself is one rename, not a deletion plus an addition.
     assert keys(f) == {("FBS-Y-03", "Uno"), ("FBS-U-05", "Un.Uno")}
+
+
+TEXT_CASES = [
+    ("vector64", "table T { v:[ubyte]; }", "table T { v:[ubyte] (vector64); }", {("FBS-T-08", "T.v")}),
+    ("undeprecate", "table T { a:int (deprecated); b:int; }", "table T { a:int; b:int; }", {("FBS-T-13", "T.a")}),
+    (
+        "bit_flags",
+        "enum E : uint { X = 1, Y = 2 }\ntable T { e:E = X; }",
+        "enum E : uint (bit_flags) { X, Y }\ntable T { e:E = X; }",
+        {("FBS-E-06", "E")},
+    ),
+    (
+        "union retyped",
+        "table A { x:int; }\ntable B { x:int; }\ntable C { y:long; }\nunion U { Alias: A, B }\ntable T { u:U; }",
+        "table A { x:int; }\ntable B { x:int; }\ntable C { y:long; }\nunion U { Alias: C, B }\ntable T { u:U; }",
+        {("FBS-U-03", "U.Alias")},
+    ),
+    (
+        "union underlying",
+        "table A { x:int; }\nunion U : ubyte { A }\ntable T { u:U; }",
+        "table A { x:int; }\nunion U : int { A }\ntable T { u:U; }",
+        {("FBS-U-04", "U")},
+    ),
+    (
+        "file_extension",
+        'file_extension "abc";\ntable T { a:int; }\nroot_type T;',
+        'file_extension "xyz";\ntable T { a:int; }\nroot_type T;',
+        {("FBS-F-04", "file_extension")},
+    ),
+    (
+        "struct force_align",
+        "struct S { a:int; }\ntable T { s:S; }",
+        "struct S (force_align: 8) { a:int; }\ntable T { s:S; }",
+        {("FBS-S-01", "S")},
+    ),
+    (
+        "table to struct",
+        "table S { a:int; }\ntable T { s:S; }",
+        "struct S { a:int; }\ntable T { s:S; }",
+        {("FBS-K-01", "S"), ("FBS-T-07", "T.s")},
+    ),
+]
+
+
+@pytest.mark.parametrize("name,old,new,expected", TEXT_CASES, ids=[c[0] for c in TEXT_CASES])
+def test_text_pairs(tmp_path: Path, name: str, old: str, new: str, expected: set[tuple[str, str]]) -> None:
+    po, pn = tmp_path / "old.fbs", tmp_path / "new.fbs"
+    po.write_text(old + "\n")
+    pn.write_text(new + "\n")
+    lo, ln = load_paths([po]), load_paths([pn])
+    assert lo.ok and ln.ok, (lo.diagnostics[:1], ln.diagnostics[:1])
+    findings = compare(lo.schema, ln.schema)
+    if HAVE_FLATC and (msg := flatc_message(po, pn)) is not None:
+        assert covers(msg, findings), (msg, keys(findings))
+    assert keys(findings) == expected

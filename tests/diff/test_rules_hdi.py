@@ -257,3 +257,54 @@ def test_type_and_interface_renames() -> None:
     assert keys(f) == {("HDI-Y-04", "Details"), ("HDI-IF-03", "IBar")}
     assert sev(f, "HDI-Y-04", "Details") is Severity.WARNING
     assert sev(f, "HDI-IF-03", "IBar") is Severity.BREAKING
+
+
+def test_interface_deleted_callback_and_parent() -> None:
+    i1 = iface(NS1, "IFoo", [("A", [])])
+    cb = dataclasses.replace(iface(NS2, "IFoo", [("A", [])]), callback=True)
+    f = compare(hdi_schema(NS1, (i1, iface(NS1, "IGone", []))), hdi_schema(NS2, (cb,)))
+    assert keys(f) == {("HDI-IF-02", "IFoo"), ("HDI-IF-01", "IGone")}
+    assert sev(f, "HDI-IF-01", "IGone") is Severity.BREAKING
+    # A new, unrelated parent renumbers the interface's own methods.
+    base = iface(NS2, "IBase", [("B", [])])
+    child = ir.Interface(
+        "IFoo", NS2, (ir.Method("A", (), cmd_id=2),), parent=f"{NS2}.IBase"
+    )
+    f = compare(hdi_schema(NS1, (i1, iface(NS1, "IBase", [("B", [])]))), hdi_schema(NS2, (base, child)))
+    assert ("HDI-IF-04", "IFoo") in keys(f) and ("HDI-M-02", "IFoo.A") in keys(f)
+
+
+def test_struct_parent_changed() -> None:
+    p1 = struct(NS1, "P", [("x", INT)])
+    p2 = struct(NS2, "Q", [("y", STR)])
+    c1 = dataclasses.replace(struct(NS1, "C", [("x", INT), ("z", STR)]), parent=f"{NS1}.P")
+    c2 = dataclasses.replace(struct(NS2, "C", [("x", INT), ("z", STR)]), parent=f"{NS2}.Q")
+    f = compare(hdi_schema(NS1, (p1, c1, struct(NS1, "Q", [("y", STR)]))),
+                hdi_schema(NS2, (struct(NS2, "P", [("x", INT)]), p2, c2)))
+    assert keys(f) == {("HDI-S-08", "C")}
+
+
+def _union(ns: str, members: list[tuple[str, ir.TypeRef]]) -> ir.Union:
+    return ir.Union("U", ns, tuple(ir.UnionMember(n, t) for n, t in members))
+
+
+def test_unions() -> None:
+    def d(old: list, new: list):  # type: ignore[no-untyped-def,type-arg]
+        return keys(compare(hdi_schema(NS1, (_union(NS1, old),)), hdi_schema(NS2, (_union(NS2, new),))))
+
+    assert d([("a", INT), ("b", FLOAT)], [("a", INT), ("b", FLOAT), ("c", SHORT)]) == {("HDI-U-02", "U.c")}
+    assert d([("a", INT)], [("a", INT), ("c", LONG)]) == {("HDI-U-02", "U.c")}  # sizeof stays 8
+    big = struct(NS2, "Big", [("x", LONG), ("y", LONG)])
+    grown = compare(hdi_schema(NS1, (_union(NS1, [("a", INT)]),)),
+                    hdi_schema(NS2, (big, _union(NS2, [("a", INT), ("c", ref(NS2, "Big", ir.RefKind.STRUCT))]))))
+    assert keys(grown) == {("HDI-U-01", "U.c"), ("HDI-Y-01", "Big")}  # sizeof 8 → 16
+    assert "grew" in next(x.message for x in grown if x.rule == "HDI-U-01")
+    assert d([("a", INT), ("b", FLOAT)], [("a", INT)]) == {("HDI-U-01", "U.b")}
+    assert d([("a", INT), ("b", FLOAT)], [("a", INT), ("bee", FLOAT)]) == {("HDI-U-03", "U.bee")}
+    assert d([("a", INT)], [("a", LONG)]) == {("HDI-U-01", "U.a")}
+
+
+def test_kind_change() -> None:
+    f = compare(hdi_schema(NS1, (struct(NS1, "K", [("a", INT)]),)),
+                hdi_schema(NS2, (_union(NS2, [("a", INT)]).__class__("K", NS2, (ir.UnionMember("a", INT),)),)))
+    assert keys(f) == {("HDI-Y-03", "K")}
