@@ -38,6 +38,8 @@ def schema_files(path: Path) -> list[Path]:
 def infer_roots(files: Sequence[Path]) -> dict[str, Path]:
     """hdi-gen ``-r`` mappings implied by where HDI files sit relative to their package.
 
+    A file whose directories do not end in its package's trailing components implies nothing.
+
     ``…/nnrt/v1_0/X.idl`` declaring ``package ohos.hdi.nnrt.v1_0;`` implies
     ``ohos.hdi → …`` (the directory two levels up, one per package component after the prefix).
     """
@@ -73,8 +75,11 @@ def load_paths(
     files: list[Path] = []
     for p in paths:
         files.extend(schema_files(p))
-    merged_roots = dict(infer_roots(files))
-    merged_roots.update(roots or {})
+    # Where the files themselves sit decides their package root (hdi-gen requires the package
+    # to match the path), so inferred roots win over configured ones for the same prefix: the
+    # project's `ohos.hdi:schemas/hdi` must not capture a diff of some other checkout.
+    merged_roots = dict(roots or {})
+    merged_roots.update(infer_roots(files))
     return load(files, roots=merged_roots, include_dirs=include_dirs)
 
 

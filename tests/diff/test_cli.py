@@ -215,3 +215,22 @@ def test_build_hook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     )
     diags = Diagnostics()
     assert build_reports(load_config(None), LoadResult(Schema(())), diags) == {} and diags.has_errors
+
+
+def test_file_location_beats_configured_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # The project maps ohos.hdi to its own schemas; diffing another checkout must still resolve
+    # that checkout's imports next to its files, not in the project.
+    for side, extra in (("old", ""), ("new", "    long extra;\n")):
+        pkg = tmp_path / side / "foo" / "v1_0"
+        pkg.mkdir(parents=True)
+        (pkg / "Types.idl").write_text("package ohos.hdi.foo.v1_0;\n\nstruct Info {\n    int a;\n" + extra + "};\n")
+        (pkg / "IFoo.idl").write_text(
+            "package ohos.hdi.foo.v1_0;\n\nimport ohos.hdi.foo.v1_0.Types;\n\n"
+            "interface IFoo {\n    Get([out] struct Info info);\n}\n"
+        )
+    decoy = tmp_path / "project" / "schemas" / "hdi"
+    decoy.mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    code, out = run(["old/foo/v1_0", "new/foo/v1_0"], {"roots": [f"ohos.hdi:{decoy}"]}, capsys)
+    assert code == 1, LAST_ERR[0]
+    assert "breaking[HDI-S-02]: Info.extra" in out
