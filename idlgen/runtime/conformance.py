@@ -12,6 +12,7 @@ built as the generated dataclasses and round-tripped through ``encode_node_attr`
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import sys
 import warnings
@@ -877,13 +878,17 @@ class Runner:
     def __init__(self, package: str | None = DEFAULT_PACKAGE) -> None:
         self.kernels: ModuleType | None = None
         self.package: ModuleType | None = None
+        self.import_error = ""
         self.node_types: dict[str, Any] = {}
         if package:
             try:
                 self.kernels = importlib.import_module(package + ".kernels")
                 self.package = importlib.import_module(package)
-            except ImportError:
-                self.kernels = None
+            except (
+                Exception
+            ) as e:  # not generated yet, or a broken build: use the bindings
+                self.kernels = self.package = None
+                self.import_error = f"{type(e).__name__}: {e}"
         self.round_trip = False
         if self.kernels is not None and self.package is not None:
             nt = getattr(self.package, "NodeType")
@@ -903,7 +908,8 @@ class Runner:
     @property
     def mode(self) -> str:
         if self.kernels is None:
-            return "binding table (no generated kernels)"
+            why = f": {self.import_error}" if self.import_error else ""
+            return f"binding table (no generated kernels{why})"
         return "generated kernels" + (
             " with nodeAttr Parcel round trip"
             if self.round_trip
@@ -917,6 +923,8 @@ class Runner:
         return out
 
     def _run(self, plan: Plan) -> list[np.ndarray]:
+        if self.package is not None and plan.struct not in self.node_types:
+            raise Skip(f"{self.package.__name__} has no {plan.struct} operator")
         if self.kernels is None or plan.struct not in self.node_types or plan.extra:
             ns = SimpleNamespace(**{B.attr_name(k): v for k, v in plan.attrs.items()})
             spec = B.stub_spec(plan.struct, "v2_1")
@@ -927,13 +935,18 @@ class Runner:
                 if hasattr(ns, B.attr_name(f))
             }
             return fn(plan.inputs, **kwargs, **plan.extra)
-        cls = getattr(self.package, plan.struct)
-        attrs = cls(
-            **{
-                B.attr_name(k): _typed(cls, B.attr_name(k), v)
-                for k, v in plan.attrs.items()
-            }
-        )
+        pkg = self.package
+        assert pkg is not None
+        cls = getattr(pkg, plan.struct)
+        have = {f.name for f in dataclasses.fields(cls)}
+        values = {B.attr_name(k): v for k, v in plan.attrs.items()}
+        for k, v in list(values.items()):
+            # An older schema may lack a field: only its zero value is expressible there.
+            if k not in have and v:
+                raise Skip(f"{pkg.__name__}.{plan.struct} has no {k} (needed: {v!r})")
+            if k not in have:
+                del values[k]
+        attrs = cls(**{k: _typed(cls, k, v) for k, v in values.items()})
         nt = self.node_types[plan.struct]
         if self.round_trip:
             attrs = self.kernels.decode_node_attr(
