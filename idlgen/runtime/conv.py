@@ -88,10 +88,13 @@ def conv2d(
         # Depthwise (channel multiplier m = O/C): output channel k reads input channel k // m.
         m = o // c
         out = np.zeros((n, oh, ow, o), dtype=dt)
+        tmp = np.empty_like(out)
         wt = w[:, :, :, 0]
+        if m > 1:
+            xp = np.repeat(xp, m, axis=3)
         for i, j, v in W.taps(xp, oh, ow, kh, kw, sh, sw, dh, dw):
-            src = v if m == 1 else np.repeat(v, m, axis=3)
-            out += src * wt[:, i, j]
+            np.multiply(v, wt[:, i, j], out=tmp)
+            out += tmp
     else:
         og = o // g
         pv = W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw)

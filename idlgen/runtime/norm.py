@@ -87,10 +87,11 @@ def layer_norm(
     na = _axis(op, begin_norm_axis, x.ndim)
     pa = _axis(op, begin_params_axis, x.ndim)
     axes = tuple(range(na, x.ndim))
-    xd = x.astype(np.float64) if x.dtype != np.float64 else x
-    mean = xd.mean(axis=axes, keepdims=True)
-    var = np.square(xd - mean).mean(axis=axes, keepdims=True)
-    y = (xd - mean) / np.sqrt(var + epsilon)
+    # Statistics accumulate in float64; the element-wise passes stay in x's dtype.
+    mean = x.mean(axis=axes, keepdims=True, dtype=np.float64).astype(x.dtype)
+    d = x - mean
+    var = np.square(d).mean(axis=axes, keepdims=True, dtype=np.float64)
+    y = d * (1.0 / np.sqrt(var + epsilon)).astype(x.dtype)
     if len(inputs) > 1 and inputs[1] is not None:
         gshape = x.shape[pa:]
         g = np.asarray(inputs[1])
