@@ -59,7 +59,7 @@ def render_committed_reports(
         report = Report(
             str(base / old), str(base / new), active, suppressed, pol, display
         )
-        out[f"{name}.md"] = render_markdown(report)
+        out[f"{name}.md"] = render_markdown(report, full=True)
         out[f"{name}.json"] = render_json(report)
     return out
 

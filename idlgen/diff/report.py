@@ -29,6 +29,9 @@ __all__ = [
 ]
 
 FORMATS = ("text", "markdown", "json", "github")
+# GitHub rejects comments over 65536 characters: long tables are cut (counts stay exact).
+MAX_BREAKING_ROWS = 100
+MAX_COLLAPSED_ROWS = 150
 
 
 def _identity(path: str) -> str:
@@ -155,7 +158,9 @@ def _table(r: Report, findings: Iterable[Finding], *, decls: bool) -> list[str]:
     return out
 
 
-def render_markdown(r: Report) -> str:
+def render_markdown(r: Report, *, full: bool = False) -> str:
+    """The PR-comment report; ``full`` lists every row (committed reports), otherwise long
+    tables are cut to stay under GitHub's comment size limit."""
     c = r.counts()
     icon = "❌" if c["breaking"] else ("⚠️" if c["warning"] else "✅")
     lines = [
@@ -173,14 +178,22 @@ def render_markdown(r: Report) -> str:
     breaking = r.by_severity(Severity.BREAKING)
     if breaking:
         lines += [f"### Breaking changes ({len(breaking)})", ""]
-        lines += _table(r, breaking, decls=True)
+        cut = len(breaking) if full else MAX_BREAKING_ROWS
+        lines += _table(r, breaking[:cut], decls=True)
+        if len(breaking) > cut:
+            rest = len(breaking) - cut
+            lines += ["", f"… and {rest} more breaking changes (see `--format json`)."]
         lines.append("")
     for sev, title in ((Severity.WARNING, "Warnings"), (Severity.INFO, "Info")):
         fs = r.by_severity(sev)
         if not fs:
             continue
         lines += [f"<details><summary>{title} ({len(fs)})</summary>", ""]
-        lines += _table(r, fs, decls=sev is Severity.WARNING)
+        cut = len(fs) if full else MAX_COLLAPSED_ROWS
+        lines += _table(r, fs[:cut], decls=sev is Severity.WARNING)
+        if len(fs) > cut:
+            rest = len(fs) - cut
+            lines += ["", f"… and {rest} more (see `--format json`)."]
         lines += ["", "</details>", ""]
     if r.suppressed:
         lines += [f"<details><summary>Suppressed ({len(r.suppressed)})</summary>", ""]

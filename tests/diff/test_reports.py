@@ -166,3 +166,17 @@ def test_github_annotations_point_at_new_lines(fbs_pair: Path, capsys: pytest.Ca
     # A removal is annotated on the nearest surviving declaration of the new file (Wheel).
     removal = next(x for x in gh.splitlines() if "title=FBS-T-03 Wheel.spokes" in x)
     assert "file=new.fbs,line=8," in removal and "(removed; was at old.fbs:7:29)" in removal
+
+
+def test_markdown_cuts_long_tables_but_keeps_counts() -> None:
+    from idlgen.diff import Finding, Severity
+    from idlgen.diff.report import MAX_BREAKING_ROWS, MAX_COLLAPSED_ROWS, Report, render_markdown
+
+    fs = [Finding("HDI-M-02", Severity.BREAKING, f"I.M{k:04d}", "moved") for k in range(MAX_BREAKING_ROWS + 7)]
+    fs += [Finding("HDI-Y-01", Severity.INFO, f"T{k:04d}", "added") for k in range(MAX_COLLAPSED_ROWS + 3)]
+    r = Report("a", "b", fs)
+    short, full = render_markdown(r), render_markdown(r, full=True)
+    assert f"**{MAX_BREAKING_ROWS + 7} breaking**" in short
+    assert "… and 7 more breaking changes" in short and "… and 3 more" in short
+    assert short.count("| `HDI-M-02` |") == MAX_BREAKING_ROWS
+    assert full.count("| `HDI-M-02` |") == MAX_BREAKING_ROWS + 7 and "more" not in full
