@@ -639,7 +639,42 @@ def _lpnorm(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 # --- convolution / pooling -------------------------------------------------------------------
 
 
+def _lift_1d(fn: Adapter) -> Adapter:
+    """Run a 1-D (N, C, W) window op as 2-D with H = 1: a pure layout change."""
+
+    def wrapped(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
+        if x[0] is None or np.asarray(x[0]).ndim != 3:
+            return fn(node, a, x)
+        b = dict(a)
+        for key, unit in (
+            ("kernel_shape", 1),
+            ("strides", 1),
+            ("dilations", 1),
+            ("output_padding", 0),
+        ):
+            if key in b:
+                b[key] = [unit, *b[key]]
+        if "pads" in b:
+            b["pads"] = [0, b["pads"][0], 0, b["pads"][1]]
+        y = list(x)
+        y[0] = x[0][:, :, None, :]
+        if len(y) > 1 and y[1] is not None and np.asarray(y[1]).ndim == 3:
+            y[1] = y[1][:, :, None, :]
+        plan = fn(node, b, y)
+        inner = plan.post
+
+        def post(outs: list[np.ndarray]) -> list[np.ndarray]:
+            outs = inner(outs) if inner is not None else outs
+            return [outs[0][:, :, 0, :]] + list(outs[1:])
+
+        plan.post = post
+        return plan
+
+    return wrapped
+
+
 @adapter("Conv")
+@_lift_1d
 def _conv(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     _need_2d("Conv2DFusion", x[0])
     w = x[1]
@@ -654,6 +689,7 @@ def _conv(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 
 
 @adapter("ConvTranspose")
+@_lift_1d
 def _deconv(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     _need_2d("Conv2dTransposeFusion", x[0])
     if "output_shape" in a:
@@ -692,16 +728,19 @@ def _pool(node: Node, a: dict[str, Any], x: list[Any], struct: str) -> Plan:
 
 
 @adapter("AveragePool")
+@_lift_1d
 def _avgpool(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     return _pool(node, a, x, "AvgPoolFusion")
 
 
 @adapter("MaxPool")
+@_lift_1d
 def _maxpool(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     return _pool(node, a, x, "MaxPoolFusion")
 
 
 @adapter("GlobalAveragePool", "GlobalMaxPool")
+@_lift_1d
 def _gpool(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     struct = "AvgPoolFusion" if node.op_type == "GlobalAveragePool" else "MaxPoolFusion"
     _need_2d(struct, x[0])

@@ -21,8 +21,18 @@ __all__ = ["conv2d", "conv2d_transpose", "full_connection", "matmul"]
 
 
 def _float_dtype(*arrs: np.ndarray) -> np.dtype[np.generic]:
+    """Compute dtype: float32 for integer and float16 operands (accumulate wider, round once)."""
     dt = np.result_type(*arrs)
-    return dt if np.issubdtype(dt, np.floating) else np.dtype(np.float32)
+    return (
+        dt
+        if np.issubdtype(dt, np.floating) and dt.itemsize >= 4
+        else np.dtype(np.float32)
+    )
+
+
+def _out(y: np.ndarray, dt: np.dtype[np.generic]) -> np.ndarray:
+    """Back to the operands' float dtype (float16 stays float16)."""
+    return y.astype(dt, copy=False) if np.issubdtype(dt, np.floating) else y
 
 
 def _bias(op: str, inputs: Sequence[np.ndarray], out_c: int) -> np.ndarray | None:
@@ -56,6 +66,7 @@ def conv2d(
         raise KernelError(
             op, f"needs 4-D NHWC input and OHWI weight, got {x.shape} and {w.shape}"
         )
+    res_dt = np.result_type(x, w)
     n, h, wd, c = x.shape
     o, kh, kw, cg = w.shape
     g = int(group) if group else 1
@@ -108,7 +119,7 @@ def conv2d(
     bias = _bias(op, inputs, o)
     if bias is not None:
         out += bias.astype(dt, copy=False)
-    return [fused(out, activation, op)]
+    return [fused(_out(out, res_dt), activation, op)]
 
 
 def conv2d_transpose(
@@ -139,6 +150,7 @@ def conv2d_transpose(
             op,
             f"needs 4-D NHWC input and [Cin,kH,kW,Cout/g] weight, got {x.shape}, {w.shape}",
         )
+    res_dt = np.result_type(x, w)
     n, h, wd, c = x.shape
     ci, kh, kw, og = w.shape
     g = int(group) if group else 1
@@ -192,7 +204,7 @@ def conv2d_transpose(
     bias = _bias(op, inputs, o)
     if bias is not None:
         out += bias.astype(dt, copy=False)
-    return [fused(out, activation, op)]
+    return [fused(_out(out, res_dt), activation, op)]
 
 
 def full_connection(
@@ -214,6 +226,7 @@ def full_connection(
     if w.ndim != 2:
         raise KernelError(op, f"weight must be 2-D [outC, inC], got {w.shape}")
     o, k = w.shape
+    res_dt = np.result_type(x, w)
     if use_axis:
         ax = axis + x.ndim if axis < 0 else axis
         if not 0 <= ax < x.ndim or int(np.prod(x.shape[ax:])) != k:
@@ -233,7 +246,7 @@ def full_connection(
         if len(inputs) < 3:
             raise KernelError(op, "hasBias is set but no bias input")
         out += np.asarray(inputs[2]).reshape(-1).astype(dt, copy=False)
-    return [fused(out.reshape(*lead, o), activation, op)]
+    return [fused(_out(out.reshape(*lead, o), res_dt), activation, op)]
 
 
 def matmul(
