@@ -7,7 +7,7 @@ pad lists are ``[top, bottom, left, right]``; SAME puts the odd extra row/column
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -100,7 +100,17 @@ def pad_hw(
     return np.pad(x, ((0, 0), (t, b), (l, r), (0, 0)), constant_values=value)
 
 
-def taps(xp: np.ndarray, oh: int, ow: int, kh: int, kw: int, sh: int, sw: int, dh: int, dw: int):  # type: ignore[no-untyped-def]
+def taps(
+    xp: np.ndarray,
+    oh: int,
+    ow: int,
+    kh: int,
+    kw: int,
+    sh: int,
+    sw: int,
+    dh: int,
+    dw: int,
+) -> Iterator[tuple[int, int, np.ndarray]]:
     """Yield (i, j, view) for every kernel tap: the strided NHWC slice it reads."""
     for i in range(kh):
         for j in range(kw):
