@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -28,6 +28,8 @@ __all__ = [
     "stub_spec",
     "stub_specs",
     "check_bindings",
+    "binding_problems",
+    "BindingProblem",
     "attr_name",
     "plain",
     "resolve",
@@ -278,6 +280,14 @@ def resolve(binding: Binding) -> Callable[..., list[np.ndarray]]:
     return fn  # type: ignore[no-any-return]
 
 
+class BindingProblem(NamedTuple):
+    """One disagreement between the table and a schema: the struct (and field) it is about."""
+
+    struct: str
+    field: str
+    message: str
+
+
 def check_bindings(
     struct_fields: Mapping[str, Sequence[str]], version: str
 ) -> list[str]:
@@ -285,31 +295,46 @@ def check_bindings(
 
     ``struct_fields`` maps each operator attribute struct to its field names in schema order.
     """
-    errors: list[str] = []
+    return [p.message for p in binding_problems(struct_fields, version)]
+
+
+def binding_problems(
+    struct_fields: Mapping[str, Sequence[str]], version: str
+) -> list[BindingProblem]:
+    """``check_bindings`` with the struct/field each message is about (for diagnostics spans)."""
+    out: list[BindingProblem] = []
     v = _version(version)
+
+    def err(struct: str, fld: str, msg: str) -> None:
+        out.append(BindingProblem(struct, fld, f"{v}: {msg}"))
+
     for struct, fields in struct_fields.items():
         b = BINDINGS.get(struct)
         if b is None:
-            errors.append(f"{v}: struct {struct} has no runtime binding")
+            err(struct, "", f"struct {struct} has no runtime binding")
             continue
         bound = _fields(b, struct, v)
         for f in fields:
             if f not in bound:
-                errors.append(
-                    f"{v}: {struct}.{f} is in the schema but has no binding (bind it or mark it Ignored)"
+                err(
+                    struct,
+                    f,
+                    f"{struct}.{f} is in the schema but has no binding (bind it or mark it Ignored)",
                 )
         for f in bound:
             if f not in fields:
-                errors.append(f"{v}: {struct}.{f} is bound but not in the schema")
-        for f in ABSENT.get(v, {}).get(struct, frozenset()):
+                err(struct, f, f"{struct}.{f} is bound but not in the schema")
+        for f in sorted(ABSENT.get(v, {}).get(struct, frozenset())):
             if f in fields:
-                errors.append(
-                    f"{v}: {struct}.{f} is declared absent in {v} but the schema has it"
+                err(
+                    struct,
+                    f,
+                    f"{struct}.{f} is declared absent in {v} but the schema has it",
                 )
         try:
             fn = resolve(b)
         except (ImportError, AttributeError) as e:
-            errors.append(f"{v}: {struct} binds {b.func}, which does not exist ({e})")
+            err(struct, "", f"{struct} binds {b.func}, which does not exist ({e})")
             continue
         sig = inspect.signature(fn)
         accepted = {
@@ -317,24 +342,28 @@ def check_bindings(
             for n, p in sig.parameters.items()
             if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
         }
-        params = [p for p in bound.values() if isinstance(p, str)]
-        for p in params:
+        params = {f: p for f, p in bound.items() if isinstance(p, str)}
+        for f, p in params.items():
             if p not in accepted:
-                errors.append(
-                    f"{v}: {struct} binds a parameter {p!r} that {b.func} does not accept"
+                err(
+                    struct,
+                    f,
+                    f"{struct} binds a parameter {p!r} that {b.func} does not accept",
                 )
         for n, prm in sig.parameters.items():
             if (
                 prm.kind is prm.KEYWORD_ONLY
                 and prm.default is prm.empty
-                and n not in params
+                and n not in params.values()
             ):
-                errors.append(
-                    f"{v}: {b.func} requires {n!r} but {struct} binds no field to it"
+                err(
+                    struct,
+                    "",
+                    f"{b.func} requires {n!r} but {struct} binds no field to it",
                 )
-        if len(set(params)) != len(params):
-            errors.append(f"{v}: {struct} binds two fields to the same parameter")
-    return errors
+        if len(set(params.values())) != len(params):
+            err(struct, "", f"{struct} binds two fields to the same parameter")
+    return out
 
 
 def plain(value: Any) -> Any:

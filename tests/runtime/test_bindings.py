@@ -130,3 +130,12 @@ def test_match_node_types_reports_leftovers() -> None:
     )
     assert pairs == [("NODE_TYPE_EXPFUSION", "ExpFusion")]
     assert members == ["NODE_TYPE_FOO"] and structs == ["Bar"]
+
+
+def test_problems_name_their_struct_and_field() -> None:
+    probs = B.binding_problems({"Concat": ["axis", "newField"], "Nope": []}, "v2_1")
+    assert ("Concat", "newField") in [(p.struct, p.field) for p in probs]
+    assert ("Nope", "") in [(p.struct, p.field) for p in probs]
+    assert [p.message for p in probs] == B.check_bindings(
+        {"Concat": ["axis", "newField"], "Nope": []}, "v2_1"
+    )
