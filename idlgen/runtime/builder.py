@@ -163,9 +163,15 @@ class ModelBuilder:
             return bytes(self._encode(attrs))
         try:
             kernels = importlib.import_module(self.pkg.__name__ + ".kernels")
-            return bytes(kernels.encode_node_attr(attrs))
         except ImportError:
-            pass
+            kernels = None
+        if kernels is not None:
+            try:
+                return bytes(kernels.encode_node_attr(attrs))
+            except TypeError as e:  # the package was generated without Parcel codecs
+                raise KernelError(
+                    "ModelBuilder", f"cannot encode nodeAttr ({e}); pass encode="
+                ) from None
         if hasattr(attrs, "to_parcel"):
             return bytes(attrs.to_parcel())
         raise KernelError(
