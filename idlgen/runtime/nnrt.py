@@ -227,6 +227,9 @@ def execute(
                 outs = list(fn(attrs, args))
         except KernelError as e:
             raise KernelError(where, f"{e.op}: {e.reason}") from None
+        except (ValueError, IndexError, TypeError, ArithmeticError) as e:
+            # A kernel fed shapes/dtypes it cannot take: still name the node.
+            raise KernelError(where, f"{type(e).__name__}: {e}") from e
         if len(outs) < len(node.outputIndex):
             raise KernelError(
                 where,

@@ -286,3 +286,20 @@ def test_kernel_error_names_the_node() -> None:
     model, buffers = b.build()
     with pytest.raises(KernelError, match="node 0 'act0'.*UNKNOWN"):
         execute(model, [np.zeros(3, f32)], buffers=buffers, kernels=kernels)
+
+
+def test_bad_shapes_become_kernel_errors_naming_the_node() -> None:
+    P = _package("v2_1")
+    kernels, enc = _codec(P)
+    b = ModelBuilder(P, encode=enc)
+    x = b.input("x", f32, [2, 3])
+    y = b.input("y", f32, [4, 5])
+    b.output(b.node(P.MatMulFusion(), [x, y], name="mm"))
+    model, buffers = b.build()
+    with pytest.raises(KernelError, match="node 0 'mm'"):
+        execute(
+            model,
+            [np.zeros((2, 3), f32), np.zeros((4, 5), f32)],
+            buffers=buffers,
+            kernels=kernels,
+        )
