@@ -98,7 +98,7 @@ def field_text(f: ir.Field, lang: Lang) -> str:
     out = f"{f.name}:{type_text(f.type, lang)}"
     if f.optional:
         out += " = null"
-    elif f.default is not None:
+    elif f.default is not None and f.slot is not None:  # struct members have no default
         out += f" = {_value_text(f.default)}"
     attrs = []
     if f.slot is not None:
