@@ -43,8 +43,12 @@ class Plan:
     inputs: list[Any]
     post: Callable[[list[np.ndarray]], list[np.ndarray]] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
-    #: Composite lowering: more NNRt ops, each fed the previous op's first output + its own inputs.
+    #: Composite lowering: more NNRt ops run after this one. Each step's inputs are its own list
+    #: with ``PREV`` standing for the previous op's first output (prepended when absent).
     then: list[tuple[str, dict[str, Any], list[Any]]] = field(default_factory=list)
+
+
+PREV = object()
 
 
 Node = Any  # onnx.NodeProto
@@ -210,22 +214,31 @@ def _thr(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     return _act(14, x, alpha=float(a.get("alpha", 1.0)))
 
 
+def _const(v: float, like: np.ndarray) -> np.ndarray:
+    return np.asarray(v, dtype=np.asarray(like).dtype)
+
+
 @adapter("Selu")
 def _selu(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
-    _only(
-        a,
-        alpha=lambda v: abs(v - 1.67326319) < 1e-6,
-        gamma=lambda v: abs(v - 1.05070102) < 1e-6,
-    )
-    return _act(11, x)
+    alpha, gamma = float(a.get("alpha", 1.67326319)), float(a.get("gamma", 1.05070102))
+    if abs(alpha - 1.67326319) < 1e-6 and abs(gamma - 1.05070102) < 1e-6:
+        return _act(11, x)
+    # Other constants: gamma * ELU_alpha(x) = Activation(ELU) then MulFusion.
+    plan = _act(4, x, alpha=alpha)
+    plan.then.append(("MulFusion", {"activationType": 0}, [_const(gamma, x[0])]))
+    return plan
 
 
 @adapter("HardSigmoid")
 def _hsig(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
-    _only(a, alpha=lambda v: abs(v - 1 / 6) < 1e-6, beta=lambda v: abs(v - 0.5) < 1e-6)
-    if "alpha" not in a:
-        raise Skip("alpha=0.2 (ONNX default): NNRt HSIGMOID is relu6(x+3)/6")
-    return _act(13, x)
+    alpha, beta = float(a.get("alpha", 0.2)), float(a.get("beta", 0.5))
+    if abs(alpha - 1 / 6) < 1e-6 and abs(beta - 0.5) < 1e-6:
+        return _act(13, x)
+    # clip(alpha*x + beta, 0, 1) = MulFusion, AddFusion, Clip.
+    plan = Plan("MulFusion", {"activationType": 0}, [x[0], _const(alpha, x[0])])
+    plan.then.append(("AddFusion", {"activationType": 0}, [_const(beta, x[0])]))
+    plan.then.append(("Clip", {"min": 0.0, "max": 1.0}, []))
+    return plan
 
 
 @adapter("Gelu")
@@ -296,9 +309,13 @@ def _nary(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     if len(x) == 2 and node.op_type != "Sum":
         return Plan("Maximum" if node.op_type == "Max" else "Minimum", {}, x)
     if node.op_type == "Min":
-        raise Skip(
-            f"{len(x)} inputs: NNRt Minimum is binary and Eltwise has no MIN mode"
-        )
+        if len(x) == 1:
+            return _act(15, x)  # min of one tensor: LINEAR (identity)
+        plan = Plan(
+            "Minimum", {}, x[:2]
+        )  # Eltwise has no MIN mode: fold with binary Minimum
+        plan.then.extend(("Minimum", {}, [v]) for v in x[2:])
+        return plan
     return Plan("Eltwise", {"mode": 2 if node.op_type == "Max" else 1}, list(x))
 
 
@@ -551,9 +568,32 @@ def _reduce(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 
 @adapter("ArgMax")
 def _argmax(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
-    _only(a, select_last_index=lambda v: v == 0)
-    return Plan("ArgMaxFusion", {"axis": int(a.get("axis", 0)), "topK": 1, "keepDims": bool(a.get("keepdims", 1)),
-                                 "outMaxValue": False}, x[:1])  # fmt: skip
+    attrs = {"axis": int(a.get("axis", 0)), "topK": 1, "keepDims": bool(a.get("keepdims", 1)),
+             "outMaxValue": False}  # fmt: skip
+    if not int(a.get("select_last_index", 0)):
+        return Plan("ArgMaxFusion", attrs, x[:1])
+    # Last index of the max = n-1 - first index in the reversed axis: StridedSlice (stride -1),
+    # ArgMaxFusion, MulFusion(-1), AddFusion(n-1).
+    data = x[0]
+    ax = attrs["axis"] + data.ndim if attrs["axis"] < 0 else attrs["axis"]
+    strides = np.ones(data.ndim, np.int64)
+    strides[ax] = -1
+    full = (1 << data.ndim) - 1
+    zeros = np.zeros(data.ndim, np.int64)
+    ss = {
+        "beginMask": full,
+        "endMask": full,
+        "ellipsisMask": 0,
+        "newAxisMask": 0,
+        "shrinkAxisMask": 0,
+    }
+    plan = Plan("StridedSlice", ss, [data, zeros, zeros, strides])
+    plan.then.append(("ArgMaxFusion", attrs, []))
+    plan.then.append(("MulFusion", {"activationType": 0}, [np.int32(-1)]))
+    plan.then.append(
+        ("AddFusion", {"activationType": 0}, [np.int32(data.shape[ax] - 1)])
+    )
+    return plan
 
 
 @adapter("TopK")
@@ -628,7 +668,15 @@ def _lrn(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 
 @adapter("LpNormalization")
 def _lpnorm(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
-    _only(a, p=lambda v: v == 2)
+    _only(a, p=lambda v: v in (1, 2))
+    if (
+        int(a.get("p", 2)) == 1
+    ):  # x / sum|x|: ReduceFusion(ASUM, keepDims) then DivFusion
+        axes = np.array([int(a.get("axis", -1))], np.int32)
+        plan = Plan("ReduceFusion", {"keepDims": True, "mode": 6, "reduceToEnd": False, "coeff": 1.0},
+                    [x[0], axes])  # fmt: skip
+        plan.then.append(("DivFusion", {"activationType": 0}, [x[0], PREV]))
+        return plan
     return Plan(
         "L2NormalizeFusion",
         {"axis": [int(a.get("axis", -1))], "epsilon": 0.0, "activationType": 0},
@@ -715,15 +763,26 @@ def _pool(node: Node, a: dict[str, Any], x: list[Any], struct: str) -> Plan:
         raise Skip("Indices output: NNRt MaxPoolFusion has one output")
     mode = _pad_mode(a)
     pads = _pads(a)
-    if (
-        struct == "AvgPoolFusion"
-        and int(a.get("count_include_pad", 0))
-        and (any(pads) or mode == 1)
-    ):
-        raise Skip("count_include_pad=1: NNRt average pooling excludes padding")
     attrs = {"kernelSize": list(a["kernel_shape"]), "strides": list(a.get("strides", [1, 1])), "pad": pads,
              "padMode": mode, "roundMode": int(a.get("ceil_mode", 0)), "format": 1, "global": False,
              "activationType": 0}  # fmt: skip
+    include = struct == "AvgPoolFusion" and int(a.get("count_include_pad", 0))
+    if include and (any(pads) or mode == 1):
+        if mode != 0 or attrs["roundMode"]:
+            raise Skip(
+                "count_include_pad=1 with auto_pad/ceil_mode: NNRt average pooling excludes padding"
+            )
+        # Padding that counts = zero PadFusion first, then an unpadded AvgPoolFusion.
+        t, b, l, r = pads
+        rows = [[0, 0], [t, b], [l, r], [0, 0]]
+        plan = Plan(
+            "PadFusion",
+            {"paddings": rows, "paddingMode": 0, "constantValue": 0.0},
+            [_nhwc(x[0])],
+            _back,
+        )
+        plan.then.append((struct, {**attrs, "pad": [0, 0, 0, 0]}, []))
+        return plan
     return Plan(struct, attrs, [_nhwc(x[0])], _back)
 
 
@@ -760,13 +819,27 @@ def _matmul(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 
 @adapter("Gemm")
 def _gemm(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
-    _only(a, alpha=lambda v: v == 1.0, beta=lambda v: v == 1.0)
+    alpha, beta = float(a.get("alpha", 1.0)), float(a.get("beta", 1.0))
     attrs = {
         "transposeA": bool(a.get("transA", 0)),
         "transposeB": bool(a.get("transB", 0)),
         "activationType": 0,
     }
-    return Plan("MatMulFusion", attrs, [v for v in x[:3] if v is not None])
+    c = _opt(x, 2)
+    if alpha == 1.0 and beta == 1.0:
+        return Plan("MatMulFusion", attrs, [v for v in x[:3] if v is not None])
+    if alpha == 0.0:
+        raise Skip("alpha=0: no NNRt lowering keeps A@B out")
+    # alpha*A@B + beta*C = alpha*(A@B + (beta/alpha)*C): MulFusion on C, MatMulFusion with it
+    # as the bias input, then MulFusion by alpha.
+    scale = _const(alpha, x[0])
+    if c is None:
+        plan = Plan("MatMulFusion", attrs, x[:2])
+    else:
+        plan = Plan("MulFusion", {"activationType": 0}, [c, _const(beta / alpha, c)])
+        plan.then.append(("MatMulFusion", attrs, [x[0], x[1], PREV]))
+    plan.then.append(("MulFusion", {"activationType": 0}, [scale]))
+    return plan
 
 
 @adapter("Resize")
@@ -964,8 +1037,11 @@ class Runner:
 
     def run(self, plan: Plan) -> list[np.ndarray]:
         out = self._run(plan)
-        for struct, attrs, extra_inputs in plan.then:
-            out = self._run(Plan(struct, attrs, [out[0], *extra_inputs]))
+        for struct, attrs, step_inputs in plan.then:
+            if not any(v is PREV for v in step_inputs):
+                step_inputs = [PREV, *step_inputs]
+            ins = [out[0] if v is PREV else v for v in step_inputs]
+            out = self._run(Plan(struct, attrs, ins))
         return out
 
     def _run(self, plan: Plan) -> list[np.ndarray]:
