@@ -1094,6 +1094,7 @@ class Struct(Codec):
         self.name = cls.__name__
         self.fields = tuple(fields)
         self.min_size = sum(c.min_size for _, c in self.fields)
+        self.read = _compile_reader(self)  # type: ignore[method-assign,assignment]
         cls._parcel_codec_ = self
 
     def write(self, w: Writer, v: Any) -> None:
@@ -1105,10 +1106,8 @@ class Struct(Codec):
             _rethrow(e, name)
 
     def read(self, r: Reader) -> Any:
-        fast = self.__dict__.get("_fast_read")
-        if fast is None:
-            fast = self._fast_read = _compile_reader(self)
-        return fast(r)
+        # replaced per instance by the compiled reader (see __init__)
+        return self.read_generic(r)
 
     def read_generic(self, r: Reader) -> Any:
         """Member by member through each codec's ``read`` (the reference for the fast path)."""
