@@ -1095,9 +1095,15 @@ class Struct(Codec):
         self.fields = tuple(fields)
         self.min_size = sum(c.min_size for _, c in self.fields)
         self.read = _compile_reader(self)  # type: ignore[method-assign,assignment]
+        self.write = _compile_writer(self)  # type: ignore[method-assign,assignment]
         cls._parcel_codec_ = self
 
     def write(self, w: Writer, v: Any) -> None:
+        # replaced per instance by the compiled writer (see __init__)
+        self.write_generic(w, v)
+
+    def write_generic(self, w: Writer, v: Any) -> None:
+        """Member by member through each codec's ``write`` (the reference for the fast path)."""
         name = ""
         try:
             for name, codec in self.fields:
@@ -1247,6 +1253,80 @@ def _compile_reader(codec: Struct) -> Callable[[Reader], Any]:
     )
     exec(src, env)  # noqa: S102 - source built from this codec's own descriptors
     fn: Callable[[Reader], Any] = env["read"]
+    return fn
+
+
+def _compile_writer(codec: Struct) -> Callable[[Writer, Any], None]:
+    """Straight-line ``write`` for a struct, mirroring :meth:`Struct.write_generic`."""
+    env: dict[str, Any] = {
+        "EncodeError": EncodeError,
+        "ERRORS": (EncodeError, *_ENCODE_ERRORS),
+        "rethrow": _rethrow,
+        "i32p": _I32.pack,
+        "u32p": _U32.pack,
+        "u64p": _U64.pack,
+        "PAD": _PAD,
+        "NULPAD": _NULPAD,
+        "array": array,
+    }
+    body: list[str] = []
+
+    def emit(*lines: str) -> None:
+        body.extend("        " + line for line in lines)
+
+    for i, (name, c) in enumerate(codec.fields):
+        get = f"v.{name}" if name.isidentifier() else f"getattr(v, {name!r})"
+        emit(f"f = {name!r}", f"x = {get}")
+        if c is BOOL:
+            emit("buf += i32p(1 if x else 0)")
+        elif isinstance(c, _Scalar) and not c._narrow:
+            env[f"pk{i}"] = c._pack
+            emit(f"buf += pk{i}(x)")
+        elif c is STRING:
+            emit(
+                "b = x.encode('utf-8')",
+                "if b'\\0' in b:",
+                "    raise EncodeError('string contains NUL; a C string cannot carry it')",
+                "buf += b",
+                "buf += NULPAD[len(b) & 3]",
+            )
+        elif isinstance(c, Enum):
+            emit(
+                f"if not {c._lo} <= x <= {c._hi}:",
+                f"    raise EncodeError(f'{{x!r}} out of range for enum {c.name} ({c.pod_fmt})')",
+                "buf += u64p(x & 0xFFFFFFFFFFFFFFFF)",
+            )
+        elif (
+            isinstance(c, PodArray)
+            and c._typecode
+            and c._enum is None
+            and c._record is None
+        ):
+            emit(
+                "n = len(x)",
+                "buf += u32p(n)",
+                "if n:",
+                f"    b = array({c._typecode!r}, x).tobytes()",
+                "    buf += b",
+                "    buf += PAD[len(b) & 3]",
+            )
+        else:
+            env[f"c{i}"] = c
+            emit(f"c{i}.write(w, x)")
+    src = "\n".join(
+        [
+            "def write(w, v):",
+            "    buf = w.buf",
+            "    f = ''",
+            "    try:",
+            *body,
+            "    except ERRORS as ex:",
+            "        rethrow(ex, f)",
+            "",
+        ]
+    )
+    exec(src, env)  # noqa: S102 - source built from this codec's own descriptors
+    fn: Callable[[Writer, Any], None] = env["write"]
     return fn
 
 
