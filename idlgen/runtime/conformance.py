@@ -15,6 +15,7 @@ import argparse
 import dataclasses
 import importlib
 import sys
+import typing
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
@@ -1079,9 +1080,6 @@ class Runner:
 
 def _typed(cls: type, name: str, v: Any) -> Any:
     """Coerce a plain value to the dataclass field's enum type when it has one."""
-    import dataclasses
-    import typing
-
     hints = typing.get_type_hints(cls)
     t = hints.get(name)
     if (
