@@ -483,3 +483,37 @@ def test_quant_dtype_cast_round_trip_and_rounding() -> None:
     np.testing.assert_array_equal(qc, [[1, 10], [2, 20]])
     with pytest.raises(KernelError, match="QuantDTypeCast"):
         quant.quant_dtype_cast([x], src_t=43, dst_t=32)
+
+
+# --- Operators with no ONNX case at all, through the binding table (IDL definitions) -----------
+
+
+def test_simple_nnrt_only_ops_through_bindings() -> None:
+    from types import SimpleNamespace
+
+    from idlgen.runtime import bindings
+
+    a = np.array([[1.0, 4.0], [9.0, 16.0]], f32)
+    b = np.array([2.0, 8.0], f32)
+    none = SimpleNamespace()
+    np.testing.assert_array_equal(bindings.call("BiasAdd", none, [a, b])[0], a + b)
+    np.testing.assert_allclose(bindings.call("Rsqrt", none, [a])[0], 1 / np.sqrt(a))
+    np.testing.assert_array_equal(bindings.call("Square", none, [b])[0], [4, 64])
+    np.testing.assert_array_equal(
+        bindings.call("SquaredDifference", none, [a, b])[0], (a - b) ** 2
+    )
+    np.testing.assert_array_equal(
+        bindings.call("NotEqual", none, [a, np.float32(4)])[0], a != 4
+    )
+    np.testing.assert_array_equal(bindings.call("RealDiv", none, [a, b])[0], a / b)
+    assert bindings.call("ExpandDims", none, [a, np.array([-1])])[0].shape == (2, 2, 1)
+    assert bindings.call("Rank", none, [a])[0] == 2
+    with pytest.raises(KernelError, match="BiasAdd"):
+        bindings.call("BiasAdd", none, [a, np.ones(3, f32)])
+    pool_attrs = SimpleNamespace(kernelSize=[2, 2], strides=[1, 1], pad=[0, 0, 0, 0], padMode=0,
+                                 roundMode=0, format=0, global_=False, activationType=0)  # fmt: skip
+    x = np.arange(9, dtype=f32).reshape(1, 3, 3, 1)
+    np.testing.assert_array_equal(
+        bindings.call("MaxPoolFusion", pool_attrs, [x])[0].reshape(2, 2),
+        [[4, 5], [7, 8]],
+    )
