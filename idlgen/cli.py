@@ -104,9 +104,13 @@ def _config(args: argparse.Namespace) -> Config:
     )
 
 
-def _reports_hook(cfg: Config) -> Any:
-    """Committed diff reports ([tool.idlgen.diff] reports), when the diff package offers them."""
-    if not cfg.diff.get("reports"):
+def _reports_hook(cfg: Config, args: argparse.Namespace) -> Any:
+    """Committed diff reports ([tool.idlgen.diff] reports), when the diff package offers them.
+
+    They belong to the configured build only: naming inputs or an output on the command line
+    builds just those, without the project's reports.
+    """
+    if not cfg.diff.get("reports") or args.inputs or args.out:
         return None
     try:
         mod = importlib.import_module("idlgen.diff.committed")
@@ -123,7 +127,7 @@ def _cmd_build(args: argparse.Namespace, check: bool) -> int:
         cfg,
         check=check,
         want_diffs=getattr(args, "diff", False),
-        extra_files=_reports_hook(cfg),
+        extra_files=_reports_hook(cfg, args),
     )
     sources = res.load.sources if res.load else {}
     _print_diags(diags, sources, args.diag_format)

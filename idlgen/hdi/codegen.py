@@ -134,8 +134,9 @@ def type_codec(t: ir.TypeRef, resolve: layout.Resolver, *, param: bool = False) 
     if isinstance(t, ir.String):
         return Sym("STRING")
     if isinstance(t, ir.Handle):
-        if param and t.kind is ir.HandleKind.POINTER:
-            return Sym("POINTER")
+        if t.kind is ir.HandleKind.POINTER:
+            # passthrough only: never marshalled as a parameter, nothing written as a member
+            return Sym("POINTER") if param else Call("Absent", (0,))
         return Sym(_HANDLES[t.kind])
     if isinstance(t, ir.Vector):
         e = t.element
@@ -384,6 +385,8 @@ def _zero(
         return dict
     if isinstance(t, ir.Handle) and t.kind is ir.HandleKind.FILE_DESCRIPTOR:
         return lambda: -1
+    if isinstance(t, ir.Handle) and t.kind is ir.HandleKind.POINTER:
+        return lambda: 0
     if isinstance(t, ir.Ref):
         decl = resolve(t.qualname)
         if isinstance(decl, ir.Enum):
@@ -524,6 +527,7 @@ def codec_view(b: Any, f: ir.SchemaFile, records: list[Any], schema: ir.Schema) 
     return CodecView(
         method_template="hdi_methods.j2",
         tail_template="hdi_codec.j2",
+        union_template="hdi_union.j2",
         imports=tuple(imports),
         context={"lines": lines},
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import importlib
@@ -192,6 +193,11 @@ def build_module(
         if cv is not None:
             codecs.append(cv)
             b.imports.stdlib.update(cv.imports)
+            if cv.union_template:
+                records = [
+                    dataclasses.replace(r, template=cv.union_template) if r.kind == "union" else r
+                    for r in records
+                ]
     all_names = [e.name for e in enums] + [r.name for r in records] + [i.name for i in interfaces]
     doc = docstring(
         f"Generated from {PurePosixPath(f.path).name} (namespace '{ns}')."

@@ -153,6 +153,7 @@ class RecordView:
     qualname: str
     kind: str  # "struct", "table", "union"
     ir: Any  # the IR declaration (for codec plugins)
+    template: str = "_record.j2"  # a codec plugin may render some kinds its own way
 
 
 @dataclass(frozen=True)
@@ -194,6 +195,8 @@ class CodecView:
     tail_template: str
     imports: tuple[str, ...] = ()
     context: Any = None
+    # Template for records of kind "union" (HDI unions are records over raw bytes).
+    union_template: str = ""
 
 
 @dataclass

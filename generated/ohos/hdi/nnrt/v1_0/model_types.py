@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from idlgen.wire import records as _rec
+from idlgen.wire import parcel as _parcel, records as _rec
 from .nnrt_types import DataType, Format, NodeType, QuantParam, QuantType, SharedBuffer
 
 __all__ = [
@@ -65,6 +65,21 @@ class Tensor:
             v = d["quantParams"]
             obj.quantParams = [QuantParam.from_dict(e0) for e0 in v]
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``TensorBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Tensor.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Tensor:
+        """Decode ``TensorBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Tensor.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Tensor: frozenset[str] = frozenset(
@@ -128,6 +143,21 @@ class Node:
             obj.quantType = _rec.enum_from(QuantType, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``NodeBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Node.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Node:
+        """Decode ``NodeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Node.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Node: frozenset[str] = frozenset(
     (
@@ -179,6 +209,21 @@ class SubGraph:
             v = d["nodeIndices"]
             obj.nodeIndices = [int(e0) for e0 in v]
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SubGraphBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_SubGraph.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SubGraph:
+        """Decode ``SubGraphBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_SubGraph.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_SubGraph: frozenset[str] = frozenset(
@@ -240,6 +285,21 @@ class Model:
             obj.subGraph = [SubGraph.from_dict(e0) for e0 in v]
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ModelBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Model.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Model:
+        """Decode ``ModelBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Model.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Model: frozenset[str] = frozenset(
     (
@@ -250,4 +310,49 @@ _FIELDS_Model: frozenset[str] = frozenset(
         "allTensors",
         "subGraph",
     )
+)
+
+
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
+_PARCEL_Tensor = _parcel.Struct(
+    Tensor,
+    (
+        ("name", _parcel.STRING),
+        ("dataType", _parcel.Enum(DataType, "b")),
+        ("dims", _parcel.PodArray(_parcel.INT32)),
+        ("format", _parcel.Enum(Format, "b")),
+        ("data", _parcel.codec_of(SharedBuffer)),
+        ("quantParams", _parcel.PodArray(_parcel.codec_of(QuantParam))),
+    ),
+)
+_PARCEL_Node = _parcel.Struct(
+    Node,
+    (
+        ("name", _parcel.STRING),
+        ("nodeType", _parcel.Enum(NodeType, "I")),
+        ("nodeAttr", _parcel.BYTES),
+        ("inputIndex", _parcel.PodArray(_parcel.UINT32)),
+        ("outputIndex", _parcel.PodArray(_parcel.UINT32)),
+        ("quantType", _parcel.Enum(QuantType, "b")),
+    ),
+)
+_PARCEL_SubGraph = _parcel.Struct(
+    SubGraph,
+    (
+        ("name", _parcel.STRING),
+        ("inputIndices", _parcel.PodArray(_parcel.UINT32)),
+        ("outputIndices", _parcel.PodArray(_parcel.UINT32)),
+        ("nodeIndices", _parcel.PodArray(_parcel.UINT32)),
+    ),
+)
+_PARCEL_Model = _parcel.Struct(
+    Model,
+    (
+        ("name", _parcel.STRING),
+        ("inputIndex", _parcel.PodArray(_parcel.UINT32)),
+        ("outputIndex", _parcel.PodArray(_parcel.UINT32)),
+        ("nodes", _parcel.Array(_parcel.codec_of(Node), 112)),
+        ("allTensors", _parcel.Array(_parcel.codec_of(Tensor), 104)),
+        ("subGraph", _parcel.Array(_parcel.codec_of(SubGraph), 96)),
+    ),
 )

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from idlgen.wire import records as _rec
+from idlgen.wire import parcel as _parcel, records as _rec
 from idlgen.wire.records import OpenIntEnum
 
 __all__ = [
@@ -296,6 +296,21 @@ class SharedBuffer:
             obj.dataSize = int(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SharedBufferBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_SharedBuffer.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SharedBuffer:
+        """Decode ``SharedBufferBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_SharedBuffer.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_SharedBuffer: frozenset[str] = frozenset(
     (
@@ -341,6 +356,21 @@ class ModelConfig:
             obj.priority = _rec.enum_from(Priority, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ModelConfigBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_ModelConfig.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ModelConfig:
+        """Decode ``ModelConfigBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_ModelConfig.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_ModelConfig: frozenset[str] = frozenset(
     (
@@ -384,6 +414,21 @@ class QuantParam:
             v = d["scale"]
             obj.scale = float(v)
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``QuantParamBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_QuantParam.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> QuantParam:
+        """Decode ``QuantParamBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_QuantParam.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_QuantParam: frozenset[str] = frozenset(
@@ -439,6 +484,21 @@ class IOTensor:
             obj.data = SharedBuffer.from_dict(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``IOTensorBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_IOTensor.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> IOTensor:
+        """Decode ``IOTensorBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_IOTensor.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_IOTensor: frozenset[str] = frozenset(
     (
@@ -448,4 +508,34 @@ _FIELDS_IOTensor: frozenset[str] = frozenset(
         "format",
         "data",
     )
+)
+
+
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
+_PARCEL_SharedBuffer = _parcel.Struct(
+    SharedBuffer,
+    (
+        ("fd", _parcel.FD),
+        ("bufferSize", _parcel.UINT32),
+        ("offset", _parcel.UINT32),
+        ("dataSize", _parcel.UINT32),
+    ),
+)
+_PARCEL_ModelConfig = _parcel.PodStruct(
+    ModelConfig,
+    "<?3xii4x",
+    (("enableFloat16", None), ("mode", PerformanceMode), ("priority", Priority)),
+)
+_PARCEL_QuantParam = _parcel.PodStruct(
+    QuantParam, "<iid", (("numBits", None), ("zeroPoint", None), ("scale", None))
+)
+_PARCEL_IOTensor = _parcel.Struct(
+    IOTensor,
+    (
+        ("name", _parcel.STRING),
+        ("dataType", _parcel.Enum(DataType, "b")),
+        ("dimensions", _parcel.PodArray(_parcel.INT32)),
+        ("format", _parcel.Enum(Format, "b")),
+        ("data", _parcel.codec_of(SharedBuffer)),
+    ),
 )

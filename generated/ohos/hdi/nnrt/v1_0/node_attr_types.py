@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from idlgen.wire import records as _rec
+from idlgen.wire import parcel as _parcel, records as _rec
 from .nnrt_types import (
     ActivationType,
     CoordinateTransformMode,
@@ -134,6 +134,21 @@ class Activation:
             obj.approximate = bool(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ActivationBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Activation.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Activation:
+        """Decode ``ActivationBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Activation.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Activation: frozenset[str] = frozenset(
     (
@@ -185,6 +200,21 @@ class AddFusion:
             v = d["activationType"]
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``AddFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_AddFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> AddFusion:
+        """Decode ``AddFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_AddFusion.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_AddFusion: frozenset[str] = frozenset(("activationType",))
@@ -246,6 +276,21 @@ class ArgMaxFusion:
             v = d["outMaxValue"]
             obj.outMaxValue = bool(v)
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ArgMaxFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_ArgMaxFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ArgMaxFusion:
+        """Decode ``ArgMaxFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_ArgMaxFusion.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_ArgMaxFusion: frozenset[str] = frozenset(
@@ -342,6 +387,21 @@ class AvgPoolFusion:
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``AvgPoolFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_AvgPoolFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> AvgPoolFusion:
+        """Decode ``AvgPoolFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_AvgPoolFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_AvgPoolFusion: frozenset[str] = frozenset(
     (
@@ -406,6 +466,21 @@ class BatchToSpaceND:
             obj.crops = [[int(e1) for e1 in e0] for e0 in v]
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``BatchToSpaceNDBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_BatchToSpaceND.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> BatchToSpaceND:
+        """Decode ``BatchToSpaceNDBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_BatchToSpaceND.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_BatchToSpaceND: frozenset[str] = frozenset(
     (
@@ -446,6 +521,21 @@ class BiasAdd:
         obj = cls()
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``BiasAddBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_BiasAdd.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> BiasAdd:
+        """Decode ``BiasAddBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_BiasAdd.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_BiasAdd: frozenset[str] = frozenset(())
 
@@ -480,6 +570,21 @@ class Cast:
             raise ValueError(f"unknown field(s) for Cast: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``CastBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Cast.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Cast:
+        """Decode ``CastBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Cast.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Cast: frozenset[str] = frozenset(())
@@ -522,6 +627,21 @@ class Concat:
             v = d["axis"]
             obj.axis = int(v)
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ConcatBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Concat.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Concat:
+        """Decode ``ConcatBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Concat.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Concat: frozenset[str] = frozenset(("axis",))
@@ -622,6 +742,21 @@ class Conv2DFusion:
             v = d["activationType"]
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``Conv2DFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Conv2DFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Conv2DFusion:
+        """Decode ``Conv2DFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Conv2DFusion.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Conv2DFusion: frozenset[str] = frozenset(
@@ -740,6 +875,23 @@ class Conv2dTransposeFusion:
             obj.outputPaddings = [int(e0) for e0 in v]
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``Conv2dTransposeFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Conv2dTransposeFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(
+        cls, data: bytes, objects: Sequence[object] | None = None
+    ) -> Conv2dTransposeFusion:
+        """Decode ``Conv2dTransposeFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Conv2dTransposeFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Conv2dTransposeFusion: frozenset[str] = frozenset(
     (
@@ -796,6 +948,21 @@ class DivFusion:
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``DivFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_DivFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> DivFusion:
+        """Decode ``DivFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_DivFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_DivFusion: frozenset[str] = frozenset(("activationType",))
 
@@ -839,6 +1006,21 @@ class Eltwise:
             obj.mode = _rec.enum_from(EltwiseMode, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``EltwiseBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Eltwise.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Eltwise:
+        """Decode ``EltwiseBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Eltwise.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Eltwise: frozenset[str] = frozenset(("mode",))
 
@@ -874,6 +1056,21 @@ class ExpandDims:
         obj = cls()
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ExpandDimsBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_ExpandDims.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ExpandDims:
+        """Decode ``ExpandDimsBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_ExpandDims.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_ExpandDims: frozenset[str] = frozenset(())
 
@@ -907,6 +1104,21 @@ class Fill:
             raise ValueError(f"unknown field(s) for Fill: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``FillBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Fill.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Fill:
+        """Decode ``FillBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Fill.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Fill: frozenset[str] = frozenset(())
@@ -972,6 +1184,21 @@ class FullConnection:
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``FullConnectionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_FullConnection.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> FullConnection:
+        """Decode ``FullConnectionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_FullConnection.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_FullConnection: frozenset[str] = frozenset(
     (
@@ -1025,6 +1252,21 @@ class FusedBatchNorm:
             obj.epsilon = float(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``FusedBatchNormBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_FusedBatchNorm.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> FusedBatchNorm:
+        """Decode ``FusedBatchNormBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_FusedBatchNorm.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_FusedBatchNorm: frozenset[str] = frozenset(("epsilon",))
 
@@ -1060,6 +1302,21 @@ class Gather:
             raise ValueError(f"unknown field(s) for Gather: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``GatherBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Gather.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Gather:
+        """Decode ``GatherBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Gather.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Gather: frozenset[str] = frozenset(())
@@ -1123,6 +1380,21 @@ class LayerNormFusion:
             obj.beginParamsAxis = int(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``LayerNormFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_LayerNormFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LayerNormFusion:
+        """Decode ``LayerNormFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_LayerNormFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_LayerNormFusion: frozenset[str] = frozenset(
     (
@@ -1164,6 +1436,21 @@ class LessEqual:
             raise ValueError(f"unknown field(s) for LessEqual: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``LessEqualBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_LessEqual.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LessEqual:
+        """Decode ``LessEqualBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_LessEqual.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_LessEqual: frozenset[str] = frozenset(())
@@ -1221,6 +1508,21 @@ class MatMulFusion:
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``MatMulFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_MatMulFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> MatMulFusion:
+        """Decode ``MatMulFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_MatMulFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_MatMulFusion: frozenset[str] = frozenset(
     (
@@ -1264,6 +1566,21 @@ class Maximum:
             raise ValueError(f"unknown field(s) for Maximum: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``MaximumBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Maximum.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Maximum:
+        """Decode ``MaximumBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Maximum.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Maximum: frozenset[str] = frozenset(())
@@ -1345,6 +1662,21 @@ class MaxPoolFusion:
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``MaxPoolFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_MaxPoolFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> MaxPoolFusion:
+        """Decode ``MaxPoolFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_MaxPoolFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_MaxPoolFusion: frozenset[str] = frozenset(
     (
@@ -1399,6 +1731,21 @@ class MulFusion:
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``MulFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_MulFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> MulFusion:
+        """Decode ``MulFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_MulFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_MulFusion: frozenset[str] = frozenset(("activationType",))
 
@@ -1448,6 +1795,21 @@ class OneHot:
             v = d["axis"]
             obj.axis = int(v)
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``OneHotBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_OneHot.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> OneHot:
+        """Decode ``OneHotBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_OneHot.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_OneHot: frozenset[str] = frozenset(("axis",))
@@ -1512,6 +1874,21 @@ class PadFusion:
             obj.constantValue = float(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``PadFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_PadFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> PadFusion:
+        """Decode ``PadFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_PadFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_PadFusion: frozenset[str] = frozenset(
     (
@@ -1571,6 +1948,21 @@ class PowFusion:
             obj.shift = float(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``PowFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_PowFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> PowFusion:
+        """Decode ``PowFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_PowFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_PowFusion: frozenset[str] = frozenset(
     (
@@ -1621,6 +2013,21 @@ class PReLUFusion:
             obj.channelShared = bool(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``PReLUFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_PReLUFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> PReLUFusion:
+        """Decode ``PReLUFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_PReLUFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_PReLUFusion: frozenset[str] = frozenset(("channelShared",))
 
@@ -1668,6 +2075,21 @@ class QuantDTypeCast:
             v = d["dstT"]
             obj.dstT = int(v)
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``QuantDTypeCastBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_QuantDTypeCast.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> QuantDTypeCast:
+        """Decode ``QuantDTypeCastBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_QuantDTypeCast.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_QuantDTypeCast: frozenset[str] = frozenset(
@@ -1739,6 +2161,21 @@ class ReduceFusion:
             obj.coeff = float(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ReduceFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_ReduceFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ReduceFusion:
+        """Decode ``ReduceFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_ReduceFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_ReduceFusion: frozenset[str] = frozenset(
     (
@@ -1780,6 +2217,21 @@ class Reshape:
             raise ValueError(f"unknown field(s) for Reshape: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ReshapeBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Reshape.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Reshape:
+        """Decode ``ReshapeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Reshape.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Reshape: frozenset[str] = frozenset(())
@@ -1876,6 +2328,21 @@ class Resize:
             obj.nearestMode = _rec.enum_from(NearestMode, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ResizeBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Resize.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Resize:
+        """Decode ``ResizeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Resize.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Resize: frozenset[str] = frozenset(
     (
@@ -1921,6 +2388,21 @@ class Rsqrt:
             raise ValueError(f"unknown field(s) for Rsqrt: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``RsqrtBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Rsqrt.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Rsqrt:
+        """Decode ``RsqrtBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Rsqrt.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Rsqrt: frozenset[str] = frozenset(())
@@ -1972,6 +2454,21 @@ class ScaleFusion:
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ScaleFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_ScaleFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ScaleFusion:
+        """Decode ``ScaleFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_ScaleFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_ScaleFusion: frozenset[str] = frozenset(
     (
@@ -2010,6 +2507,21 @@ class Shape:
             raise ValueError(f"unknown field(s) for Shape: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ShapeBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Shape.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Shape:
+        """Decode ``ShapeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Shape.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Shape: frozenset[str] = frozenset(())
@@ -2055,6 +2567,21 @@ class SliceFusion:
             obj.axes = [int(e0) for e0 in v]
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SliceFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_SliceFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SliceFusion:
+        """Decode ``SliceFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_SliceFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_SliceFusion: frozenset[str] = frozenset(("axes",))
 
@@ -2096,6 +2623,21 @@ class Softmax:
             v = d["axis"]
             obj.axis = [int(e0) for e0 in v]
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SoftmaxBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Softmax.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Softmax:
+        """Decode ``SoftmaxBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Softmax.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Softmax: frozenset[str] = frozenset(("axis",))
@@ -2149,6 +2691,21 @@ class SpaceToBatchND:
             v = d["paddings"]
             obj.paddings = [[int(e1) for e1 in e0] for e0 in v]
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SpaceToBatchNDBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_SpaceToBatchND.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SpaceToBatchND:
+        """Decode ``SpaceToBatchNDBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_SpaceToBatchND.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_SpaceToBatchND: frozenset[str] = frozenset(
@@ -2211,6 +2768,21 @@ class Split:
             obj.axis = int(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SplitBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Split.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Split:
+        """Decode ``SplitBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Split.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Split: frozenset[str] = frozenset(
     (
@@ -2251,6 +2823,21 @@ class Sqrt:
         obj = cls()
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SqrtBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Sqrt.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Sqrt:
+        """Decode ``SqrtBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Sqrt.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Sqrt: frozenset[str] = frozenset(())
 
@@ -2287,6 +2874,21 @@ class SquaredDifference:
             raise ValueError(f"unknown field(s) for SquaredDifference: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SquaredDifferenceBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_SquaredDifference.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SquaredDifference:
+        """Decode ``SquaredDifferenceBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_SquaredDifference.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_SquaredDifference: frozenset[str] = frozenset(())
@@ -2332,6 +2934,21 @@ class Squeeze:
             obj.axis = [int(e0) for e0 in v]
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SqueezeBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Squeeze.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Squeeze:
+        """Decode ``SqueezeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Squeeze.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Squeeze: frozenset[str] = frozenset(("axis",))
 
@@ -2373,6 +2990,21 @@ class Stack:
             v = d["axis"]
             obj.axis = int(v)
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``StackBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Stack.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Stack:
+        """Decode ``StackBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Stack.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Stack: frozenset[str] = frozenset(("axis",))
@@ -2451,6 +3083,21 @@ class StridedSlice:
             obj.shrinkAxisMask = int(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``StridedSliceBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_StridedSlice.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> StridedSlice:
+        """Decode ``StridedSliceBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_StridedSlice.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_StridedSlice: frozenset[str] = frozenset(
     (
@@ -2503,6 +3150,21 @@ class SubFusion:
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SubFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_SubFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SubFusion:
+        """Decode ``SubFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_SubFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_SubFusion: frozenset[str] = frozenset(("activationType",))
 
@@ -2547,6 +3209,21 @@ class TileFusion:
             v = d["dims"]
             obj.dims = [int(e0) for e0 in v]
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``TileFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_TileFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> TileFusion:
+        """Decode ``TileFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_TileFusion.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_TileFusion: frozenset[str] = frozenset(("dims",))
@@ -2597,6 +3274,21 @@ class TopKFusion:
             obj.axis = int(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``TopKFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_TopKFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> TopKFusion:
+        """Decode ``TopKFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_TopKFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_TopKFusion: frozenset[str] = frozenset(
     (
@@ -2636,6 +3328,21 @@ class Transpose:
             raise ValueError(f"unknown field(s) for Transpose: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``TransposeBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Transpose.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Transpose:
+        """Decode ``TransposeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Transpose.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Transpose: frozenset[str] = frozenset(())
@@ -2679,5 +3386,208 @@ class Unsqueeze:
             obj.axis = [int(e0) for e0 in v]
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``UnsqueezeBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Unsqueeze.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Unsqueeze:
+        """Decode ``UnsqueezeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Unsqueeze.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Unsqueeze: frozenset[str] = frozenset(("axis",))
+
+
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
+_PARCEL_Activation = _parcel.PodStruct(
+    Activation,
+    "<b3xfff?7x",
+    (
+        ("activationType", ActivationType),
+        ("alpha", None),
+        ("minVal", None),
+        ("maxVal", None),
+        ("approximate", None),
+    ),
+)
+_PARCEL_AddFusion = _parcel.PodStruct(AddFusion, "<b7x", (("activationType", ActivationType),))
+_PARCEL_ArgMaxFusion = _parcel.PodStruct(
+    ArgMaxFusion,
+    "<qq??6x",
+    (("axis", None), ("topK", None), ("keepDims", None), ("outMaxValue", None)),
+)
+_PARCEL_AvgPoolFusion = _parcel.Struct(
+    AvgPoolFusion,
+    (
+        ("kernelSize", _parcel.PodArray(_parcel.INT64)),
+        ("strides", _parcel.PodArray(_parcel.INT64)),
+        ("pad", _parcel.PodArray(_parcel.INT64)),
+        ("padMode", _parcel.Enum(PadMode, "b")),
+        ("roundMode", _parcel.Enum(RoundMode, "b")),
+        ("format", _parcel.Enum(Format, "b")),
+        ("global_", _parcel.BOOL),
+        ("activationType", _parcel.Enum(ActivationType, "b")),
+    ),
+)
+_PARCEL_BatchToSpaceND = _parcel.Struct(
+    BatchToSpaceND,
+    (
+        ("blockShape", _parcel.PodArray(_parcel.INT64)),
+        ("crops", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
+    ),
+)
+_PARCEL_BiasAdd = _parcel.PodStruct(BiasAdd, "<8x", ())
+_PARCEL_Cast = _parcel.PodStruct(Cast, "<8x", ())
+_PARCEL_Concat = _parcel.PodStruct(Concat, "<q", (("axis", None),))
+_PARCEL_Conv2DFusion = _parcel.Struct(
+    Conv2DFusion,
+    (
+        ("kernelSize", _parcel.PodArray(_parcel.INT64)),
+        ("stride", _parcel.PodArray(_parcel.INT64)),
+        ("dilation", _parcel.PodArray(_parcel.INT64)),
+        ("padMode", _parcel.Enum(PadMode, "b")),
+        ("padList", _parcel.PodArray(_parcel.INT64)),
+        ("group", _parcel.INT64),
+        ("inChannel", _parcel.INT64),
+        ("outChannel", _parcel.INT64),
+        ("activationType", _parcel.Enum(ActivationType, "b")),
+    ),
+)
+_PARCEL_Conv2dTransposeFusion = _parcel.Struct(
+    Conv2dTransposeFusion,
+    (
+        ("kernelSize", _parcel.PodArray(_parcel.INT64)),
+        ("stride", _parcel.PodArray(_parcel.INT64)),
+        ("dilation", _parcel.PodArray(_parcel.INT64)),
+        ("padMode", _parcel.Enum(PadMode, "b")),
+        ("padList", _parcel.PodArray(_parcel.INT64)),
+        ("group", _parcel.INT64),
+        ("inChannel", _parcel.INT64),
+        ("outChannel", _parcel.INT64),
+        ("activationType", _parcel.Enum(ActivationType, "b")),
+        ("outputPaddings", _parcel.PodArray(_parcel.INT64)),
+    ),
+)
+_PARCEL_DivFusion = _parcel.PodStruct(DivFusion, "<b7x", (("activationType", ActivationType),))
+_PARCEL_Eltwise = _parcel.PodStruct(Eltwise, "<b7x", (("mode", EltwiseMode),))
+_PARCEL_ExpandDims = _parcel.PodStruct(ExpandDims, "<8x", ())
+_PARCEL_Fill = _parcel.PodStruct(Fill, "<8x", ())
+_PARCEL_FullConnection = _parcel.PodStruct(
+    FullConnection,
+    "<??6xqb7x",
+    (("hasBias", None), ("useAxis", None), ("axis", None), ("activationType", ActivationType)),
+)
+_PARCEL_FusedBatchNorm = _parcel.PodStruct(FusedBatchNorm, "<f4x", (("epsilon", None),))
+_PARCEL_Gather = _parcel.PodStruct(Gather, "<8x", ())
+_PARCEL_LayerNormFusion = _parcel.PodStruct(
+    LayerNormFusion,
+    "<qf?3xq",
+    (
+        ("beginNormAxis", None),
+        ("epsilon", None),
+        ("elementwiseAffine", None),
+        ("beginParamsAxis", None),
+    ),
+)
+_PARCEL_LessEqual = _parcel.PodStruct(LessEqual, "<8x", ())
+_PARCEL_MatMulFusion = _parcel.PodStruct(
+    MatMulFusion,
+    "<??b5x",
+    (("transposeA", None), ("transposeB", None), ("activationType", ActivationType)),
+)
+_PARCEL_Maximum = _parcel.PodStruct(Maximum, "<8x", ())
+_PARCEL_MaxPoolFusion = _parcel.Struct(
+    MaxPoolFusion,
+    (
+        ("kernelSize", _parcel.PodArray(_parcel.INT64)),
+        ("strides", _parcel.PodArray(_parcel.INT64)),
+        ("pad", _parcel.PodArray(_parcel.INT64)),
+        ("padMode", _parcel.Enum(PadMode, "b")),
+        ("format", _parcel.Enum(Format, "b")),
+        ("global_", _parcel.BOOL),
+        ("activationType", _parcel.Enum(ActivationType, "b")),
+    ),
+)
+_PARCEL_MulFusion = _parcel.PodStruct(MulFusion, "<b7x", (("activationType", ActivationType),))
+_PARCEL_OneHot = _parcel.PodStruct(OneHot, "<q", (("axis", None),))
+_PARCEL_PadFusion = _parcel.Struct(
+    PadFusion,
+    (
+        ("paddings", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
+        ("paddingMode", _parcel.Enum(PaddingMode, "b")),
+        ("constantValue", _parcel.FLOAT),
+    ),
+)
+_PARCEL_PowFusion = _parcel.PodStruct(PowFusion, "<ff", (("scale", None), ("shift", None)))
+_PARCEL_PReLUFusion = _parcel.PodStruct(PReLUFusion, "<?7x", (("channelShared", None),))
+_PARCEL_QuantDTypeCast = _parcel.PodStruct(QuantDTypeCast, "<qq", (("srcT", None), ("dstT", None)))
+_PARCEL_ReduceFusion = _parcel.PodStruct(
+    ReduceFusion,
+    "<?b?xf",
+    (("keepDims", None), ("mode", ReduceMode), ("reduceToEnd", None), ("coeff", None)),
+)
+_PARCEL_Reshape = _parcel.PodStruct(Reshape, "<8x", ())
+_PARCEL_Resize = _parcel.PodStruct(
+    Resize,
+    "<b7xqq?b2xfqfb3x",
+    (
+        ("method", ResizeMethod),
+        ("newHeight", None),
+        ("newWidth", None),
+        ("preserveAspectRatio", None),
+        ("coordinateTransformMode", CoordinateTransformMode),
+        ("cubicCoeff", None),
+        ("excludeOutside", None),
+        ("extrapolationValue", None),
+        ("nearestMode", NearestMode),
+    ),
+)
+_PARCEL_Rsqrt = _parcel.PodStruct(Rsqrt, "<8x", ())
+_PARCEL_ScaleFusion = _parcel.PodStruct(
+    ScaleFusion, "<qb7x", (("axis", None), ("activationType", ActivationType))
+)
+_PARCEL_Shape = _parcel.PodStruct(Shape, "<8x", ())
+_PARCEL_SliceFusion = _parcel.Struct(SliceFusion, (("axes", _parcel.PodArray(_parcel.INT64)),))
+_PARCEL_Softmax = _parcel.Struct(Softmax, (("axis", _parcel.PodArray(_parcel.INT64)),))
+_PARCEL_SpaceToBatchND = _parcel.Struct(
+    SpaceToBatchND,
+    (
+        ("blockShape", _parcel.PodArray(_parcel.INT64)),
+        ("paddings", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
+    ),
+)
+_PARCEL_Split = _parcel.Struct(
+    Split,
+    (
+        ("outputNum", _parcel.INT64),
+        ("sizeSplits", _parcel.PodArray(_parcel.INT64)),
+        ("axis", _parcel.INT64),
+    ),
+)
+_PARCEL_Sqrt = _parcel.PodStruct(Sqrt, "<8x", ())
+_PARCEL_SquaredDifference = _parcel.PodStruct(SquaredDifference, "<8x", ())
+_PARCEL_Squeeze = _parcel.Struct(Squeeze, (("axis", _parcel.PodArray(_parcel.INT64)),))
+_PARCEL_Stack = _parcel.PodStruct(Stack, "<q", (("axis", None),))
+_PARCEL_StridedSlice = _parcel.PodStruct(
+    StridedSlice,
+    "<qqqqq",
+    (
+        ("beginMask", None),
+        ("endMask", None),
+        ("ellipsisMask", None),
+        ("newAxisMask", None),
+        ("shrinkAxisMask", None),
+    ),
+)
+_PARCEL_SubFusion = _parcel.PodStruct(SubFusion, "<b7x", (("activationType", ActivationType),))
+_PARCEL_TileFusion = _parcel.Struct(TileFusion, (("dims", _parcel.PodArray(_parcel.INT64)),))
+_PARCEL_TopKFusion = _parcel.PodStruct(TopKFusion, "<?7xq", (("sorted", None), ("axis", None)))
+_PARCEL_Transpose = _parcel.PodStruct(Transpose, "<8x", ())
+_PARCEL_Unsqueeze = _parcel.Struct(Unsqueeze, (("axis", _parcel.PodArray(_parcel.INT64)),))

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from idlgen.wire import records as _rec
+from idlgen.wire import parcel as _parcel, records as _rec
 from .nnrt_types import (
     ActivationType,
     CoordinateTransformMode,
@@ -150,6 +150,21 @@ class Abs:
         obj = cls()
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``AbsBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Abs.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Abs:
+        """Decode ``AbsBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Abs.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Abs: frozenset[str] = frozenset(())
 
@@ -217,6 +232,21 @@ class Activation:
             obj.approximate = bool(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ActivationBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Activation.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Activation:
+        """Decode ``ActivationBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Activation.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Activation: frozenset[str] = frozenset(
     (
@@ -272,6 +302,21 @@ class AddFusion:
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``AddFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_AddFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> AddFusion:
+        """Decode ``AddFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_AddFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_AddFusion: frozenset[str] = frozenset(("activationType",))
 
@@ -315,6 +360,21 @@ class All:
             v = d["keepDims"]
             obj.keepDims = int(v)
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``AllBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_All.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> All:
+        """Decode ``AllBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_All.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_All: frozenset[str] = frozenset(("keepDims",))
@@ -377,6 +437,21 @@ class ArgMaxFusion:
             obj.outMaxValue = bool(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ArgMaxFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_ArgMaxFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ArgMaxFusion:
+        """Decode ``ArgMaxFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_ArgMaxFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_ArgMaxFusion: frozenset[str] = frozenset(
     (
@@ -428,6 +503,21 @@ class Assert:
             v = d["summarize"]
             obj.summarize = int(v)
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``AssertBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Assert.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Assert:
+        """Decode ``AssertBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Assert.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Assert: frozenset[str] = frozenset(("summarize",))
@@ -520,6 +610,21 @@ class AvgPoolFusion:
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``AvgPoolFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_AvgPoolFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> AvgPoolFusion:
+        """Decode ``AvgPoolFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_AvgPoolFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_AvgPoolFusion: frozenset[str] = frozenset(
     (
@@ -585,6 +690,21 @@ class BatchToSpaceND:
             obj.crops = [[int(e1) for e1 in e0] for e0 in v]
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``BatchToSpaceNDBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_BatchToSpaceND.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> BatchToSpaceND:
+        """Decode ``BatchToSpaceNDBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_BatchToSpaceND.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_BatchToSpaceND: frozenset[str] = frozenset(
     (
@@ -624,6 +744,21 @@ class BiasAdd:
             raise ValueError(f"unknown field(s) for BiasAdd: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``BiasAddBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_BiasAdd.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> BiasAdd:
+        """Decode ``BiasAddBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_BiasAdd.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_BiasAdd: frozenset[str] = frozenset(())
@@ -667,6 +802,21 @@ class BroadcastTo:
             obj.shape = [int(e0) for e0 in v]
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``BroadcastToBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_BroadcastTo.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> BroadcastTo:
+        """Decode ``BroadcastToBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_BroadcastTo.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_BroadcastTo: frozenset[str] = frozenset(("shape",))
 
@@ -702,6 +852,21 @@ class Cast:
         obj = cls()
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``CastBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Cast.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Cast:
+        """Decode ``CastBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Cast.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Cast: frozenset[str] = frozenset(())
 
@@ -735,6 +900,21 @@ class Ceil:
             raise ValueError(f"unknown field(s) for Ceil: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``CeilBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Ceil.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Ceil:
+        """Decode ``CeilBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Ceil.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Ceil: frozenset[str] = frozenset(())
@@ -785,6 +965,21 @@ class Clip:
             obj.min = float(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ClipBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Clip.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Clip:
+        """Decode ``ClipBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Clip.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Clip: frozenset[str] = frozenset(
     (
@@ -831,6 +1026,21 @@ class Concat:
             v = d["axis"]
             obj.axis = int(v)
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ConcatBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Concat.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Concat:
+        """Decode ``ConcatBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Concat.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Concat: frozenset[str] = frozenset(("axis",))
@@ -938,6 +1148,21 @@ class Conv2DFusion:
             v = d["activationType"]
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``Conv2DFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Conv2DFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Conv2DFusion:
+        """Decode ``Conv2DFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Conv2DFusion.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Conv2DFusion: frozenset[str] = frozenset(
@@ -1062,6 +1287,23 @@ class Conv2dTransposeFusion:
             obj.outputPaddings = [int(e0) for e0 in v]
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``Conv2dTransposeFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Conv2dTransposeFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(
+        cls, data: bytes, objects: Sequence[object] | None = None
+    ) -> Conv2dTransposeFusion:
+        """Decode ``Conv2dTransposeFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Conv2dTransposeFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Conv2dTransposeFusion: frozenset[str] = frozenset(
     (
@@ -1108,6 +1350,21 @@ class Cos:
             raise ValueError(f"unknown field(s) for Cos: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``CosBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Cos.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Cos:
+        """Decode ``CosBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Cos.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Cos: frozenset[str] = frozenset(())
@@ -1157,6 +1414,21 @@ class ConstantOfShape:
             v = d["value"]
             obj.value = [float(e0) for e0 in v]
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ConstantOfShapeBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_ConstantOfShape.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ConstantOfShape:
+        """Decode ``ConstantOfShapeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_ConstantOfShape.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_ConstantOfShape: frozenset[str] = frozenset(
@@ -1211,6 +1483,21 @@ class Crop:
             v = d["offset"]
             obj.offset = [int(e0) for e0 in v]
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``CropBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Crop.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Crop:
+        """Decode ``CropBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Crop.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Crop: frozenset[str] = frozenset(
@@ -1329,6 +1616,23 @@ class DetectionPostProcess:
             obj.outQuantized = bool(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``DetectionPostProcessBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_DetectionPostProcess.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(
+        cls, data: bytes, objects: Sequence[object] | None = None
+    ) -> DetectionPostProcess:
+        """Decode ``DetectionPostProcessBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_DetectionPostProcess.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_DetectionPostProcess: frozenset[str] = frozenset(
     (
@@ -1403,6 +1707,21 @@ class DepthToSpace:
             obj.mode = str(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``DepthToSpaceBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_DepthToSpace.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> DepthToSpace:
+        """Decode ``DepthToSpaceBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_DepthToSpace.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_DepthToSpace: frozenset[str] = frozenset(
     (
@@ -1452,6 +1771,21 @@ class DivFusion:
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``DivFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_DivFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> DivFusion:
+        """Decode ``DivFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_DivFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_DivFusion: frozenset[str] = frozenset(("activationType",))
 
@@ -1495,6 +1829,21 @@ class Eltwise:
             obj.mode = _rec.enum_from(EltwiseMode, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``EltwiseBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Eltwise.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Eltwise:
+        """Decode ``EltwiseBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Eltwise.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Eltwise: frozenset[str] = frozenset(("mode",))
 
@@ -1530,6 +1879,21 @@ class Equal:
             raise ValueError(f"unknown field(s) for Equal: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``EqualBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Equal.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Equal:
+        """Decode ``EqualBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Equal.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Equal: frozenset[str] = frozenset(())
@@ -1588,6 +1952,21 @@ class ExpFusion:
             obj.shift = float(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ExpFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_ExpFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ExpFusion:
+        """Decode ``ExpFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_ExpFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_ExpFusion: frozenset[str] = frozenset(
     (
@@ -1629,6 +2008,21 @@ class ExpandDims:
             raise ValueError(f"unknown field(s) for ExpandDims: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ExpandDimsBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_ExpandDims.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ExpandDims:
+        """Decode ``ExpandDimsBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_ExpandDims.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_ExpandDims: frozenset[str] = frozenset(())
@@ -1677,6 +2071,21 @@ class Flatten:
             obj.axis = int(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``FlattenBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Flatten.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Flatten:
+        """Decode ``FlattenBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Flatten.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Flatten: frozenset[str] = frozenset(("axis",))
 
@@ -1710,6 +2119,21 @@ class Floor:
             raise ValueError(f"unknown field(s) for Floor: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``FloorBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Floor.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Floor:
+        """Decode ``FloorBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Floor.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Floor: frozenset[str] = frozenset(())
@@ -1745,6 +2169,21 @@ class Fill:
             raise ValueError(f"unknown field(s) for Fill: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``FillBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Fill.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Fill:
+        """Decode ``FillBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Fill.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Fill: frozenset[str] = frozenset(())
@@ -1814,6 +2253,21 @@ class FullConnection:
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``FullConnectionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_FullConnection.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> FullConnection:
+        """Decode ``FullConnectionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_FullConnection.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_FullConnection: frozenset[str] = frozenset(
     (
@@ -1869,6 +2323,21 @@ class FusedBatchNorm:
             obj.epsilon = float(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``FusedBatchNormBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_FusedBatchNorm.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> FusedBatchNorm:
+        """Decode ``FusedBatchNormBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_FusedBatchNorm.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_FusedBatchNorm: frozenset[str] = frozenset(("epsilon",))
 
@@ -1906,6 +2375,21 @@ class Gather:
         obj = cls()
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``GatherBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Gather.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Gather:
+        """Decode ``GatherBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Gather.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Gather: frozenset[str] = frozenset(())
 
@@ -1942,6 +2426,21 @@ class Greater:
         obj = cls()
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``GreaterBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Greater.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Greater:
+        """Decode ``GreaterBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Greater.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Greater: frozenset[str] = frozenset(())
 
@@ -1977,6 +2476,21 @@ class GreaterEqual:
             raise ValueError(f"unknown field(s) for GreaterEqual: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``GreaterEqualBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_GreaterEqual.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> GreaterEqual:
+        """Decode ``GreaterEqualBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_GreaterEqual.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_GreaterEqual: frozenset[str] = frozenset(())
@@ -2025,6 +2539,21 @@ class InstanceNorm:
             v = d["epsilon"]
             obj.epsilon = float(v)
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``InstanceNormBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_InstanceNorm.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> InstanceNorm:
+        """Decode ``InstanceNormBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_InstanceNorm.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_InstanceNorm: frozenset[str] = frozenset(("epsilon",))
@@ -2090,6 +2619,21 @@ class LayerNormFusion:
             obj.beginParamsAxis = int(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``LayerNormFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_LayerNormFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LayerNormFusion:
+        """Decode ``LayerNormFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_LayerNormFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_LayerNormFusion: frozenset[str] = frozenset(
     (
@@ -2140,6 +2684,21 @@ class LeakyRelu:
             obj.negativeSlope = float(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``LeakyReluBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_LeakyRelu.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LeakyRelu:
+        """Decode ``LeakyReluBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_LeakyRelu.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_LeakyRelu: frozenset[str] = frozenset(("negativeSlope",))
 
@@ -2175,6 +2734,21 @@ class Less:
             raise ValueError(f"unknown field(s) for Less: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``LessBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Less.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Less:
+        """Decode ``LessBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Less.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Less: frozenset[str] = frozenset(())
@@ -2213,6 +2787,21 @@ class LessEqual:
         obj = cls()
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``LessEqualBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_LessEqual.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LessEqual:
+        """Decode ``LessEqualBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_LessEqual.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_LessEqual: frozenset[str] = frozenset(())
 
@@ -2246,6 +2835,21 @@ class Log:
             raise ValueError(f"unknown field(s) for Log: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``LogBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Log.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Log:
+        """Decode ``LogBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Log.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Log: frozenset[str] = frozenset(())
@@ -2282,6 +2886,21 @@ class LogicalAnd:
         obj = cls()
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``LogicalAndBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_LogicalAnd.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LogicalAnd:
+        """Decode ``LogicalAndBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_LogicalAnd.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_LogicalAnd: frozenset[str] = frozenset(())
 
@@ -2315,6 +2934,21 @@ class LogicalNot:
             raise ValueError(f"unknown field(s) for LogicalNot: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``LogicalNotBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_LogicalNot.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LogicalNot:
+        """Decode ``LogicalNotBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_LogicalNot.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_LogicalNot: frozenset[str] = frozenset(())
@@ -2350,6 +2984,21 @@ class LogicalOr:
             raise ValueError(f"unknown field(s) for LogicalOr: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``LogicalOrBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_LogicalOr.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LogicalOr:
+        """Decode ``LogicalOrBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_LogicalOr.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_LogicalOr: frozenset[str] = frozenset(())
@@ -2417,6 +3066,21 @@ class LRN:
             obj.normRegion = str(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``LRNBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_LRN.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LRN:
+        """Decode ``LRNBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_LRN.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_LRN: frozenset[str] = frozenset(
     (
@@ -2478,6 +3142,21 @@ class L2NormalizeFusion:
             v = d["activationType"]
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``L2NormalizeFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_L2NormalizeFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> L2NormalizeFusion:
+        """Decode ``L2NormalizeFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_L2NormalizeFusion.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_L2NormalizeFusion: frozenset[str] = frozenset(
@@ -2594,6 +3273,21 @@ class LSTM:
             obj.projSize = int(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``LSTMBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_LSTM.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LSTM:
+        """Decode ``LSTMBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_LSTM.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_LSTM: frozenset[str] = frozenset(
     (
@@ -2664,6 +3358,21 @@ class MatMulFusion:
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``MatMulFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_MatMulFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> MatMulFusion:
+        """Decode ``MatMulFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_MatMulFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_MatMulFusion: frozenset[str] = frozenset(
     (
@@ -2709,6 +3418,21 @@ class Maximum:
             raise ValueError(f"unknown field(s) for Maximum: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``MaximumBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Maximum.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Maximum:
+        """Decode ``MaximumBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Maximum.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Maximum: frozenset[str] = frozenset(())
@@ -2798,6 +3522,21 @@ class MaxPoolFusion:
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``MaxPoolFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_MaxPoolFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> MaxPoolFusion:
+        """Decode ``MaxPoolFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_MaxPoolFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_MaxPoolFusion: frozenset[str] = frozenset(
     (
@@ -2849,6 +3588,21 @@ class Minimum:
         obj = cls()
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``MinimumBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Minimum.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Minimum:
+        """Decode ``MinimumBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Minimum.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Minimum: frozenset[str] = frozenset(())
 
@@ -2890,6 +3644,21 @@ class Mod:
             raise ValueError(f"unknown field(s) for Mod: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ModBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Mod.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Mod:
+        """Decode ``ModBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Mod.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Mod: frozenset[str] = frozenset(())
@@ -2936,6 +3705,21 @@ class MulFusion:
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``MulFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_MulFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> MulFusion:
+        """Decode ``MulFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_MulFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_MulFusion: frozenset[str] = frozenset(("activationType",))
 
@@ -2969,6 +3753,21 @@ class Neg:
             raise ValueError(f"unknown field(s) for Neg: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``NegBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Neg.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Neg:
+        """Decode ``NegBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Neg.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Neg: frozenset[str] = frozenset(())
@@ -3005,6 +3804,21 @@ class NotEqual:
             raise ValueError(f"unknown field(s) for NotEqual: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``NotEqualBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_NotEqual.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> NotEqual:
+        """Decode ``NotEqualBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_NotEqual.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_NotEqual: frozenset[str] = frozenset(())
@@ -3061,6 +3875,21 @@ class OneHot:
             v = d["axis"]
             obj.axis = int(v)
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``OneHotBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_OneHot.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> OneHot:
+        """Decode ``OneHotBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_OneHot.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_OneHot: frozenset[str] = frozenset(("axis",))
@@ -3130,6 +3959,21 @@ class PadFusion:
             obj.constantValue = float(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``PadFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_PadFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> PadFusion:
+        """Decode ``PadFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_PadFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_PadFusion: frozenset[str] = frozenset(
     (
@@ -3193,6 +4037,21 @@ class PowFusion:
             obj.shift = float(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``PowFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_PowFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> PowFusion:
+        """Decode ``PowFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_PowFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_PowFusion: frozenset[str] = frozenset(
     (
@@ -3247,6 +4106,21 @@ class PReLUFusion:
             obj.channelShared = bool(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``PReLUFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_PReLUFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> PReLUFusion:
+        """Decode ``PReLUFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_PReLUFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_PReLUFusion: frozenset[str] = frozenset(("channelShared",))
 
@@ -3295,6 +4169,21 @@ class QuantDTypeCast:
             obj.dstT = int(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``QuantDTypeCastBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_QuantDTypeCast.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> QuantDTypeCast:
+        """Decode ``QuantDTypeCastBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_QuantDTypeCast.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_QuantDTypeCast: frozenset[str] = frozenset(
     (
@@ -3335,6 +4224,21 @@ class Rank:
             raise ValueError(f"unknown field(s) for Rank: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``RankBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Rank.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Rank:
+        """Decode ``RankBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Rank.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Rank: frozenset[str] = frozenset(())
@@ -3397,6 +4301,21 @@ class Range:
             obj.delta = int(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``RangeBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Range.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Range:
+        """Decode ``RangeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Range.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Range: frozenset[str] = frozenset(
     (
@@ -3438,6 +4357,21 @@ class Reciprocal:
         obj = cls()
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ReciprocalBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Reciprocal.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Reciprocal:
+        """Decode ``ReciprocalBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Reciprocal.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Reciprocal: frozenset[str] = frozenset(())
 
@@ -3472,6 +4406,21 @@ class RealDiv:
             raise ValueError(f"unknown field(s) for RealDiv: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``RealDivBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_RealDiv.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> RealDiv:
+        """Decode ``RealDivBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_RealDiv.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_RealDiv: frozenset[str] = frozenset(())
@@ -3541,6 +4490,21 @@ class ReduceFusion:
             obj.coeff = float(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ReduceFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_ReduceFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ReduceFusion:
+        """Decode ``ReduceFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_ReduceFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_ReduceFusion: frozenset[str] = frozenset(
     (
@@ -3582,6 +4546,21 @@ class Reshape:
             raise ValueError(f"unknown field(s) for Reshape: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ReshapeBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Reshape.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Reshape:
+        """Decode ``ReshapeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Reshape.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Reshape: frozenset[str] = frozenset(())
@@ -3681,6 +4660,21 @@ class Resize:
             obj.nearestMode = _rec.enum_from(NearestMode, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ResizeBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Resize.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Resize:
+        """Decode ``ResizeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Resize.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Resize: frozenset[str] = frozenset(
     (
@@ -3727,6 +4721,21 @@ class Round:
         obj = cls()
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``RoundBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Round.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Round:
+        """Decode ``RoundBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Round.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Round: frozenset[str] = frozenset(())
 
@@ -3760,6 +4769,21 @@ class Rsqrt:
             raise ValueError(f"unknown field(s) for Rsqrt: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``RsqrtBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Rsqrt.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Rsqrt:
+        """Decode ``RsqrtBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Rsqrt.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Rsqrt: frozenset[str] = frozenset(())
@@ -3812,6 +4836,21 @@ class ScaleFusion:
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ScaleFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_ScaleFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ScaleFusion:
+        """Decode ``ScaleFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_ScaleFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_ScaleFusion: frozenset[str] = frozenset(
     (
@@ -3854,6 +4893,21 @@ class ScatterNd:
         obj = cls()
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ScatterNdBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_ScatterNd.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ScatterNd:
+        """Decode ``ScatterNdBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_ScatterNd.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_ScatterNd: frozenset[str] = frozenset(())
 
@@ -3888,6 +4942,21 @@ class Shape:
         obj = cls()
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ShapeBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Shape.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Shape:
+        """Decode ``ShapeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Shape.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Shape: frozenset[str] = frozenset(())
 
@@ -3921,6 +4990,21 @@ class Sin:
             raise ValueError(f"unknown field(s) for Sin: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SinBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Sin.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Sin:
+        """Decode ``SinBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Sin.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Sin: frozenset[str] = frozenset(())
@@ -3967,6 +5051,21 @@ class SliceFusion:
             obj.axes = [int(e0) for e0 in v]
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SliceFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_SliceFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SliceFusion:
+        """Decode ``SliceFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_SliceFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_SliceFusion: frozenset[str] = frozenset(("axes",))
 
@@ -4009,6 +5108,21 @@ class Softmax:
             v = d["axis"]
             obj.axis = [int(e0) for e0 in v]
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SoftmaxBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Softmax.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Softmax:
+        """Decode ``SoftmaxBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Softmax.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Softmax: frozenset[str] = frozenset(("axis",))
@@ -4065,6 +5179,21 @@ class SpaceToBatchND:
             v = d["paddings"]
             obj.paddings = [[int(e1) for e1 in e0] for e0 in v]
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SpaceToBatchNDBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_SpaceToBatchND.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SpaceToBatchND:
+        """Decode ``SpaceToBatchNDBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_SpaceToBatchND.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_SpaceToBatchND: frozenset[str] = frozenset(
@@ -4124,6 +5253,21 @@ class SpaceToDepth:
             obj.format = _rec.enum_from(Format, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SpaceToDepthBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_SpaceToDepth.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SpaceToDepth:
+        """Decode ``SpaceToDepthBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_SpaceToDepth.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_SpaceToDepth: frozenset[str] = frozenset(
     (
@@ -4165,6 +5309,21 @@ class SparseToDense:
             raise ValueError(f"unknown field(s) for SparseToDense: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SparseToDenseBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_SparseToDense.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SparseToDense:
+        """Decode ``SparseToDenseBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_SparseToDense.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_SparseToDense: frozenset[str] = frozenset(())
@@ -4225,6 +5384,21 @@ class Split:
             obj.axis = int(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SplitBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Split.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Split:
+        """Decode ``SplitBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Split.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Split: frozenset[str] = frozenset(
     (
@@ -4265,6 +5439,21 @@ class Sqrt:
         obj = cls()
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SqrtBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Sqrt.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Sqrt:
+        """Decode ``SqrtBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Sqrt.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Sqrt: frozenset[str] = frozenset(())
 
@@ -4298,6 +5487,21 @@ class Square:
             raise ValueError(f"unknown field(s) for Square: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SquareBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Square.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Square:
+        """Decode ``SquareBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Square.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Square: frozenset[str] = frozenset(())
@@ -4338,6 +5542,21 @@ class SquaredDifference:
             raise ValueError(f"unknown field(s) for SquaredDifference: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SquaredDifferenceBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_SquaredDifference.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SquaredDifference:
+        """Decode ``SquaredDifferenceBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_SquaredDifference.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_SquaredDifference: frozenset[str] = frozenset(())
@@ -4385,6 +5604,21 @@ class Squeeze:
             obj.axis = [int(e0) for e0 in v]
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SqueezeBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Squeeze.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Squeeze:
+        """Decode ``SqueezeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Squeeze.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Squeeze: frozenset[str] = frozenset(("axis",))
 
@@ -4428,6 +5662,21 @@ class Stack:
             v = d["axis"]
             obj.axis = int(v)
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``StackBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Stack.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Stack:
+        """Decode ``StackBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Stack.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Stack: frozenset[str] = frozenset(("axis",))
@@ -4518,6 +5767,21 @@ class StridedSlice:
             obj.shrinkAxisMask = int(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``StridedSliceBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_StridedSlice.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> StridedSlice:
+        """Decode ``StridedSliceBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_StridedSlice.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_StridedSlice: frozenset[str] = frozenset(
     (
@@ -4572,6 +5836,21 @@ class SubFusion:
             obj.activationType = _rec.enum_from(ActivationType, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SubFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_SubFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SubFusion:
+        """Decode ``SubFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_SubFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_SubFusion: frozenset[str] = frozenset(("activationType",))
 
@@ -4621,6 +5900,21 @@ class TileFusion:
             v = d["dims"]
             obj.dims = [int(e0) for e0 in v]
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``TileFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_TileFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> TileFusion:
+        """Decode ``TileFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_TileFusion.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_TileFusion: frozenset[str] = frozenset(("dims",))
@@ -4672,6 +5966,21 @@ class TopKFusion:
             obj.axis = int(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``TopKFusionBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_TopKFusion.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> TopKFusion:
+        """Decode ``TopKFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_TopKFusion.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_TopKFusion: frozenset[str] = frozenset(
     (
@@ -4713,6 +6022,21 @@ class Transpose:
             raise ValueError(f"unknown field(s) for Transpose: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``TransposeBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Transpose.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Transpose:
+        """Decode ``TransposeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Transpose.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Transpose: frozenset[str] = frozenset(())
@@ -4756,6 +6080,21 @@ class Unsqueeze:
             v = d["axis"]
             obj.axis = [int(e0) for e0 in v]
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``UnsqueezeBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Unsqueeze.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Unsqueeze:
+        """Decode ``UnsqueezeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Unsqueeze.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Unsqueeze: frozenset[str] = frozenset(("axis",))
@@ -4806,6 +6145,21 @@ class Unstack:
             obj.axis = int(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``UnstackBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Unstack.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Unstack:
+        """Decode ``UnstackBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Unstack.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Unstack: frozenset[str] = frozenset(("axis",))
 
@@ -4841,6 +6195,21 @@ class Where:
             raise ValueError(f"unknown field(s) for Where: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``WhereBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Where.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Where:
+        """Decode ``WhereBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Where.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Where: frozenset[str] = frozenset(())
@@ -4884,6 +6253,21 @@ class Select:
         obj = cls()
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``SelectBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Select.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Select:
+        """Decode ``SelectBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Select.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Select: frozenset[str] = frozenset(())
 
@@ -4917,6 +6301,21 @@ class Erf:
             raise ValueError(f"unknown field(s) for Erf: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``ErfBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Erf.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Erf:
+        """Decode ``ErfBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Erf.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_Erf: frozenset[str] = frozenset(())
@@ -4962,6 +6361,21 @@ class LogSoftmax:
             obj.axis = int(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``LogSoftmaxBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_LogSoftmax.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LogSoftmax:
+        """Decode ``LogSoftmaxBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_LogSoftmax.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_LogSoftmax: frozenset[str] = frozenset(("axis",))
 
@@ -4996,6 +6410,21 @@ class GatherNd:
             raise ValueError(f"unknown field(s) for GatherNd: {sorted(unknown)}")
         obj = cls()
         return obj
+
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``GatherNdBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_GatherNd.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> GatherNd:
+        """Decode ``GatherNdBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_GatherNd.decode(data, objects)  # type: ignore[no-any-return]
 
 
 _FIELDS_GatherNd: frozenset[str] = frozenset(())
@@ -5053,6 +6482,21 @@ class QuantDTypeCastV2:
             obj.axis = int(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``QuantDTypeCastV2BlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_QuantDTypeCastV2.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> QuantDTypeCastV2:
+        """Decode ``QuantDTypeCastV2BlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_QuantDTypeCastV2.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_QuantDTypeCastV2: frozenset[str] = frozenset(
     (
@@ -5060,4 +6504,302 @@ _FIELDS_QuantDTypeCastV2: frozenset[str] = frozenset(
         "dstT",
         "axis",
     )
+)
+
+
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
+_PARCEL_Abs = _parcel.PodStruct(Abs, "<8x", ())
+_PARCEL_Activation = _parcel.PodStruct(
+    Activation,
+    "<b3xfff?7x",
+    (
+        ("activationType", ActivationType),
+        ("alpha", None),
+        ("minVal", None),
+        ("maxVal", None),
+        ("approximate", None),
+    ),
+)
+_PARCEL_AddFusion = _parcel.PodStruct(AddFusion, "<b7x", (("activationType", ActivationType),))
+_PARCEL_All = _parcel.PodStruct(All, "<q", (("keepDims", None),))
+_PARCEL_ArgMaxFusion = _parcel.PodStruct(
+    ArgMaxFusion,
+    "<qq??6x",
+    (("axis", None), ("topK", None), ("keepDims", None), ("outMaxValue", None)),
+)
+_PARCEL_Assert = _parcel.PodStruct(Assert, "<q", (("summarize", None),))
+_PARCEL_AvgPoolFusion = _parcel.Struct(
+    AvgPoolFusion,
+    (
+        ("kernelSize", _parcel.PodArray(_parcel.INT64)),
+        ("strides", _parcel.PodArray(_parcel.INT64)),
+        ("pad", _parcel.PodArray(_parcel.INT64)),
+        ("padMode", _parcel.Enum(PadMode, "b")),
+        ("roundMode", _parcel.Enum(RoundMode, "b")),
+        ("format", _parcel.Enum(Format, "b")),
+        ("global_", _parcel.BOOL),
+        ("activationType", _parcel.Enum(ActivationType, "b")),
+    ),
+)
+_PARCEL_BatchToSpaceND = _parcel.Struct(
+    BatchToSpaceND,
+    (
+        ("blockShape", _parcel.PodArray(_parcel.INT64)),
+        ("crops", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
+    ),
+)
+_PARCEL_BiasAdd = _parcel.PodStruct(BiasAdd, "<8x", ())
+_PARCEL_BroadcastTo = _parcel.Struct(BroadcastTo, (("shape", _parcel.PodArray(_parcel.INT64)),))
+_PARCEL_Cast = _parcel.PodStruct(Cast, "<8x", ())
+_PARCEL_Ceil = _parcel.PodStruct(Ceil, "<8x", ())
+_PARCEL_Clip = _parcel.PodStruct(Clip, "<ff", (("max", None), ("min", None)))
+_PARCEL_Concat = _parcel.PodStruct(Concat, "<q", (("axis", None),))
+_PARCEL_Conv2DFusion = _parcel.Struct(
+    Conv2DFusion,
+    (
+        ("kernelSize", _parcel.PodArray(_parcel.INT64)),
+        ("stride", _parcel.PodArray(_parcel.INT64)),
+        ("dilation", _parcel.PodArray(_parcel.INT64)),
+        ("padMode", _parcel.Enum(PadMode, "b")),
+        ("padList", _parcel.PodArray(_parcel.INT64)),
+        ("group", _parcel.INT64),
+        ("inChannel", _parcel.INT64),
+        ("outChannel", _parcel.INT64),
+        ("activationType", _parcel.Enum(ActivationType, "b")),
+    ),
+)
+_PARCEL_Conv2dTransposeFusion = _parcel.Struct(
+    Conv2dTransposeFusion,
+    (
+        ("kernelSize", _parcel.PodArray(_parcel.INT64)),
+        ("stride", _parcel.PodArray(_parcel.INT64)),
+        ("dilation", _parcel.PodArray(_parcel.INT64)),
+        ("padMode", _parcel.Enum(PadMode, "b")),
+        ("padList", _parcel.PodArray(_parcel.INT64)),
+        ("group", _parcel.INT64),
+        ("inChannel", _parcel.INT64),
+        ("outChannel", _parcel.INT64),
+        ("activationType", _parcel.Enum(ActivationType, "b")),
+        ("outputPaddings", _parcel.PodArray(_parcel.INT64)),
+    ),
+)
+_PARCEL_Cos = _parcel.PodStruct(Cos, "<8x", ())
+_PARCEL_ConstantOfShape = _parcel.Struct(
+    ConstantOfShape, (("dataType", _parcel.INT64), ("value", _parcel.PodArray(_parcel.FLOAT)))
+)
+_PARCEL_Crop = _parcel.Struct(
+    Crop, (("axis", _parcel.INT64), ("offset", _parcel.PodArray(_parcel.INT64)))
+)
+_PARCEL_DetectionPostProcess = _parcel.Struct(
+    DetectionPostProcess,
+    (
+        ("format", _parcel.Enum(Format, "b")),
+        ("inputSize", _parcel.INT64),
+        ("scale", _parcel.PodArray(_parcel.FLOAT)),
+        ("nmsIoUThreshold", _parcel.FLOAT),
+        ("nmsScoreThreshold", _parcel.FLOAT),
+        ("maxDetections", _parcel.INT64),
+        ("detectionsPerClass", _parcel.INT64),
+        ("maxClassesPerDetection", _parcel.INT64),
+        ("numClasses", _parcel.INT64),
+        ("useRegularNms", _parcel.BOOL),
+        ("outQuantized", _parcel.BOOL),
+    ),
+)
+_PARCEL_DepthToSpace = _parcel.Struct(
+    DepthToSpace,
+    (("blockSize", _parcel.INT64), ("format", _parcel.Enum(Format, "b")), ("mode", _parcel.STRING)),
+)
+_PARCEL_DivFusion = _parcel.PodStruct(DivFusion, "<b7x", (("activationType", ActivationType),))
+_PARCEL_Eltwise = _parcel.PodStruct(Eltwise, "<b7x", (("mode", EltwiseMode),))
+_PARCEL_Equal = _parcel.PodStruct(Equal, "<8x", ())
+_PARCEL_ExpFusion = _parcel.PodStruct(
+    ExpFusion, "<fff4x", (("base", None), ("scale", None), ("shift", None))
+)
+_PARCEL_ExpandDims = _parcel.PodStruct(ExpandDims, "<8x", ())
+_PARCEL_Flatten = _parcel.PodStruct(Flatten, "<q", (("axis", None),))
+_PARCEL_Floor = _parcel.PodStruct(Floor, "<8x", ())
+_PARCEL_Fill = _parcel.PodStruct(Fill, "<8x", ())
+_PARCEL_FullConnection = _parcel.PodStruct(
+    FullConnection,
+    "<??6xqb7x",
+    (("hasBias", None), ("useAxis", None), ("axis", None), ("activationType", ActivationType)),
+)
+_PARCEL_FusedBatchNorm = _parcel.PodStruct(FusedBatchNorm, "<f4x", (("epsilon", None),))
+_PARCEL_Gather = _parcel.PodStruct(Gather, "<8x", ())
+_PARCEL_Greater = _parcel.PodStruct(Greater, "<8x", ())
+_PARCEL_GreaterEqual = _parcel.PodStruct(GreaterEqual, "<8x", ())
+_PARCEL_InstanceNorm = _parcel.PodStruct(InstanceNorm, "<f4x", (("epsilon", None),))
+_PARCEL_LayerNormFusion = _parcel.PodStruct(
+    LayerNormFusion,
+    "<qf?3xq",
+    (
+        ("beginNormAxis", None),
+        ("epsilon", None),
+        ("elementwiseAffine", None),
+        ("beginParamsAxis", None),
+    ),
+)
+_PARCEL_LeakyRelu = _parcel.PodStruct(LeakyRelu, "<f4x", (("negativeSlope", None),))
+_PARCEL_Less = _parcel.PodStruct(Less, "<8x", ())
+_PARCEL_LessEqual = _parcel.PodStruct(LessEqual, "<8x", ())
+_PARCEL_Log = _parcel.PodStruct(Log, "<8x", ())
+_PARCEL_LogicalAnd = _parcel.PodStruct(LogicalAnd, "<8x", ())
+_PARCEL_LogicalNot = _parcel.PodStruct(LogicalNot, "<8x", ())
+_PARCEL_LogicalOr = _parcel.PodStruct(LogicalOr, "<8x", ())
+_PARCEL_LRN = _parcel.Struct(
+    LRN,
+    (
+        ("depthRadius", _parcel.INT64),
+        ("bias", _parcel.FLOAT),
+        ("alpha", _parcel.FLOAT),
+        ("beta", _parcel.FLOAT),
+        ("normRegion", _parcel.STRING),
+    ),
+)
+_PARCEL_L2NormalizeFusion = _parcel.Struct(
+    L2NormalizeFusion,
+    (
+        ("axis", _parcel.PodArray(_parcel.INT64)),
+        ("epsilon", _parcel.FLOAT),
+        ("activationType", _parcel.Enum(ActivationType, "b")),
+    ),
+)
+_PARCEL_LSTM = _parcel.PodStruct(
+    LSTM,
+    "<??6xqqqqfff4xq",
+    (
+        ("bidirectional", None),
+        ("hasBias", None),
+        ("inputSize", None),
+        ("hiddenSize", None),
+        ("numLayers", None),
+        ("numDirections", None),
+        ("dropout", None),
+        ("zoneoutCell", None),
+        ("zoneoutHidden", None),
+        ("projSize", None),
+    ),
+)
+_PARCEL_MatMulFusion = _parcel.PodStruct(
+    MatMulFusion,
+    "<??b5x",
+    (("transposeA", None), ("transposeB", None), ("activationType", ActivationType)),
+)
+_PARCEL_Maximum = _parcel.PodStruct(Maximum, "<8x", ())
+_PARCEL_MaxPoolFusion = _parcel.Struct(
+    MaxPoolFusion,
+    (
+        ("kernelSize", _parcel.PodArray(_parcel.INT64)),
+        ("strides", _parcel.PodArray(_parcel.INT64)),
+        ("pad", _parcel.PodArray(_parcel.INT64)),
+        ("padMode", _parcel.Enum(PadMode, "b")),
+        ("format", _parcel.Enum(Format, "b")),
+        ("roundMode", _parcel.Enum(RoundMode, "b")),
+        ("global_", _parcel.BOOL),
+        ("activationType", _parcel.Enum(ActivationType, "b")),
+    ),
+)
+_PARCEL_Minimum = _parcel.PodStruct(Minimum, "<8x", ())
+_PARCEL_Mod = _parcel.PodStruct(Mod, "<8x", ())
+_PARCEL_MulFusion = _parcel.PodStruct(MulFusion, "<b7x", (("activationType", ActivationType),))
+_PARCEL_Neg = _parcel.PodStruct(Neg, "<8x", ())
+_PARCEL_NotEqual = _parcel.PodStruct(NotEqual, "<8x", ())
+_PARCEL_OneHot = _parcel.PodStruct(OneHot, "<q", (("axis", None),))
+_PARCEL_PadFusion = _parcel.Struct(
+    PadFusion,
+    (
+        ("paddings", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
+        ("paddingMode", _parcel.Enum(PaddingMode, "b")),
+        ("constantValue", _parcel.FLOAT),
+    ),
+)
+_PARCEL_PowFusion = _parcel.PodStruct(PowFusion, "<ff", (("scale", None), ("shift", None)))
+_PARCEL_PReLUFusion = _parcel.PodStruct(PReLUFusion, "<?7x", (("channelShared", None),))
+_PARCEL_QuantDTypeCast = _parcel.PodStruct(QuantDTypeCast, "<qq", (("srcT", None), ("dstT", None)))
+_PARCEL_Rank = _parcel.PodStruct(Rank, "<8x", ())
+_PARCEL_Range = _parcel.PodStruct(
+    Range, "<qqqq", (("dataType", None), ("start", None), ("limit", None), ("delta", None))
+)
+_PARCEL_Reciprocal = _parcel.PodStruct(Reciprocal, "<8x", ())
+_PARCEL_RealDiv = _parcel.PodStruct(RealDiv, "<8x", ())
+_PARCEL_ReduceFusion = _parcel.PodStruct(
+    ReduceFusion,
+    "<?b?xf",
+    (("keepDims", None), ("mode", ReduceMode), ("reduceToEnd", None), ("coeff", None)),
+)
+_PARCEL_Reshape = _parcel.PodStruct(Reshape, "<8x", ())
+_PARCEL_Resize = _parcel.PodStruct(
+    Resize,
+    "<b7xqq?b2xfqfb3x",
+    (
+        ("method", ResizeMethod),
+        ("newHeight", None),
+        ("newWidth", None),
+        ("preserveAspectRatio", None),
+        ("coordinateTransformMode", CoordinateTransformMode),
+        ("cubicCoeff", None),
+        ("excludeOutside", None),
+        ("extrapolationValue", None),
+        ("nearestMode", NearestMode),
+    ),
+)
+_PARCEL_Round = _parcel.PodStruct(Round, "<8x", ())
+_PARCEL_Rsqrt = _parcel.PodStruct(Rsqrt, "<8x", ())
+_PARCEL_ScaleFusion = _parcel.PodStruct(
+    ScaleFusion, "<qb7x", (("axis", None), ("activationType", ActivationType))
+)
+_PARCEL_ScatterNd = _parcel.PodStruct(ScatterNd, "<8x", ())
+_PARCEL_Shape = _parcel.PodStruct(Shape, "<8x", ())
+_PARCEL_Sin = _parcel.PodStruct(Sin, "<8x", ())
+_PARCEL_SliceFusion = _parcel.Struct(SliceFusion, (("axes", _parcel.PodArray(_parcel.INT64)),))
+_PARCEL_Softmax = _parcel.Struct(Softmax, (("axis", _parcel.PodArray(_parcel.INT64)),))
+_PARCEL_SpaceToBatchND = _parcel.Struct(
+    SpaceToBatchND,
+    (
+        ("blockShape", _parcel.PodArray(_parcel.INT64)),
+        ("paddings", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
+    ),
+)
+_PARCEL_SpaceToDepth = _parcel.PodStruct(
+    SpaceToDepth, "<qb7x", (("blockSize", None), ("format", Format))
+)
+_PARCEL_SparseToDense = _parcel.PodStruct(SparseToDense, "<8x", ())
+_PARCEL_Split = _parcel.Struct(
+    Split,
+    (
+        ("outputNum", _parcel.INT64),
+        ("sizeSplits", _parcel.PodArray(_parcel.INT64)),
+        ("axis", _parcel.INT64),
+    ),
+)
+_PARCEL_Sqrt = _parcel.PodStruct(Sqrt, "<8x", ())
+_PARCEL_Square = _parcel.PodStruct(Square, "<8x", ())
+_PARCEL_SquaredDifference = _parcel.PodStruct(SquaredDifference, "<8x", ())
+_PARCEL_Squeeze = _parcel.Struct(Squeeze, (("axis", _parcel.PodArray(_parcel.INT64)),))
+_PARCEL_Stack = _parcel.PodStruct(Stack, "<q", (("axis", None),))
+_PARCEL_StridedSlice = _parcel.PodStruct(
+    StridedSlice,
+    "<qqqqq",
+    (
+        ("beginMask", None),
+        ("endMask", None),
+        ("ellipsisMask", None),
+        ("newAxisMask", None),
+        ("shrinkAxisMask", None),
+    ),
+)
+_PARCEL_SubFusion = _parcel.PodStruct(SubFusion, "<b7x", (("activationType", ActivationType),))
+_PARCEL_TileFusion = _parcel.Struct(TileFusion, (("dims", _parcel.PodArray(_parcel.INT64)),))
+_PARCEL_TopKFusion = _parcel.PodStruct(TopKFusion, "<?7xq", (("sorted", None), ("axis", None)))
+_PARCEL_Transpose = _parcel.PodStruct(Transpose, "<8x", ())
+_PARCEL_Unsqueeze = _parcel.Struct(Unsqueeze, (("axis", _parcel.PodArray(_parcel.INT64)),))
+_PARCEL_Unstack = _parcel.PodStruct(Unstack, "<q", (("axis", None),))
+_PARCEL_Where = _parcel.PodStruct(Where, "<8x", ())
+_PARCEL_Select = _parcel.PodStruct(Select, "<8x", ())
+_PARCEL_Erf = _parcel.PodStruct(Erf, "<8x", ())
+_PARCEL_LogSoftmax = _parcel.PodStruct(LogSoftmax, "<q", (("axis", None),))
+_PARCEL_GatherNd = _parcel.PodStruct(GatherNd, "<8x", ())
+_PARCEL_QuantDTypeCastV2 = _parcel.PodStruct(
+    QuantDTypeCastV2, "<qqq", (("srcT", None), ("dstT", None), ("axis", None))
 )

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-from idlgen.wire import records as _rec
+from typing import Any, TYPE_CHECKING
+from idlgen.wire import parcel as _parcel, records as _rec
 from idlgen.wire.records import OpenIntEnum
 
 __all__ = [
@@ -84,6 +84,21 @@ class Keywords:
             obj.lambda_ = _rec.enum_from(Color, v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``KeywordsBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Keywords.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Keywords:
+        """Decode ``KeywordsBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Keywords.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Keywords: frozenset[str] = frozenset(
     (
@@ -125,6 +140,21 @@ class Point:
             obj.y = float(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``PointBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Point.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Point:
+        """Decode ``PointBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Point.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Point: frozenset[str] = frozenset(
     (
@@ -134,48 +164,15 @@ _FIELDS_Point: frozenset[str] = frozenset(
 )
 
 
-@dataclass
-class Value:
+class Value(_parcel.UnionRecord):
     """Value"""
 
-    i: int = 0
-    f: float = 0.0
-    p: Point = field(default_factory=Point)
+    __slots__ = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "i": self.i,
-            "f": self.f,
-            "p": self.p.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Value:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Value
-        if unknown:
-            raise ValueError(f"unknown field(s) for Value: {sorted(unknown)}")
-        obj = cls()
-        if "i" in d:
-            v = d["i"]
-            obj.i = int(v)
-        if "f" in d:
-            v = d["f"]
-            obj.f = float(v)
-        if "p" in d:
-            v = d["p"]
-            obj.p = Point.from_dict(v)
-        return obj
-
-
-_FIELDS_Value: frozenset[str] = frozenset(
-    (
-        "i",
-        "f",
-        "p",
-    )
-)
+    if TYPE_CHECKING:
+        i: int
+        f: float
+        p: Point
 
 
 @dataclass
@@ -277,6 +274,21 @@ class Everything:
             obj.fd = int(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``EverythingBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Everything.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Everything:
+        """Decode ``EverythingBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Everything.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Everything: frozenset[str] = frozenset(
     (
@@ -335,6 +347,21 @@ class Derived:
             obj.z = float(v)
         return obj
 
+    def to_parcel(
+        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
+    ) -> bytes:
+        """The bytes OpenHarmony's ``DerivedBlockMarshalling`` writes (in-band part).
+
+        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
+        ``limit`` is the Parcel capacity (``None``: unlimited).
+        """
+        return _PARCEL_Derived.encode(self, objects, limit=limit)
+
+    @classmethod
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Derived:
+        """Decode ``DerivedBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
+        return _PARCEL_Derived.decode(data, objects)  # type: ignore[no-any-return]
+
 
 _FIELDS_Derived: frozenset[str] = frozenset(
     (
@@ -343,3 +370,42 @@ _FIELDS_Derived: frozenset[str] = frozenset(
         "z",
     )
 )
+
+
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
+_PARCEL_Keywords = _parcel.Struct(
+    Keywords,
+    (
+        ("global_", _parcel.BOOL),
+        ("from_", _parcel.INT32),
+        ("class_", _parcel.STRING),
+        ("to_dict_", _parcel.INT64),
+        ("lambda_", _parcel.Enum(Color, "b")),
+    ),
+)
+_PARCEL_Point = _parcel.PodStruct(Point, "<ff", (("x", None), ("y", None)))
+_PARCEL_Value = _parcel.Union(
+    Value, 8, (("i", _parcel.INT32), ("f", _parcel.FLOAT), ("p", _parcel.codec_of(Point)))
+)
+_PARCEL_Everything = _parcel.Struct(
+    Everything,
+    (
+        ("b", _parcel.INT8),
+        ("s", _parcel.INT16),
+        ("uc", _parcel.UINT8),
+        ("ul", _parcel.UINT64),
+        ("d", _parcel.DOUBLE),
+        ("name", _parcel.STRING),
+        ("raw", _parcel.BYTES),
+        ("ints", _parcel.PodArray(_parcel.INT32)),
+        ("grid", _parcel.Array(_parcel.PodArray(_parcel.INT32), 24)),
+        ("names", _parcel.Array(_parcel.STRING, 24)),
+        ("table", _parcel.Map(_parcel.STRING, _parcel.PodArray(_parcel.INT32))),
+        ("origin", _parcel.codec_of(Point)),
+        ("path", _parcel.PodArray(_parcel.codec_of(Point))),
+        ("value", _parcel.codec_of(Value)),
+        ("flags", _parcel.Enum(Flags, "I")),
+        ("fd", _parcel.FD),
+    ),
+)
+_PARCEL_Derived = _parcel.PodStruct(Derived, "<ffd", (("x", None), ("y", None), ("z", None)))
