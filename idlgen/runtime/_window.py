@@ -97,7 +97,11 @@ def pad_hw(
 ) -> np.ndarray:
     if not (t or b or l or r):
         return x
-    return np.pad(x, ((0, 0), (t, b), (l, r), (0, 0)), constant_values=value)
+    # Faster than np.pad for this one case: fill once, copy the interior.
+    n, h, w, c = x.shape
+    out = np.full((n, h + t + b, w + l + r, c), value, dtype=x.dtype)
+    out[:, t : t + h, l : l + w, :] = x
+    return out
 
 
 def taps(

@@ -98,14 +98,17 @@ def conv2d(
     elif cg == 1:
         # Depthwise (channel multiplier m = O/C): output channel k reads input channel k // m.
         m = o // c
-        out = np.zeros((n, oh, ow, o), dtype=dt)
-        tmp = np.empty_like(out)
-        wt = w[:, :, :, 0]
+        wt = np.ascontiguousarray(w[:, :, :, 0].transpose(1, 2, 0))  # [kh, kw, O]
         if m > 1:
             xp = np.repeat(xp, m, axis=3)
+        out = np.empty((n, oh, ow, o), dtype=dt)
+        tmp = np.empty_like(out)
         for i, j, v in W.taps(xp, oh, ow, kh, kw, sh, sw, dh, dw):
-            np.multiply(v, wt[:, i, j], out=tmp)
-            out += tmp
+            if i == 0 and j == 0:
+                np.multiply(v, wt[0, 0], out=out)
+            else:
+                np.multiply(v, wt[i, j], out=tmp)
+                out += tmp
     else:
         og = o // g
         pv = W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw)
