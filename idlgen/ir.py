@@ -209,6 +209,18 @@ DefaultValue: TypeAlias = int | float | bool | str | tuple[()] | None
 # Declarations
 
 
+class _Declared:
+    """Mixin of declarations: the qualified name from ``namespace`` and ``name``."""
+
+    __slots__ = ()
+    name: str
+    namespace: str
+
+    @property
+    def qualname(self) -> str:
+        return f"{self.namespace}.{self.name}" if self.namespace else self.name
+
+
 @dataclass(frozen=True, slots=True)
 class Attribute:
     """A metadata attribute: HDI ``[oneway]``, FlatBuffers ``(id: 3)``; value is text or None."""
@@ -232,7 +244,7 @@ class EnumMember:
 
 
 @dataclass(frozen=True, slots=True)
-class Enum:
+class Enum(_Declared):
     name: str
     namespace: str
     base: ScalarKind
@@ -243,10 +255,6 @@ class Enum:
     bit_flags: bool = False
     attributes: tuple[Attribute, ...] = ()
     span: Span | None = span_field()
-
-    @property
-    def qualname(self) -> str:
-        return f"{self.namespace}.{self.name}" if self.namespace else self.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,7 +277,7 @@ class Field:
 
 
 @dataclass(frozen=True, slots=True)
-class Struct:
+class Struct(_Declared):
     """HDI struct, FlatBuffers struct (``is_table=False``) or FlatBuffers table (``is_table``).
 
     ``fields`` is the complete, flattened member list in wire order (an HDI parent's members
@@ -287,10 +295,6 @@ class Struct:
     attributes: tuple[Attribute, ...] = ()
     span: Span | None = span_field()
 
-    @property
-    def qualname(self) -> str:
-        return f"{self.namespace}.{self.name}" if self.namespace else self.name
-
 
 @dataclass(frozen=True, slots=True)
 class UnionMember:
@@ -306,7 +310,7 @@ class UnionMember:
 
 
 @dataclass(frozen=True, slots=True)
-class Union:
+class Union(_Declared):
     name: str
     namespace: str
     members: tuple[UnionMember, ...]
@@ -315,10 +319,6 @@ class Union:
     discriminant: ScalarKind | None = None
     attributes: tuple[Attribute, ...] = ()
     span: Span | None = span_field()
-
-    @property
-    def qualname(self) -> str:
-        return f"{self.namespace}.{self.name}" if self.namespace else self.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,7 +346,7 @@ class Method:
 
 
 @dataclass(frozen=True, slots=True)
-class Interface:
+class Interface(_Declared):
     """HDI interface or FlatBuffers ``rpc_service``.
 
     ``methods`` lists only this interface's own methods (HDI: with the implicit ``GetVersion``
@@ -362,22 +362,14 @@ class Interface:
     attributes: tuple[Attribute, ...] = ()
     span: Span | None = span_field()
 
-    @property
-    def qualname(self) -> str:
-        return f"{self.namespace}.{self.name}" if self.namespace else self.name
-
 
 @dataclass(frozen=True, slots=True)
-class Sequenceable:
+class Sequenceable(_Declared):
     """HDI ``sequenceable a.b.Name;``: an opaque, natively marshalled object."""
 
     name: str
     namespace: str
     span: Span | None = span_field()
-
-    @property
-    def qualname(self) -> str:
-        return f"{self.namespace}.{self.name}" if self.namespace else self.name
 
 
 Decl: TypeAlias = Enum | Struct | Union | Interface | Sequenceable
