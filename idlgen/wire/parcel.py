@@ -76,6 +76,7 @@ __all__ = [
     "ASHMEM",
     "NATIVE_BUFFER",
     "NOTHING",
+    "Absent",
     "POINTER",
     "Enum",
     "PodArray",
@@ -496,20 +497,27 @@ class _String(Codec):
 STRING: Codec = _String()
 
 
-class _Nothing(Codec):
-    """Interface / Pointer struct members: hdi-gen writes nothing for them (value None)."""
+class Absent(Codec):
+    """A struct member hdi-gen does not marshal (interface, ``Pointer``): no bytes at all.
 
-    name = "unsupported member"
+    Decoding yields ``value``, the generated field's default (None for interfaces, 0 for
+    pointers).
+    """
+
+    name = "unmarshalled member"
     min_size = 0
+
+    def __init__(self, value: Any = None) -> None:
+        self.value = value
 
     def write(self, w: Writer, v: Any) -> None:
         pass
 
     def read(self, r: Reader) -> Any:
-        return None
+        return self.value
 
 
-NOTHING: Codec = _Nothing()
+NOTHING: Codec = Absent(None)
 
 
 class _Pointer(Codec):

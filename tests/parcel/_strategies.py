@@ -77,7 +77,7 @@ def values(
             )
         if t.kind is ir.HandleKind.NATIVE_BUFFER:
             return st.none() | st.builds(parcel.NativeBuffer, st.integers())
-        return st.none()
+        return st.just(0)  # Pointer: never marshalled; decodes as the default 0
     if isinstance(t, ir.SharedMemQueue):
         return st.builds(
             parcel.SharedMemQueueMeta,

@@ -331,3 +331,30 @@ def test_rendered_source_builds_the_same_codecs() -> None:
                     ref.oneway,
                 )
                 assert [n for n, _ in m.ins] == [n for n, _ in ref.ins]
+
+
+def test_unmarshalled_members_write_nothing() -> None:
+    """Interface and Pointer struct members: hdi-gen writes nothing; decoding gives the default."""
+    ns = "t.v1_0"
+    iface = ir.Interface("IThing", ns, (ir.Method("GetVersion", (), implicit=True),))
+    s = ir.Struct(
+        "Holder",
+        ns,
+        (
+            ir.Field("a", ir.Scalar(ir.ScalarKind.I32)),
+            ir.Field("cb", ir.Ref(f"{ns}.IThing", ir.RefKind.INTERFACE)),
+            ir.Field("ptr", ir.Handle(ir.HandleKind.POINTER)),
+            ir.Field("b", ir.String()),
+        ),
+    )
+    schema = ir.Schema((ir.SchemaFile("T.idl", "hdi", ns, (iface, s)),))
+    H = codegen.runtime_classes(schema)[f"{ns}.Holder"]
+    h = H(7, None, 0, "x")
+    assert h.to_parcel() == struct.pack("<i", 7) + b"x\0\0\0"
+    assert H.from_parcel(h.to_parcel()) == h
+    decls = schema.decls()
+    assert codegen.type_codec(
+        ir.Handle(ir.HandleKind.POINTER), decls.__getitem__, param=True
+    ) == codegen.Sym("POINTER")
+    with pytest.raises(parcel.EncodeError, match="passthrough"):
+        parcel.POINTER.encode(0)
