@@ -116,7 +116,13 @@ def _value(h: fb._H, v: Any, ind: str, f: fb.Field | None = None) -> str:
         elif isinstance(v, (bytes, bytearray, memoryview)):
             v = list(bytes(v))
         items = list(v)
-        if isinstance(e, fb._TableH) and e.desc._key is not None and isinstance(h, fb._VectorH):
+        if isinstance(e, fb._TableH):
+            e.desc.prepare()
+        if (
+            isinstance(e, fb._TableH)
+            and e.desc._key is not None
+            and isinstance(h, fb._VectorH)
+        ):
             items = _sorted_by_key(e.desc, items)
         elif isinstance(e, fb._StructH) and e.desc.key and isinstance(h, fb._VectorH):
             keyed = [(getattr(x, e.desc.key), x) for x in items]
@@ -125,7 +131,13 @@ def _value(h: fb._H, v: Any, ind: str, f: fb.Field | None = None) -> str:
         if not items:
             return "[\n\n" + ind + "]"
         inner = ind + "  "
-        return "[\n" + ",\n".join(inner + _value(e, x, inner) for x in items) + "\n" + ind + "]"
+        return (
+            "[\n"
+            + ",\n".join(inner + _value(e, x, inner) for x in items)
+            + "\n"
+            + ind
+            + "]"
+        )
     raise TypeError(f"cannot write {type(h).__name__} as JSON")
 
 
@@ -262,7 +274,8 @@ def _unescape(body: str) -> str:
 
 def parse_json(text: str) -> Any:
     """flatc-style JSON -> Python: objects become lists of (key, value) pairs (key order is
-    significant to flatc), numbers stay :class:`JsonNumber`, bare words :class:`_Ident`."""
+    significant to flatc), numbers stay :class:`JsonNumber`, bare words :class:`_Ident`.
+    """
     toks: list[tuple[str, str, int]] = []
     pos, n = 0, len(text)
     while pos < n:
@@ -362,7 +375,9 @@ def _to_scalar(h: fb._ScalarH, v: Any, f: fb.Field | None) -> Any:
         if h.enum is not None:
             cls: Any = h.enum.cls
             total = 0
-            for word in s.replace(".", " ").split() if " " in s else [s.rsplit(".", 1)[-1]]:
+            for word in (
+                s.replace(".", " ").split() if " " in s else [s.rsplit(".", 1)[-1]]
+            ):
                 word = word.rsplit(".", 1)[-1]
                 if word in cls.__members__:
                     total |= int(cls.__members__[word])
@@ -426,7 +441,9 @@ def _to_struct(desc: fb.Struct[Any], pairs: Any) -> Any:
     desc.prepare()
     if not isinstance(pairs, list) or (pairs and not isinstance(pairs[0], tuple)):
         raise ValueError(f"expected an object for struct {desc.qualname}")
-    hs = {name: (attr, h) for (attr, name, _), (_, h) in zip(desc.fields, desc.handlers)}
+    hs = {
+        name: (attr, h) for (attr, name, _), (_, h) in zip(desc.fields, desc.handlers)
+    }
     kw = {}
     for k, v in pairs:
         if k not in hs:
@@ -443,7 +460,11 @@ def _to_table(desc: fb.Table[Any], pairs: Any) -> Any:
     by_name = desc._by_name
     types: dict[str, Any] = {}
     for k, v in pairs:
-        if k.endswith("_type") and k[:-5] in by_name and by_name[k[:-5]].union is not None:
+        if (
+            k.endswith("_type")
+            and k[:-5] in by_name
+            and by_name[k[:-5]].union is not None
+        ):
             types[k[:-5]] = v
     kw: dict[str, Any] = {}
     order: list[str] = []
@@ -469,7 +490,9 @@ def _to_table(desc: fb.Table[Any], pairs: Any) -> Any:
             assert r.union is not None
             ts = types.get(k)
             if not isinstance(ts, list) or not isinstance(v, list) or len(ts) != len(v):
-                raise ValueError(f"union vector {k} needs a {k}_type vector of the same length")
+                raise ValueError(
+                    f"union vector {k} needs a {k}_type vector of the same length"
+                )
             kw[r.attr] = [_union_value(r.union, t, x) for t, x in zip(ts, v)]
         else:
             kw[r.attr] = _to_value(r.h, v, r.f)
@@ -506,5 +529,12 @@ def from_json(desc: fb.Table[T] | fb.Struct[T], text: str) -> T:
         return out
     except DecodeError:
         raise
-    except (ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError) as e:
+    except (
+        ValueError,
+        TypeError,
+        KeyError,
+        IndexError,
+        OverflowError,
+        RecursionError,
+    ) as e:
         raise DecodeError(f"invalid JSON for {desc.qualname}: {e}") from None

@@ -199,6 +199,8 @@ class _Builder:
             self.size += p
 
     def prealign(self, length: int, a: int) -> None:
+        if length == 0:  # flatc's PreAlign returns early (no padding, no minalign tracking)
+            return
         if a > self.minalign:
             self.minalign = a
         p = -(self.size + length) & (a - 1)
@@ -224,19 +226,26 @@ class _Builder:
         if force_align > 1 and n:
             self.prealign(total, force_align)
         self.prealign(total, 4)
+        if not n:
+            self.align(4)  # EndVector's PushElement(len) aligns
         base = self.size + total  # position (from the end) just past the first element
         self.chunks.append(
-            _U32.pack(n) + struct.pack(f"<{n}I", *[base - 4 * k - o for k, o in enumerate(offs)])
+            _U32.pack(n)
+            + struct.pack(f"<{n}I", *[base - 4 * k - o for k, o in enumerate(offs)])
         )
         self.size += total + 4
         return self.size
 
-    def raw_vector(self, data: bytes, count: int, elem_align: int, force_align: int = 0) -> int:
+    def raw_vector(
+        self, data: bytes, count: int, elem_align: int, force_align: int = 0
+    ) -> int:
         total = len(data)
         if force_align > 1 and count:
             self.prealign(total, force_align)
         self.prealign(total, 4)
         self.prealign(total, elem_align)
+        if not total:
+            self.align(4)  # EndVector's PushElement(len) aligns
         self.chunks.append(_U32.pack(count) + data)
         self.size += total + 4
         return self.size
@@ -329,7 +338,9 @@ class _Dec:
         try:
             return self.buf[start:end].decode("utf-8")
         except UnicodeDecodeError as e:
-            raise self.fail(f"string is not valid UTF-8: {e.reason}", start + e.start) from None
+            raise self.fail(
+                f"string is not valid UTF-8: {e.reason}", start + e.start
+            ) from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -395,7 +406,12 @@ class _VectorH(_H):
         count, start = d.vector(p, e.size, e.align)
         if isinstance(e, _ScalarH):
             nbytes = count * e.size
-            if e.conv is None and e.size == 1 and e.fmt == "B" and nbytes < ZERO_COPY_MIN:
+            if (
+                e.conv is None
+                and e.size == 1
+                and e.fmt == "B"
+                and nbytes < ZERO_COPY_MIN
+            ):
                 return d.buf[start : start + nbytes]
             if nbytes >= ZERO_COPY_MIN and e.conv is None:
                 arr = np.frombuffer(d.buf, _NP_DTYPE[e.fmt], count, start)
@@ -533,7 +549,9 @@ def _resolve(spec: Any, reg: dict[str, Any]) -> _H:
         return _ScalarH(spec)
     tag = spec[0]
     if tag == "enum":
-        if len(spec) > 2:  # ("enum", EnumClass, fmt): inline, as generated code writes it
+        if (
+            len(spec) > 2
+        ):  # ("enum", EnumClass, fmt): inline, as generated code writes it
             cls = spec[1]
             e = Enum(
                 getattr(cls, "__qualname__", "enum"),
@@ -637,7 +655,9 @@ class Struct(Generic[T]):
             pad = -off & (a - 1)
             if pad:
                 fmt.append(f"{pad}x")
-            fmt.append(f1 * n if isinstance(base, _StructH) else (f"{n}{f1}" if n > 1 else f1))
+            fmt.append(
+                f1 * n if isinstance(base, _StructH) else (f"{n}{f1}" if n > 1 else f1)
+            )
             off += pad + sz * n
             align = max(align, a)
             self.handlers.append((attr, h))
@@ -702,7 +722,9 @@ class Struct(Generic[T]):
         data = self.pack(obj)
         return _U32.pack(len(data)) + data if size_prefixed else data
 
-    def decode(self, data: Any, *, verify: bool = True, size_prefixed: bool = False) -> T:
+    def decode(
+        self, data: Any, *, verify: bool = True, size_prefixed: bool = False
+    ) -> T:
         """Inverse of :meth:`encode`: exactly ``size`` bytes."""
         self.prepare()
         data = bytes(data)
@@ -711,7 +733,9 @@ class Struct(Generic[T]):
                 raise DecodeError(f"bad size prefix for {self.qualname}", offset=0)
             data = data[4:]
         if len(data) != self.size:
-            raise DecodeError(f"{self.qualname} takes {self.size} bytes, got {len(data)}", offset=0)
+            raise DecodeError(
+                f"{self.qualname} takes {self.size} bytes, got {len(data)}", offset=0
+            )
         out: T = self._make(iter(self._st.unpack_from(data, 0)))
         return out
 
@@ -780,12 +804,16 @@ class Union:
             try:
                 value, h = self.by_name[v.type]
             except KeyError:
-                raise ValueError(f"{v.type!r} is not a member of union {self.qualname}") from None
+                raise ValueError(
+                    f"{v.type!r} is not a member of union {self.qualname}"
+                ) from None
             return value, h, v.value
         key = str if isinstance(v, str) else type(v)
         hit = self.by_cls.get(key)
         if hit is None:
-            raise TypeError(f"{type(v).__name__} is not a member type of union {self.qualname}")
+            raise TypeError(
+                f"{type(v).__name__} is not a member type of union {self.qualname}"
+            )
         return hit[0], hit[1], v
 
     def wrap(self, name: str, h: _H, v: Any) -> Any:
@@ -936,7 +964,9 @@ class Table(Generic[T]):
                     r.kind = _K_VECTOR
                     r.vec_elem = h.elem
             else:
-                raise ValueError(f"{self.qualname}.{f.name}: arrays are only allowed in structs")
+                raise ValueError(
+                    f"{self.qualname}.{f.name}: arrays are only allowed in structs"
+                )
             rs.append(r)
         self._rf = rs
         self._by_name = {r.f.name: r for r in rs}
@@ -969,7 +999,7 @@ class Table(Generic[T]):
         ident = self.identifier if file_identifier is None else file_identifier
         return b.finish(root, ident.encode("utf-8") if ident else None, size_prefixed)
 
-    def _child(self, b: _Builder, r: _F, v: Any, vals: dict[int, Any]) -> None:
+    def _child(self, b: _Builder, r: _F, v: Any, vals: dict[int, Any], presort: bool) -> None:
         """Phase 1 for one field: build out-of-line data (as flatc does while parsing JSON)."""
         k = r.kind
         if k == _K_SCALAR:
@@ -989,10 +1019,12 @@ class Table(Generic[T]):
         elif k == _K_TABLE:
             vals[r.slot] = r.table_desc.build(b, v)
         elif k == _K_STRUCT:
-            b.align(r.align)  # flatc's ParseTable(struct) aligns the builder while parsing
+            b.align(
+                r.align
+            )  # flatc's ParseTable(struct) aligns the builder while parsing
             vals[r.slot] = r.struct_desc.pack(v)
         elif k == _K_VECTOR:
-            vals[r.slot] = _build_vector(b, r, v)
+            vals[r.slot] = _build_vector(b, r, v, presort)
         elif k == _K_UNION:
             disc, off = r.union.build_value(b, v)
             vals[r.slot - 1] = r.union.disc_h.pack(disc)
@@ -1017,7 +1049,11 @@ class Table(Generic[T]):
             self.prepare()
         vals: dict[int, Any] = {}
         order = getattr(obj, "_fb_json_order", None)
-        rfs = self._rf if order is None else [self._by_name[n] for n in order if n in self._by_name]
+        rfs = (
+            self._rf
+            if order is None
+            else [self._by_name[n] for n in order if n in self._by_name]
+        )
         for r in rfs:
             if r.f.deprecated:
                 continue
@@ -1026,7 +1062,7 @@ class Table(Generic[T]):
                 if r.f.required:
                     raise ValueError(f"{self.qualname}.{r.f.name} is required")
                 continue
-            self._child(b, r, v, vals)
+            self._child(b, r, v, vals, order is None)
         # StartTable .. fields .. EndTable
         start = b.size
         locs: list[tuple[int, int]] = []
@@ -1072,7 +1108,9 @@ class Table(Generic[T]):
         return table
 
     # -- decoding -------------------------------------------------------------------------
-    def decode(self, data: Any, *, verify: bool = True, size_prefixed: bool = False) -> T:
+    def decode(
+        self, data: Any, *, verify: bool = True, size_prefixed: bool = False
+    ) -> T:
         self.prepare()
         if isinstance(data, (bytearray, memoryview)):
             data = bytes(data)
@@ -1133,7 +1171,9 @@ class Table(Generic[T]):
             o = offs[r.slot] if r.slot < nslots else 0
             if o == 0:
                 if r.f.required and d.verify:
-                    raise d.fail(f"required field {r.f.name} is missing", pos, self.qualname)
+                    raise d.fail(
+                        f"required field {r.f.name} is missing", pos, self.qualname
+                    )
                 dv = r.default
                 kw[r.attr] = list(dv) if isinstance(dv, tuple) else dv
                 continue
@@ -1209,7 +1249,20 @@ class Table(Generic[T]):
         return self._key.default if v is None else v
 
 
-def _build_vector(b: _Builder, r: _F, v: Any) -> int:
+def _keyed(desc: Table[Any], items: Sequence[Any]) -> list[tuple[Any, Any]]:
+    kr = desc._key
+    assert kr is not None
+    keyed = []
+    for x in items:
+        k = getattr(x, kr.attr)
+        if k is None:
+            k = kr.default
+        keyed.append((k.encode("utf-8") if isinstance(k, str) else k, x))
+    _simple_qsort(keyed, lambda a, c: a[0] < c[0])
+    return keyed
+
+
+def _build_vector(b: _Builder, r: _F, v: Any, presort: bool = True) -> int:
     e = r.vec_elem
     fa = r.f.force_align
     if isinstance(e, _ScalarH):
@@ -1237,9 +1290,10 @@ def _build_vector(b: _Builder, r: _F, v: Any) -> int:
         desc = e.desc
         kf = desc.key
         if kf:
-            keyed = [(getattr(x, kf), x) for x in items]
-            _simple_qsort(keyed, lambda a, c: a[0] < c[0])
-            items = [x for _, x in keyed]
+            for _ in range(2 if presort else 1):  # see the table case below
+                keyed = [(getattr(x, kf), x) for x in items]
+                _simple_qsort(keyed, lambda a, c: a[0] < c[0])
+                items = [x for _, x in keyed]
         data = b"".join(desc.pack(x) for x in items)
         return b.raw_vector(data, len(items), e.align, fa)
     if isinstance(e, _StringH):
@@ -1247,6 +1301,11 @@ def _build_vector(b: _Builder, r: _F, v: Any) -> int:
         return b.offsets_vector(offs, fa)
     if isinstance(e, _TableH):
         items = list(v)
+        e.desc.prepare()
+        if presort and e.desc._key is not None:
+            # A value not read from JSON is encoded as flatc encodes its to_json(), which lists
+            # the vector already sorted: children are built in sorted order, then sorted again.
+            items = [x for _, x in _keyed(e.desc, items)]
         offs = [e.desc.build(b, x) for x in items]
         td = e.desc
         if td._key is not None:
@@ -1270,7 +1329,11 @@ def _hash(name: str, s: str, fmt: str) -> int:
     data = s.encode("utf-8")
     bits = 64 if name.endswith("64") else 32 if name.endswith("32") else 16
     if bits == 64:
-        h, prime, mask = 0xCBF29CE484222645, 0x100000001B3, (1 << 64) - 1  # flatc's basis (hash.h)
+        h, prime, mask = (
+            0xCBF29CE484222645,
+            0x100000001B3,
+            (1 << 64) - 1,
+        )  # flatc's basis (hash.h)
     else:
         h, prime, mask = 0x811C9DC5, 0x01000193, (1 << 32) - 1
     if name.startswith("fnv1a"):
