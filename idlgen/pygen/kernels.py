@@ -104,10 +104,11 @@ def package_modules(
         ok = False
     version = ns.rsplit(".", 1)[-1]
     struct_fields = {s: [x.name for x in by_name[s].fields] for _, s in pairs}
-    for problem in b.check_bindings(struct_fields, version):  # type: ignore[attr-defined]
-        struct = problem.split(":", 1)[-1].strip().split(" ")[1].split(".")[0]
-        span = by_name[struct].span if struct in by_name else node_type.span
-        diags.error("KRN003", problem, span, help=["edit idlgen/runtime/bindings.py"])
+    for problem in b.binding_problems(struct_fields, version):  # type: ignore[attr-defined]
+        s = by_name.get(problem.struct)
+        fspan = next((x.span for x in s.fields if x.name == problem.field), None) if s else None
+        span = fspan or (s.span if s else node_type.span)
+        diags.error("KRN003", problem.message, span, help=["decide it in idlgen/runtime/bindings.py"])
         ok = False
     if not ok:
         return {}
