@@ -858,6 +858,11 @@ class _F:
         "align",
         "voff",
         "tvoff",
+        "rank",
+        "trank",
+        "optional",
+        "required",
+        "hashed",
         "union",
         "vec_elem",
         "struct_desc",
@@ -874,6 +879,11 @@ class _F:
     align: int
     voff: int
     tvoff: int
+    rank: int  # position in flatc's write order (size class, descending id)
+    trank: int  # the same for the hidden union type field
+    optional: bool
+    required: bool
+    hashed: bool
     # set according to ``kind`` (hot path: no None checks)
     union: Any
     vec_elem: Any
@@ -984,6 +994,18 @@ class Table(Generic[T]):
                 entries.append((tsize, r.slot - 1, r, True))
         entries.sort(key=lambda e: (-e[0], -e[1]))
         self._write_order = [(e[2], e[3]) for e in entries]
+        for rank, (r, is_type) in enumerate(self._write_order):
+            if is_type:
+                r.trank = rank
+            else:
+                r.rank = rank
+        for r in rs:
+            r.optional = r.f.optional
+            r.required = r.f.required
+            r.hashed = bool(r.f.hash)
+            if r.f.deprecated:
+                r.rank = r.trank = -1
+        self._enc = [r for r in rs if not r.f.deprecated]
 
     # -- encoding -------------------------------------------------------------------------
     def encode(
@@ -999,100 +1021,103 @@ class Table(Generic[T]):
         ident = self.identifier if file_identifier is None else file_identifier
         return b.finish(root, ident.encode("utf-8") if ident else None, size_prefixed)
 
-    def _child(self, b: _Builder, r: _F, v: Any, vals: dict[int, Any], presort: bool) -> None:
-        """Phase 1 for one field: build out-of-line data (as flatc does while parsing JSON)."""
+    def _child(
+        self, b: _Builder, r: _F, v: Any, items: list[tuple[int, int, int, Any, int]], presort: bool
+    ) -> None:
+        """Phase 1 for one non-scalar field: build its out-of-line data now, as flatc does
+        while parsing the JSON, and remember what the table will store."""
         k = r.kind
-        if k == _K_SCALAR:
-            if r.f.hash and isinstance(v, str):
-                v = _hash(r.f.hash, v, r.h.fmt)  # type: ignore[attr-defined]
-            data = r.h.pack(v)  # type: ignore[attr-defined]
-            if data != r.cmp_default:
-                vals[r.slot] = data
-        elif k == _K_STRING:
+        if k == _K_STRING:
             if r.f.shared:
                 off = b.shared.get(v)
                 if off is None:
                     off = b.shared[v] = b.string(v)
-                vals[r.slot] = off
             else:
-                vals[r.slot] = b.string(v)
+                off = b.string(v)
+            items.append((r.rank, 1, r.slot, off, 4))
         elif k == _K_TABLE:
-            vals[r.slot] = r.table_desc.build(b, v)
+            items.append((r.rank, 1, r.slot, r.table_desc.build(b, v), 4))
         elif k == _K_STRUCT:
-            b.align(
-                r.align
-            )  # flatc's ParseTable(struct) aligns the builder while parsing
-            vals[r.slot] = r.struct_desc.pack(v)
+            b.align(r.align)  # flatc's ParseTable(struct) aligns the builder while parsing
+            items.append((r.rank, 0, r.slot, r.struct_desc.pack(v), r.align))
         elif k == _K_VECTOR:
-            vals[r.slot] = _build_vector(b, r, v, presort)
+            items.append((r.rank, 1, r.slot, _build_vector(b, r, v, presort), 4))
         elif k == _K_UNION:
             disc, off = r.union.build_value(b, v)
-            vals[r.slot - 1] = r.union.disc_h.pack(disc)
-            vals[r.slot] = off
+            dh = r.union.disc_h
+            items.append((r.trank, 0, r.slot - 1, dh.pack(disc), dh.size))
+            items.append((r.rank, 1, r.slot, off, 4))
         else:  # vector of unions: the types vector comes first in JSON, then the values
-            items = [r.union.member_of(x) for x in v]
-            types = b"".join(r.union.disc_h.pack(t) for t, _, _ in items)
-            vals[r.slot - 1] = b.raw_vector(types, len(items), r.union.disc_h.size)
+            members = [r.union.member_of(x) for x in v]
+            dh = r.union.disc_h
+            types = b"".join(dh.pack(t) for t, _, _ in members)
+            items.append((r.trank, 1, r.slot - 1, b.raw_vector(types, len(members), dh.size), 4))
             offs = []
-            for _, h, payload in items:
+            for _, h, payload in members:
                 if isinstance(h, _StructH):
-                    b.align(h.align)
                     b.align(h.align)
                     b.push(h.desc.pack(payload))
                     offs.append(b.size)
                 else:
                     offs.append(h.build(b, payload))
-            vals[r.slot] = b.offsets_vector(offs)
+            items.append((r.rank, 1, r.slot, b.offsets_vector(offs), 4))
 
     def build(self, b: _Builder, obj: Any) -> int:
         if not self._ready:
             self.prepare()
-        vals: dict[int, Any] = {}
+        items: list[tuple[int, int, int, Any, int]] = []
         order = getattr(obj, "_fb_json_order", None)
-        rfs = (
-            self._rf
-            if order is None
-            else [self._by_name[n] for n in order if n in self._by_name]
-        )
+        presort = order is None
+        rfs = self._enc if presort else [self._by_name[n] for n in order if n in self._by_name]
         for r in rfs:
-            if r.f.deprecated:
-                continue
             v = getattr(obj, r.attr, None)
             if v is None:
-                if r.f.required:
+                if r.required:
                     raise ValueError(f"{self.qualname}.{r.f.name} is required")
                 continue
-            self._child(b, r, v, vals, order is None)
-        # StartTable .. fields .. EndTable
-        start = b.size
+            if r.kind == _K_SCALAR:
+                if not r.optional and v == r.default:
+                    continue
+                if r.hashed and isinstance(v, str):
+                    v = _hash(r.f.hash, v, r.h.fmt)  # type: ignore[attr-defined]
+                data = r.h.pack(v)  # type: ignore[attr-defined]
+                if data != r.cmp_default:
+                    items.append((r.rank, 0, r.slot, data, r.size))
+            elif not r.f.deprecated:
+                self._child(b, r, v, items, presort)
+        items.sort()
+        # StartTable, fields by size class and descending id, EndTable
+        chunks = b.chunks
+        size = start = b.size
+        minalign = b.minalign
         locs: list[tuple[int, int]] = []
-        for r, is_type in self._write_order:
-            slot = r.slot - 1 if is_type else r.slot
-            v = vals.get(slot)
-            if v is None:
-                continue
-            if is_type:
-                if r.kind == _K_UNION:
-                    b.align(len(v))
-                    b.push(v)
-                else:
-                    b.align(4)
-                    b.push(_U32.pack(b.size + 4 - v))
-            elif r.kind == _K_SCALAR:
-                b.align(r.size)
-                b.push(v)
-            elif r.kind == _K_STRUCT:
-                b.align(r.align)
-                b.push(v)
+        for _, is_off, slot, v, al in items:
+            pad = -size & (al - 1)
+            if pad:
+                chunks.append(bytes(pad))
+                size += pad
+            if is_off:
+                chunks.append(_U32.pack(size + 4 - v))
+                size += 4
             else:
-                b.align(4)
-                b.push(_U32.pack(b.size + 4 - v))
-            locs.append((4 + 2 * slot, b.size))
+                chunks.append(v)
+                size += len(v)
+            if al > minalign:
+                minalign = al
+            locs.append((4 + 2 * slot, size))
         # EndTable: the soffset, then (below it, built later) the vtable unless an identical one
         # was already written (flatc compares against every earlier vtable)
-        b.align(4)
-        table = b.size + 4
-        nv = max(4, max((vo for vo, _ in locs), default=2) + 2)
+        pad = -size & 3
+        if pad:
+            chunks.append(bytes(pad))
+            size += pad
+        if minalign < 4:
+            minalign = 4
+        table = size + 4
+        nv = 4
+        for vo, _ in locs:
+            if vo + 2 > nv:
+                nv = vo + 2
         vt = bytearray(nv)
         _HH.pack_into(vt, 0, nv, table - start)
         for vo, pos in locs:
@@ -1100,11 +1125,15 @@ class Table(Generic[T]):
         key = bytes(vt)
         old = b.vtables.get(key)
         if old is None:
-            b.push(_I32.pack(nv))
-            b.push(key)
-            b.vtables[key] = b.size
+            chunks.append(_I32.pack(nv))
+            chunks.append(key)
+            size = table + nv
+            b.vtables[key] = size
         else:
-            b.push(_I32.pack(old - table))
+            chunks.append(_I32.pack(old - table))
+            size = table
+        b.size = size
+        b.minalign = minalign
         return table
 
     # -- decoding -------------------------------------------------------------------------

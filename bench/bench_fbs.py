@@ -1,0 +1,136 @@
+"""FlatBuffers encode/decode against flatc's own generated Python object API.
+
+Peer: ``flatc --python --gen-object-api`` output, generated into a temporary directory at
+benchmark time (nothing committed): decode = ``XT.InitFromPackedBuf(buf)`` (UnPack), encode =
+``Builder`` + ``XT.Pack`` + ``Finish``. Ours: ``Table.decode`` into dataclasses and
+``Table.encode`` (flatc's byte layout). Two workloads: flatc's test monster
+(monsterdata_test.mon) and a TFLite-like model (100 operators, a 1 MB weight buffer).
+
+Run: ``python bench/run.py fbs`` (needs ../shared and ``flatc`` on PATH).
+"""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bench.common import Result, timeit
+from idlgen.fbs.codegen import build_runtime
+from idlgen.fbs.loader import load
+
+REPO = Path(__file__).resolve().parents[1]
+FBS = REPO.parent / "shared" / "corpus" / "fbs"
+MONSTER = FBS / "flatbuffers-tests" / "monster_test.fbs"
+TFLITE = FBS / "real" / "tflite" / "schema.fbs"
+
+
+def _flatc_python(schema: Path, out: Path, *inc: Path) -> None:
+    args = ["flatc", "--python", "--gen-object-api", "-o", str(out)]
+    for i in inc:
+        args += ["-I", str(i)]
+    subprocess.run([*args, str(schema)], check=True, capture_output=True)
+
+
+def _tflite_model(rt: dict[str, Any], weights: int) -> Any:
+    """A model shaped like a small CNN: 100 CONV_2D operators over 101 tensors."""
+    T = {k.split(".")[-1]: v for k, v in rt.items() if not k.startswith("desc:")}
+    tensors = [
+        T["Tensor"](shape=[1, 32, 32, 8], type=T["TensorType"](0), buffer=i + 1, name=f"t{i}")
+        for i in range(101)
+    ]
+    ops = [
+        T["Operator"](
+            opcode_index=0,
+            inputs=[i, 0],
+            outputs=[i + 1],
+            builtin_options=T["Conv2DOptions"](stride_w=1, stride_h=1, fused_activation_function=T["ActivationFunctionType"](1)),
+        )
+        for i in range(100)
+    ]
+    sub = T["SubGraph"](tensors=tensors, inputs=[0], outputs=[100], operators=ops, name="main")
+    buffers = [T["Buffer"](data=b"")] + [T["Buffer"](data=bytes(64)) for _ in range(100)]
+    buffers[1] = T["Buffer"](data=bytes(range(256)) * (weights // 256))
+    codes = [T["OperatorCode"](deprecated_builtin_code=3, version=1, builtin_code=T["BuiltinOperator"](3))]
+    return T["Model"](version=3, operator_codes=codes, subgraphs=[sub], description="bench", buffers=buffers)
+
+
+def run() -> list[Result]:
+    if not FBS.is_dir() or shutil.which("flatc") is None:
+        print("bench_fbs: needs ../shared/corpus/fbs and flatc; skipped", file=sys.stderr)
+        return []
+    import flatbuffers
+
+    results: list[Result] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        _flatc_python(MONSTER, out, MONSTER.parent / "include_test")
+        _flatc_python(TFLITE, out)
+        sys.path.insert(0, str(out))
+        try:
+            peer_monster = importlib.import_module("MyGame.Example.Monster")
+            peer_model = importlib.import_module("tflite.Model")
+        finally:
+            sys.path.remove(str(out))
+
+        # --- monster
+        res = load([MONSTER], include_dirs=[MONSTER.parent / "include_test"])
+        rt = build_runtime(res.schema)
+        desc = rt["desc:MyGame.Example.Monster"]
+        buf = (MONSTER.parent / "monsterdata_test.mon").read_bytes()
+        obj = desc.decode(buf)
+        assert desc.encode(obj) == desc.encode(desc.decode(desc.encode(obj)))
+        MonsterT = peer_monster.MonsterT
+
+        def peer_pack(t: Any, ident: bytes) -> bytes:
+            b = flatbuffers.Builder(1024)
+            b.Finish(t.Pack(b), file_identifier=ident)
+            return bytes(b.Output())
+
+        mt = MonsterT.InitFromPackedBuf(buf, 0)
+        peer_bytes = peer_pack(mt, b"MONS")
+        note = f"{len(desc.encode(obj))} B (= flatc -b) vs {len(peer_bytes)} B"
+        results.append(
+            Result("fbs monster decode", timeit(lambda: desc.decode(buf)), "flatc py UnPack",
+                   timeit(lambda: MonsterT.InitFromPackedBuf(buf, 0)), "verifying decoder")
+        )
+        results.append(
+            Result("fbs monster decode (verify=False)", timeit(lambda: desc.decode(buf, verify=False)),
+                   "flatc py UnPack", timeit(lambda: MonsterT.InitFromPackedBuf(buf, 0)))
+        )
+        results.append(
+            Result("fbs monster encode", timeit(lambda: desc.encode(obj)), "flatc py Pack",
+                   timeit(lambda: peer_pack(mt, b"MONS")), note)
+        )
+
+        # --- tflite-like model with a 1 MB weight vector
+        tres = load([TFLITE])
+        trt = build_runtime(tres.schema)
+        mdesc = trt["desc:tflite.Model"]
+        model = _tflite_model(trt, 1 << 20)
+        mbuf = mdesc.encode(model)
+        ModelT = peer_model.ModelT
+        pt = ModelT.InitFromPackedBuf(mbuf, 0)
+        assert len(pt.subgraphs[0].operators) == 100 and len(pt.buffers[1].data) == 1 << 20
+        decoded = mdesc.decode(mbuf)
+        results.append(
+            Result("fbs tflite-like decode (100 ops, 1 MB)", timeit(lambda: mdesc.decode(mbuf)),
+                   "flatc py UnPack", timeit(lambda: ModelT.InitFromPackedBuf(mbuf, 0)),
+                   f"{len(mbuf)} B; weights zero-copy")
+        )
+        results.append(
+            Result("fbs tflite-like encode (100 ops, 1 MB)", timeit(lambda: mdesc.encode(decoded)),
+                   "flatc py Pack", timeit(lambda: peer_pack(pt, b"TFL3")))
+        )
+        big = _tflite_model(trt, 16 << 20)
+        bbuf = mdesc.encode(big)
+        results.append(
+            Result("fbs tflite-like decode (100 ops, 16 MB)", timeit(lambda: mdesc.decode(bbuf)),
+                   "idlgen, 1 MB weights", timeit(lambda: mdesc.decode(mbuf)),
+                   "ratio ~1 = decode time independent of vector length")
+        )
+    return results
