@@ -197,15 +197,20 @@ def build_runtime(schema: ir.Schema) -> dict[str, Any]:
     Returns ``{qualname: class}`` plus ``{"desc:" + qualname: descriptor}``.
     """
     from ..wire import flatbuffers as fb
+    from ..wire.records import OpenIntEnum
 
     decls = schema.decls()
     reg: dict[str, Any] = {}
     classes: dict[str, Any] = {}
     for q, d in decls.items():
         if isinstance(d, ir.Enum):
-            base = enum.IntFlag if d.bit_flags else enum.IntEnum
             members = [(m.name, m.value) for m in d.members]
-            classes[q] = enum.Enum(d.name, members, type=int if not d.bit_flags else None) if False else base(d.name, members)  # type: ignore[call-arg, arg-type]
+            # like generated code: unknown values survive decoding (forward compatibility)
+            classes[q] = (
+                enum.IntFlag(d.name, members)
+                if d.bit_flags
+                else OpenIntEnum(d.name, members)  # type: ignore[call-arg, arg-type]
+            )
         elif isinstance(d, ir.Struct):
             fields = []
             for f in d.fields:

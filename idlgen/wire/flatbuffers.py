@@ -230,15 +230,12 @@ class _Builder:
             self.align(4)  # EndVector's PushElement(len) aligns
         base = self.size + total  # position (from the end) just past the first element
         self.chunks.append(
-            _U32.pack(n)
-            + struct.pack(f"<{n}I", *[base - 4 * k - o for k, o in enumerate(offs)])
+            _U32.pack(n) + struct.pack(f"<{n}I", *[base - 4 * k - o for k, o in enumerate(offs)])
         )
         self.size += total + 4
         return self.size
 
-    def raw_vector(
-        self, data: bytes, count: int, elem_align: int, force_align: int = 0
-    ) -> int:
+    def raw_vector(self, data: bytes, count: int, elem_align: int, force_align: int = 0) -> int:
         total = len(data)
         if force_align > 1 and count:
             self.prealign(total, force_align)
@@ -338,9 +335,7 @@ class _Dec:
         try:
             return self.buf[start:end].decode("utf-8")
         except UnicodeDecodeError as e:
-            raise self.fail(
-                f"string is not valid UTF-8: {e.reason}", start + e.start
-            ) from None
+            raise self.fail(f"string is not valid UTF-8: {e.reason}", start + e.start) from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -406,12 +401,7 @@ class _VectorH(_H):
         count, start = d.vector(p, e.size, e.align)
         if isinstance(e, _ScalarH):
             nbytes = count * e.size
-            if (
-                e.conv is None
-                and e.size == 1
-                and e.fmt == "B"
-                and nbytes < ZERO_COPY_MIN
-            ):
+            if e.conv is None and e.size == 1 and e.fmt == "B" and nbytes < ZERO_COPY_MIN:
                 return d.buf[start : start + nbytes]
             if nbytes >= ZERO_COPY_MIN and e.conv is None:
                 arr = np.frombuffer(d.buf, _NP_DTYPE[e.fmt], count, start)
@@ -535,6 +525,9 @@ def _target(x: Any, reg: dict[str, Any]) -> Any:
     return d
 
 
+_new = object.__new__
+
+
 def _attach(cls: Any, desc: Any) -> None:
     try:
         cls._FB_DESC = desc
@@ -549,9 +542,7 @@ def _resolve(spec: Any, reg: dict[str, Any]) -> _H:
         return _ScalarH(spec)
     tag = spec[0]
     if tag == "enum":
-        if (
-            len(spec) > 2
-        ):  # ("enum", EnumClass, fmt): inline, as generated code writes it
+        if len(spec) > 2:  # ("enum", EnumClass, fmt): inline, as generated code writes it
             cls = spec[1]
             e = Enum(
                 getattr(cls, "__qualname__", "enum"),
@@ -655,9 +646,7 @@ class Struct(Generic[T]):
             pad = -off & (a - 1)
             if pad:
                 fmt.append(f"{pad}x")
-            fmt.append(
-                f1 * n if isinstance(base, _StructH) else (f"{n}{f1}" if n > 1 else f1)
-            )
+            fmt.append(f1 * n if isinstance(base, _StructH) else (f"{n}{f1}" if n > 1 else f1))
             off += pad + sz * n
             align = max(align, a)
             self.handlers.append((attr, h))
@@ -722,9 +711,7 @@ class Struct(Generic[T]):
         data = self.pack(obj)
         return _U32.pack(len(data)) + data if size_prefixed else data
 
-    def decode(
-        self, data: Any, *, verify: bool = True, size_prefixed: bool = False
-    ) -> T:
+    def decode(self, data: Any, *, verify: bool = True, size_prefixed: bool = False) -> T:
         """Inverse of :meth:`encode`: exactly ``size`` bytes."""
         self.prepare()
         data = bytes(data)
@@ -733,9 +720,7 @@ class Struct(Generic[T]):
                 raise DecodeError(f"bad size prefix for {self.qualname}", offset=0)
             data = data[4:]
         if len(data) != self.size:
-            raise DecodeError(
-                f"{self.qualname} takes {self.size} bytes, got {len(data)}", offset=0
-            )
+            raise DecodeError(f"{self.qualname} takes {self.size} bytes, got {len(data)}", offset=0)
         out: T = self._make(iter(self._st.unpack_from(data, 0)))
         return out
 
@@ -804,16 +789,12 @@ class Union:
             try:
                 value, h = self.by_name[v.type]
             except KeyError:
-                raise ValueError(
-                    f"{v.type!r} is not a member of union {self.qualname}"
-                ) from None
+                raise ValueError(f"{v.type!r} is not a member of union {self.qualname}") from None
             return value, h, v.value
         key = str if isinstance(v, str) else type(v)
         hit = self.by_cls.get(key)
         if hit is None:
-            raise TypeError(
-                f"{type(v).__name__} is not a member type of union {self.qualname}"
-            )
+            raise TypeError(f"{type(v).__name__} is not a member type of union {self.qualname}")
         return hit[0], hit[1], v
 
     def wrap(self, name: str, h: _H, v: Any) -> Any:
@@ -974,9 +955,7 @@ class Table(Generic[T]):
                     r.kind = _K_VECTOR
                     r.vec_elem = h.elem
             else:
-                raise ValueError(
-                    f"{self.qualname}.{f.name}: arrays are only allowed in structs"
-                )
+                raise ValueError(f"{self.qualname}.{f.name}: arrays are only allowed in structs")
             rs.append(r)
         self._rf = rs
         self._by_name = {r.f.name: r for r in rs}
@@ -1006,6 +985,24 @@ class Table(Generic[T]):
             if r.f.deprecated:
                 r.rank = r.trank = -1
         self._enc = [r for r in rs if not r.f.deprecated]
+        # decoding: defaults for absent fields, fields by vtable slot
+        self._defaults = {r.attr: r.default for r in rs if not isinstance(r.default, tuple)}
+        self._fresh = [r.attr for r in rs if isinstance(r.default, tuple)]
+        self._required = [r for r in rs if r.f.required]
+        top = max((r.slot for r in rs), default=-1)
+        self._by_slot: list[_F | None] = [None] * (top + 1)
+        for r in rs:
+            self._by_slot[r.slot] = r
+        # A plain class (no __slots__, no __post_init__, dataclass __init__ only assigning) can
+        # be filled through its __dict__, which is several times faster than calling __init__.
+        cls = self.cls
+        self._plain = (
+            isinstance(cls, type)
+            and "__slots__" not in cls.__dict__
+            and not hasattr(cls, "__post_init__")
+            and hasattr(cls, "__dataclass_fields__")
+            and set(cls.__dataclass_fields__) == {r.attr for r in rs}
+        )
 
     # -- encoding -------------------------------------------------------------------------
     def encode(
@@ -1068,7 +1065,7 @@ class Table(Generic[T]):
         items: list[tuple[int, int, int, Any, int]] = []
         order = getattr(obj, "_fb_json_order", None)
         presort = order is None
-        rfs = self._enc if presort else [self._by_name[n] for n in order if n in self._by_name]
+        rfs = self._enc if order is None else [self._by_name[n] for n in order if n in self._by_name]
         for r in rfs:
             v = getattr(obj, r.attr, None)
             if v is None:
@@ -1137,9 +1134,7 @@ class Table(Generic[T]):
         return table
 
     # -- decoding -------------------------------------------------------------------------
-    def decode(
-        self, data: Any, *, verify: bool = True, size_prefixed: bool = False
-    ) -> T:
+    def decode(self, data: Any, *, verify: bool = True, size_prefixed: bool = False) -> T:
         self.prepare()
         if isinstance(data, (bytearray, memoryview)):
             data = bytes(data)
@@ -1195,36 +1190,41 @@ class Table(Generic[T]):
             raise d.fail("invalid table size", vt, self.qualname)
         nslots = (vsize - 4) >> 1
         offs = struct.unpack_from(f"<{nslots}H", buf, vt + 4)
-        kw: dict[str, Any] = {}
-        for r in self._rf:
-            o = offs[r.slot] if r.slot < nslots else 0
-            if o == 0:
-                if r.f.required and d.verify:
-                    raise d.fail(
-                        f"required field {r.f.name} is missing", pos, self.qualname
-                    )
-                dv = r.default
-                kw[r.attr] = list(dv) if isinstance(dv, tuple) else dv
+        kw = self._defaults.copy()
+        for attr in self._fresh:
+            kw[attr] = []  # ``= []`` defaults: a new list per object
+        if d.verify:
+            for r in self._required:
+                if r.slot >= nslots or not offs[r.slot]:
+                    raise d.fail(f"required field {r.f.name} is missing", pos, self.qualname)
+        by_slot = self._by_slot
+        nmax = min(nslots, len(by_slot))
+        verify = d.verify
+        for slot in range(nmax):
+            o = offs[slot]
+            if not o:
                 continue
+            rr = by_slot[slot]
+            if rr is None:
+                continue  # a hidden union type field (read with its union) or unknown slot
+            r = rr
             p = pos + o
-            if o + r.size > tsize or (d.verify and p & (r.align - 1)):
-                raise d.fail(
-                    f"field {r.f.name} out of table bounds or unaligned",
-                    p,
-                    self.qualname,
-                )
+            if o + r.size > tsize or (verify and p & (r.align - 1)):
+                raise d.fail(f"field {r.f.name} out of table bounds or unaligned", p, self.qualname)
             k = r.kind
             try:
-                if k == _K_SCALAR or k == _K_STRING or k == _K_VECTOR:
+                if k == _K_SCALAR:
                     v = r.h.read(d, p, depth)
-                    if r.f.nested and d.verify and v:
+                elif k == _K_STRING or k == _K_VECTOR:
+                    v = r.h.read(d, p, depth)
+                    if verify and v and r.f.nested:
                         r.f.nested_desc.decode(bytes(v), verify=True)
                 elif k == _K_TABLE:
                     v = r.table_desc.read(d, d.uoffset(p), depth + 1)
                 elif k == _K_STRUCT:
                     v = r.struct_desc.read(d, p)
                 elif k == _K_UNION:
-                    to = offs[r.slot - 1] if r.slot - 1 < nslots else 0
+                    to = offs[slot - 1]
                     ut = 0
                     if to:
                         if to + r.union.disc_h.size > tsize:
@@ -1240,6 +1240,10 @@ class Table(Generic[T]):
                     e.reason, path=f"{self.qualname}.{r.f.name}", offset=e.offset
                 ) from None
             kw[r.attr] = v
+        if self._plain:
+            obj = _new(self.cls)  # type: ignore[arg-type]
+            obj.__dict__ = kw
+            return obj
         return self.cls(**kw)
 
     def _read_union_vector(
