@@ -182,13 +182,19 @@ def build_module(
     local_names = {names.class_name(d.qualname) for d in decls}
     b.imports.taken.update(local_names)
     enums = [b.enum(d) for d in decls if isinstance(d, ir.Enum)]
-    records = [b.record(d) for d in decls if isinstance(d, (ir.Struct, ir.Union))]
+    # A FlatBuffers union is not a record: fields holding one are typed as the union of its
+    # member classes (the codec plugin handles the discriminant).
+    records = [
+        b.record(d)
+        for d in decls
+        if isinstance(d, ir.Struct) or (isinstance(d, ir.Union) and f.language == "hdi")
+    ]
     records = order_records(records, {d.qualname for d in decls})
     interfaces = [b.interface(d) for d in decls if isinstance(d, ir.Interface)]
     codecs: list[CodecView] = []
     spec = CODEC_PLUGINS.get(f.language)
     plugin = _plugin(spec) if spec else None
-    if plugin is not None and records:
+    if plugin is not None and (records or any(isinstance(d, ir.Interface) for d in decls)):
         cv = plugin(b, f, records, schema)
         if cv is not None:
             codecs.append(cv)

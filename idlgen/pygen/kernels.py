@@ -60,6 +60,7 @@ def package_modules(
     header: str,
     diags: Diagnostics,
 ) -> dict[str, str]:
+    files = [f for f in files if f.language == "hdi"]  # NNRt is an HDI package
     node_type = next(
         (
             d

@@ -14,7 +14,9 @@ __all__ = [
     "string_literal",
 ]
 
-# Methods generated on record classes; a field with one of these names gets a trailing "_".
+# A field with one of these names gets a trailing "_": the methods generated on record classes,
+# and the builtin types generated annotations use (a field named `list` would otherwise make
+# `list[int]` in the same class body refer to the field).
 RESERVED_METHODS = frozenset(
     {
         "to_dict",
@@ -25,6 +27,14 @@ RESERVED_METHODS = frozenset(
         "from_flatbuffer",
         "to_json",
         "from_json",
+        "bool",
+        "bytes",
+        "dict",
+        "float",
+        "int",
+        "list",
+        "object",
+        "str",
     }
 )
 _ENUM_RESERVED = frozenset({"name", "value", "mro"})

@@ -231,7 +231,8 @@ class ModuleBuilder:
         self.fbs = file.language == "fbs"
 
     # ---- type expressions
-    def annotation(self, t: ir.TypeRef) -> str:
+    def annotation(self, t: ir.TypeRef, *, element: bool = False) -> str:
+        """The Python type of ``t``; ``element`` for items of a container (never None)."""
         if isinstance(t, ir.Scalar):
             return _SCALAR_PY[t.kind]
         if isinstance(t, ir.String):
@@ -239,15 +240,16 @@ class ModuleBuilder:
         if isinstance(t, (ir.Vector, ir.FixedArray)):
             if _is_bytes(t):
                 return "bytes"
-            return f"list[{self.annotation(t.element)}]"
+            return f"list[{self.annotation(t.element, element=True)}]"
         if isinstance(t, ir.Map):
-            return f"dict[{self.annotation(t.key)}, {self.annotation(t.value)}]"
+            key = self.annotation(t.key, element=True)
+            return f"dict[{key}, {self.annotation(t.value, element=True)}]"
         if isinstance(t, ir.Handle):
             if t.kind in (ir.HandleKind.FILE_DESCRIPTOR, ir.HandleKind.POINTER):
                 return "int"
-            return "object | None"
+            return self._parcel_type("Ashmem" if t.kind is ir.HandleKind.ASHMEM else "NativeBuffer")
         if isinstance(t, ir.SharedMemQueue):
-            return "object | None"
+            return self._parcel_type("SharedMemQueueMeta")
         # Ref
         if t.kind is ir.RefKind.SEQUENCEABLE:
             return "object | None"
@@ -256,9 +258,14 @@ class ModuleBuilder:
         if t.kind is ir.RefKind.UNION and self.fbs:
             return self._fbs_union_annotation(t.qualname)
         name = self.imports.ref(t.qualname)
-        if self.fbs and t.kind in (ir.RefKind.TABLE, ir.RefKind.STRUCT):
+        if self.fbs and t.kind in (ir.RefKind.TABLE, ir.RefKind.STRUCT) and not element:
             return f"{name} | None"
         return name
+
+    def _parcel_type(self, name: str) -> str:
+        """Out-of-band HDI values are the Parcel runtime's small documented classes."""
+        self.imports.stdlib.add("from idlgen.wire import parcel as _parcel")
+        return f"_parcel.{name} | None"
 
     def _fbs_union_annotation(self, qualname: str) -> str:
         u = self.names.decls[qualname]

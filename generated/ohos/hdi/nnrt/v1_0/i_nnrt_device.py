@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar, Protocol
+from idlgen.wire import ipc as _ipc, parcel as _parcel
 from .i_prepared_model import IPreparedModel
 from .model_types import Model
 from .nnrt_types import DeviceStatus, DeviceType, ModelConfig, SharedBuffer
@@ -109,3 +111,67 @@ class INnrtDevice(Protocol):
 
         Command id 14."""
         ...
+
+
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
+_IPC_INnrtDevice = _ipc.InterfaceCodec(
+    "ohos.hdi.nnrt.v1_0.INnrtDevice",
+    (1, 0),
+    (
+        _ipc.MethodCodec(
+            "GetVersion", 0, (), (("majorVer", _parcel.UINT32), ("minorVer", _parcel.UINT32)), False
+        ),
+        _ipc.MethodCodec("GetDeviceName", 1, (), (("name", _parcel.STRING),), False),
+        _ipc.MethodCodec("GetVendorName", 2, (), (("name", _parcel.STRING),), False),
+        _ipc.MethodCodec(
+            "GetDeviceType", 3, (), (("deviceType", _parcel.Enum(DeviceType, "i")),), False
+        ),
+        _ipc.MethodCodec(
+            "GetDeviceStatus", 4, (), (("status", _parcel.Enum(DeviceStatus, "i")),), False
+        ),
+        _ipc.MethodCodec(
+            "GetSupportedOperation",
+            5,
+            (("model", _parcel.codec_of(Model)),),
+            (("ops", _parcel.Array(_parcel.BOOL, 1)),),
+            False,
+        ),
+        _ipc.MethodCodec(
+            "IsFloat16PrecisionSupported", 6, (), (("isSupported", _parcel.BOOL),), False
+        ),
+        _ipc.MethodCodec(
+            "IsPerformanceModeSupported", 7, (), (("isSupported", _parcel.BOOL),), False
+        ),
+        _ipc.MethodCodec("IsPrioritySupported", 8, (), (("isSupported", _parcel.BOOL),), False),
+        _ipc.MethodCodec("IsDynamicInputSupported", 9, (), (("isSupported", _parcel.BOOL),), False),
+        _ipc.MethodCodec(
+            "PrepareModel",
+            10,
+            (("model", _parcel.codec_of(Model)), ("config", _parcel.codec_of(ModelConfig))),
+            (("preparedModel", _parcel.Interface("ohos.hdi.nnrt.v1_0.IPreparedModel")),),
+            False,
+        ),
+        _ipc.MethodCodec("IsModelCacheSupported", 11, (), (("isSupported", _parcel.BOOL),), False),
+        _ipc.MethodCodec(
+            "PrepareModelFromModelCache",
+            12,
+            (
+                ("modelCache", _parcel.Array(_parcel.codec_of(SharedBuffer), 16)),
+                ("config", _parcel.codec_of(ModelConfig)),
+            ),
+            (("preparedModel", _parcel.Interface("ohos.hdi.nnrt.v1_0.IPreparedModel")),),
+            False,
+        ),
+        _ipc.MethodCodec(
+            "AllocateBuffer",
+            13,
+            (("length", _parcel.UINT32),),
+            (("buffer", _parcel.codec_of(SharedBuffer)),),
+            False,
+        ),
+        _ipc.MethodCodec(
+            "ReleaseBuffer", 14, (("buffer", _parcel.codec_of(SharedBuffer)),), (), False
+        ),
+    ),
+    None,
+)

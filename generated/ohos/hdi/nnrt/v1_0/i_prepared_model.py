@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar, Protocol
+from idlgen.wire import ipc as _ipc, parcel as _parcel
 from .nnrt_types import IOTensor, SharedBuffer
 
 __all__ = [
@@ -35,3 +37,36 @@ class IPreparedModel(Protocol):
 
         Command id 2."""
         ...
+
+
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
+_IPC_IPreparedModel = _ipc.InterfaceCodec(
+    "ohos.hdi.nnrt.v1_0.IPreparedModel",
+    (1, 0),
+    (
+        _ipc.MethodCodec(
+            "GetVersion", 0, (), (("majorVer", _parcel.UINT32), ("minorVer", _parcel.UINT32)), False
+        ),
+        _ipc.MethodCodec(
+            "ExportModelCache",
+            1,
+            (),
+            (("modelCache", _parcel.Array(_parcel.codec_of(SharedBuffer), 16)),),
+            False,
+        ),
+        _ipc.MethodCodec(
+            "Run",
+            2,
+            (
+                ("inputs", _parcel.Array(_parcel.codec_of(IOTensor), 80)),
+                ("outputs", _parcel.Array(_parcel.codec_of(IOTensor), 80)),
+            ),
+            (
+                ("outputsDims", _parcel.Array(_parcel.PodArray(_parcel.INT32), 24)),
+                ("isOutputBufferEnough", _parcel.Array(_parcel.BOOL, 1)),
+            ),
+            False,
+        ),
+    ),
+    None,
+)

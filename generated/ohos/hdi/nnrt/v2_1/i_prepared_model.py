@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar, Protocol
+from idlgen.wire import ipc as _ipc, parcel as _parcel
 from .nnrt_types import IOTensor, SharedBuffer
 
 __all__ = [
@@ -39,3 +41,43 @@ class IPreparedModel(Protocol):
 
         Command id 3."""
         ...
+
+
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
+_IPC_IPreparedModel = _ipc.InterfaceCodec(
+    "ohos.hdi.nnrt.v2_1.IPreparedModel",
+    (2, 1),
+    (
+        _ipc.MethodCodec(
+            "GetVersion", 0, (), (("majorVer", _parcel.UINT32), ("minorVer", _parcel.UINT32)), False
+        ),
+        _ipc.MethodCodec(
+            "ExportModelCache",
+            1,
+            (),
+            (("modelCache", _parcel.Array(_parcel.codec_of(SharedBuffer), 16)),),
+            False,
+        ),
+        _ipc.MethodCodec(
+            "GetInputDimRanges",
+            2,
+            (),
+            (
+                ("minInputDims", _parcel.Array(_parcel.PodArray(_parcel.UINT32), 24)),
+                ("maxInputDims", _parcel.Array(_parcel.PodArray(_parcel.UINT32), 24)),
+            ),
+            False,
+        ),
+        _ipc.MethodCodec(
+            "Run",
+            3,
+            (
+                ("inputs", _parcel.Array(_parcel.codec_of(IOTensor), 80)),
+                ("outputs", _parcel.Array(_parcel.codec_of(IOTensor), 80)),
+            ),
+            (("outputDims", _parcel.Array(_parcel.PodArray(_parcel.INT32), 24)),),
+            False,
+        ),
+    ),
+    None,
+)

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar, Protocol
+from idlgen.wire import ipc as _ipc, parcel as _parcel
 from .i_foo_callback import IFooCallback
 from .types import Everything, Point
 
@@ -36,3 +38,29 @@ class IFoo(Protocol):
     def Stats(self) -> tuple[int, Everything]:
         """Command id 3."""
         ...
+
+
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
+_IPC_IFoo = _ipc.InterfaceCodec(
+    "ohos.hdi.foo.v1_0.IFoo",
+    (1, 0),
+    (
+        _ipc.MethodCodec(
+            "GetVersion", 0, (), (("majorVer", _parcel.UINT32), ("minorVer", _parcel.UINT32)), False
+        ),
+        _ipc.MethodCodec(
+            "Send", 1, (("p", _parcel.codec_of(Point)),), (("name", _parcel.STRING),), False
+        ),
+        _ipc.MethodCodec(
+            "Register", 2, (("cb", _parcel.Interface("ohos.hdi.foo.v1_0.IFooCallback")),), (), False
+        ),
+        _ipc.MethodCodec(
+            "Stats",
+            3,
+            (),
+            (("count", _parcel.UINT32), ("all", _parcel.codec_of(Everything))),
+            False,
+        ),
+    ),
+    None,
+)

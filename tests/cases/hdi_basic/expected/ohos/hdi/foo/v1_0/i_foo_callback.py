@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar, Protocol
+from idlgen.wire import ipc as _ipc, parcel as _parcel
 
 __all__ = [
     "IFooCallback",
@@ -24,3 +26,19 @@ class IFooCallback(Protocol):
     def OnEvent(self, code: int, message: str) -> None:
         """Command id 1, oneway."""
         ...
+
+
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
+_IPC_IFooCallback = _ipc.InterfaceCodec(
+    "ohos.hdi.foo.v1_0.IFooCallback",
+    (1, 0),
+    (
+        _ipc.MethodCodec(
+            "GetVersion", 0, (), (("majorVer", _parcel.UINT32), ("minorVer", _parcel.UINT32)), False
+        ),
+        _ipc.MethodCodec(
+            "OnEvent", 1, (("code", _parcel.INT32), ("message", _parcel.STRING)), (), True
+        ),
+    ),
+    None,
+)

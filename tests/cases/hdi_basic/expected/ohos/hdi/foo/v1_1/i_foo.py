@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar, Protocol
+from idlgen.wire import ipc as _ipc, parcel as _parcel
 from ..v1_0.i_foo import IFoo as _ohos_hdi_foo_v1_0_IFoo
 from ..v1_0.types import Point
 
@@ -24,3 +26,22 @@ class IFoo(_ohos_hdi_foo_v1_0_IFoo, Protocol):
     def Reset(self) -> None:
         """Command id 5."""
         ...
+
+
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
+_IPC_IFoo = _ipc.InterfaceCodec(
+    "ohos.hdi.foo.v1_1.IFoo",
+    (1, 1),
+    (
+        _ipc.MethodCodec(
+            "Send",
+            4,
+            (("p", _parcel.codec_of(Point)), ("retries", _parcel.INT32)),
+            (("name", _parcel.STRING),),
+            False,
+            "Send_4",
+        ),
+        _ipc.MethodCodec("Reset", 5, (), (), False),
+    ),
+    _ipc.interface_codec("ohos.hdi.foo.v1_0.IFoo"),
+)
