@@ -17,17 +17,34 @@ from . import _window as W
 from .activations import fused
 from .errors import KernelError
 
-__all__ = ["conv2d", "conv2d_transpose", "full_connection", "matmul"]
+__all__ = ["conv2d", "conv2d_transpose", "full_connection", "gemm", "matmul"]
+
+# OpenBLAS runs a GEMM on one thread while M*N*K <= 65536 * GEMM_MULTITHREAD_THRESHOLD (4)
+# (interface/gemm.c). Waking its second thread costs more than the second core saves for small
+# products, and far more when the cores are shared (milliseconds), so mid-sized products are cut
+# into row blocks under that bound; big ones keep BLAS threading.
+_SERIAL_MNK = 65536 * 4
+_THREADED_MNK = 1 << 25
+
+
+def gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` for 2-D float operands, with mid-sized products kept on one BLAS thread."""
+    m, k = a.shape
+    n = b.shape[1]
+    mnk = m * n * k
+    if mnk <= _SERIAL_MNK or mnk > _THREADED_MNK or a.dtype != b.dtype:
+        return np.asarray(a @ b)
+    rows = max(1, _SERIAL_MNK // (n * k))
+    out = np.empty((m, n), dtype=a.dtype)
+    for s in range(0, m, rows):
+        np.matmul(a[s : s + rows], b, out=out[s : s + rows])
+    return out
 
 
 def _float_dtype(*arrs: np.ndarray) -> np.dtype[np.generic]:
     """Compute dtype: float32 for integer and float16 operands (accumulate wider, round once)."""
     dt = np.result_type(*arrs)
-    return (
-        dt
-        if np.issubdtype(dt, np.floating) and dt.itemsize >= 4
-        else np.dtype(np.float32)
-    )
+    return dt if np.issubdtype(dt, np.floating) and dt.itemsize >= 4 else np.dtype(np.float32)
 
 
 def _out(y: np.ndarray, dt: np.dtype[np.generic]) -> np.ndarray:
@@ -63,21 +80,15 @@ def conv2d(
         raise KernelError(op, "needs x and weight")
     x, w = np.asarray(inputs[0]), np.asarray(inputs[1])
     if x.ndim != 4 or w.ndim != 4:
-        raise KernelError(
-            op, f"needs 4-D NHWC input and OHWI weight, got {x.shape} and {w.shape}"
-        )
+        raise KernelError(op, f"needs 4-D NHWC input and OHWI weight, got {x.shape} and {w.shape}")
     res_dt = np.result_type(x, w)
     n, h, wd, c = x.shape
     o, kh, kw, cg = w.shape
     g = int(group) if group else 1
     if c % g or o % g or cg * g != c:
-        raise KernelError(
-            op, f"group {g} does not fit input channels {c} and weight {w.shape}"
-        )
+        raise KernelError(op, f"group {g} does not fit input channels {c} and weight {w.shape}")
     if kernel_size and W.pair(op, "kernelSize", kernel_size, kh) != (kh, kw):
-        raise KernelError(
-            op, f"kernelSize {list(kernel_size)} disagrees with weight {w.shape}"
-        )
+        raise KernelError(op, f"kernelSize {list(kernel_size)} disagrees with weight {w.shape}")
     if (in_channel and in_channel != c) or (out_channel and out_channel != o):
         raise KernelError(
             op, f"inChannel/outChannel {in_channel}/{out_channel} disagree with {c}/{o}"
@@ -91,10 +102,8 @@ def conv2d(
     xp = W.pad_hw(x.astype(dt, copy=False), pt, pb, pl, pr)
     w = w.astype(dt, copy=False)
     if g == 1:
-        cols = W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw).reshape(
-            n * oh * ow, kh * kw * c
-        )
-        out = (cols @ np.ascontiguousarray(w.reshape(o, -1).T)).reshape(n, oh, ow, o)
+        cols = W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw).reshape(n * oh * ow, kh * kw * c)
+        out = gemm(cols, np.ascontiguousarray(w.reshape(o, -1).T)).reshape(n, oh, ow, o)
     elif cg == 1:
         # Depthwise (channel multiplier m = O/C): output channel k reads input channel k // m.
         m = o // c
@@ -116,9 +125,9 @@ def conv2d(
         for gi in range(g):
             cols = pv[..., gi * cg : (gi + 1) * cg].reshape(n * oh * ow, kh * kw * cg)
             wg = w[gi * og : (gi + 1) * og].reshape(og, -1)
-            out[..., gi * og : (gi + 1) * og] = (
-                cols @ np.ascontiguousarray(wg.T)
-            ).reshape(n, oh, ow, og)
+            out[..., gi * og : (gi + 1) * og] = (cols @ np.ascontiguousarray(wg.T)).reshape(
+                n, oh, ow, og
+            )
     bias = _bias(op, inputs, o)
     if bias is not None:
         out += bias.astype(dt, copy=False)
@@ -158,13 +167,9 @@ def conv2d_transpose(
     ci, kh, kw, og = w.shape
     g = int(group) if group else 1
     if ci != c or c % g:
-        raise KernelError(
-            op, f"weight {w.shape} does not fit input channels {c} with group {g}"
-        )
+        raise KernelError(op, f"weight {w.shape} does not fit input channels {c} with group {g}")
     if kernel_size and W.pair(op, "kernelSize", kernel_size, kh) != (kh, kw):
-        raise KernelError(
-            op, f"kernelSize {list(kernel_size)} disagrees with weight {w.shape}"
-        )
+        raise KernelError(op, f"kernelSize {list(kernel_size)} disagrees with weight {w.shape}")
     o = og * g
     if (in_channel and in_channel != c) or (out_channel and out_channel != o):
         raise KernelError(
@@ -233,18 +238,14 @@ def full_connection(
     if use_axis:
         ax = axis + x.ndim if axis < 0 else axis
         if not 0 <= ax < x.ndim or int(np.prod(x.shape[ax:])) != k:
-            raise KernelError(
-                op, f"axis {axis} of {x.shape} does not flatten to {k} features"
-            )
+            raise KernelError(op, f"axis {axis} of {x.shape} does not flatten to {k} features")
         lead = x.shape[:ax]
     else:
         if x.size % k:
             raise KernelError(op, f"input {x.shape} does not flatten to rows of {k}")
         lead = (x.size // k,)
     dt = _float_dtype(x, w)
-    out = x.astype(dt, copy=False).reshape(-1, k) @ np.ascontiguousarray(
-        w.astype(dt, copy=False).T
-    )
+    out = x.astype(dt, copy=False).reshape(-1, k) @ np.ascontiguousarray(w.astype(dt, copy=False).T)
     if has_bias or (len(inputs) > 2 and inputs[2] is not None):
         if len(inputs) < 3:
             raise KernelError(op, "hasBias is set but no bias input")
@@ -271,9 +272,7 @@ def matmul(
     try:
         out = np.matmul(a, b)
     except ValueError as e:
-        raise KernelError(
-            op, f"shapes {a.shape} and {b.shape} do not multiply: {e}"
-        ) from None
+        raise KernelError(op, f"shapes {a.shape} and {b.shape} do not multiply: {e}") from None
     if len(inputs) > 2 and inputs[2] is not None:
         out = out + np.asarray(inputs[2])
     return [fused(np.asarray(out), activation, op)]

@@ -14,6 +14,7 @@ parameters directly.
 from __future__ import annotations
 
 import importlib
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
@@ -35,9 +36,7 @@ def kernels_for(model: Any) -> ModuleType:
     try:
         return importlib.import_module(pkg + ".kernels")
     except ImportError as e:
-        raise KernelError(
-            "execute", f"no generated kernels module {pkg}.kernels ({e})"
-        ) from None
+        raise KernelError("execute", f"no generated kernels module {pkg}.kernels ({e})") from None
 
 
 def _tname(model: Any, i: int) -> str:
@@ -45,9 +44,7 @@ def _tname(model: Any, i: int) -> str:
     return f"tensor {i} {t.name!r}" if getattr(t, "name", "") else f"tensor {i}"
 
 
-def load_constant(
-    tensor: Any, buffers: Buffers, *, where: str = "tensor"
-) -> np.ndarray | None:
+def load_constant(tensor: Any, buffers: Buffers, *, where: str = "tensor") -> np.ndarray | None:
     """A tensor's constant data from its ``SharedBuffer``, or None when it has none."""
     buf = tensor.data
     if buf is None or int(buf.dataSize) <= 0:
@@ -76,9 +73,7 @@ def node_order(model: Any) -> list[int]:
     n_nodes = len(model.nodes)
     n_tensors = len(model.allTensors)
     order = (
-        [int(i) for i in model.subGraph[0].nodeIndices]
-        if model.subGraph
-        else list(range(n_nodes))
+        [int(i) for i in model.subGraph[0].nodeIndices] if model.subGraph else list(range(n_nodes))
     )
     for i in order:
         if not 0 <= i < n_nodes:
@@ -137,6 +132,136 @@ def _declared(tensor: Any) -> np.dtype[np.generic] | None:
     return None if code == 0 else to_numpy(code, op=f"tensor {tensor.name!r}")
 
 
+def _attr_bytes(raw: Any) -> bytes:
+    return raw if type(raw) is bytes else bytes(raw)
+
+
+def _fingerprint(model: Any) -> tuple[Any, ...]:
+    """Every model value a plan depends on; a plan is reused only while this compares equal, so
+    mutating the model between calls is always seen."""
+    sub = model.subGraph
+    return (
+        tuple(sub[0].nodeIndices) if sub else None,
+        tuple(model.inputIndex),
+        tuple(model.outputIndex),
+        tuple(
+            (n.name, n.nodeType, _attr_bytes(n.nodeAttr), tuple(n.inputIndex),
+             tuple(n.outputIndex))
+            for n in model.nodes
+        ),
+        tuple(
+            (t.name, t.dataType, tuple(t.dims),
+             None if t.data is None else (t.data.fd, t.data.offset, t.data.dataSize),
+             tuple((q.numBits, q.zeroPoint, q.scale) for q in qps)
+             if (qps := getattr(t, "quantParams", None)) else ())
+            for t in model.allTensors
+        ),
+    )  # fmt: skip
+
+
+class _Step:
+    """One node, with everything that depends only on the model resolved once."""
+
+    __slots__ = ("ni", "node", "where", "nt", "attrs", "bad_attrs", "ins", "outs", "deq", "conv")
+
+    def __init__(self, model: Any, ni: int, decode: Callable[[Any, bytes], Any]) -> None:
+        node = model.nodes[ni]
+        self.ni, self.node, self.nt = ni, node, node.nodeType
+        self.where = f"node {ni} {node.name!r} ({getattr(self.nt, 'name', int(self.nt))})"
+        self.ins = [int(t) for t in node.inputIndex]
+        self.outs = [int(t) for t in node.outputIndex]
+        self.bad_attrs: str | None = None
+        self.attrs: Any = None
+        try:
+            self.attrs = decode(self.nt, bytes(node.nodeAttr))
+        except ValueError as e:
+            self.bad_attrs = f"cannot decode nodeAttr: {e}"
+        tensors = model.allTensors
+        # Anything that fails to resolve here is left as None: the per-call path then raises the
+        # same error at the same point as an unplanned run would.
+        self.deq: list[Q.QuantParams | None] | None
+        try:
+            self.deq = [_qp(tensors[t]) for t in self.ins]
+        except Exception:
+            self.deq = None
+        self.conv: list[tuple[np.dtype[np.generic] | None, Q.QuantParams | None] | None] = []
+        for t in self.outs:
+            ten = tensors[t]
+            try:
+                dt = _declared(ten)
+                qp = _qp(ten) if dt is not None and _is_quant(ten, dt) else None
+            except Exception:
+                self.conv.append(None)
+                continue
+            self.conv.append((dt, qp))
+
+
+class _Plan:
+    """What ``execute`` derives from a model alone: node order, decoded attributes, constant
+    locations, declared dtypes. Built once per model (and kernels module), revalidated by
+    ``_fingerprint`` on every call."""
+
+    def __init__(self, model: Any, km: Any) -> None:
+        self.km = km
+        self.fingerprint = _fingerprint(model)
+        self.table: Mapping[Any, Callable[[Any, Sequence[np.ndarray]], list[np.ndarray]]] = (
+            km.KERNELS
+        )
+        decode: Callable[[Any, bytes], Any] = km.decode_node_attr
+        self.consts = [
+            i
+            for i, t in enumerate(model.allTensors)
+            if t.data is not None and int(t.data.dataSize) > 0
+        ]
+        # Constant arrays cached per (tensor, immutable buffer object): read-only views.
+        self.const_cache: dict[int, tuple[bytes, np.ndarray]] = {}
+        self.order_error: KernelError | None = None
+        self.steps: list[_Step] = []
+        try:
+            order = node_order(model)
+        except KernelError as e:
+            self.order_error = e
+            return
+        self.steps = [_Step(model, ni, decode) for ni in order]
+
+
+_PLANS: dict[int, tuple[weakref.ref[Any], _Plan]] = {}
+
+
+def _plan(model: Any, km: Any) -> _Plan:
+    key = id(model)
+    hit = _PLANS.get(key)
+    if hit is not None and hit[0]() is model:
+        plan = hit[1]
+        if plan.km is km and plan.fingerprint == _fingerprint(model):
+            return plan
+    plan = _Plan(model, km)
+
+    def forget(_ref: weakref.ref[Any]) -> None:
+        _PLANS.pop(key, None)
+
+    try:
+        ref = weakref.ref(model, forget)
+    except TypeError:  # not weak-referenceable: no caching
+        return plan
+    _PLANS[key] = (ref, plan)
+    return plan
+
+
+def _constant(plan: _Plan, model: Any, i: int, buffers: Buffers) -> np.ndarray | None:
+    t = model.allTensors[i]
+    src = buffers.get(int(t.data.fd)) if isinstance(buffers, Mapping) else None
+    hit = plan.const_cache.get(i)
+    if hit is not None and hit[0] is src:
+        return hit[1]
+    arr = load_constant(t, buffers, where=_tname(model, i))
+    if arr is not None and type(src) is bytes:
+        # Immutable bytes: the same data every call, so share one read-only array.
+        arr.flags.writeable = False
+        plan.const_cache[i] = (src, arr)
+    return arr
+
+
 def execute(
     model: Any,
     inputs: Sequence[np.ndarray],
@@ -150,26 +275,19 @@ def execute(
     """
     buffers = buffers or {}
     km = kernels if kernels is not None else kernels_for(model)
-    table: Mapping[Any, Callable[[Any, Sequence[np.ndarray]], list[np.ndarray]]] = (
-        km.KERNELS
-    )
-    decode: Callable[[Any, bytes], Any] = km.decode_node_attr
-    tensors = list(model.allTensors)
+    plan = _plan(model, km)
+    tensors = model.allTensors
     values: dict[int, np.ndarray] = {}
-    for i, t in enumerate(tensors):
-        c = load_constant(t, buffers, where=_tname(model, i))
+    for i in plan.consts:
+        c = _constant(plan, model, i, buffers)
         if c is not None:
             values[i] = c
     in_idx = [int(i) for i in model.inputIndex]
     if len(inputs) != len(in_idx):
-        raise KernelError(
-            "execute", f"model has {len(in_idx)} inputs, got {len(inputs)} arrays"
-        )
+        raise KernelError("execute", f"model has {len(in_idx)} inputs, got {len(inputs)} arrays")
     for k, (ti, arr) in enumerate(zip(in_idx, inputs)):
         if not 0 <= ti < len(tensors):
-            raise KernelError(
-                "execute", f"model input {k} names tensor {ti} of {len(tensors)}"
-            )
+            raise KernelError("execute", f"model input {k} names tensor {ti} of {len(tensors)}")
         t = tensors[ti]
         dt = _declared(t)
         a = (
@@ -183,81 +301,93 @@ def execute(
                 f"input {k} ({_tname(model, ti)}) is {a.dtype}, the tensor declares {dt}",
             )
         dims = [int(d) for d in t.dims]
-        if dims and (
-            len(dims) != a.ndim or any(d >= 0 and d != s for d, s in zip(dims, a.shape))
-        ):
+        if dims and (len(dims) != a.ndim or any(d >= 0 and d != s for d, s in zip(dims, a.shape))):
             raise KernelError(
                 "execute",
                 f"input {k} ({_tname(model, ti)}) has shape {a.shape}, declared {dims}",
             )
         values[ti] = a
-    for ni in node_order(model):
-        node = model.nodes[ni]
-        nt = node.nodeType
-        where = f"node {ni} {node.name!r} ({getattr(nt, 'name', int(nt))})"
+    if plan.order_error is not None:
+        e = plan.order_error
+        raise KernelError(e.op, e.reason)
+    table = plan.table
+    for st in plan.steps:
+        where = st.where
         try:
-            fn = table[nt]
+            fn = table[st.nt]
         except KeyError:
             raise KernelError(where, "no kernel for this node type") from None
         raw: list[np.ndarray] = []
-        for t in node.inputIndex:
-            if int(t) not in values:
+        for t in st.ins:
+            if t not in values:
                 raise KernelError(
                     where,
-                    f"input {_tname(model, int(t))} has no value (not an input, constant or output)",
+                    f"input {_tname(model, t)} has no value (not an input, constant or output)",
                 )
-            raw.append(values[int(t)])
+            raw.append(values[t])
+        if st.bad_attrs is not None:
+            raise KernelError(where, st.bad_attrs)
         try:
-            attrs = decode(nt, bytes(node.nodeAttr))
-        except ValueError as e:
-            raise KernelError(where, f"cannot decode nodeAttr: {e}") from None
-        try:
-            if "QUANT_DTYPE_CAST" in str(getattr(nt, "name", "")):
-                outs = _quant_cast(node, attrs, raw, tensors)
+            if "QUANT_DTYPE_CAST" in str(getattr(st.nt, "name", "")):
+                outs = _quant_cast(st.node, st.attrs, raw, tensors)
             else:
+                qps = st.deq if st.deq is not None else [_qp(tensors[t]) for t in st.ins]
                 args = [
                     (
                         Q.dequantize(a, qp, axis=0)
-                        if (qp := _qp(tensors[int(t)]))
-                        and np.issubdtype(a.dtype, np.integer)
+                        if qp is not None and np.issubdtype(a.dtype, np.integer)
                         else a
                     )
-                    for t, a in zip(node.inputIndex, raw)
+                    for qp, a in zip(qps, raw)
                 ]
-                outs = list(fn(attrs, args))
+                outs = list(fn(st.attrs, args))
         except KernelError as e:
             raise KernelError(where, f"{e.op}: {e.reason}") from None
         except (ValueError, IndexError, TypeError, ArithmeticError) as e:
             # A kernel fed shapes/dtypes it cannot take: still name the node.
             raise KernelError(where, f"{type(e).__name__}: {e}") from e
-        if len(outs) < len(node.outputIndex):
+        if len(outs) < len(st.outs):
             raise KernelError(
                 where,
-                f"kernel produced {len(outs)} outputs, node declares {len(node.outputIndex)}",
+                f"kernel produced {len(outs)} outputs, node declares {len(st.outs)}",
             )
-        for t, out in zip(node.outputIndex, outs):
-            ten = tensors[int(t)]
-            dt = _declared(ten)
+        for t, cv, out in zip(st.outs, st.conv, outs):
+            if cv is None:
+                values[t] = _convert_out(tensors[t], out)
+                continue
+            dt, qp = cv
             out = np.asarray(out)
-            if (
-                dt is not None
-                and _is_quant(ten, dt)
-                and not np.issubdtype(out.dtype, np.integer)
-            ):
-                qp = _qp(ten)
-                assert qp is not None
+            if qp is not None and not np.issubdtype(out.dtype, np.integer):
+                assert dt is not None
                 out = Q.quantize(out, qp, dt)
             elif dt is not None and out.dtype != dt:
                 out = out.astype(dt)
-            values[int(t)] = out
+            values[t] = out
     result = []
+    given = {id(a) for a in inputs}
     for k, ti in enumerate(int(i) for i in model.outputIndex):
         if ti not in values:
             raise KernelError(
                 "execute", f"model output {k} ({_tname(model, ti)}) was never computed"
             )
-        result.append(values[ti])
+        v = values[ti]
+        # Cached constants are shared read-only between calls (a kernel may return one, or a
+        # view of one, unchanged): the caller gets its own writable copy, as without the cache.
+        result.append(v.copy() if not v.flags.writeable and id(v) not in given else v)
     return result
+
+
+def _convert_out(ten: Any, out: Any) -> np.ndarray:
+    """Unplanned output conversion (the tensor's dtype or quant params did not resolve)."""
+    dt = _declared(ten)
+    out = np.asarray(out)
+    if dt is not None and _is_quant(ten, dt) and not np.issubdtype(out.dtype, np.integer):
+        qp = _qp(ten)
+        assert qp is not None
+        out = Q.quantize(out, qp, dt)
+    elif dt is not None and out.dtype != dt:
+        out = out.astype(dt)
+    return np.asarray(out)
 
 
 def _quant_cast(
@@ -268,6 +398,4 @@ def _quant_cast(
     src_t, dst_t = int(attrs.srcT), int(attrs.dstT)
     axis = int(getattr(attrs, "axis", 0))
     qp = _qp(dst) if np.issubdtype(to_numpy(dst_t), np.integer) else _qp(src)
-    return Q.quant_dtype_cast_v2(
-        raw[:1], src_t=src_t, dst_t=dst_t, axis=axis, quant_params=qp
-    )
+    return Q.quant_dtype_cast_v2(raw[:1], src_t=src_t, dst_t=dst_t, axis=axis, quant_params=qp)
