@@ -229,7 +229,15 @@ def _table(desc: fb.Table[Any], v: Any, ind: str) -> str:
                 parts.append(f'{inner}"{f.name}_type": [\n\n{inner}]')
                 parts.append(f'{inner}"{f.name}": [\n\n{inner}]')
         else:
-            parts.append(f'{inner}"{f.name}": {_value(r.h, x, inner, f)}')
+            text = None
+            if f.nested_desc is not None and len(x):
+                try:  # flatc prints a nested flatbuffer as the object it holds
+                    text = _table(f.nested_desc, f.nested_desc.decode(bytes(x)), inner)
+                except (DecodeError, ValueError):
+                    text = None
+            if text is None:
+                text = _value(r.h, x, inner, f)
+            parts.append(f'{inner}"{f.name}": {text}')
     return _obj(parts, ind)
 
 
@@ -421,7 +429,7 @@ def _to_value(h: fb._H, v: Any, f: fb.Field | None = None) -> Any:
             and (not v or isinstance(v[0], tuple))
         ):
             nested = f.nested_desc
-            return nested.encode(_to_table(nested, v))
+            return nested.encode_nested(_to_table(nested, v))[0]
         if not isinstance(v, list):
             raise ValueError(f"expected a list, got {v!r}")
         e = h.elem

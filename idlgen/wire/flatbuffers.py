@@ -1018,6 +1018,15 @@ class Table(Generic[T]):
         ident = self.identifier if file_identifier is None else file_identifier
         return b.finish(root, ident.encode("utf-8") if ident else None, size_prefixed)
 
+    def encode_nested(self, obj: Any) -> tuple[bytes, int]:
+        """The buffer flatc builds for a ``nested_flatbuffer`` value written as a JSON object
+        (no file identifier) and its alignment, which flatc forces on the enclosing vector."""
+        self.prepare()
+        b = _Builder()
+        root = self.build(b, obj)
+        data = b.finish(root, None, False)
+        return data, b.minalign
+
     def _child(
         self, b: _Builder, r: _F, v: Any, items: list[tuple[int, int, int, Any, int]], presort: bool
     ) -> None:
@@ -1307,6 +1316,16 @@ def _build_vector(b: _Builder, r: _F, v: Any, presort: bool = True) -> int:
         elif isinstance(v, (bytes, bytearray, memoryview)) and e.size == 1:
             data = bytes(v)
             n = len(data)
+            nd = r.f.nested_desc
+            if nd is not None and n:
+                # flatc prints a nested buffer as an object and rebuilds it from that object
+                # when reading the JSON back: encode what it would build.
+                try:
+                    data, al = nd.encode_nested(nd.decode(data))
+                    n = len(data)
+                    fa = max(fa, al)
+                except (DecodeError, ValueError):
+                    pass
         else:
             if r.f.hash:
                 v = [_hash(r.f.hash, x, e.fmt) if isinstance(x, str) else x for x in v]

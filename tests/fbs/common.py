@@ -36,7 +36,7 @@ def need_flatc() -> str:
 def include_dirs(schema: Path) -> list[Path]:
     """The -I paths flatc's own test scripts use for a corpus schema."""
     dirs = [TESTS, TESTS / "include_test", TESTS / "include_test" / "sub", FBS, FBS.parent.parent]
-    if schema.is_relative_to(REAL):
+    if schema.is_relative_to(REAL) or not schema.is_relative_to(FBS):
         dirs = [schema.parent]
     return dirs
 

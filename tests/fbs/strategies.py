@@ -112,7 +112,11 @@ def _table(desc: fb.Table[Any], depth: int) -> st.SearchStrategy[Any]:
     required: dict[str, st.SearchStrategy[Any]] = {}
     for r in desc._rf:
         f = r.f
-        if f.deprecated or f.nested or f.flexbuffer:
+        if f.deprecated or f.flexbuffer or (f.nested and depth > 0):
+            continue
+        if f.nested:
+            nd = f.nested_desc
+            fields[r.attr] = st.one_of(st.none(), table(nd, 2).map(nd.encode))
             continue
         if r.kind == fb._K_UNION:
             s = union_value(r.union, depth + 1)
