@@ -118,11 +118,7 @@ def _value(h: fb._H, v: Any, ind: str, f: fb.Field | None = None) -> str:
         items = list(v)
         if isinstance(e, fb._TableH):
             e.desc.prepare()
-        if (
-            isinstance(e, fb._TableH)
-            and e.desc._key is not None
-            and isinstance(h, fb._VectorH)
-        ):
+        if isinstance(e, fb._TableH) and e.desc._key is not None and isinstance(h, fb._VectorH):
             items = _sorted_by_key(e.desc, items)
         elif isinstance(e, fb._StructH) and e.desc.key and isinstance(h, fb._VectorH):
             keyed = [(getattr(x, e.desc.key), x) for x in items]
@@ -131,13 +127,7 @@ def _value(h: fb._H, v: Any, ind: str, f: fb.Field | None = None) -> str:
         if not items:
             return "[\n\n" + ind + "]"
         inner = ind + "  "
-        return (
-            "[\n"
-            + ",\n".join(inner + _value(e, x, inner) for x in items)
-            + "\n"
-            + ind
-            + "]"
-        )
+        return "[\n" + ",\n".join(inner + _value(e, x, inner) for x in items) + "\n" + ind + "]"
     raise TypeError(f"cannot write {type(h).__name__} as JSON")
 
 
@@ -383,9 +373,7 @@ def _to_scalar(h: fb._ScalarH, v: Any, f: fb.Field | None) -> Any:
         if h.enum is not None:
             cls: Any = h.enum.cls
             total = 0
-            for word in (
-                s.replace(".", " ").split() if " " in s else [s.rsplit(".", 1)[-1]]
-            ):
+            for word in (s.replace(".", " ").split() if " " in s else [s.rsplit(".", 1)[-1]]):
                 word = word.rsplit(".", 1)[-1]
                 if word in cls.__members__:
                     total |= int(cls.__members__[word])
@@ -405,6 +393,9 @@ def _to_scalar(h: fb._ScalarH, v: Any, f: fb.Field | None) -> Any:
         x = _num(v, fmt)
     if fmt == "?":
         return bool(x)
+    rng = fb._INT_RANGE.get(fmt)
+    if rng is not None and not rng[0] <= x <= rng[1]:
+        raise ValueError(f"constant does not fit: {x} (type '{fmt}')")
     if h.enum is not None:
         return h.enum.cls(x)
     return x
@@ -429,7 +420,7 @@ def _to_value(h: fb._H, v: Any, f: fb.Field | None = None) -> Any:
             and (not v or isinstance(v[0], tuple))
         ):
             nested = f.nested_desc
-            return nested.encode_nested(_to_table(nested, v))[0]
+            return fb.NestedBuffer(*nested.encode_nested(_to_table(nested, v)))
         if not isinstance(v, list):
             raise ValueError(f"expected a list, got {v!r}")
         e = h.elem
@@ -449,9 +440,7 @@ def _to_struct(desc: fb.Struct[Any], pairs: Any) -> Any:
     desc.prepare()
     if not isinstance(pairs, list) or (pairs and not isinstance(pairs[0], tuple)):
         raise ValueError(f"expected an object for struct {desc.qualname}")
-    hs = {
-        name: (attr, h) for (attr, name, _), (_, h) in zip(desc.fields, desc.handlers)
-    }
+    hs = {name: (attr, h) for (attr, name, _), (_, h) in zip(desc.fields, desc.handlers)}
     kw = {}
     for k, v in pairs:
         if k not in hs:
@@ -468,11 +457,7 @@ def _to_table(desc: fb.Table[Any], pairs: Any) -> Any:
     by_name = desc._by_name
     types: dict[str, Any] = {}
     for k, v in pairs:
-        if (
-            k.endswith("_type")
-            and k[:-5] in by_name
-            and by_name[k[:-5]].union is not None
-        ):
+        if k.endswith("_type") and k[:-5] in by_name and by_name[k[:-5]].union is not None:
             types[k[:-5]] = v
     kw: dict[str, Any] = {}
     order: list[str] = []
@@ -498,9 +483,7 @@ def _to_table(desc: fb.Table[Any], pairs: Any) -> Any:
             assert r.union is not None
             ts = types.get(k)
             if not isinstance(ts, list) or not isinstance(v, list) or len(ts) != len(v):
-                raise ValueError(
-                    f"union vector {k} needs a {k}_type vector of the same length"
-                )
+                raise ValueError(f"union vector {k} needs a {k}_type vector of the same length")
             kw[r.attr] = [_union_value(r.union, t, x) for t, x in zip(ts, v)]
         else:
             kw[r.attr] = _to_value(r.h, v, r.f)

@@ -37,6 +37,7 @@ __all__ = [
     "Field",
     "UnionValue",
     "ScalarVector",
+    "NestedBuffer",
     "lookup",
     "MAX_DEPTH",
     "MAX_TABLES",
@@ -111,6 +112,18 @@ class UnionValue:
 
     type: str
     value: Any
+
+
+class NestedBuffer(bytes):
+    """A ``nested_flatbuffer`` built from a JSON object: the bytes plus the alignment flatc
+    forces on the enclosing vector (equal to plain ``bytes`` of the same content)."""
+
+    align: int
+
+    def __new__(cls, data: bytes, align: int) -> NestedBuffer:
+        self = super().__new__(cls, data)
+        self.align = align
+        return self
 
 
 class ScalarVector(Sequence[Any]):
@@ -1074,7 +1087,9 @@ class Table(Generic[T]):
         items: list[tuple[int, int, int, Any, int]] = []
         order = getattr(obj, "_fb_json_order", None)
         presort = order is None
-        rfs = self._enc if order is None else [self._by_name[n] for n in order if n in self._by_name]
+        rfs = (
+            self._enc if order is None else [self._by_name[n] for n in order if n in self._by_name]
+        )
         for r in rfs:
             v = getattr(obj, r.attr, None)
             if v is None:
@@ -1317,7 +1332,9 @@ def _build_vector(b: _Builder, r: _F, v: Any, presort: bool = True) -> int:
             data = bytes(v)
             n = len(data)
             nd = r.f.nested_desc
-            if nd is not None and n:
+            if isinstance(v, NestedBuffer):
+                fa = max(fa, v.align)  # built from a JSON object, exactly as flatc builds it
+            elif nd is not None and n:
                 # flatc prints a nested buffer as an object and rebuilds it from that object
                 # when reading the JSON back: encode what it would build.
                 try:
