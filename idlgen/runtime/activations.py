@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -61,13 +62,11 @@ class ActivationSpec:
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     # Split by sign so exp never overflows.
     e = np.exp(-np.abs(x))
-    return np.asarray(
-        np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
-    )
+    return np.asarray(np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False))
 
 
 def _relu6(x: np.ndarray) -> np.ndarray:
-    return np.asarray(np.clip(x, 0, 6))
+    return _clamp(x, 0, 6)
 
 
 def erf(x: np.ndarray) -> np.ndarray:
@@ -89,13 +88,9 @@ def _gelu(x: np.ndarray, p: _Params) -> np.ndarray:
     if p.approximate:
         c = math.sqrt(2.0 / math.pi)
         return np.asarray(
-            (0.5 * x * (1 + np.tanh(c * (x + 0.044715 * x**3)))).astype(
-                x.dtype, copy=False
-            )
+            (0.5 * x * (1 + np.tanh(c * (x + 0.044715 * x**3)))).astype(x.dtype, copy=False)
         )
-    return np.asarray(
-        (0.5 * x * (1 + erf(x / math.sqrt(2.0)))).astype(x.dtype, copy=False)
-    )
+    return np.asarray((0.5 * x * (1 + erf(x / math.sqrt(2.0)))).astype(x.dtype, copy=False))
 
 
 def _hard_tanh(x: np.ndarray, p: _Params) -> np.ndarray:
@@ -108,9 +103,7 @@ def _hard_tanh(x: np.ndarray, p: _Params) -> np.ndarray:
 
 ACTIVATIONS: dict[int, ActivationSpec] = {
     0: ActivationSpec(lambda x, p: x, integer_ok=True),
-    1: ActivationSpec(
-        lambda x, p: np.maximum(x, 0).astype(x.dtype, copy=False), integer_ok=True
-    ),
+    1: ActivationSpec(lambda x, p: np.maximum(x, 0).astype(x.dtype, copy=False), integer_ok=True),
     2: ActivationSpec(lambda x, p: _sigmoid(x)),
     3: ActivationSpec(lambda x, p: _relu6(x), integer_ok=True),
     4: ActivationSpec(
@@ -119,11 +112,9 @@ ACTIVATIONS: dict[int, ActivationSpec] = {
         ),
         uses_params=True,
     ),
-    5: ActivationSpec(
-        lambda x, p: np.where(x > 0, x, x * x.dtype.type(p.alpha)), uses_params=True
-    ),
+    5: ActivationSpec(lambda x, p: np.where(x > 0, x, x * x.dtype.type(p.alpha)), uses_params=True),
     6: ActivationSpec(lambda x, p: np.abs(x), integer_ok=True),
-    7: ActivationSpec(lambda x, p: np.clip(x, 0, 1), integer_ok=True),
+    7: ActivationSpec(lambda x, p: _clamp(x, 0, 1), integer_ok=True),
     8: ActivationSpec(lambda x, p: x / (1 + np.abs(x))),
     9: ActivationSpec(lambda x, p: np.logaddexp(x.dtype.type(0), x)),
     10: ActivationSpec(lambda x, p: np.tanh(x)),
@@ -134,9 +125,7 @@ ACTIVATIONS: dict[int, ActivationSpec] = {
     ),
     12: ActivationSpec(lambda x, p: x * _relu6(x + 3) / 6),
     13: ActivationSpec(lambda x, p: _relu6(x + 3) / 6),
-    14: ActivationSpec(
-        lambda x, p: np.where(x > p.alpha, x, x.dtype.type(0)), uses_params=True
-    ),
+    14: ActivationSpec(lambda x, p: np.where(x > p.alpha, x, x.dtype.type(0)), uses_params=True),
     15: ActivationSpec(lambda x, p: x, integer_ok=True),
     16: ActivationSpec(_hard_tanh, uses_params=True, integer_ok=True),
     17: ActivationSpec(lambda x, p: np.sign(x), integer_ok=True),
@@ -177,19 +166,65 @@ def apply_activation(
         with np.errstate(over="ignore", under="ignore"):
             out = spec.fn(
                 x,
-                _Params(
-                    float(alpha), float(min_val), float(max_val), bool(approximate)
-                ),
+                _Params(float(alpha), float(min_val), float(max_val), bool(approximate)),
             )
     except ValueError as e:
         raise KernelError(op, str(e)) from None
     return np.asarray(out).astype(x.dtype, copy=False)
 
 
-def fused(x: np.ndarray, activation: int, op: str) -> np.ndarray:
-    """Apply a fused ``activationType`` after an operator."""
-    if int(activation) == 0:
+# Clamp activations: (low, high) bounds, run in place when the caller owns the array.
+_CLAMPS = {1: (0, None), 3: (0, 6), 7: (0, 1)}
+_ROW = 4096
+_ROWS: dict[tuple[str, float], np.ndarray] = {}
+
+
+def _row(dtype: np.dtype[Any], v: float) -> np.ndarray:
+    key = (dtype.str, v)
+    r = _ROWS.get(key)
+    if r is None:
+        r = np.full(_ROW, v, dtype=dtype)
+        r.flags.writeable = False
+        _ROWS[key] = r
+    return r
+
+
+def clamp_into(x: np.ndarray, out: np.ndarray, lo: int, hi: int | None) -> np.ndarray:
+    """``np.clip(x, lo, hi)`` (``np.maximum(x, lo)`` without ``hi``) written into ``out``; both
+    C-contiguous float arrays of one shape and dtype (``out`` may be ``x``). Same ufuncs, same
+    values; the maximum runs against a row of bounds rather than a scalar, because NumPy's
+    scalar-broadcast maximum loop is several times slower (its scalar clip loop is fast)."""
+    if hi is not None:
+        return np.asarray(np.clip(x, lo, hi, out=out))
+    src, dst = x.reshape(-1), out.reshape(-1)
+    k = dst.size // _ROW
+    row = _row(dst.dtype, lo)
+    if k:
+        np.maximum(src[: k * _ROW].reshape(k, _ROW), row, out=dst[: k * _ROW].reshape(k, _ROW))
+    if dst.size > k * _ROW:
+        np.maximum(src[k * _ROW :], row[: dst.size - k * _ROW], out=dst[k * _ROW :])
+    return out
+
+
+def _fast_clamp(x: np.ndarray) -> bool:
+    return x.dtype.kind == "f" and x.flags.c_contiguous and x.ndim > 0
+
+
+def _clamp(x: np.ndarray, lo: int, hi: int | None) -> np.ndarray:
+    if _fast_clamp(x):
+        return clamp_into(x, np.empty_like(x), lo, hi)
+    return np.asarray(np.maximum(x, lo) if hi is None else np.clip(x, lo, hi))
+
+
+def fused(x: np.ndarray, activation: int, op: str, *, inplace: bool = False) -> np.ndarray:
+    """Apply a fused ``activationType`` after an operator. ``inplace``: ``x`` is a fresh array the
+    caller owns, so clamp activations may overwrite it (same values as the table entry)."""
+    code = int(activation)
+    if code == 0:
         return x
+    bounds = _CLAMPS.get(code)
+    if inplace and bounds is not None and x.flags.writeable and _fast_clamp(x):
+        return clamp_into(x, x, *bounds)
     return apply_activation(x, activation, op=op, fused_op=True)
 
 
@@ -211,8 +246,6 @@ def activation(
     ]  # fmt: skip
 
 
-def leaky_relu(
-    inputs: Sequence[np.ndarray], *, negative_slope: float = 0.0
-) -> list[np.ndarray]:
+def leaky_relu(inputs: Sequence[np.ndarray], *, negative_slope: float = 0.0) -> list[np.ndarray]:
     """``LeakyRelu``: the LEAKY_RELU table entry with ``negativeSlope``."""
     return [apply_activation(inputs[0], 5, op="LeakyRelu", alpha=negative_slope)]

@@ -32,7 +32,7 @@ def gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     m, k = a.shape
     n = b.shape[1]
     mnk = m * n * k
-    if mnk <= _SERIAL_MNK or mnk > _THREADED_MNK or a.dtype != b.dtype:
+    if mnk <= _SERIAL_MNK or mnk > _THREADED_MNK or a.dtype != b.dtype or a.dtype.kind != "f":
         return np.asarray(a @ b)
     rows = max(1, _SERIAL_MNK // (n * k))
     out = np.empty((m, n), dtype=a.dtype)
@@ -110,14 +110,22 @@ def conv2d(
         wt = np.ascontiguousarray(w[:, :, :, 0].transpose(1, 2, 0))  # [kh, kw, O]
         if m > 1:
             xp = np.repeat(xp, m, axis=3)
-        out = np.empty((n, oh, ow, o), dtype=dt)
+        rows = (n, oh, ow * o) if sw == 1 else (n, oh, ow, o)
+        out = np.empty(rows, dtype=dt)
         tmp = np.empty_like(out)
+        if sw == 1:
+            # A unit-stride tap's (ow, O) block is contiguous: multiply whole rows by the weight
+            # tiled along the row, so NumPy's inner loop runs ow*O long instead of O.
+            wt = np.tile(wt, (1, 1, ow))
         for i, j, v in W.taps(xp, oh, ow, kh, kw, sh, sw, dh, dw):
+            if sw == 1:
+                v = v.reshape(rows)
             if i == 0 and j == 0:
                 np.multiply(v, wt[0, 0], out=out)
             else:
                 np.multiply(v, wt[i, j], out=tmp)
                 out += tmp
+        out = out.reshape(n, oh, ow, o)
     else:
         og = o // g
         pv = W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw)
@@ -131,7 +139,7 @@ def conv2d(
     bias = _bias(op, inputs, o)
     if bias is not None:
         out += bias.astype(dt, copy=False)
-    return [fused(_out(out, res_dt), activation, op)]
+    return [fused(_out(out, res_dt), activation, op, inplace=True)]
 
 
 def conv2d_transpose(
@@ -212,7 +220,7 @@ def conv2d_transpose(
     bias = _bias(op, inputs, o)
     if bias is not None:
         out += bias.astype(dt, copy=False)
-    return [fused(_out(out, res_dt), activation, op)]
+    return [fused(_out(out, res_dt), activation, op, inplace=True)]
 
 
 def full_connection(
@@ -245,12 +253,14 @@ def full_connection(
             raise KernelError(op, f"input {x.shape} does not flatten to rows of {k}")
         lead = (x.size // k,)
     dt = _float_dtype(x, w)
-    out = x.astype(dt, copy=False).reshape(-1, k) @ np.ascontiguousarray(w.astype(dt, copy=False).T)
+    out = gemm(
+        x.astype(dt, copy=False).reshape(-1, k), np.ascontiguousarray(w.astype(dt, copy=False).T)
+    )
     if has_bias or (len(inputs) > 2 and inputs[2] is not None):
         if len(inputs) < 3:
             raise KernelError(op, "hasBias is set but no bias input")
         out += np.asarray(inputs[2]).reshape(-1).astype(dt, copy=False)
-    return [fused(_out(out.reshape(*lead, o), res_dt), activation, op)]
+    return [fused(_out(out.reshape(*lead, o), res_dt), activation, op, inplace=True)]
 
 
 def matmul(
@@ -270,9 +280,13 @@ def matmul(
     if transpose_b and b.ndim >= 2:
         b = np.swapaxes(b, -1, -2)
     try:
-        out = np.matmul(a, b)
+        out = (
+            gemm(a, b)
+            if a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0]
+            else np.matmul(a, b)
+        )
     except ValueError as e:
         raise KernelError(op, f"shapes {a.shape} and {b.shape} do not multiply: {e}") from None
     if len(inputs) > 2 and inputs[2] is not None:
         out = out + np.asarray(inputs[2])
-    return [fused(np.asarray(out), activation, op)]
+    return [fused(np.asarray(out), activation, op, inplace=True)]

@@ -35,15 +35,11 @@ def _float(op: str, x: np.ndarray) -> np.ndarray:
     return x
 
 
-def batch_norm(
-    inputs: Sequence[np.ndarray], *, epsilon: float = 1e-4
-) -> list[np.ndarray]:
+def batch_norm(inputs: Sequence[np.ndarray], *, epsilon: float = 1e-4) -> list[np.ndarray]:
     """``FusedBatchNorm`` (inference): inputs x, scale, offset, mean, variance on the last axis."""
     op = "FusedBatchNorm"
     if len(inputs) < 5:
-        raise KernelError(
-            op, f"needs x, scale, offset, mean, variance; got {len(inputs)} inputs"
-        )
+        raise KernelError(op, f"needs x, scale, offset, mean, variance; got {len(inputs)} inputs")
     x = _float(op, inputs[0])
     s, b, m, v = (np.asarray(a).reshape(-1) for a in inputs[1:5])
     c = x.shape[-1]
@@ -53,9 +49,7 @@ def batch_norm(
     return [(x * inv + (b - m * inv)).astype(x.dtype, copy=False)]
 
 
-def instance_norm(
-    inputs: Sequence[np.ndarray], *, epsilon: float = 1e-5
-) -> list[np.ndarray]:
+def instance_norm(inputs: Sequence[np.ndarray], *, epsilon: float = 1e-5) -> list[np.ndarray]:
     """``InstanceNorm``: per instance and channel (last axis), statistics over the spatial axes."""
     op = "InstanceNorm"
     if len(inputs) < 3:
@@ -91,22 +85,26 @@ def layer_norm(
     mean = x.mean(axis=axes, keepdims=True, dtype=np.float64).astype(x.dtype)
     d = x - mean
     var = np.square(d).mean(axis=axes, keepdims=True, dtype=np.float64)
-    y = d * (1.0 / np.sqrt(var + epsilon)).astype(x.dtype)
+    # d is ours: scale, gamma and beta are applied in place (same operations, no temporaries).
+    y = np.multiply(d, (1.0 / np.sqrt(var + epsilon)).astype(x.dtype), out=d)
     if len(inputs) > 1 and inputs[1] is not None:
         gshape = x.shape[pa:]
         g = np.asarray(inputs[1])
         if g.size != int(np.prod(gshape)):
-            raise KernelError(
-                op, f"gamma {g.shape} does not match x.shape[{pa}:] = {gshape}"
-            )
-        y = y * g.reshape(gshape)
+            raise KernelError(op, f"gamma {g.shape} does not match x.shape[{pa}:] = {gshape}")
+        if np.result_type(y, g) == y.dtype:
+            y *= g.reshape(gshape)
+        else:
+            y = y * g.reshape(gshape)
         if len(inputs) > 2 and inputs[2] is not None:
-            y = y + np.asarray(inputs[2]).reshape(gshape)
+            bb = np.asarray(inputs[2]).reshape(gshape)
+            if np.result_type(y, bb) == y.dtype:
+                y += bb
+            else:
+                y = y + bb
     elif elementwise_affine:
-        raise KernelError(
-            op, "elementwiseAffine is set but gamma/beta inputs are missing"
-        )
-    return [y.astype(x.dtype), mean.astype(x.dtype), var.astype(x.dtype)]
+        raise KernelError(op, "elementwiseAffine is set but gamma/beta inputs are missing")
+    return [y.astype(x.dtype, copy=False), mean.astype(x.dtype), var.astype(x.dtype)]
 
 
 def lrn(
@@ -125,18 +123,14 @@ def lrn(
         "ACROSS_CHNNEL",
         "ACROSS_CHANNEL",
     ):
-        raise KernelError(
-            op, f"normRegion {norm_region!r} is not supported (only ACROSS_CHANNELS)"
-        )
+        raise KernelError(op, f"normRegion {norm_region!r} is not supported (only ACROSS_CHANNELS)")
     x = _float(op, inputs[0])
     r = int(depth_radius)
     if r < 0:
         raise KernelError(op, f"depthRadius must be >= 0, got {r}")
     sq = np.square(x.astype(np.float64))
     c = x.shape[-1]
-    cs = np.concatenate(
-        [np.zeros(x.shape[:-1] + (1,)), np.cumsum(sq, axis=-1)], axis=-1
-    )
+    cs = np.concatenate([np.zeros(x.shape[:-1] + (1,)), np.cumsum(sq, axis=-1)], axis=-1)
     idx = np.arange(c)
     hi = np.minimum(idx + r + 1, c)
     lo = np.maximum(idx - r, 0)
@@ -156,9 +150,7 @@ def l2_normalize(
     op = "L2NormalizeFusion"
     x = _float(op, inputs[0])
     axes = (
-        tuple(sorted({_axis(op, a, x.ndim) for a in axis}))
-        if len(axis)
-        else tuple(range(x.ndim))
+        tuple(sorted({_axis(op, a, x.ndim) for a in axis})) if len(axis) else tuple(range(x.ndim))
     )
     ss = np.square(x.astype(np.float64)).sum(axis=axes, keepdims=True)
     den = np.sqrt(np.maximum(ss, epsilon))
@@ -178,13 +170,12 @@ def _one_axis(op: str, axis: Sequence[int] | int, ndim: int) -> int:
     return _axis(op, vals[0], ndim)
 
 
-def softmax(
-    inputs: Sequence[np.ndarray], *, axis: Sequence[int] = (-1,)
-) -> list[np.ndarray]:
+def softmax(inputs: Sequence[np.ndarray], *, axis: Sequence[int] = (-1,)) -> list[np.ndarray]:
     """``Softmax`` along ``axis[0]``."""
     x = _float("Softmax", inputs[0])
     ax = _one_axis("Softmax", axis, x.ndim)
-    e = np.exp(x - x.max(axis=ax, keepdims=True))
+    e = np.subtract(x, x.max(axis=ax, keepdims=True))
+    np.exp(e, out=e)
     e /= e.sum(axis=ax, keepdims=True)
     return [e]
 

@@ -71,7 +71,7 @@ def max_pool(
     for _, _, v in W.taps(xp, oh, ow, kh, kw, sh, sw, 1, 1):
         out = v.copy() if out is None else np.maximum(out, v, out=out)
     assert out is not None
-    return [fused(out, activation, op)]
+    return [fused(out, activation, op, inplace=True)]
 
 
 def avg_pool(
@@ -105,13 +105,11 @@ def avg_pool(
     for _, _, v in W.taps(xp, oh, ow, kh, kw, sh, sw, 1, 1):
         total += v
     if pt or pb or pl or pr:
-        ones = W.pad_hw(
-            np.ones((1, x.shape[1], x.shape[2], 1), dtype=dt), pt, pb, pl, pr
-        )
+        ones = W.pad_hw(np.ones((1, x.shape[1], x.shape[2], 1), dtype=dt), pt, pb, pl, pr)
         count = np.zeros((1, oh, ow, 1), dtype=dt)
         for _, _, v in W.taps(ones, oh, ow, kh, kw, sh, sw, 1, 1):
             count += v
         total /= np.maximum(count, 1)
     else:
         total /= dt.type(kh * kw)
-    return [fused(total.astype(x.dtype, copy=False), activation, op)]
+    return [fused(total.astype(x.dtype, copy=False), activation, op, inplace=True)]

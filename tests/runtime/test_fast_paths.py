@@ -1,5 +1,7 @@
-"""The runtime's fast paths against the straightforward formulation: blocked GEMM vs ``@``, the
-executor's per-model plan cache vs a fresh model (mutations between calls must be seen)."""
+"""The runtime's fast paths against the straightforward formulation: blocked GEMM vs ``@``, clamp
+activations against ``np.clip``, the row-tiled depthwise convolution, in-place softmax and layer
+norm against float64 formulas, and the executor's per-model plan cache vs a fresh model
+(mutations between calls must be seen)."""
 
 from __future__ import annotations
 
@@ -11,8 +13,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
-from idlgen.runtime import conv, nnrt
+from idlgen.runtime import activations, conv, nnrt, norm
 from idlgen.runtime.builder import ModelBuilder
 from idlgen.runtime.errors import KernelError
 from idlgen.runtime.nnrt import execute
@@ -47,6 +50,99 @@ def test_gemm_blocks_mid_sized_products() -> None:
         b = rng.standard_normal((k, n)).astype(f32)
         np.testing.assert_allclose(conv.gemm(a, b), a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
     assert conv._SERIAL_MNK < 4096 * 27 * 32 <= conv._THREADED_MNK
+
+
+_floats = st.one_of(
+    st.floats(width=32, allow_nan=True, allow_infinity=True),
+    st.sampled_from([0.0, -0.0, 1.0, 6.0, -1e-45, float("nan"), -float("nan")]),
+)
+
+
+@SETTINGS
+@given(
+    x=st.integers(0, 9000).flatmap(
+        lambda n: hnp.arrays(np.dtype(f32), n, elements=_floats, fill=_floats)
+    ),
+    code=st.sampled_from([1, 3, 7]),
+    dtype=st.sampled_from([f32, np.float16, np.float64]),
+)
+def test_clamp_activations_match_clip(x: np.ndarray, code: int, dtype: Any) -> None:
+    x = x.astype(dtype)
+    lo, hi = {1: (0, None), 3: (0, 6), 7: (0, 1)}[code]
+    want = np.maximum(x, lo) if hi is None else np.clip(x, lo, hi)
+    table = activations.apply_activation(x, code, op="t")
+    inplace = activations.fused(x.copy(), code, "t", inplace=True)
+    for got in (table, inplace):
+        assert got.dtype == x.dtype
+        # Bit-identical, signed zeros and NaN payload signs included.
+        np.testing.assert_array_equal(got.view(f"u{x.itemsize}"), want.view(f"u{x.itemsize}"))
+    np.testing.assert_array_equal(activations.apply_activation(x[::2], code, op="t"), want[::2])
+
+
+@SETTINGS
+@given(
+    h=st.integers(1, 12),
+    w=st.integers(1, 70),
+    c=st.integers(1, 9),
+    m=st.integers(1, 3),
+    k=st.tuples(st.integers(1, 3), st.integers(1, 3)),
+    d=st.tuples(st.integers(1, 2), st.integers(1, 2)),
+    sh=st.integers(1, 2),
+    act=st.sampled_from([0, 1, 3]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_depthwise_rows_match_direct_sum(
+    h: int, w: int, c: int, m: int, k: tuple[int, int], d: tuple[int, int], sh: int, act: int,
+    seed: int,
+) -> None:  # fmt: skip
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((2, h, w, c)).astype(f32)
+    wt = rng.standard_normal((c * m, *k, 1)).astype(f32)
+    b = rng.standard_normal(c * m).astype(f32)
+    (got,) = conv.conv2d([x, wt, b], stride=[sh, 1], dilation=list(d), pad_mode=1, group=c,
+                         activation=act)  # fmt: skip
+    # Direct: SAME pads, one tap at a time in float64.
+    keh, kew = (k[0] - 1) * d[0] + 1, (k[1] - 1) * d[1] + 1
+    oh = -(-h // sh)
+    th, tw = max((oh - 1) * sh + keh - h, 0), max(w - 1 + kew - w, 0)
+    xp = np.zeros((2, h + th, w + tw, c))
+    xp[:, th // 2 : th // 2 + h, tw // 2 : tw // 2 + w] = x
+    xp = np.repeat(xp, m, axis=3)
+    want = np.zeros((2, oh, w, c * m)) + b
+    for i in range(k[0]):
+        for j in range(k[1]):
+            tap = xp[:, i * d[0] :: sh][:, :oh, j * d[1] : j * d[1] + w]
+            want += tap * wt[:, i, j, 0]
+    want = {0: want, 1: np.maximum(want, 0), 3: np.clip(want, 0, 6)}[act]
+    assert got.shape == want.shape and got.dtype == f32
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@SETTINGS
+@given(
+    shape=hnp.array_shapes(min_dims=1, max_dims=4, max_side=40),
+    seed=st.integers(0, 2**32 - 1),
+    scale=st.sampled_from([1.0, 30.0]),
+)
+def test_softmax_and_layer_norm_match_float64(
+    shape: tuple[int, ...], seed: int, scale: float
+) -> None:
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(shape) * scale).astype(f32)
+    x64 = x.astype(np.float64)
+    (got,) = norm.softmax([x], axis=[-1])
+    e = np.exp(x64 - x64.max(axis=-1, keepdims=True))
+    np.testing.assert_allclose(got, e / e.sum(axis=-1, keepdims=True), rtol=1e-5, atol=1e-7)
+    assert got.dtype == f32
+    g = rng.standard_normal(shape[-1:]).astype(f32)
+    bb = rng.standard_normal(shape[-1:]).astype(f32)
+    y, mean, var = norm.layer_norm([x, g, bb], begin_norm_axis=-1, begin_params_axis=-1)
+    mu = x64.mean(axis=-1, keepdims=True)
+    v = ((x64 - mu) ** 2).mean(axis=-1, keepdims=True)
+    np.testing.assert_allclose(y, (x64 - mu) / np.sqrt(v + 1e-5) * g + bb, rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(mean, mu, rtol=1e-5, atol=1e-5 * scale)
+    np.testing.assert_allclose(var, v, rtol=1e-4, atol=1e-6 * scale**2)
+    assert y.dtype == f32 and not np.shares_memory(y, x)
 
 
 def _model(P: Any, enc: Any, c: np.ndarray) -> tuple[Any, dict[int, bytes]]:
