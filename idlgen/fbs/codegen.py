@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import keyword
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -258,6 +259,18 @@ def build_runtime(schema: ir.Schema) -> dict[str, Any]:
 # The generator plugin (see idlgen.pygen.generate.CODEC_PLUGINS)
 
 
+def _lit(v: Any) -> str:
+    """Python source for a descriptor argument (``repr`` except for non-finite floats)."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return f'float("{v}")'
+    if isinstance(v, tuple):
+        inner = ", ".join(_lit(x) for x in v)
+        return f"({inner},)" if len(v) == 1 else f"({inner})"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{_lit(k)}: {_lit(x)}" for k, x in v.items()) + "}"
+    return repr(v)
+
+
 def render_calls(calls: list[DescriptorCall], class_name: Callable[[str], str]) -> list[str]:
     """Python statements creating the descriptors (one per table/struct, ``_FB_<Class>``)."""
     lines = ['_FB_REG = _fb.registry(__name__.split(".")[0])']
@@ -265,8 +278,8 @@ def render_calls(calls: list[DescriptorCall], class_name: Callable[[str], str]) 
         if c.kind not in ("Table", "Struct"):
             continue  # enums and unions are spelled inline in the specs that use them
         name = class_name(c.qualname)
-        args = ", ".join([repr(c.qualname), name, *(repr(a) for a in c.args)])
-        kw = "".join(f", {k}={v!r}" for k, v in c.kwargs.items()) + ", reg=_FB_REG"
+        args = ", ".join([repr(c.qualname), name, *(_lit(a) for a in c.args)])
+        kw = "".join(f", {k}={_lit(v)}" for k, v in c.kwargs.items()) + ", reg=_FB_REG"
         lines.append(f"_FB_{name}: _fb.{c.kind}[{name}] = _fb.{c.kind}({args}{kw})")
     return lines
 

@@ -220,7 +220,9 @@ def _table(desc: fb.Table[Any], v: Any, ind: str) -> str:
                 parts.append(f'{inner}"{f.name}": [\n\n{inner}]')
         else:
             text = None
-            if f.nested_desc is not None and len(x):
+            if f.nested_desc is not None and not len(x):
+                continue  # not stored (see Table.build)
+            if f.nested_desc is not None:
                 try:  # flatc prints a nested flatbuffer as the object it holds
                     text = _table(f.nested_desc, f.nested_desc.decode(bytes(x)), inner)
                 except (DecodeError, ValueError):

@@ -1105,6 +1105,8 @@ class Table(Generic[T]):
                 if data != r.cmp_default:
                     items.append((r.rank, 0, r.slot, data, r.size))
             elif not r.f.deprecated:
+                if r.f.nested and not len(v):
+                    continue  # an empty nested buffer holds nothing flatc could print
                 self._child(b, r, v, items, presort)
         items.sort()
         # StartTable, fields by size class and descending id, EndTable
