@@ -7,7 +7,9 @@ pad lists are ``[top, bottom, left, right]``; SAME puts the odd extra row/column
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -34,9 +36,7 @@ def pads4(op: str, pad_list: Sequence[int]) -> tuple[int, int, int, int]:
     if not vals:
         return 0, 0, 0, 0
     if len(vals) != 4 or min(vals) < 0:
-        raise KernelError(
-            op, f"pad list must be [top, bottom, left, right] >= 0, got {vals}"
-        )
+        raise KernelError(op, f"pad list must be [top, bottom, left, right] >= 0, got {vals}")
     return vals[0], vals[1], vals[2], vals[3]
 
 
@@ -60,9 +60,7 @@ def conv_geometry(
         raise KernelError(op, f"unsupported PadMode {mode}")
     out = (size + p0 + p1 - k_eff) // stride + 1
     if out <= 0:
-        raise KernelError(
-            op, f"window {k_eff} larger than padded input {size + p0 + p1}"
-        )
+        raise KernelError(op, f"window {k_eff} larger than padded input {size + p0 + p1}")
     return out, p0, p1
 
 
@@ -92,14 +90,44 @@ def pool_geometry(
     return out, p0, max(p1, (out - 1) * stride + k - size - p0)
 
 
+_SCRATCH = threading.local()
+
+
+def scratch(tag: str, shape: tuple[int, ...], dtype: np.dtype[Any]) -> np.ndarray:
+    """A per-thread reusable buffer for a kernel's temporary (never for anything it returns).
+
+    Fresh large arrays are mmapped and page-faulted anew on every call, which on a VM costs more
+    than the arithmetic of a small convolution; one buffer per ``tag`` and thread avoids that.
+    Contents are undefined.
+    """
+    pool: dict[str, np.ndarray] | None = getattr(_SCRATCH, "pool", None)
+    if pool is None:
+        pool = _SCRATCH.pool = {}
+    nbytes = math.prod(shape) * dtype.itemsize
+    buf = pool.get(tag)
+    if buf is None or buf.nbytes < nbytes:
+        buf = pool[tag] = np.empty(max(nbytes, 1), dtype=np.uint8)
+    return buf[:nbytes].view(dtype).reshape(shape)
+
+
 def pad_hw(
-    x: np.ndarray, t: int, b: int, l: int, r: int, value: float = 0.0
+    x: np.ndarray, t: int, b: int, l: int, r: int, value: float = 0.0, *, tmp: bool = False
 ) -> np.ndarray:
+    """Pad H and W. ``tmp``: the result is only a temporary of the caller, so it may live in a
+    scratch buffer (``x`` itself is still returned when there is nothing to pad)."""
     if not (t or b or l or r):
         return x
-    # Faster than np.pad for this one case: fill once, copy the interior.
+    # Faster than np.pad for this one case: fill the border, copy the interior.
     n, h, w, c = x.shape
-    out = np.full((n, h + t + b, w + l + r, c), value, dtype=x.dtype)
+    shape = (n, h + t + b, w + l + r, c)
+    if not tmp:
+        out = np.full(shape, value, dtype=x.dtype)
+    else:
+        out = scratch("pad", shape, x.dtype)
+        out[:, :t] = value
+        out[:, t + h :] = value
+        out[:, t : t + h, :l] = value
+        out[:, t : t + h, l + w :] = value
     out[:, t : t + h, l : l + w, :] = x
     return out
 

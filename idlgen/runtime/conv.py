@@ -99,10 +99,17 @@ def conv2d(
     oh, pt, pb = W.conv_geometry(op, h, kh, sh, dh, int(pad_mode), t, b)
     ow, pl, pr = W.conv_geometry(op, wd, kw, sw, dw, int(pad_mode), l, r)
     dt = _float_dtype(x, w)
-    xp = W.pad_hw(x.astype(dt, copy=False), pt, pb, pl, pr)
+    xp = W.pad_hw(x.astype(dt, copy=False), pt, pb, pl, pr, tmp=True)
     w = w.astype(dt, copy=False)
     if g == 1:
-        cols = W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw).reshape(n * oh * ow, kh * kw * c)
+        if kh == kw == sh == sw == 1 and xp.flags.c_contiguous:
+            cols = xp.reshape(n * oh * ow, c)  # 1x1: the input already is the matrix
+        else:
+            # im2col into a reused buffer (the matrix is a temporary, often the largest one).
+            cols = W.scratch("cols", (n * oh * ow, kh * kw * c), dt)
+            np.copyto(
+                cols.reshape(n, oh, ow, kh, kw, c), W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw)
+            )
         out = gemm(cols, np.ascontiguousarray(w.reshape(o, -1).T)).reshape(n, oh, ow, o)
     elif cg == 1:
         # Depthwise (channel multiplier m = O/C): output channel k reads input channel k // m.
@@ -112,7 +119,7 @@ def conv2d(
             xp = np.repeat(xp, m, axis=3)
         rows = (n, oh, ow * o) if sw == 1 else (n, oh, ow, o)
         out = np.empty(rows, dtype=dt)
-        tmp = np.empty_like(out)
+        tmp = W.scratch("taps", rows, dt)
         if sw == 1:
             # A unit-stride tap's (ow, O) block is contiguous: multiply whole rows by the weight
             # tiled along the row, so NumPy's inner loop runs ow*O long instead of O.

@@ -66,7 +66,7 @@ def max_pool(
         op, inputs, kernel_size, strides, pad, pad_mode, round_mode
     )
     low = -np.inf if np.issubdtype(x.dtype, np.floating) else np.iinfo(x.dtype).min
-    xp = W.pad_hw(x, pt, pb, pl, pr, low)
+    xp = W.pad_hw(x, pt, pb, pl, pr, low, tmp=True)
     out: np.ndarray | None = None
     for _, _, v in W.taps(xp, oh, ow, kh, kw, sh, sw, 1, 1):
         out = v.copy() if out is None else np.maximum(out, v, out=out)
@@ -100,7 +100,7 @@ def avg_pool(
         op, inputs, kernel_size, strides, pad, pad_mode, round_mode
     )
     dt = x.dtype if np.issubdtype(x.dtype, np.floating) else np.dtype(np.float32)
-    xp = W.pad_hw(x.astype(dt, copy=False), pt, pb, pl, pr)
+    xp = W.pad_hw(x.astype(dt, copy=False), pt, pb, pl, pr, tmp=True)
     total = np.zeros((x.shape[0], oh, ow, x.shape[3]), dtype=dt)
     for _, _, v in W.taps(xp, oh, ow, kh, kw, sh, sw, 1, 1):
         total += v

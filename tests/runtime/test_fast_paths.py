@@ -246,3 +246,42 @@ def test_plans_are_dropped_with_their_model() -> None:
     del model
     gc.collect()
     assert key not in nnrt._PLANS
+
+
+@SETTINGS
+@given(
+    shape=st.tuples(st.integers(1, 2), st.integers(1, 6), st.integers(1, 6), st.integers(1, 3)),
+    pads=st.tuples(*[st.integers(0, 2)] * 4),
+    value=st.sampled_from([0.0, -np.inf, 2.5]),
+)
+def test_scratch_padding_matches_np_pad(
+    shape: tuple[int, int, int, int], pads: tuple[int, int, int, int], value: float
+) -> None:
+    from idlgen.runtime import _window as W
+
+    x = np.random.default_rng(0).standard_normal(shape).astype(f32)
+    t, b, l, r = pads
+    want = np.pad(x, [(0, 0), (t, b), (l, r), (0, 0)], constant_values=value)
+    W.scratch("pad", (4096,), np.dtype(f32))[...] = np.nan  # stale contents must not leak
+    np.testing.assert_array_equal(W.pad_hw(x, t, b, l, r, value, tmp=True), want)
+    np.testing.assert_array_equal(W.pad_hw(x, t, b, l, r, value), want)
+
+
+def test_kernel_outputs_never_alias_scratch_buffers() -> None:
+    from idlgen.runtime import pool
+
+    rng = np.random.default_rng(3)
+    kw = dict(stride=[1, 1], dilation=[1, 1], pad_mode=1)
+    x1, x2 = rng.standard_normal((2, 1, 9, 9, 4)).astype(f32)
+    for w in (rng.standard_normal((5, 3, 3, 4)), rng.standard_normal((4, 3, 3, 1))):
+        g = 1 if w.shape[0] == 5 else 4
+        w = w.astype(f32)
+        (y1,) = conv.conv2d([x1, w], group=g, **kw)
+        keep = y1.copy()
+        conv.conv2d([x2, w], group=g, **kw)
+        np.testing.assert_array_equal(y1, keep)
+    for fn in (pool.max_pool, pool.avg_pool):
+        (p1,) = fn([x1], kernel_size=[3, 3], strides=[1, 1], pad=[1, 1, 1, 1])
+        keep = p1.copy()
+        fn([x2], kernel_size=[3, 3], strides=[1, 1], pad=[1, 1, 1, 1])
+        np.testing.assert_array_equal(p1, keep)
