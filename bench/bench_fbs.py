@@ -48,15 +48,23 @@ def _tflite_model(rt: dict[str, Any], weights: int) -> Any:
             opcode_index=0,
             inputs=[i, 0],
             outputs=[i + 1],
-            builtin_options=T["Conv2DOptions"](stride_w=1, stride_h=1, fused_activation_function=T["ActivationFunctionType"](1)),
+            builtin_options=T["Conv2DOptions"](
+                stride_w=1, stride_h=1, fused_activation_function=T["ActivationFunctionType"](1)
+            ),
         )
         for i in range(100)
     ]
     sub = T["SubGraph"](tensors=tensors, inputs=[0], outputs=[100], operators=ops, name="main")
     buffers = [T["Buffer"](data=b"")] + [T["Buffer"](data=bytes(64)) for _ in range(100)]
     buffers[1] = T["Buffer"](data=bytes(range(256)) * (weights // 256))
-    codes = [T["OperatorCode"](deprecated_builtin_code=3, version=1, builtin_code=T["BuiltinOperator"](3))]
-    return T["Model"](version=3, operator_codes=codes, subgraphs=[sub], description="bench", buffers=buffers)
+    codes = [
+        T["OperatorCode"](
+            deprecated_builtin_code=3, version=1, builtin_code=T["BuiltinOperator"](3)
+        )
+    ]
+    return T["Model"](
+        version=3, operator_codes=codes, subgraphs=[sub], description="bench", buffers=buffers
+    )
 
 
 def run() -> list[Result]:
@@ -95,16 +103,30 @@ def run() -> list[Result]:
         peer_bytes = peer_pack(mt, b"MONS")
         note = f"{len(desc.encode(obj))} B (= flatc -b) vs {len(peer_bytes)} B"
         results.append(
-            Result("fbs monster decode", timeit(lambda: desc.decode(buf)), "flatc py UnPack",
-                   timeit(lambda: MonsterT.InitFromPackedBuf(buf, 0)), "verifying decoder")
+            Result(
+                "fbs monster decode",
+                timeit(lambda: desc.decode(buf)),
+                "flatc py UnPack",
+                timeit(lambda: MonsterT.InitFromPackedBuf(buf, 0)),
+                "verifying decoder",
+            )
         )
         results.append(
-            Result("fbs monster decode (verify=False)", timeit(lambda: desc.decode(buf, verify=False)),
-                   "flatc py UnPack", timeit(lambda: MonsterT.InitFromPackedBuf(buf, 0)))
+            Result(
+                "fbs monster decode (verify=False)",
+                timeit(lambda: desc.decode(buf, verify=False)),
+                "flatc py UnPack",
+                timeit(lambda: MonsterT.InitFromPackedBuf(buf, 0)),
+            )
         )
         results.append(
-            Result("fbs monster encode", timeit(lambda: desc.encode(obj)), "flatc py Pack",
-                   timeit(lambda: peer_pack(mt, b"MONS")), note)
+            Result(
+                "fbs monster encode",
+                timeit(lambda: desc.encode(obj)),
+                "flatc py Pack",
+                timeit(lambda: peer_pack(mt, b"MONS")),
+                note,
+            )
         )
 
         # --- tflite-like model with a 1 MB weight vector
@@ -118,19 +140,31 @@ def run() -> list[Result]:
         assert len(pt.subgraphs[0].operators) == 100 and len(pt.buffers[1].data) == 1 << 20
         decoded = mdesc.decode(mbuf)
         results.append(
-            Result("fbs tflite-like decode (100 ops, 1 MB)", timeit(lambda: mdesc.decode(mbuf)),
-                   "flatc py UnPack", timeit(lambda: ModelT.InitFromPackedBuf(mbuf, 0)),
-                   f"{len(mbuf)} B; weights zero-copy")
+            Result(
+                "fbs tflite-like decode (100 ops, 1 MB)",
+                timeit(lambda: mdesc.decode(mbuf)),
+                "flatc py UnPack",
+                timeit(lambda: ModelT.InitFromPackedBuf(mbuf, 0)),
+                f"{len(mbuf)} B; weights zero-copy",
+            )
         )
         results.append(
-            Result("fbs tflite-like encode (100 ops, 1 MB)", timeit(lambda: mdesc.encode(decoded)),
-                   "flatc py Pack", timeit(lambda: peer_pack(pt, b"TFL3")))
+            Result(
+                "fbs tflite-like encode (100 ops, 1 MB)",
+                timeit(lambda: mdesc.encode(decoded)),
+                "flatc py Pack",
+                timeit(lambda: peer_pack(pt, b"TFL3")),
+            )
         )
         big = _tflite_model(trt, 16 << 20)
         bbuf = mdesc.encode(big)
         results.append(
-            Result("fbs tflite-like decode (100 ops, 16 MB)", timeit(lambda: mdesc.decode(bbuf)),
-                   "idlgen, 1 MB weights", timeit(lambda: mdesc.decode(mbuf)),
-                   "ratio ~1 = decode time independent of vector length")
+            Result(
+                "fbs tflite-like decode (100 ops, 16 MB)",
+                timeit(lambda: mdesc.decode(bbuf)),
+                "idlgen, 1 MB weights",
+                timeit(lambda: mdesc.decode(mbuf)),
+                "ratio ~1 = decode time independent of vector length",
+            )
         )
     return results

@@ -23,9 +23,7 @@ _INT = {
     "Q": (0, (1 << 64) - 1),
 }
 
-_TEXT = st.text(
-    st.characters(blacklist_categories=("Cs",), max_codepoint=0x1FFFF), max_size=8
-)
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",), max_codepoint=0x1FFFF), max_size=8)
 
 
 def scalar(h: fb._ScalarH) -> st.SearchStrategy[Any]:
@@ -121,7 +119,9 @@ def _table(desc: fb.Table[Any], depth: int) -> st.SearchStrategy[Any]:
         if r.kind == fb._K_UNION:
             s = union_value(r.union, depth + 1)
         elif r.kind == fb._K_UNION_VEC:
-            s = st.lists(union_value(r.union, depth + 1).filter(lambda v: v is not None), max_size=3)
+            s = st.lists(
+                union_value(r.union, depth + 1).filter(lambda v: v is not None), max_size=3
+            )
         elif r.kind == fb._K_TABLE and depth >= 2:
             s = st.none() if not f.required else table(r.table_desc, depth + 1)
         else:

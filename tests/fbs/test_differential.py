@@ -15,7 +15,18 @@ from hypothesis import strategies as st
 from idlgen.wire import fbjson
 
 from . import strategies
-from .common import FBS, REAL, TESTS, flatc_binary, flatc_json, need_flatc, need_shared, root_of, runtime
+from .common import (
+    FBS,
+    REAL,
+    REPO,
+    TESTS,
+    flatc_binary,
+    flatc_json,
+    need_flatc,
+    need_shared,
+    root_of,
+    runtime,
+)
 
 ROOTED = [
     TESTS / "monster_test.fbs",
@@ -35,6 +46,8 @@ ROOTED = [
     REAL / "arrow" / "File.fbs",
     REAL / "flatbuffers" / "reflection.fbs",
     Path(__file__).parent / "data" / "features.fbs",
+    REPO / "schemas" / "fbs" / "armnn_schema.fbs",
+    REPO / "schemas" / "fbs" / "mindspore_model_v0.fbs",
 ]
 
 BATCH = 12

@@ -19,8 +19,20 @@ MONSTER = TESTS / "monster_test.fbs"
 ANNOTATED = TESTS / "annotated_binary" / "annotated_binary.fbs"
 
 GOLDEN = [
-    (MONSTER, "MyGame.Example.Monster", TESTS / "monsterdata_test.json", TESTS / "monsterdata_test.mon", 600),
-    (MONSTER, "MyGame.Example.Monster", TESTS / "unicode_test.json", TESTS / "unicode_test.mon", None),
+    (
+        MONSTER,
+        "MyGame.Example.Monster",
+        TESTS / "monsterdata_test.json",
+        TESTS / "monsterdata_test.mon",
+        600,
+    ),
+    (
+        MONSTER,
+        "MyGame.Example.Monster",
+        TESTS / "unicode_test.json",
+        TESTS / "unicode_test.mon",
+        None,
+    ),
     (
         ANNOTATED,
         "AnnotatedBinary.Foo",
@@ -38,8 +50,12 @@ def _desc(schema: Path, root: str) -> fb.Table[object]:
     return d
 
 
-@pytest.mark.parametrize("schema,root,js,golden,size", GOLDEN, ids=lambda x: getattr(x, "name", None))
-def test_json_to_bytes_identical(schema: Path, root: str, js: Path, golden: Path, size: int | None) -> None:
+@pytest.mark.parametrize(
+    "schema,root,js,golden,size", GOLDEN, ids=lambda x: getattr(x, "name", None)
+)
+def test_json_to_bytes_identical(
+    schema: Path, root: str, js: Path, golden: Path, size: int | None
+) -> None:
     desc = _desc(schema, root)
     data = golden.read_bytes()
     if size is not None:
@@ -48,8 +64,12 @@ def test_json_to_bytes_identical(schema: Path, root: str, js: Path, golden: Path
     assert desc.encode(obj) == data
 
 
-@pytest.mark.parametrize("schema,root,js,golden,size", GOLDEN, ids=lambda x: getattr(x, "name", None))
-def test_decode_reencode_identical(schema: Path, root: str, js: Path, golden: Path, size: int | None) -> None:
+@pytest.mark.parametrize(
+    "schema,root,js,golden,size", GOLDEN, ids=lambda x: getattr(x, "name", None)
+)
+def test_decode_reencode_identical(
+    schema: Path, root: str, js: Path, golden: Path, size: int | None
+) -> None:
     desc = _desc(schema, root)
     data = golden.read_bytes()
     obj = desc.decode(data)
@@ -61,8 +81,12 @@ def test_decode_reencode_identical(schema: Path, root: str, js: Path, golden: Pa
     assert again == obj
 
 
-@pytest.mark.parametrize("schema,root,js,golden,size", GOLDEN, ids=lambda x: getattr(x, "name", None))
-def test_to_json_matches_flatc(schema: Path, root: str, js: Path, golden: Path, size: int | None) -> None:
+@pytest.mark.parametrize(
+    "schema,root,js,golden,size", GOLDEN, ids=lambda x: getattr(x, "name", None)
+)
+def test_to_json_matches_flatc(
+    schema: Path, root: str, js: Path, golden: Path, size: int | None
+) -> None:
     desc = _desc(schema, root)
     obj = desc.decode(golden.read_bytes())
     ref = flatc_json(schema, {"x": golden.read_bytes()})["x"]

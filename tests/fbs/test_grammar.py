@@ -88,7 +88,11 @@ def test_monster_ir_facts() -> None:
     assert isinstance(svc, Interface)
     assert [p.direction for p in svc.methods[0].params] == ["in", "out"]
     f = next(f for f in res.schema.files if f.path.endswith("monster_test.fbs"))
-    assert (f.root_type, f.file_identifier, f.file_extension) == ("MyGame.Example.Monster", "MONS", "mon")
+    assert (f.root_type, f.file_identifier, f.file_extension) == (
+        "MyGame.Example.Monster",
+        "MONS",
+        "mon",
+    )
     amb = d["MyGame.Example.AnyAmbiguousAliases"]
     assert isinstance(amb, Union) and [m.value for m in amb.members] == [1, 2, 3]
 
@@ -97,13 +101,16 @@ def test_monster_ir_facts() -> None:
 # run through flatc, which must agree on accept/reject.
 CASES = [
     ("table T { a:int; } root_type T;", None),
-    ("namespace A.B; table T { a:[int]; b:string = \"x\"; c:[int] = []; }", None),
+    ('namespace A.B; table T { a:[int]; b:string = "x"; c:[int] = []; }', None),
     ("struct S { a:[int:0xF]; b:byte; } table T { s:S; }", None),
-    ("enum E:ubyte (bit_flags) { A, B, C } table T { e:E = \"A C\"; f:E = A; }", None),
-    ("table T { a:float = -inf; b:double = nan; c:float = 0x1.8p1; d:int = 0x10; e:int = null; }", None),
+    ('enum E:ubyte (bit_flags) { A, B, C } table T { e:E = "A C"; f:E = A; }', None),
+    (
+        "table T { a:float = -inf; b:double = nan; c:float = 0x1.8p1; d:int = 0x10; e:int = null; }",
+        None,
+    ),
     ("union U { A, B, } table A {} table B {} table T { u:U; v:[U]; }", None),
-    ("table T {} rpc_service S { M(T):T (streaming: \"none\"); }", None),
-    ("attribute \"custom\"; table T { a:int (custom: 3); }", None),
+    ('table T {} rpc_service S { M(T):T (streaming: "none"); }', None),
+    ('attribute "custom"; table T { a:int (custom: 3); }', None),
     ("table T { a:int; } root_type T;\n{ a: 3 }", None),
     ("table T { a:int; }\n{ a: 3 }", "FBS052"),
     ("enum E:int { A = 1, B = 1 }", "FBS023"),
@@ -116,7 +123,7 @@ CASES = [
     ("struct S { a:string; }", "FBS034"),
     ("struct A { b:B; } struct B { a:A; }", "FBS035"),
     ("table T { a:int (unknownattr); }", "FBS036"),
-    ("file_identifier \"ABCDE\";", "FBS037"),
+    ('file_identifier "ABCDE";', "FBS037"),
     ("table T {} namespace X; table T2 {} namespace; table T {}", "FBS020"),
     ("table T { a:Strng; }", "FBS021"),
     ("table T { a:[int:3]; }", "FBS040"),
@@ -128,7 +135,7 @@ CASES = [
     ("enum E:int { A } table T { e:E = B; }", "FBS039"),
     ("enum E:int { A = 1 } table T { e:E; }", "FBS039"),
     ("table T { a:int = null (key); }", "FBS046"),
-    ("table T { a:[int] (nested_flatbuffer: \"T\"); }", "FBS048"),
+    ('table T { a:[int] (nested_flatbuffer: "T"); }', "FBS048"),
     ("struct S { a:int (deprecated); }", "FBS050"),
 ]
 

@@ -21,13 +21,13 @@ QUIRKS = [
     '{ e: Z, f: "P R", name: "a" }',
     "{ e: 'Z', // comment\n name: 'sq\\u00e9', /* block */ }",
     '{ "e": "-3", "arr": [0x10, 0XfF, 3,], "d": nan }',
-    '{ d: -inf, u64: 18446744073709551615, b: [true, false, 1] }',
+    "{ d: -inf, u64: 18446744073709551615, b: [true, false, 1] }",
     '{ u: { x: 1 }, u_type: A, v_type: "S", v: { a: -1, b: 2.5 } }',
     '{ us_type: ["A", "Str", "S"], us: [{x: 2}, "txt", {a: 1, b: 0.5}] }',
     '{ ks: [{k: 3, v: 1}, {k: 1, v: 2}, {k: 2, v: 3}], kts: [{name: "b"}, {name: "a", n: 4}] }',
     '{ nested: { x: 9, s: "in" }, strs: ["x", "y\\n\\t\\"z\\""], es: [X, "Z", 7] }',
     '{ u_type: "A2", u: { x: 5 }, name: "same", name2: "same" }',
-    '{ u_type: 100, u: {}, f: 0, e: Y }',
+    "{ u_type: 100, u: {}, f: 0, e: Y }",
 ]
 
 

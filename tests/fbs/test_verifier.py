@@ -18,7 +18,9 @@ from idlgen.wire import flatbuffers as fb
 from .common import TESTS, need_shared, runtime
 
 ANNOTATED = TESTS / "annotated_binary" / "annotated_binary.fbs"
-INVALID = sorted((TESTS / "annotated_binary" / "tests").glob("invalid_*.bin")) if TESTS.is_dir() else []
+INVALID = (
+    sorted((TESTS / "annotated_binary" / "tests").glob("invalid_*.bin")) if TESTS.is_dir() else []
+)
 
 
 def _foo() -> fb.Table[Any]:
