@@ -91,7 +91,37 @@ def load(paths: Sequence[Path], *, include_dirs: Sequence[Path] = ()) -> LoadRes
         if d is not None and d not in inputs:
             inputs.append(d)
     files = lower(ordered, diags)
-    return LoadResult(Schema(tuple(files)), diags, sources, tuple(inputs))
+    schema = Schema(tuple(files))
+    _check_json(schema, [f for f, _, _ in ordered], sources, diags)
+    return LoadResult(schema, diags, sources, tuple(inputs))
+
+
+def _check_json(
+    schema: Schema, asts: Sequence[A.FileAst], sources: dict[str, str], diags: Diagnostics
+) -> None:
+    """flatc parses a JSON document after the schema as data for the root type: so do we."""
+    todo = [f for f in asts if f.json is not None and f.json_span is not None]
+    if not todo or diags.has_errors:
+        return
+    from ..errors import DecodeError
+    from ..wire import fbjson
+    from .codegen import build_runtime
+
+    rt = build_runtime(schema)
+    for f in todo:
+        sf = next((x for x in schema.files if x.path == f.path), None)
+        span = f.json_span
+        assert span is not None
+        if sf is None or not sf.root_type:
+            continue
+        lines = sources[f.path].splitlines(keepends=True)
+        start = sum(len(x) for x in lines[: span.line - 1]) + span.col - 1
+        desc = rt["desc:" + sf.root_type]
+        try:
+            desc.encode(fbjson.from_json(desc, sources[f.path][start:]))
+        except (DecodeError, ValueError, TypeError) as e:
+            msg = e.reason if isinstance(e, DecodeError) else str(e)
+            diags.error("FBS053", f"invalid JSON for root type {sf.root_type}: {msg}", span)
 
 
 def _resolve_include(base: Path, name: str, include_dirs: Sequence[Path]) -> Path | None:
@@ -107,4 +137,7 @@ def load_text(text: str, name: str = "<string>.fbs") -> LoadResult:
     diags = Diagnostics()
     f = parse(text, name, diags)
     files = [] if f is None else lower([(f, (), hashlib.sha256(text.encode()).hexdigest())], diags)
-    return LoadResult(Schema(tuple(files)), diags, {name: text}, (name,))
+    schema = Schema(tuple(files))
+    if f is not None:
+        _check_json(schema, [f], {name: text}, diags)
+    return LoadResult(schema, diags, {name: text}, (name,))

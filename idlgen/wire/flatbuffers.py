@@ -1087,9 +1087,13 @@ class Table(Generic[T]):
         items: list[tuple[int, int, int, Any, int]] = []
         order = getattr(obj, "_fb_json_order", None)
         presort = order is None
-        rfs = (
-            self._enc if order is None else [self._by_name[n] for n in order if n in self._by_name]
-        )
+        if order is None:
+            rfs = self._enc
+        else:
+            rfs = [self._by_name[n] for n in order if n in self._by_name]
+            for r in self._required:
+                if r.f.name not in order:
+                    raise ValueError(f"required field is missing: {r.f.name} in {self.qualname}")
         for r in rfs:
             v = getattr(obj, r.attr, None)
             if v is None:
