@@ -389,7 +389,7 @@ class _ScalarH(_H):
     def pack(self, v: Any) -> bytes:
         try:
             return self.st.pack(v)
-        except struct.error as e:
+        except (struct.error, OverflowError) as e:
             raise ValueError(
                 f"value {v!r} does not fit FlatBuffers scalar '{self.fmt}': {e}"
             ) from None
@@ -743,7 +743,7 @@ class Struct(Generic[T]):
         self._flatten(obj, vals)
         try:
             return self._st.pack(*vals)
-        except struct.error as e:
+        except (struct.error, OverflowError) as e:
             raise ValueError(f"{self.qualname}: {e}") from None
 
     def read(self, d: _Dec, p: int) -> Any:
@@ -1355,7 +1355,7 @@ def _build_vector(b: _Builder, r: _F, v: Any, presort: bool = True) -> int:
             n = len(v)
             try:
                 data = struct.pack(f"<{n}{e.fmt}", *v)
-            except struct.error as ex:
+            except (struct.error, OverflowError) as ex:
                 raise ValueError(f"{r.f.name}: {ex}") from None
         return b.raw_vector(data, n, e.size, fa)
     if isinstance(e, _StructH):
