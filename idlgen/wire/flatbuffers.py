@@ -360,8 +360,6 @@ class _H:
 
     size = 4
     align = 4
-    scalar = False
-    is_offset = True
 
     def read(self, d: _Dec, p: int, depth: int) -> Any:
         raise NotImplementedError
@@ -372,8 +370,6 @@ class _H:
 
 
 class _ScalarH(_H):
-    is_offset = False
-    scalar = True
 
     def __init__(self, fmt: str, enum: Enum | None = None) -> None:
         self.fmt = fmt
@@ -584,7 +580,6 @@ def _resolve(spec: Any, reg: dict[str, Any]) -> _H:
 
 
 class _StructH(_H):
-    is_offset = False
 
     def __init__(self, desc: Struct[Any]) -> None:
         self.desc = desc
@@ -850,8 +845,6 @@ class _F:
         "cmp_default",
         "size",
         "align",
-        "voff",
-        "tvoff",
         "rank",
         "trank",
         "optional",
@@ -871,8 +864,6 @@ class _F:
     cmp_default: bytes | None
     size: int
     align: int
-    voff: int
-    tvoff: int
     rank: int  # position in flatc's write order (size class, descending id)
     trank: int  # the same for the hidden union type field
     optional: bool
@@ -925,8 +916,6 @@ class Table(Generic[T]):
             r.f = f
             r.attr = f.attr
             r.slot = f.slot
-            r.voff = 4 + 2 * f.slot
-            r.tvoff = 4 + 2 * (f.slot - 1)
             h = _resolve(f.spec, self.reg)
             r.h = h
             r.union = None
@@ -1302,14 +1291,6 @@ class Table(Generic[T]):
         for i, t in enumerate(types):
             out.append(None if t == 0 else u.read_value(d, t, start + 4 * i, depth + 1))
         return out
-
-    # -- keyed lookup ----------------------------------------------------------------------
-    def key_of(self, obj: Any) -> Any:
-        self.prepare()
-        if self._key is None:
-            raise TypeError(f"{self.qualname} has no key field")
-        v = getattr(obj, self._key.attr)
-        return self._key.default if v is None else v
 
 
 def _keyed(desc: Table[Any], items: Sequence[Any]) -> list[tuple[Any, Any]]:
