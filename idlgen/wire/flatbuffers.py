@@ -1,20 +1,26 @@
 """FlatBuffers runtime for generated code: descriptors, a flatc-identical encoder, a verifier.
 
-Generated modules build one descriptor per table, struct, union and enum at import time::
+Generated modules create one descriptor per table and struct at import time::
 
-    _FB_Monster = _fb.Table("MyGame.Example.Monster", Monster, [
-        _fb.Field("pos", "pos", 0, ("struct", "MyGame.Example.Vec3")), ...])
+    _FB_REG = _fb.registry(__name__.split(".")[0])
+    _FB_Monster: _fb.Table[Monster] = _fb.Table(
+        "MyGame.Example.Monster", Monster,
+        (("pos", "pos", 0, ("struct", "MyGame.Example.Vec3"), None, {}), ...),
+        identifier="MONS", reg=_FB_REG)
 
-Type specs are literals: a struct format char for scalars (``"i"``, ``"?"``...), ``"string"``,
-``("enum", qualname)``, ``("vector", spec)``, ``("array", spec, n)``, ``("table", q)``,
-``("struct", q)``, ``("union", q)``. References are looked up in a registry the first time a
-descriptor is used, so declaration order and cycles do not matter.
+Field type specs are literals: a struct format char for scalars (``"i"``, ``"?"``...),
+``"string"``, ``("vector", spec)``, ``("array", spec, n)``, ``("table", qualname)``,
+``("struct", qualname)``, ``("enum", EnumClass, fmt)`` and, spelled out inline,
+``("union", qualname, disc_fmt, ((member, value, spec), ...))``. Tables and structs are looked up
+by name in the package's registry the first time a descriptor is used, so declaration order and
+cycles across modules do not matter.
 
 The encoder reproduces what ``flatc -b`` does for the JSON that :mod:`idlgen.wire.fbjson`
 writes for the same value (src/idl_parser.cpp ``ParseTable``/``ParseVector`` over
 flatbuffer_builder.h): children are built depth-first in field order before their parent,
 table fields are written by size class 8, 4, 2, 1 and descending id, vtables are deduplicated,
-key-sorted vectors are ordered with flatc's own (unstable) quicksort.
+key-sorted vectors are ordered with flatc's own (unstable) quicksort. The decoder verifies as it
+reads, with the limits of the C++ ``Verifier``; malformed input raises ``DecodeError``.
 """
 
 from __future__ import annotations
