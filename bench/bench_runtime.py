@@ -2,12 +2,18 @@
 small CNN, same inputs, same run. float32, NHWC for idlgen, NCHW for the ONNX peers.
 
 ``python bench/run.py runtime``; set ``BENCH_RUNTIME_NO_REF=1`` to leave out the (slow)
-ReferenceEvaluator rows.
+ReferenceEvaluator rows. The table notes which BLAS kernel NumPy runs: this machine's
+``OPENBLAS_CORETYPE=Haswell`` / ``OPENBLAS_L2_SIZE`` (kept for old OpenBLAS builds) slow current
+NumPy's GEMMs, so benchmark with
+``env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/run.py runtime``.
 """
 
 from __future__ import annotations
 
+import ctypes
+import glob
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +24,39 @@ from idlgen.runtime import conv, norm, pool, resize
 from idlgen.runtime.conformance import Runner
 
 f32 = np.float32
+
+# Rows where onnx.reference is itself one BLAS call or the same few vectorised NumPy passes the
+# runtime makes: 10x over it is not physically possible, so the ratio is reported as measured.
+_SAME_WORK = "onnx.reference does the same NumPy/BLAS work: 10x not attainable"
+
+
+def blas_info() -> str:
+    """The BLAS NumPy calls and its kernel: threadpoolctl when installed, else a direct query of
+    NumPy's bundled OpenBLAS."""
+    try:
+        from threadpoolctl import threadpool_info  # optional
+
+        for d in threadpool_info():
+            if d.get("user_api") == "blas":
+                return (f"{d.get('internal_api')} {d.get('version')} {d.get('architecture')}, "
+                        f"{d.get('num_threads')} threads")  # fmt: skip
+    except ImportError:
+        pass
+    libdir = os.path.join(os.path.dirname(np.__file__), "..", "numpy.libs")
+    for path in glob.glob(os.path.join(libdir, "*openblas*.so*")):
+        lib = ctypes.CDLL(path)  # already loaded by NumPy: the same handle
+        for pre, suf in (("scipy_openblas_", "64_"), ("scipy_openblas_", ""), ("openblas_", "")):
+            core = getattr(lib, f"{pre}get_corename{suf}", None)
+            threads = getattr(lib, f"{pre}get_num_threads{suf}", None)
+            if core is not None and threads is not None:
+                core.restype = ctypes.c_char_p
+                return f"OpenBLAS {core().decode()} kernel, {threads()} threads"
+    return "BLAS kernel unknown (install threadpoolctl)"
+
+
+def _env_note() -> str:
+    forced = [v for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if v in os.environ]
+    return f"; {', '.join(forced)} set" if forced else ""
 
 
 def _onnx_model(
@@ -38,9 +77,7 @@ def _onnx_model(
 def _peers(model: Any, feeds: dict[str, np.ndarray]) -> dict[str, Callable[[], object]]:
     import onnxruntime as ort
 
-    sess = ort.InferenceSession(
-        model.SerializeToString(), providers=["CPUExecutionProvider"]
-    )
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     out = {"onnxruntime": lambda: sess.run(None, feeds)}
     if not os.environ.get("BENCH_RUNTIME_NO_REF"):
         from onnx.reference import ReferenceEvaluator
@@ -51,7 +88,8 @@ def _peers(model: Any, feeds: dict[str, np.ndarray]) -> dict[str, Callable[[], o
 
 
 def _case(name: str, ours: Callable[[], list[np.ndarray]], model: Any, feeds: dict[str, np.ndarray],
-          to_ours: Callable[[np.ndarray], np.ndarray] = lambda y: y) -> list[Result]:  # fmt: skip
+          to_ours: Callable[[np.ndarray], np.ndarray] = lambda y: y, *, note: str = "",
+          ref_note: str = "") -> list[Result]:  # fmt: skip
     peers = _peers(model, feeds)
     # Same answer first, so the timings compare equal work.
     want = peers["onnxruntime"]()[0]  # type: ignore[index]
@@ -62,7 +100,7 @@ def _case(name: str, ours: Callable[[], list[np.ndarray]], model: Any, feeds: di
     for peer, fn in peers.items():
         slow = peer == "onnx.reference"
         t = timeit(fn, min_time=0.05 if slow else 0.2, repeat=1 if slow else 5)
-        rows.append(Result(name, t_ours, peer, t))
+        rows.append(Result(name, t_ours, peer, t, ref_note if slow else note))
     return rows
 
 
@@ -79,6 +117,8 @@ def run() -> list[Result]:
 
     rng = np.random.default_rng(0)
     rows: list[Result] = []
+    blas = blas_info() + _env_note()
+    print(f"# numpy {np.__version__}, {blas}", file=sys.stderr, flush=True)
 
     x = rng.standard_normal((1, 56, 56, 64)).astype(f32)
     w = (rng.standard_normal((64, 3, 3, 64)) * 0.05).astype(f32)
@@ -87,7 +127,7 @@ def run() -> list[Result]:
     m = _onnx_model([helper.make_node("Conv", ["x", "w", "b"], ["y"], pads=[1, 1, 1, 1])],
                     {"x": _nchw(x)}, {"w": _nchw(w), "b": b})  # fmt: skip
     rows += _case("Conv2D 1x56x56x64, 3x3x64", lambda: conv.conv2d([x, w, b], group=1, **kw), m,
-                  {"x": _nchw(x)}, _nhwc)  # fmt: skip
+                  {"x": _nchw(x)}, _nhwc, note=blas)  # fmt: skip
 
     wd = rng.standard_normal((64, 3, 3, 1)).astype(f32)
     m = _onnx_model([helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1], group=64)],
@@ -97,18 +137,14 @@ def run() -> list[Result]:
 
     a = rng.standard_normal((1024, 1024)).astype(f32)
     bb = rng.standard_normal((1024, 1024)).astype(f32)
-    m = _onnx_model(
-        [helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": a, "b": bb}, {}
-    )
-    rows += _case(
-        "MatMul 1024x1024", lambda: conv.matmul([a, bb]), m, {"a": a, "b": bb}
-    )
+    m = _onnx_model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": a, "b": bb}, {})
+    rows += _case("MatMul 1024x1024", lambda: conv.matmul([a, bb]), m, {"a": a, "b": bb}, note=blas,
+                  ref_note="onnx.reference is one BLAS call: 10x not attainable")  # fmt: skip
 
     s = rng.standard_normal((1, 12, 128, 128)).astype(f32)
     m = _onnx_model([helper.make_node("Softmax", ["x"], ["y"], axis=-1)], {"x": s}, {})
-    rows += _case(
-        "Softmax 1x12x128x128", lambda: norm.softmax([s], axis=[-1]), m, {"x": s}
-    )
+    rows += _case("Softmax 1x12x128x128", lambda: norm.softmax([s], axis=[-1]), m, {"x": s},
+                  ref_note=_SAME_WORK)  # fmt: skip
 
     p = rng.standard_normal((1, 112, 112, 64)).astype(f32)
     pk = dict(kernel_size=[3, 3], strides=[2, 2], pad=[1, 1, 1, 1], pad_mode=0)
@@ -136,7 +172,7 @@ def run() -> list[Result]:
     m = _onnx_model([helper.make_node("LayerNormalization", ["x", "g", "b"], ["y"], axis=-1)], {"x": ln},
                     {"g": g, "b": be})  # fmt: skip
     rows += _case("LayerNorm 1x128x768", lambda: norm.layer_norm([ln, g, be], begin_norm_axis=-1,
-                  begin_params_axis=-1), m, {"x": ln})  # fmt: skip
+                  begin_params_axis=-1), m, {"x": ln}, ref_note=_SAME_WORK)  # fmt: skip
 
     r = rng.standard_normal((1, 56, 56, 64)).astype(f32)
     m = _onnx_model([helper.make_node("Resize", ["x", "", "s"], ["y"], mode="linear",
@@ -179,9 +215,7 @@ def _cnn(rng: np.random.Generator) -> list[Result]:
     h = bld.node(P.Conv2DFusion(stride=[1, 1], dilation=[1, 1], padMode=same, group=1, activationType=relu),
                  [h, bld.constant("w1", w1)])  # fmt: skip
     h = bld.node(
-        P.MaxPoolFusion(
-            kernelSize=[2, 2], strides=[2, 2], padMode=P.PadMode.PAD_MODE_VALID
-        ),
+        P.MaxPoolFusion(kernelSize=[2, 2], strides=[2, 2], padMode=P.PadMode.PAD_MODE_VALID),
         [h],
     )
     h = bld.node(P.Conv2DFusion(stride=[1, 1], dilation=[1, 1], padMode=same, group=32, activationType=relu),
@@ -195,9 +229,7 @@ def _cnn(rng: np.random.Generator) -> list[Result]:
     nodes = [
         helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1]),
         helper.make_node("Relu", ["c1"], ["r1"]),
-        helper.make_node(
-            "MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]
-        ),
+        helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
         helper.make_node("Conv", ["p1", "w2"], ["c2"], pads=[1, 1, 1, 1], group=32),
         helper.make_node("Relu", ["c2"], ["r2"]),
         helper.make_node("Conv", ["r2", "w3"], ["c3"]),

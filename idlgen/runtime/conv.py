@@ -27,17 +27,65 @@ _SERIAL_MNK = 65536 * 4
 _THREADED_MNK = 1 << 25
 
 
-def gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a @ b`` for 2-D float operands, with mid-sized products kept on one BLAS thread."""
+def gemm(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``a @ b`` for 2-D float operands (into ``out`` when given), with mid-sized products kept on
+    one BLAS thread."""
     m, k = a.shape
     n = b.shape[1]
     mnk = m * n * k
     if mnk <= _SERIAL_MNK or mnk > _THREADED_MNK or a.dtype != b.dtype or a.dtype.kind != "f":
-        return np.asarray(a @ b)
+        return np.asarray(a @ b if out is None else np.matmul(a, b, out=out))
     rows = max(1, _SERIAL_MNK // (n * k))
-    out = np.empty((m, n), dtype=a.dtype)
+    if out is None:
+        out = np.empty((m, n), dtype=a.dtype)
     for s in range(0, m, rows):
         np.matmul(a[s : s + rows], b, out=out[s : s + rows])
+    return out
+
+
+# Row-shifted GEMMs pay off once each of the kh products has a reasonably deep K.
+_ROWS_MIN_K = 64
+
+
+def conv_rows(
+    xp: np.ndarray, w: np.ndarray, oh: int, ow: int, dh: int, dw: int, bias: np.ndarray | None
+) -> np.ndarray:
+    """Unit-stride convolution of the padded NHWC ``xp`` with OHWI ``w`` (+ ``bias``) as ``kh``
+    GEMMs instead of one im2col GEMM.
+
+    On the image flattened to rows of pixels, the ``kw`` horizontal taps of output pixel ``p``
+    are pixels ``p, p+dw, ...``: copying them side by side gives a ``kw*C``-wide matrix (``kw``
+    copies of the input, not ``kh*kw``), and vertical tap ``i`` is that matrix shifted down by
+    ``i*dh`` image rows. Rows that wrap past the right edge only feed the ``Wp-ow`` columns that
+    are cropped away.
+    """
+    n, hp, wp, c = xp.shape
+    o, kh, kw, _ = w.shape
+    dt = xp.dtype
+    p = hp * wp - (kw - 1) * dw
+    span = (oh - 1) * wp + ow
+    wr = np.ascontiguousarray(w.transpose(1, 2, 3, 0).reshape(kh, kw * c, o))
+    out = np.empty((n, oh, ow, o), dtype=dt)
+    xr = W.scratch("cols", (p, kw * c), dt)
+    acc = W.scratch("acc", (oh * wp, o), dt)
+    tmp = W.scratch("taps", (span, o), dt)
+    for b in range(n):
+        flat = xp[b].reshape(hp * wp, c)
+        x3 = xr.reshape(p, kw, c)
+        for j in range(kw):
+            x3[:, j] = flat[j * dw : j * dw + p]
+        for i in range(kh):
+            a = xr[i * dh * wp : i * dh * wp + span]
+            if i == 0:
+                gemm(a, wr[0], out=acc[:span])
+            else:
+                gemm(a, wr[i], out=tmp)
+                acc[:span] += tmp
+        rows = acc.reshape(oh, wp, o)[:, :ow]
+        if bias is None:
+            out[b] = rows
+        else:
+            np.add(rows, bias, out=out[b])
     return out
 
 
@@ -101,7 +149,14 @@ def conv2d(
     dt = _float_dtype(x, w)
     xp = W.pad_hw(x.astype(dt, copy=False), pt, pb, pl, pr, tmp=True)
     w = w.astype(dt, copy=False)
-    if g == 1:
+    bias = _bias(op, inputs, o)
+    if bias is not None:
+        bias = bias.astype(dt, copy=False)
+    biased = False
+    if g == 1 and sh == sw == 1 and kh > 1 and kw * c >= _ROWS_MIN_K:
+        out = conv_rows(xp, w, oh, ow, dh, dw, bias)
+        biased = True
+    elif g == 1:
         if kh == kw == sh == sw == 1 and xp.flags.c_contiguous:
             cols = xp.reshape(n * oh * ow, c)  # 1x1: the input already is the matrix
         else:
@@ -143,9 +198,8 @@ def conv2d(
             out[..., gi * og : (gi + 1) * og] = (cols @ np.ascontiguousarray(wg.T)).reshape(
                 n, oh, ow, og
             )
-    bias = _bias(op, inputs, o)
-    if bias is not None:
-        out += bias.astype(dt, copy=False)
+    if bias is not None and not biased:
+        out += bias
     return [fused(_out(out, res_dt), activation, op, inplace=True)]
 
 
