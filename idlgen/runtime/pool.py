@@ -67,11 +67,25 @@ def max_pool(
     )
     low = -np.inf if np.issubdtype(x.dtype, np.floating) else np.iinfo(x.dtype).min
     xp = W.pad_hw(x, pt, pb, pl, pr, low, tmp=True)
-    out: np.ndarray | None = None
-    for _, _, v in W.taps(xp, oh, ow, kh, kw, sh, sw, 1, 1):
-        out = v.copy() if out is None else np.maximum(out, v, out=out)
-    assert out is not None
-    return [fused(out, activation, op, inplace=True)]
+    n, hp, _, c = xp.shape
+    # Separable (max is exact in any order): over the kw taps of every padded row, then over kh
+    # rows, where each output row is one contiguous run of ow*C values (long NumPy loops).
+    hz = W.scratch("taps", (n, hp, ow, c), x.dtype)
+    cols = [xp[:, :, j : j + (ow - 1) * sw + 1 : sw] for j in range(kw)]
+    _max_into(cols, hz)
+    h2 = hz.reshape(n, hp, ow * c)
+    out = np.empty((n, oh, ow * c), dtype=x.dtype)
+    _max_into([h2[:, i : i + (oh - 1) * sh + 1 : sh] for i in range(kh)], out)
+    return [fused(out.reshape(n, oh, ow, c), activation, op, inplace=True)]
+
+
+def _max_into(views: list[np.ndarray], out: np.ndarray) -> None:
+    if len(views) == 1:
+        np.copyto(out, views[0])
+        return
+    np.maximum(views[0], views[1], out=out)
+    for v in views[2:]:
+        np.maximum(out, v, out=out)
 
 
 def avg_pool(

@@ -326,3 +326,42 @@ def test_row_shifted_conv_matches_im2col(
     (y,) = conv.conv2d([x, w] + ([bias] if bias is not None else []), dilation=list(d),
                        pad_list=list(pads))  # fmt: skip
     np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
+
+
+@SETTINGS
+@given(
+    shape=st.tuples(st.integers(1, 2), st.integers(1, 9), st.integers(1, 9), st.integers(1, 4)),
+    k=st.tuples(st.integers(1, 3), st.integers(1, 3)),
+    s=st.tuples(st.integers(1, 3), st.integers(1, 3)),
+    pads=st.tuples(*[st.integers(0, 2)] * 4),
+    ceil=st.booleans(),
+    dtype=st.sampled_from([f32, np.int8, np.float64]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_separable_max_pool_matches_window_max(
+    shape: tuple[int, int, int, int], k: tuple[int, int], s: tuple[int, int],
+    pads: tuple[int, int, int, int], ceil: bool, dtype: Any, seed: int,
+) -> None:  # fmt: skip
+    from idlgen.runtime import _window as W
+    from idlgen.runtime import pool
+
+    t, b, l, r = pads
+    if max(t, b) >= k[0] or max(l, r) >= k[1]:
+        return  # a window entirely in the padding has no value to take
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(shape) * 50).astype(dtype)
+    if dtype != np.int8:
+        x.reshape(-1)[rng.integers(0, x.size)] = np.nan
+    try:
+        oh, pt, pb = W.pool_geometry("p", shape[1], k[0], s[0], 0, t, b, ceil)
+        ow, pl, pr = W.pool_geometry("p", shape[2], k[1], s[1], 0, l, r, ceil)
+    except KernelError:
+        return
+    (got,) = pool.max_pool([x], kernel_size=list(k), strides=list(s), pad=list(pads),
+                           round_mode=int(ceil))  # fmt: skip
+    low = -np.inf if dtype != np.int8 else -128
+    xp = np.pad(x, [(0, 0), (pt, pb), (pl, pr), (0, 0)], constant_values=low)
+    win = np.lib.stride_tricks.sliding_window_view(xp, k, axis=(1, 2))
+    want = win[:, : (oh - 1) * s[0] + 1 : s[0], : (ow - 1) * s[1] + 1 : s[1]].max(axis=(-2, -1))
+    assert got.dtype == x.dtype
+    np.testing.assert_array_equal(got, want)
