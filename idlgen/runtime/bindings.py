@@ -62,9 +62,7 @@ class Binding:
         return self.func.split(":", 1)[1]
 
 
-_NHWC = Ignored(
-    "informational: NNRt runs NHWC regardless (NNRt's builders default it to NCHW)"
-)
+_NHWC = Ignored("informational: NNRt runs NHWC regardless (NNRt's builders default it to NCHW)")
 _ACT = "activation"
 
 
@@ -252,27 +250,19 @@ class StubSpec:
     ignored: tuple[tuple[str, str], ...]  # (IDL field, reason)
 
 
-def stub_spec(
-    struct: str, version: str, field_order: Sequence[str] | None = None
-) -> StubSpec:
+def stub_spec(struct: str, version: str, field_order: Sequence[str] | None = None) -> StubSpec:
     """The stub for ``struct`` in ``version``; ``field_order`` (schema order) orders the pairs."""
     b = BINDINGS[struct]
     fields = _fields(b, struct, version)
     order = list(field_order) if field_order is not None else list(fields)
     params = tuple((f, p) for f in order if isinstance(p := fields.get(f), str))
-    ignored = tuple(
-        (f, p.reason) for f in order if isinstance(p := fields.get(f), Ignored)
-    )
+    ignored = tuple((f, p.reason) for f in order if isinstance(p := fields.get(f), Ignored))
     return StubSpec(struct, b.module, b.function, params, ignored)
 
 
-def stub_specs(
-    struct_fields: Mapping[str, Sequence[str]], version: str
-) -> dict[str, StubSpec]:
+def stub_specs(struct_fields: Mapping[str, Sequence[str]], version: str) -> dict[str, StubSpec]:
     """``stub_spec`` for every bound struct of a schema, in schema field order."""
-    return {
-        s: stub_spec(s, version, f) for s, f in struct_fields.items() if s in BINDINGS
-    }
+    return {s: stub_spec(s, version, f) for s, f in struct_fields.items() if s in BINDINGS}
 
 
 def resolve(binding: Binding) -> Callable[..., list[np.ndarray]]:
@@ -288,9 +278,7 @@ class BindingProblem(NamedTuple):
     message: str
 
 
-def check_bindings(
-    struct_fields: Mapping[str, Sequence[str]], version: str
-) -> list[str]:
+def check_bindings(struct_fields: Mapping[str, Sequence[str]], version: str) -> list[str]:
     """Human-readable problems between a schema's operator structs and the table (empty = ok).
 
     ``struct_fields`` maps each operator attribute struct to its field names in schema order.

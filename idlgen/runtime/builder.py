@@ -55,8 +55,7 @@ class ModelBuilder:
         self._data = bytearray()
         members = [m.name for m in package.NodeType]
         self._node_type = {
-            s: package.NodeType[m]
-            for m, s in match_node_types(members, _struct_names(package))[0]
+            s: package.NodeType[m] for m, s in match_node_types(members, _struct_names(package))[0]
         }
 
     # -- tensors ------------------------------------------------------------------------------
@@ -83,15 +82,12 @@ class ModelBuilder:
         if quant is not None:
             pairs = [quant] if isinstance(quant, tuple) else list(quant)
             t.quantParams = [
-                p.QuantParam(numBits=num_bits, zeroPoint=int(z), scale=float(s))
-                for s, z in pairs
+                p.QuantParam(numBits=num_bits, zeroPoint=int(z), scale=float(s)) for s, z in pairs
             ]
         self.tensors.append(t)
         return len(self.tensors) - 1
 
-    def input(
-        self, name: str, dtype: Any = np.float32, dims: Sequence[int] = (), **kw: Any
-    ) -> int:
+    def input(self, name: str, dtype: Any = np.float32, dims: Sequence[int] = (), **kw: Any) -> int:
         i = self.tensor(name, dtype, dims, **kw)
         self.inputs.append(i)
         return i
@@ -137,9 +133,7 @@ class ModelBuilder:
             )
         nname = name or f"{struct.lower()}_{len(self.nodes)}"
         specs = (
-            [f"{nname}:{k}" for k in range(outputs)]
-            if isinstance(outputs, int)
-            else list(outputs)
+            [f"{nname}:{k}" for k in range(outputs)] if isinstance(outputs, int) else list(outputs)
         )
         out_idx = []
         for s in specs:

@@ -312,9 +312,7 @@ def _nary(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     if node.op_type == "Min":
         if len(x) == 1:
             return _act(15, x)  # min of one tensor: LINEAR (identity)
-        plan = Plan(
-            "Minimum", {}, x[:2]
-        )  # Eltwise has no MIN mode: fold with binary Minimum
+        plan = Plan("Minimum", {}, x[:2])  # Eltwise has no MIN mode: fold with binary Minimum
         plan.then.extend(("Minimum", {}, [v]) for v in x[2:])
         return plan
     return Plan("Eltwise", {"mode": 2 if node.op_type == "Max" else 1}, list(x))
@@ -397,9 +395,7 @@ def _expand(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 def _slice(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     data = x[0]
     starts, ends = [int(v) for v in x[1]], [int(v) for v in x[2]]
-    axes = (
-        [int(v) for v in x[3]] if _opt(x, 3) is not None else list(range(len(starts)))
-    )
+    axes = [int(v) for v in x[3]] if _opt(x, 3) is not None else list(range(len(starts)))
     steps = [int(v) for v in x[4]] if _opt(x, 4) is not None else [1] * len(starts)
     axes = [ax + data.ndim if ax < 0 else ax for ax in axes]
     if all(s == 1 for s in steps):
@@ -520,11 +516,7 @@ def _pad(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     for i, ax in enumerate(axes):
         rows[ax + data.ndim if ax < 0 else ax] = [pads[i], pads[i + k]]
     cv = _opt(x, 2)
-    value = (
-        _scalar(cv)
-        if cv is not None and np.asarray(cv).size
-        else float(a.get("value", 0.0))
-    )
+    value = _scalar(cv) if cv is not None and np.asarray(cv).size else float(a.get("value", 0.0))
     return Plan("PadFusion", {"paddings": rows, "paddingMode": 0 if mode == "constant" else 1,
                               "constantValue": value}, [data])  # fmt: skip
 
@@ -546,9 +538,7 @@ def _gather_nd(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 @adapter("OneHot")
 def _one_hot(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     vals = np.asarray(x[2])
-    return Plan(
-        "OneHot", {"axis": int(a.get("axis", -1))}, [x[0], x[1], vals[1:2], vals[0:1]]
-    )
+    return Plan("OneHot", {"axis": int(a.get("axis", -1))}, [x[0], x[1], vals[1:2], vals[0:1]])
 
 
 # --- reductions ------------------------------------------------------------------------------
@@ -591,9 +581,7 @@ def _argmax(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     plan = Plan("StridedSlice", ss, [data, zeros, zeros, strides])
     plan.then.append(("ArgMaxFusion", attrs, []))
     plan.then.append(("MulFusion", {"activationType": 0}, [np.int32(-1)]))
-    plan.then.append(
-        ("AddFusion", {"activationType": 0}, [np.int32(data.shape[ax] - 1)])
-    )
+    plan.then.append(("AddFusion", {"activationType": 0}, [np.int32(data.shape[ax] - 1)]))
     return plan
 
 
@@ -670,9 +658,7 @@ def _lrn(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 @adapter("LpNormalization")
 def _lpnorm(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     _only(a, p=lambda v: v in (1, 2))
-    if (
-        int(a.get("p", 2)) == 1
-    ):  # x / sum|x|: ReduceFusion(ASUM, keepDims) then DivFusion
+    if int(a.get("p", 2)) == 1:  # x / sum|x|: ReduceFusion(ASUM, keepDims) then DivFusion
         axes = np.array([int(a.get("axis", -1))], np.int32)
         plan = Plan("ReduceFusion", {"keepDims": True, "mode": 6, "reduceToEnd": False, "coeff": 1.0},
                     [x[0], axes])  # fmt: skip
@@ -742,9 +728,7 @@ def _conv(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 def _deconv(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     _need_2d("Conv2dTransposeFusion", x[0])
     if "output_shape" in a:
-        raise Skip(
-            "output_shape: NNRt derives the output size from pads and outputPaddings"
-        )
+        raise Skip("output_shape: NNRt derives the output size from pads and outputPaddings")
     w = x[1]
     g = int(a.get("group", 1))
     attrs = {"kernelSize": list(w.shape[2:]), "stride": list(a.get("strides", [1, 1])),
@@ -887,13 +871,9 @@ def _lstm(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     seq_lens = _opt(x, 4)
     xs, w, r = x[0], x[1], x[2]
     if seq_lens is not None and not np.all(np.asarray(seq_lens) == xs.shape[0]):
-        raise Skip(
-            "sequence_lens shorter than the sequence: NNRt LSTM has no sequence lengths"
-        )
+        raise Skip("sequence_lens shorter than the sequence: NNRt LSTM has no sequence lengths")
     dirs, h = w.shape[0], w.shape[1] // 4
-    order = np.concatenate(
-        [np.arange(h) + g * h for g in (0, 2, 3, 1)]
-    )  # ONNX iofc -> i f g o
+    order = np.concatenate([np.arange(h) + g * h for g in (0, 2, 3, 1)])  # ONNX iofc -> i f g o
     bias = _opt(x, 3)
     b = np.zeros((dirs, 8 * h), xs.dtype) if bias is None else bias
     b = np.concatenate([b[:, : 4 * h][:, order], b[:, 4 * h :][:, order]], axis=1)
@@ -931,17 +911,13 @@ def _quantize(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     axis = int(a.get("axis", 1)) if scale.size > 1 else 0
     from .quant import QuantParams, scaled
 
-    v = scaled(x[0], QuantParams(scale.reshape(-1), zpv.reshape(-1)), axis=axis).astype(
-        np.float64
-    )
+    v = scaled(x[0], QuantParams(scale.reshape(-1), zpv.reshape(-1)), axis=axis).astype(np.float64)
     away = np.where(v >= 0, np.floor(v + 0.5), np.ceil(v - 0.5))
     if np.any(np.rint(v) != away):
         raise Skip(
             "exact .5 ties: ONNX rounds half to even, NNRt (nnacl round()) half away from zero"
         )
-    return Plan(
-        "QuantDTypeCastV2", {"srcT": 43, "dstT": dst, "axis": axis}, [x[0], scale, zpv]
-    )
+    return Plan("QuantDTypeCastV2", {"srcT": 43, "dstT": dst, "axis": axis}, [x[0], scale, zpv])
 
 
 @adapter("DequantizeLinear")
@@ -1004,9 +980,7 @@ class Runner:
             try:
                 self.kernels = importlib.import_module(package + ".kernels")
                 self.package = importlib.import_module(package)
-            except (
-                Exception
-            ) as e:  # not generated yet, or a broken build: use the bindings
+            except Exception as e:  # not generated yet, or a broken build: use the bindings
                 self.kernels = self.package = None
                 self.import_error = f"{type(e).__name__}: {e}"
         self.round_trip = False
@@ -1031,9 +1005,7 @@ class Runner:
             why = f": {self.import_error}" if self.import_error else ""
             return f"binding table (no generated kernels{why})"
         return "generated kernels" + (
-            " with nodeAttr Parcel round trip"
-            if self.round_trip
-            else " (no Parcel codec yet)"
+            " with nodeAttr Parcel round trip" if self.round_trip else " (no Parcel codec yet)"
         )
 
     def run(self, plan: Plan) -> list[np.ndarray]:
@@ -1072,9 +1044,7 @@ class Runner:
         attrs = cls(**{k: _typed(cls, k, v) for k, v in values.items()})
         nt = self.node_types[plan.struct]
         if self.round_trip:
-            attrs = self.kernels.decode_node_attr(
-                nt, self.kernels.encode_node_attr(attrs)
-            )
+            attrs = self.kernels.decode_node_attr(nt, self.kernels.encode_node_attr(attrs))
         return self.kernels.KERNELS[nt](attrs, plan.inputs)  # type: ignore[no-any-return]
 
 
@@ -1101,18 +1071,14 @@ class Outcome:
     detail: str = ""
 
 
-def _compare(
-    got: list[np.ndarray], want: list[np.ndarray], rtol: float, atol: float
-) -> str:
+def _compare(got: list[np.ndarray], want: list[np.ndarray], rtol: float, atol: float) -> str:
     if len(got) < len(want):
         return f"{len(got)} outputs, expected {len(want)}"
     for i, (g, w) in enumerate(zip(got, want)):
         g, w = np.asarray(g), np.asarray(w)
         if g.shape != w.shape:
             return f"output {i}: shape {g.shape} != {w.shape}"
-        same_kind = g.dtype == w.dtype or (
-            g.dtype.kind in "iu" and w.dtype.kind in "iu"
-        )
+        same_kind = g.dtype == w.dtype or (g.dtype.kind in "iu" and w.dtype.kind in "iu")
         if not same_kind:
             return f"output {i}: dtype {g.dtype} != {w.dtype}"
         if w.dtype.kind in "OUS":
@@ -1166,9 +1132,7 @@ def _base_op(case: Any) -> str:
 
 def is_mapped(case: Any) -> bool:
     """Every node of the case's graph maps onto an NNRt operator (``Constant`` is data)."""
-    return all(
-        n.op_type in ADAPTERS or n.op_type == "Constant" for n in case.model.graph.node
-    )
+    return all(n.op_type in ADAPTERS or n.op_type == "Constant" for n in case.model.graph.node)
 
 
 def _constant(node: Node) -> np.ndarray:
@@ -1256,9 +1220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=DEFAULT_PACKAGE,
         help="generated NNRt package (default: %(default)s)",
     )
-    ap.add_argument(
-        "-v", "--verbose", action="store_true", help="list every skip and failure"
-    )
+    ap.add_argument("-v", "--verbose", action="store_true", help="list every skip and failure")
     args = ap.parse_args(argv)
     try:
         outcomes, runner = run_conformance(args.package)

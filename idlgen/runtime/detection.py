@@ -21,9 +21,7 @@ from .errors import KernelError
 __all__ = ["detection_post_process", "decode_boxes", "nms"]
 
 
-def decode_boxes(
-    enc: np.ndarray, anchors: np.ndarray, scale: Sequence[float]
-) -> np.ndarray:
+def decode_boxes(enc: np.ndarray, anchors: np.ndarray, scale: Sequence[float]) -> np.ndarray:
     ys, xs, hs, ws = (float(s) for s in scale)
     yc = enc[:, 0] / ys * anchors[:, 2] + anchors[:, 0]
     xc = enc[:, 1] / xs * anchors[:, 3] + anchors[:, 1]
@@ -94,16 +92,12 @@ def detection_post_process(
     anchors = np.asarray(inputs[2], dtype=np.float64).reshape(-1, 4)
     a = enc.shape[0]
     if anchors.shape[0] != a or cls.size % a:
-        raise KernelError(
-            op, f"{a} boxes, {anchors.shape[0]} anchors, scores {cls.shape} disagree"
-        )
+        raise KernelError(op, f"{a} boxes, {anchors.shape[0]} anchors, scores {cls.shape} disagree")
     cls = cls.reshape(a, -1)
     nc = int(num_classes)
     offset = cls.shape[1] - nc  # leading background column(s)
     if nc <= 0 or offset < 0:
-        raise KernelError(
-            op, f"numClasses {nc} does not fit scores with {cls.shape[1]} columns"
-        )
+        raise KernelError(op, f"numClasses {nc} does not fit scores with {cls.shape[1]} columns")
     if len(scale) != 4 or min(float(s) for s in scale) == 0:
         raise KernelError(op, f"scale must be four non-zero floats, got {list(scale)}")
     if max_detections <= 0 or max_classes_per_detection <= 0:
@@ -130,9 +124,7 @@ def detection_post_process(
         n_out = int(max_detections) * int(max_classes_per_detection)
         order = np.argsort(-scores, axis=1, kind="stable")[:, :k]
         best = np.take_along_axis(scores, order[:, :1], axis=1)[:, 0]
-        kept = nms(
-            boxes, best, nms_iou_threshold, nms_score_threshold, int(max_detections)
-        )
+        kept = nms(boxes, best, nms_iou_threshold, nms_score_threshold, int(max_detections))
         rows = [
             (int(i), int(order[i, j]), float(scores[i, order[i, j]]))
             for i in kept

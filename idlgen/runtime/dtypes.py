@@ -41,9 +41,7 @@ def from_numpy(dtype: np.dtype[np.generic] | type, *, op: str = "DataType") -> i
     try:
         return _BY_DTYPE[np.dtype(dtype)]
     except KeyError:
-        raise KernelError(
-            op, f"NumPy dtype {np.dtype(dtype)} has no NNRt DataType"
-        ) from None
+        raise KernelError(op, f"NumPy dtype {np.dtype(dtype)} has no NNRt DataType") from None
 
 
 def is_float(a: np.ndarray) -> bool:

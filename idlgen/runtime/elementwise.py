@@ -126,11 +126,7 @@ def exp(
     _float_only("ExpFusion", x)
     if base != -1.0 and not base > 0:
         raise KernelError("ExpFusion", f"base must be > 0 or -1 (e), got {base}")
-    t = (
-        x
-        if (scale == 1.0 and shift == 0.0)
-        else x * x.dtype.type(scale) + x.dtype.type(shift)
-    )
+    t = x if (scale == 1.0 and shift == 0.0) else x * x.dtype.type(scale) + x.dtype.type(shift)
     if base != -1.0:
         t = t * x.dtype.type(np.log(base))
     with np.errstate(over="ignore"):
@@ -249,9 +245,7 @@ def power(
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if np.issubdtype(base.dtype, np.integer) and np.issubdtype(y.dtype, np.integer):
             if np.any(y < 0):
-                raise KernelError(
-                    "PowFusion", "integer base with a negative integer exponent"
-                )
+                raise KernelError("PowFusion", "integer base with a negative integer exponent")
             out = np.power(base.astype(np.int64), y.astype(np.int64))
         else:
             out = np.power(base.astype(np.float64), y.astype(np.float64))
@@ -311,15 +305,11 @@ def bias_add(inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     """``BiasAdd``: x + bias along the last (channel) axis."""
     x, b = _binary("BiasAdd", inputs)
     if b.ndim != 1 or (x.ndim and b.shape[0] != x.shape[-1]):
-        raise KernelError(
-            "BiasAdd", f"bias shape {b.shape} does not match channels of {x.shape}"
-        )
+        raise KernelError("BiasAdd", f"bias shape {b.shape} does not match channels of {x.shape}")
     return [(x + b).astype(np.result_type(x, b), copy=False)]
 
 
-def clip(
-    inputs: Sequence[np.ndarray], *, max_val: float, min_val: float
-) -> list[np.ndarray]:
+def clip(inputs: Sequence[np.ndarray], *, max_val: float, min_val: float) -> list[np.ndarray]:
     """``Clip``: clamp to [min, max]; an infinite bound is no bound (also for integers)."""
     (x,) = _need("Clip", inputs, 1)
     out = x
@@ -336,9 +326,7 @@ def clip(
     return [np.asarray(out).astype(x.dtype, copy=False)]
 
 
-def prelu(
-    inputs: Sequence[np.ndarray], *, channel_shared: bool = False
-) -> list[np.ndarray]:
+def prelu(inputs: Sequence[np.ndarray], *, channel_shared: bool = False) -> list[np.ndarray]:
     """``PReLUFusion``: x >= 0 ? x : w*x with w per channel (last axis) or one shared slope."""
     x, w = _binary("PReLUFusion", inputs)
     if channel_shared:
@@ -356,9 +344,7 @@ def prelu(
     return [out.astype(x.dtype, copy=False)]
 
 
-def scale(
-    inputs: Sequence[np.ndarray], *, axis: int = -1, activation: int = 0
-) -> list[np.ndarray]:
+def scale(inputs: Sequence[np.ndarray], *, axis: int = -1, activation: int = 0) -> list[np.ndarray]:
     """``ScaleFusion``: x*scale (+bias), scale/bias aligned with x's dims from ``axis``; +act."""
     x, s = _need("ScaleFusion", inputs, 2)
     ax = axis + x.ndim if axis < 0 else axis
@@ -388,8 +374,6 @@ def select(inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     c = c.astype(bool)
     if c.ndim == 1 and a.ndim > 1:
         if c.shape[0] != a.shape[0]:
-            raise KernelError(
-                "Select", f"rank-1 condition of {c.shape[0]} rows for x1 {a.shape}"
-            )
+            raise KernelError("Select", f"rank-1 condition of {c.shape[0]} rows for x1 {a.shape}")
         c = c.reshape(c.shape + (1,) * (a.ndim - 1))
     return [np.where(c, a, b).astype(np.result_type(a, b), copy=False)]

@@ -99,9 +99,7 @@ def sparse_to_dense(inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     vals = np.asarray(inputs[1])
     shape = [int(v) for v in np.asarray(inputs[2]).reshape(-1)]
     default = (
-        np.asarray(inputs[3]).reshape(-1)[0]
-        if len(inputs) > 3 and inputs[3] is not None
-        else 0
+        np.asarray(inputs[3]).reshape(-1)[0] if len(inputs) > 3 and inputs[3] is not None else 0
     )
     if idx.ndim < 2:
         idx = idx.reshape(-1, 1) if len(shape) == 1 else idx.reshape(1, -1)

@@ -20,8 +20,6 @@ def assert_(inputs: Sequence[np.ndarray], *, summarize: int = 3) -> list[np.ndar
     cond = np.asarray(inputs[0])
     if not bool(np.all(cond)):
         n = max(int(summarize), 0)
-        shown = "; ".join(
-            np.asarray(d).reshape(-1)[:n].tolist().__repr__() for d in inputs[1:]
-        )
+        shown = "; ".join(np.asarray(d).reshape(-1)[:n].tolist().__repr__() for d in inputs[1:])
         raise KernelError("Assert", f"condition is false; data: {shown}")
     return [cond]

@@ -85,8 +85,7 @@ def scaled(x: np.ndarray, qp: QuantParams, *, axis: int = 0) -> np.ndarray:
     ax = axis + x.ndim if axis < 0 else axis
     inv = (np.float32(1.0) / qp.scale.astype(np.float32)).astype(np.float32)
     return np.asarray(
-        x * _bcast(inv, x.ndim, ax)
-        + _bcast(qp.zero_point.astype(np.float32), x.ndim, ax)
+        x * _bcast(inv, x.ndim, ax) + _bcast(qp.zero_point.astype(np.float32), x.ndim, ax)
     )
 
 
@@ -96,9 +95,7 @@ def dequantize(
     """Integer -> real."""
     q = np.asarray(q)
     ax = axis + q.ndim if axis < 0 else axis
-    r = (q.astype(np.float64) - _bcast(qp.zero_point, q.ndim, ax)) * _bcast(
-        qp.scale, q.ndim, ax
-    )
+    r = (q.astype(np.float64) - _bcast(qp.zero_point, q.ndim, ax)) * _bcast(qp.scale, q.ndim, ax)
     return np.asarray(r.astype(dtype))
 
 
@@ -121,15 +118,11 @@ def _cast(
         )
     if np.issubdtype(src, np.floating) and np.issubdtype(dst, np.integer):
         if qp is None:
-            raise KernelError(
-                op, "float -> integer needs the output tensor's QuantParam"
-            )
+            raise KernelError(op, "float -> integer needs the output tensor's QuantParam")
         return [quantize(x, qp, dst, axis=axis)]
     if np.issubdtype(src, np.integer) and np.issubdtype(dst, np.floating):
         if qp is None:
-            raise KernelError(
-                op, "integer -> float needs the input tensor's QuantParam"
-            )
+            raise KernelError(op, "integer -> float needs the input tensor's QuantParam")
         return [dequantize(x, qp, axis=axis, dtype=dst.type)]
     if np.issubdtype(src, np.integer) and np.issubdtype(dst, np.integer):
         # int8 <-> uint8 re-centres by 128 (MindSpore Lite's Int8ToUInt8 / UInt8ToInt8).

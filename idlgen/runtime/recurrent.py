@@ -53,9 +53,7 @@ def lstm(
     layers = max(int(num_layers), 1)
     h = w_ih.shape[1] // 4
     if hidden_size and int(hidden_size) != h:
-        raise KernelError(
-            op, f"hiddenSize {hidden_size} disagrees with weightIh {w_ih.shape}"
-        )
+        raise KernelError(op, f"hiddenSize {hidden_size} disagrees with weightIh {w_ih.shape}")
     rh = int(proj_size) if proj_size else h
     seq, batch, _ = x.shape
     nstack = dirs * layers
@@ -69,9 +67,7 @@ def lstm(
         if len(inputs) > i and inputs[i] is not None and np.asarray(inputs[i]).size:
             a = np.asarray(inputs[i])
             if a.shape != shape:
-                raise KernelError(
-                    op, f"input {i} has shape {a.shape}, expected {shape}"
-                )
+                raise KernelError(op, f"input {i} has shape {a.shape}, expected {shape}")
             return a
         return None
 
@@ -112,16 +108,8 @@ def lstm(
                 h_new = o_g * np.tanh(c_new)
                 if proj is not None:
                     h_new = h_new @ proj[k].T.astype(dt)
-                cs = (
-                    zoneout_cell * cs + (1 - zoneout_cell) * c_new
-                    if zoneout_cell
-                    else c_new
-                )
-                hs = (
-                    zoneout_hidden * hs + (1 - zoneout_hidden) * h_new
-                    if zoneout_hidden
-                    else h_new
-                )
+                cs = zoneout_cell * cs + (1 - zoneout_cell) * c_new if zoneout_cell else c_new
+                hs = zoneout_hidden * hs + (1 - zoneout_hidden) * h_new if zoneout_hidden else h_new
                 ys[t] = hs
             outs.append(ys[::-1] if d == 1 else ys)
             hn[k], cn[k] = hs, cs

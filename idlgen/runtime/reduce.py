@@ -28,17 +28,13 @@ def _axes(op: str, inputs: Sequence[np.ndarray], ndim: int) -> tuple[int, ...]:
 def _low(dt: np.dtype[np.generic]) -> float | int:
     if dt == np.bool_:
         return False
-    return (
-        -np.inf if np.issubdtype(dt, np.floating) else int(np.iinfo(cast(Any, dt)).min)
-    )
+    return -np.inf if np.issubdtype(dt, np.floating) else int(np.iinfo(cast(Any, dt)).min)
 
 
 def _high(dt: np.dtype[np.generic]) -> float | int:
     if dt == np.bool_:
         return True
-    return (
-        np.inf if np.issubdtype(dt, np.floating) else int(np.iinfo(cast(Any, dt)).max)
-    )
+    return np.inf if np.issubdtype(dt, np.floating) else int(np.iinfo(cast(Any, dt)).max)
 
 
 def reduce(
@@ -133,9 +129,7 @@ def argmax(
     return [out]
 
 
-def topk(
-    inputs: Sequence[np.ndarray], *, sorted: bool = True, axis: int = -1
-) -> list[np.ndarray]:
+def topk(inputs: Sequence[np.ndarray], *, sorted: bool = True, axis: int = -1) -> list[np.ndarray]:
     """``TopKFusion``: k from input[1]; the largest k values and int32 indices along ``axis``
     (ties: lower index first). The HDI drops FBS ``largest``, so largest is assumed."""
     op = "TopKFusion"

@@ -27,9 +27,7 @@ def _source(op: str, out: int, size: int, scale: float, mode: int) -> np.ndarray
     if mode == ASYMMETRIC:
         return d / scale
     if mode == ALIGN_CORNERS:
-        span = (
-            size * scale - 1
-        )  # == out - 1 unless a scale gives a fractional output length
+        span = size * scale - 1  # == out - 1 unless a scale gives a fractional output length
         return d * ((size - 1) / span) if out > 1 and span > 0 else np.zeros(out)
     if mode == HALF_PIXEL:
         return (d + 0.5) / scale - 0.5
@@ -140,9 +138,7 @@ def resize(
         if v.size == 4:
             v = v[1:3]
         if v.size != 2:
-            raise KernelError(
-                op, f"size/scale input must have 2 (or 4 NHWC) entries, got {v.size}"
-            )
+            raise KernelError(op, f"size/scale input must have 2 (or 4 NHWC) entries, got {v.size}")
         if np.issubdtype(v.dtype, np.floating):
             sh, sw = float(v[0]), float(v[1])
             oh, ow = int(np.floor(h * sh)), int(np.floor(w * sw))

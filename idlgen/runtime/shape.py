@@ -52,12 +52,8 @@ def transpose(inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     """``Transpose``: perm from input[1] (empty = reverse)."""
     x = _input("Transpose", inputs, 0, "x")
     perm = _ints(inputs[1]) if len(inputs) > 1 and inputs[1] is not None else []
-    if perm and sorted(_ax("Transpose", p, x.ndim) for p in perm) != list(
-        range(x.ndim)
-    ):
-        raise KernelError(
-            "Transpose", f"perm {perm} is not a permutation of rank {x.ndim}"
-        )
+    if perm and sorted(_ax("Transpose", p, x.ndim) for p in perm) != list(range(x.ndim)):
+        raise KernelError("Transpose", f"perm {perm} is not a permutation of rank {x.ndim}")
     return [np.transpose(x, perm or None)]
 
 
@@ -95,9 +91,7 @@ def split(
         if -1 in sizes:
             sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
         if sum(sizes) != n or min(sizes) < 0:
-            raise KernelError(
-                op, f"sizeSplits {list(size_splits)} do not add up to {n}"
-            )
+            raise KernelError(op, f"sizeSplits {list(size_splits)} do not add up to {n}")
         if output_num and output_num != len(sizes):
             raise KernelError(op, f"outputNum {output_num} but {len(sizes)} sizeSplits")
     else:
@@ -128,9 +122,7 @@ def unstack(inputs: Sequence[np.ndarray], *, axis: int = 0) -> list[np.ndarray]:
     return [np.take(x, i, axis=ax) for i in range(x.shape[ax])]
 
 
-def squeeze(
-    inputs: Sequence[np.ndarray], *, axis: Sequence[int] = ()
-) -> list[np.ndarray]:
+def squeeze(inputs: Sequence[np.ndarray], *, axis: Sequence[int] = ()) -> list[np.ndarray]:
     """``Squeeze``: drop size-1 dims at ``axis`` (empty = every size-1 dim)."""
     x = _input("Squeeze", inputs, 0, "x")
     axes = [int(a) for a in axis]
@@ -140,15 +132,11 @@ def squeeze(
         return [np.squeeze(x)]
     ax = tuple(sorted({_ax("Squeeze", a, x.ndim) for a in axes}))
     if any(x.shape[a] != 1 for a in ax):
-        raise KernelError(
-            "Squeeze", f"axes {list(axis)} of {x.shape} are not all size 1"
-        )
+        raise KernelError("Squeeze", f"axes {list(axis)} of {x.shape} are not all size 1")
     return [np.squeeze(x, axis=ax)]
 
 
-def unsqueeze(
-    inputs: Sequence[np.ndarray], *, axis: Sequence[int] = ()
-) -> list[np.ndarray]:
+def unsqueeze(inputs: Sequence[np.ndarray], *, axis: Sequence[int] = ()) -> list[np.ndarray]:
     """``Unsqueeze``: insert size-1 dims at ``axis`` (positions in the output)."""
     x = _input("Unsqueeze", inputs, 0, "x")
     axes = [int(a) for a in axis]
@@ -192,9 +180,7 @@ def tile(inputs: Sequence[np.ndarray], *, dims: Sequence[int] = ()) -> list[np.n
     return [np.tile(x, mult)]
 
 
-def broadcast_to(
-    inputs: Sequence[np.ndarray], *, shape: Sequence[int] = ()
-) -> list[np.ndarray]:
+def broadcast_to(inputs: Sequence[np.ndarray], *, shape: Sequence[int] = ()) -> list[np.ndarray]:
     """``BroadcastTo``: NumPy broadcast to ``shape`` (or input[1]); -1 keeps the input dim."""
     x = _input("BroadcastTo", inputs, 0, "x")
     dims = [int(s) for s in shape]
@@ -205,9 +191,7 @@ def broadcast_to(
     try:
         return [np.array(np.broadcast_to(x, np.broadcast_shapes(x.shape, tuple(dims))))]
     except ValueError as e:
-        raise KernelError(
-            "BroadcastTo", f"cannot broadcast {x.shape} to {dims}: {e}"
-        ) from None
+        raise KernelError("BroadcastTo", f"cannot broadcast {x.shape} to {dims}: {e}") from None
 
 
 _PAD_MODES = {0: "constant", 1: "reflect", 2: "symmetric"}
@@ -252,15 +236,11 @@ def pad(
     limit = 0 if mode == "reflect" else 1
     for i, (a, b) in enumerate(pads):
         if max(a, b) > x.shape[i] - 1 + limit:
-            raise KernelError(
-                op, f"{mode} padding {[a, b]} too large for dim {x.shape[i]}"
-            )
+            raise KernelError(op, f"{mode} padding {[a, b]} too large for dim {x.shape[i]}")
     return [np.pad(x, pads, mode=mode)]  # type: ignore[call-overload]
 
 
-def slice_(
-    inputs: Sequence[np.ndarray], *, axes: Sequence[int] = ()
-) -> list[np.ndarray]:
+def slice_(inputs: Sequence[np.ndarray], *, axes: Sequence[int] = ()) -> list[np.ndarray]:
     """``SliceFusion``: inputs x, begin, size (size -1 = to the end) over ``axes`` (empty = 0..)."""
     op = "SliceFusion"
     x = _input(op, inputs, 0, "x")
@@ -297,24 +277,16 @@ def strided_slice(
     x = _input(op, inputs, 0, "x")
     begin = _ints(_input(op, inputs, 1, "begin"))
     end = _ints(_input(op, inputs, 2, "end"))
-    strides = (
-        _ints(inputs[3])
-        if len(inputs) > 3 and inputs[3] is not None
-        else [1] * len(begin)
-    )
+    strides = _ints(inputs[3]) if len(inputs) > 3 and inputs[3] is not None else [1] * len(begin)
     m = len(begin)
     if not len(end) == len(strides) == m:
-        raise KernelError(
-            op, f"begin/end/strides lengths differ: {m}, {len(end)}, {len(strides)}"
-        )
+        raise KernelError(op, f"begin/end/strides lengths differ: {m}, {len(end)}, {len(strides)}")
     if any(s == 0 for s in strides):
         raise KernelError(op, "stride 0")
     if bin(ellipsis_mask).count("1") > 1:
         raise KernelError(op, "more than one ellipsis")
     consumed = sum(
-        1
-        for i in range(m)
-        if not (ellipsis_mask >> i) & 1 and not (new_axis_mask >> i) & 1
+        1 for i in range(m) if not (ellipsis_mask >> i) & 1 and not (new_axis_mask >> i) & 1
     )
     idx: list[object] = []
     dim = 0  # input dimension the next spec entry addresses
@@ -364,9 +336,7 @@ def crop(
     for d in range(ax, x.ndim):
         o = offs[0] if len(offs) == 1 else (offs[d - ax] if d - ax < len(offs) else 0)
         if o < 0 or o + target[d] > x.shape[d]:
-            raise KernelError(
-                op, f"offset {o} + size {target[d]} exceeds dim {x.shape[d]}"
-            )
+            raise KernelError(op, f"offset {o} + size {target[d]} exceeds dim {x.shape[d]}")
         idx[d] = slice(o, o + target[d])
     return [x[tuple(idx)]]
 
@@ -433,9 +403,7 @@ def cast(inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     x = _input("Cast", inputs, 0, "x")
     code = _ints(_input("Cast", inputs, 1, "type"))
     if len(code) != 1:
-        raise KernelError(
-            "Cast", f"target type must be one DataType number, got {code}"
-        )
+        raise KernelError("Cast", f"target type must be one DataType number, got {code}")
     dt = to_numpy(code[0], op="Cast")
     with np.errstate(invalid="ignore", over="ignore"):
         return [x.astype(dt)]
@@ -469,9 +437,7 @@ def depth_to_space(
     return [y.reshape(n, h * b, w * b, oc)]
 
 
-def space_to_depth(
-    inputs: Sequence[np.ndarray], *, block_size: int
-) -> list[np.ndarray]:
+def space_to_depth(inputs: Sequence[np.ndarray], *, block_size: int) -> list[np.ndarray]:
     """``SpaceToDepth`` (NHWC): output channel = (bh*b + bw)*C + c."""
     op = "SpaceToDepth"
     x = _input(op, inputs, 0, "x")
@@ -483,9 +449,7 @@ def space_to_depth(
     return [y.reshape(n, h // b, w // b, b * b * c)]
 
 
-def _block(
-    op: str, block_shape: Sequence[int], inputs: Sequence[np.ndarray]
-) -> list[int]:
+def _block(op: str, block_shape: Sequence[int], inputs: Sequence[np.ndarray]) -> list[int]:
     blk = [int(v) for v in block_shape]
     if not blk and len(inputs) > 1 and inputs[1] is not None:
         blk = _ints(inputs[1])
@@ -503,9 +467,7 @@ def _pairs(
     if not rows:
         rows = [[0, 0], [0, 0]]
     if len(rows) != 2 or any(len(r) != 2 or min(r) < 0 for r in rows):
-        raise KernelError(
-            op, f"{name} must be [[top, bottom], [left, right]] >= 0, got {rows}"
-        )
+        raise KernelError(op, f"{name} must be [[top, bottom], [left, right]] >= 0, got {rows}")
     return rows
 
 
@@ -524,11 +486,7 @@ def batch_to_space_nd(
     if n % (b0 * b1):
         raise KernelError(op, f"batch {n} not divisible by block {b0}x{b1}")
     nb = n // (b0 * b1)
-    y = (
-        x.reshape(b0, b1, nb, h, w, c)
-        .transpose(2, 3, 0, 4, 1, 5)
-        .reshape(nb, h * b0, w * b1, c)
-    )
+    y = x.reshape(b0, b1, nb, h, w, c).transpose(2, 3, 0, 4, 1, 5).reshape(nb, h * b0, w * b1, c)
     if ct + cb > h * b0 or cl + cr > w * b1:
         raise KernelError(op, f"crops {crops} larger than {h * b0}x{w * b1}")
     return [np.ascontiguousarray(y[:, ct : h * b0 - cb, cl : w * b1 - cr, :])]
