@@ -55,29 +55,33 @@ class ClassName(str):
 def type_spec(
     t: ir.TypeRef,
     decls: dict[str, ir.Decl] | None = None,
-    ref: Callable[[str], Any] | None = None,
+    class_name: Callable[[str], str] | None = None,
 ) -> Any:
-    """The runtime type spec of ``t``. Without ``ref`` types are named by qualified name (looked
-    up in a registry); with ``ref`` (qualname -> class reference) tables/structs/enums point at
-    classes and unions are spelled out inline, which is what generated modules use."""
+    """The runtime type spec of ``t``. Without ``class_name`` every declared type is named by
+    qualified name (looked up in a registry, see :func:`build_runtime`). With it (what generated
+    modules use) unions are spelled out inline and enums carry their generated class name, which
+    the runtime imports from the namespace package on first use; nothing is referenced at import
+    time, so modules that import each other still load."""
     if isinstance(t, ir.Scalar):
         return t.kind.fmt
     if isinstance(t, ir.String):
         return "string"
     if isinstance(t, ir.Vector):
-        return ("vector", type_spec(t.element, decls, ref))
+        return ("vector", type_spec(t.element, decls, class_name))
     if isinstance(t, ir.FixedArray):
-        return ("array", type_spec(t.element, decls, ref), t.length)
+        return ("array", type_spec(t.element, decls, class_name), t.length)
     if isinstance(t, ir.Ref):
-        if ref is None or decls is None:
+        if class_name is None or decls is None:
             return (t.kind.value, t.qualname)
         d = decls[t.qualname]
         if isinstance(d, ir.Enum):
-            return ("enum", ref(t.qualname), d.base.fmt)
+            return ("enum", t.qualname, d.base.fmt, class_name(t.qualname))
         if isinstance(d, ir.Union):
-            members = tuple((m.name, m.value, type_spec(m.type, decls, ref)) for m in d.members)
+            members = tuple(
+                (m.name, m.value, type_spec(m.type, decls, class_name)) for m in d.members
+            )
             return ("union", t.qualname, (d.discriminant or ir.ScalarKind.U8).fmt, members)
-        return (t.kind.value, ref(t.qualname))
+        return (t.kind.value, t.qualname)
     raise ValueError(f"type {t!r} has no FlatBuffers encoding")
 
 
@@ -100,16 +104,17 @@ def descriptor_calls(
     schema: ir.Schema,
     file: ir.SchemaFile,
     attr: Callable[[str, str], str] | None = None,
-    ref: Callable[[str], Any] | None = None,
+    class_name: Callable[[str], str] | None = None,
     namespace: str | None = None,
 ) -> list[DescriptorCall]:
     """Descriptor constructor calls for the declarations of ``file`` (those in ``namespace``
-    when given). ``attr(qualname, field)`` names Python attributes; ``ref`` see type_spec."""
+    when given). ``attr(qualname, field)`` names Python attributes; ``class_name`` see
+    :func:`type_spec`."""
     decls = schema.decls()
     at = attr or (lambda q, n: py_attr(n))
 
     def spec(t: ir.TypeRef) -> Any:
-        return type_spec(t, decls, ref)
+        return type_spec(t, decls, class_name)
 
     out: list[DescriptorCall] = []
     for d in file.decls:
@@ -297,15 +302,7 @@ def codec_view(b: Any, f: ir.SchemaFile, records: list[Any], schema: ir.Schema) 
     def attr(q: str, n: str) -> str:
         return attrs.get((q, n), py_attr(n))
 
-    def ref(q: str) -> str:
-        # Enum classes are leaves (no import cycles): reference them directly. Tables and
-        # structs go through the package registry by name, resolved lazily on first use, so
-        # mutually recursive types across modules work.
-        if isinstance(decls.get(q), ir.Enum):
-            return ClassName(b.imports.ref(q))
-        return q
-
-    calls = descriptor_calls(schema, f, attr, ref, b.namespace)
+    calls = descriptor_calls(schema, f, attr, b.names.class_name, b.namespace)
     keyed = {
         r.qualname
         for r in records

@@ -26,6 +26,7 @@ reads, with the limits of the C++ ``Verifier``; malformed input raises ``DecodeE
 from __future__ import annotations
 
 import enum
+import importlib
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -64,8 +65,12 @@ _REGISTRIES: dict[str, dict[str, Any]] = {}
 
 
 def registry(name: str = "") -> dict[str, Any]:
-    """The registry named ``name`` (created on first use)."""
-    return _REGISTRIES.setdefault(name, {})
+    """The registry named ``name`` (created on first use); for generated code the name is the
+    root package, where enum classes are imported from when first needed."""
+    return _REGISTRIES.setdefault(name, {_PACKAGE: name})
+
+
+_PACKAGE = " package"  # registry key of the owning package name (never a qualified name)
 
 
 def lookup(qualname: str, reg: dict[str, Any] | None = None) -> Any:
@@ -550,6 +555,18 @@ def _attach(cls: Any, desc: Any) -> None:
         pass
 
 
+def _import_enum(qualname: str, fmt: str, class_name: str, reg: dict[str, Any]) -> Enum:
+    """The generated enum class, from its namespace package (``__init__`` re-exports every
+    type of the namespace), registered for later lookups."""
+    pkg = reg.get(_PACKAGE)
+    if not pkg:
+        raise LookupError(f"enum {qualname!r}: registry has no package to import it from")
+    ns = qualname.rpartition(".")[0]
+    module = importlib.import_module(f"{pkg}.{ns}" if ns else pkg)
+    cls = getattr(module, class_name)
+    return Enum(qualname, cls, fmt, issubclass(cls, enum.Flag), reg=reg)
+
+
 def _resolve(spec: Any, reg: dict[str, Any]) -> _H:
     if isinstance(spec, str):
         if spec == "string":
@@ -557,16 +574,15 @@ def _resolve(spec: Any, reg: dict[str, Any]) -> _H:
         return _ScalarH(spec)
     tag = spec[0]
     if tag == "enum":
-        if len(spec) > 2:  # ("enum", EnumClass, fmt): inline, as generated code writes it
+        if not isinstance(spec[1], str):  # ("enum", EnumClass, fmt): the class itself
             cls = spec[1]
-            e = Enum(
-                getattr(cls, "__qualname__", "enum"),
-                cls,
-                spec[2],
-                issubclass(cls, enum.Flag),
-                reg={},
+            return _ScalarH(
+                spec[2], Enum(cls.__qualname__, cls, spec[2], issubclass(cls, enum.Flag), reg={})
             )
-        else:
+        e = reg.get(spec[1])
+        if e is None and len(spec) == 4:  # ("enum", qualname, fmt, ClassName): generated code
+            e = _import_enum(spec[1], spec[2], spec[3], reg)
+        elif e is None:
             e = lookup(spec[1], reg)
         return _ScalarH(e.fmt, e)
     if tag == "vector":
