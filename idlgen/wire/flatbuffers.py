@@ -259,7 +259,9 @@ class _Builder:
         self.size += total + 4
         return self.size
 
-    def raw_vector(self, data: bytes, count: int, elem_align: int, force_align: int = 0) -> int:
+    def raw_vector(
+        self, data: bytes | memoryview, count: int, elem_align: int, force_align: int = 0
+    ) -> int:
         total = len(data)
         if force_align > 1 and count:
             self.prealign(total, force_align)
@@ -267,7 +269,11 @@ class _Builder:
         self.prealign(total, elem_align)
         if not total:
             self.align(4)  # EndVector's PushElement(len) aligns
-        self.chunks.append(_U32.pack(count) + data)
+        if total > 256:  # large payloads are not copied until the final join
+            self.chunks.append(data)  # type: ignore[arg-type]
+            self.chunks.append(_U32.pack(count))
+        else:
+            self.chunks.append(_U32.pack(count) + data)
         self.size += total + 4
         return self.size
 
@@ -1335,10 +1341,12 @@ def _build_vector(b: _Builder, r: _F, v: Any, presort: bool = True) -> int:
         if isinstance(v, ScalarVector):
             v = v.numpy()
         if isinstance(v, np.ndarray):
-            data = np.ascontiguousarray(v, dtype=_NP_DTYPE[e.fmt]).tobytes()
-            n = int(v.shape[0])
+            arr = np.ascontiguousarray(v, dtype=_NP_DTYPE[e.fmt])
+            # no copy here: the view is joined into the buffer at the end
+            data: bytes | memoryview = memoryview(arr).cast("B")  # type: ignore[arg-type]
+            n = int(arr.shape[0])
         elif isinstance(v, (bytes, bytearray, memoryview)) and e.size == 1:
-            data = bytes(v)
+            data = v if isinstance(v, bytes) else bytes(v)
             n = len(data)
             nd = r.f.nested_desc
             if isinstance(v, NestedBuffer):
@@ -1372,8 +1380,8 @@ def _build_vector(b: _Builder, r: _F, v: Any, presort: bool = True) -> int:
                 keyed = [(getattr(x, kf), x) for x in items]
                 _simple_qsort(keyed, lambda a, c: a[0] < c[0])
                 items = [x for _, x in keyed]
-        data = b"".join(desc.pack(x) for x in items)
-        return b.raw_vector(data, len(items), e.align, fa)
+        sdata = b"".join(desc.pack(x) for x in items)
+        return b.raw_vector(sdata, len(items), e.align, fa)
     if isinstance(e, _StringH):
         offs = [b.string(x) for x in v]
         return b.offsets_vector(offs, fa)
