@@ -62,8 +62,8 @@ def value(h: fb._H, depth: int, f: fb.Field | None = None) -> st.SearchStrategy[
         e = h.elem
         if isinstance(e, fb._ScalarH) and e.fmt == "B" and e.enum is None:
             return st.binary(max_size=6)
-        if isinstance(e, fb._TableH) and depth >= 2:
-            return st.just([])
+        if isinstance(e, fb._TableH) and depth >= 1:
+            return st.just([])  # keeps recursive schemas (Monster) small
         # flatc's key sort is not stable: keys are kept unique (ties have no defined order)
         if isinstance(e, fb._StructH) and e.desc.key:
             k = e.desc.key
