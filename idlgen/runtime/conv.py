@@ -50,37 +50,36 @@ _ROWS_MIN_K = 64
 def conv_rows(
     xp: np.ndarray, w: np.ndarray, oh: int, ow: int, dh: int, dw: int, bias: np.ndarray | None
 ) -> np.ndarray:
-    """Unit-stride convolution of the padded NHWC ``xp`` with OHWI ``w`` (+ ``bias``) as ``kh``
-    GEMMs instead of one im2col GEMM.
+    """Unit-stride convolution of the padded NHWC ``xp`` with OHWI ``w`` (+ ``bias``) without the
+    ``kh*kw``-fold im2col matrix.
 
     On the image flattened to rows of pixels, the ``kw`` horizontal taps of output pixel ``p``
     are pixels ``p, p+dw, ...``: copying them side by side gives a ``kw*C``-wide matrix (``kw``
-    copies of the input, not ``kh*kw``), and vertical tap ``i`` is that matrix shifted down by
-    ``i*dh`` image rows. Rows that wrap past the right edge only feed the ``Wp-ow`` columns that
-    are cropped away.
+    copies of the input). One GEMM with all ``kh`` vertical taps' weights side by side gives, in
+    column block ``i``, tap ``i``'s contribution to the pixel ``i*dh`` image rows above; adding
+    the blocks shifted back finishes the sum. Rows that wrap past the right edge only feed the
+    ``Wp-ow`` columns that are cropped away. (One GEMM rather than ``kh``: each BLAS call may
+    have to wake its worker threads.)
     """
     n, hp, wp, c = xp.shape
     o, kh, kw, _ = w.shape
     dt = xp.dtype
     p = hp * wp - (kw - 1) * dw
     span = (oh - 1) * wp + ow
-    wr = np.ascontiguousarray(w.transpose(1, 2, 3, 0).reshape(kh, kw * c, o))
+    wr = np.ascontiguousarray(w.transpose(2, 3, 1, 0).reshape(kw * c, kh * o))
     out = np.empty((n, oh, ow, o), dtype=dt)
     xr = W.scratch("cols", (p, kw * c), dt)
+    part = W.scratch("part", (p, kh * o), dt)
     acc = W.scratch("acc", (oh * wp, o), dt)
-    tmp = W.scratch("taps", (span, o), dt)
     for b in range(n):
         flat = xp[b].reshape(hp * wp, c)
         x3 = xr.reshape(p, kw, c)
         for j in range(kw):
             x3[:, j] = flat[j * dw : j * dw + p]
-        for i in range(kh):
-            a = xr[i * dh * wp : i * dh * wp + span]
-            if i == 0:
-                gemm(a, wr[0], out=acc[:span])
-            else:
-                gemm(a, wr[i], out=tmp)
-                acc[:span] += tmp
+        gemm(xr, wr, out=part)
+        np.add(part[:span, :o], part[dh * wp : dh * wp + span, o : 2 * o], out=acc[:span])
+        for i in range(2, kh):
+            acc[:span] += part[i * dh * wp : i * dh * wp + span, i * o : (i + 1) * o]
         rows = acc.reshape(oh, wp, o)[:, :ow]
         if bias is None:
             out[b] = rows
