@@ -4,6 +4,8 @@ packages generated here from corpus schemas."""
 from __future__ import annotations
 
 import importlib
+import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -123,3 +125,29 @@ def test_committed_seed_packages() -> None:
     m = ms.MetaGraph(name="m", nodes=[ms.CNode(name="c", primitive=ms.Primitive(value=ms.Add()))])
     assert ms.MetaGraph.from_flatbuffer(m.to_flatbuffer()) == m
     assert ms.MetaGraph.from_json(m.to_json()) == m
+
+
+def test_generated_code_passes_mypy_strict(tmp_path: Path) -> None:
+    """Typed descriptors (``Table[Foo]``) make the thin methods check under --strict."""
+    need_shared()
+    for name, schema in [
+        ("mypy_ab", TESTS / "annotated_binary" / "annotated_binary.fbs"),
+        ("mypy_arrays", TESTS / "ts" / "arrays_test_complex" / "arrays_test_complex.fbs"),
+    ]:
+        assert main(["build", str(schema), "--out", str(tmp_path / name), "-q"]) == 0
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--follow-imports=silent",
+            "mypy_ab",
+            "mypy_arrays",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MYPYPATH": str(REPO)},
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
