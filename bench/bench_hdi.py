@@ -29,8 +29,9 @@ def _best(fn, repeat: int = 3) -> float:  # type: ignore[no-untyped-def]
 
 
 def _cli(*args: str, cwd: Path) -> None:
-    subprocess.run([sys.executable, "-m", "idlgen", *args], cwd=cwd, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "idlgen", *args], cwd=cwd, check=True, capture_output=True
+    )
 
 
 def run() -> list[Result]:

@@ -51,7 +51,9 @@ def expand_inputs(paths: Iterable[Path], diags: Diagnostics) -> list[Path]:
     out: list[Path] = []
     for p in paths:
         if p.is_dir():
-            out.extend(sorted(q for q in p.rglob("*") if q.suffix in SCHEMA_SUFFIXES and q.is_file()))
+            out.extend(
+                sorted(q for q in p.rglob("*") if q.suffix in SCHEMA_SUFFIXES and q.is_file())
+            )
         elif p.is_file():
             out.append(p)
         else:
@@ -76,8 +78,12 @@ def _generator_digest() -> str:
 
 def _cache_key(cfg: Config, inputs: Sequence[Path], extra: str) -> str:
     h = hashlib.sha256(_generator_digest().encode())
-    h.update(repr((sorted(map(str, inputs)), sorted((k, str(v)) for k, v in cfg.roots.items()))).encode())
-    h.update(repr((list(map(str, cfg.include)), cfg.line_length, str(cfg.base_dir), extra)).encode())
+    h.update(
+        repr((sorted(map(str, inputs)), sorted((k, str(v)) for k, v in cfg.roots.items()))).encode()
+    )
+    h.update(
+        repr((list(map(str, cfg.include)), cfg.line_length, str(cfg.base_dir), extra)).encode()
+    )
     return h.hexdigest()
 
 
@@ -174,9 +180,7 @@ def run_build(
         files.update(extra_files(cfg, lr, diags))
     if diags.has_errors:
         return result, diags
-    files[MANIFEST] = (
-        json.dumps({"generator": "idlgen", "files": sorted(files)}, indent=2) + "\n"
-    )
+    files[MANIFEST] = json.dumps({"generator": "idlgen", "files": sorted(files)}, indent=2) + "\n"
     result.files = files
 
     previous = _read_json(out / MANIFEST).get("files")

@@ -33,13 +33,30 @@ class _Parser(argparse.ArgumentParser):
 def _common(p: argparse.ArgumentParser, *, inputs: bool = True) -> None:
     if inputs:
         p.add_argument("inputs", nargs="*", metavar="INPUT", help="schema files or directories")
-    p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR",
-                   help="add an include/import search directory")
-    p.add_argument("--root", dest="roots", action="append", default=[], metavar="PREFIX:DIR",
-                   help="map an HDI package prefix to a directory (like hdi-gen -r)")
+    p.add_argument(
+        "-I",
+        dest="include",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="add an include/import search directory",
+    )
+    p.add_argument(
+        "--root",
+        dest="roots",
+        action="append",
+        default=[],
+        metavar="PREFIX:DIR",
+        help="map an HDI package prefix to a directory (like hdi-gen -r)",
+    )
     p.add_argument("--config", type=Path, help="pyproject.toml to read [tool.idlgen] from")
-    p.add_argument("--format", dest="diag_format", choices=["text", "github", "json"],
-                   default="text", help="how diagnostics are printed")
+    p.add_argument(
+        "--format",
+        dest="diag_format",
+        choices=["text", "github", "json"],
+        default="text",
+        help="how diagnostics are printed",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -215,7 +232,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return EXIT_OK
     except Exception:  # noqa: BLE001 - report bugs as such, with the details a bug report needs
-        print("idlgen: internal error (please report this with the input that caused it):",
-              file=sys.stderr)
+        print(
+            "idlgen: internal error (please report this with the input that caused it):",
+            file=sys.stderr,
+        )
         traceback.print_exc()
         return EXIT_INTERNAL

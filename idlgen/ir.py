@@ -108,7 +108,9 @@ class ScalarKind(enum.Enum):
 
     @property
     def is_signed(self) -> bool:
-        return self in (ScalarKind.I8, ScalarKind.I16, ScalarKind.I32, ScalarKind.I64) or self.is_float
+        return (
+            self in (ScalarKind.I8, ScalarKind.I16, ScalarKind.I32, ScalarKind.I64) or self.is_float
+        )
 
     @property
     def bounds(self) -> tuple[int, int]:

@@ -15,8 +15,13 @@ __all__ = ["schema_to_json", "to_jsonable"]
 def to_jsonable(obj: Any) -> Any:
     """Dataclasses become objects with a ``"node"`` kind; spans become ``{file, line, col}``."""
     if isinstance(obj, ir.Span):
-        return {"file": obj.file, "line": obj.line, "col": obj.col,
-                "end_line": obj.end_line, "end_col": obj.end_col}
+        return {
+            "file": obj.file,
+            "line": obj.line,
+            "col": obj.col,
+            "end_line": obj.end_line,
+            "end_col": obj.end_col,
+        }
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         out: dict[str, Any] = {"node": type(obj).__name__}
         for f in dataclasses.fields(obj):

@@ -65,7 +65,9 @@ def test_check_reports_stale_and_diff(project: Path, capsys: pytest.CaptureFixtu
     assert main(["check"]) == 0
 
 
-def test_failed_build_leaves_output_untouched(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_failed_build_leaves_output_untouched(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["build", "-q"]) == 0
     before = _snapshot(project / "gen")
     (project / "idl/demo/v1_0/Types.idl").write_text(TYPES.replace("int y;", "Strng y;"))
@@ -119,7 +121,9 @@ def test_github_format(project: Path, capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_python_dash_m_and_version() -> None:
-    r = subprocess.run([sys.executable, "-m", "idlgen", "--version"], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "idlgen", "--version"], capture_output=True, text=True
+    )
     assert r.returncode == 0 and r.stdout.startswith("idlgen ")
 
 
@@ -128,25 +132,31 @@ def test_wheel_installs_and_builds_outside_repo(tmp_path: Path) -> None:
     """A real wheel (not editable) ships grammars and templates and works from anywhere."""
     wheels = tmp_path / "wheels"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
-         "-w", str(wheels), str(REPO)],
-        check=True, cwd=tmp_path,
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(REPO)],
+        check=True,
+        cwd=tmp_path,
     )
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     py = venv / "bin" / "python"
     [whl] = wheels.glob("*.whl")
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(whl)],
-                   check=True)
+    subprocess.run(
+        [str(py), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(whl)],
+        check=True,
+    )
     work = tmp_path / "work"
     shutil.copytree(REPO / "schemas" / "hdi", work / "hdi")
     idlgen = venv / "bin" / "idlgen"
     r = subprocess.run(
         [str(idlgen), "build", "hdi", "--root", "ohos.hdi:hdi", "--out", "out/gen"],
-        cwd=work, capture_output=True, text=True,
+        cwd=work,
+        capture_output=True,
+        text=True,
     )
     assert r.returncode == 0, r.stderr
-    probe = "import idlgen, sys; from gen.ohos.hdi.nnrt.v2_1 import AvgPoolFusion; " \
-            "assert 'site-packages' in idlgen.__file__, idlgen.__file__; print(AvgPoolFusion().global_)"
+    probe = (
+        "import idlgen, sys; from gen.ohos.hdi.nnrt.v2_1 import AvgPoolFusion; "
+        "assert 'site-packages' in idlgen.__file__, idlgen.__file__; print(AvgPoolFusion().global_)"
+    )
     r = subprocess.run([str(py), "-c", probe], cwd=work / "out", capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr

@@ -51,7 +51,9 @@ def test_golden_tree(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     for rel in want:
         if got[rel] != want[rel]:
             diff = "".join(
-                difflib.unified_diff(want[rel].splitlines(True), got[rel].splitlines(True), rel, rel)
+                difflib.unified_diff(
+                    want[rel].splitlines(True), got[rel].splitlines(True), rel, rel
+                )
             )
             pytest.fail(f"generated {rel} differs from the golden file:\n{diff}")
 
@@ -80,7 +82,12 @@ def test_keyword_fields(basic: object) -> None:
 
 def test_enum_values_and_unknown_values(basic: object) -> None:
     color = basic.Color  # type: ignore[attr-defined]
-    assert [(m.name, m.value) for m in color] == [("RED", 0), ("GREEN", 5), ("BLUE", 6), ("MIXED", 10)]
+    assert [(m.name, m.value) for m in color] == [
+        ("RED", 0),
+        ("GREEN", 5),
+        ("BLUE", 6),
+        ("MIXED", 10),
+    ]
     unknown = color(99)
     assert unknown == 99 and isinstance(unknown, color) and unknown.name == "UNKNOWN_99"
     assert basic.Flags.FLAG_ALL == 3  # type: ignore[attr-defined]
@@ -88,7 +95,7 @@ def test_enum_values_and_unknown_values(basic: object) -> None:
 
 def test_docstrings_survive_escaping(basic: object) -> None:
     doc = basic.Color.__doc__  # type: ignore[attr-defined]
-    assert 'a backslash \\ and Doxygen math \\f$x^2\\f$' in doc
+    assert "a backslash \\ and Doxygen math \\f$x^2\\f$" in doc
     assert 'triple quotes: """ and a trailing quote"' in doc
 
 
@@ -133,17 +140,33 @@ def test_determinism_across_hash_seeds(tmp_path: Path) -> None:
         out = tmp_path / f"gen{seed}"
         env = dict(os.environ, PYTHONHASHSEED=seed)
         subprocess.run(
-            [sys.executable, "-m", "idlgen", "build", "schemas", "tests/cases/hdi_basic",
-             "--root", "ohos.hdi:schemas/hdi", "--root", "ohos.hdi.foo:tests/cases/hdi_basic/foo",
-             "--out", str(out), "-q"],
-            cwd=REPO, env=env, check=True,
+            [
+                sys.executable,
+                "-m",
+                "idlgen",
+                "build",
+                "schemas",
+                "tests/cases/hdi_basic",
+                "--root",
+                "ohos.hdi:schemas/hdi",
+                "--root",
+                "ohos.hdi.foo:tests/cases/hdi_basic/foo",
+                "--out",
+                str(out),
+                "-q",
+            ],
+            cwd=REPO,
+            env=env,
+            check=True,
         )
         outs.append(_tree(out))
     assert outs[0] == outs[1]
 
 
 def test_committed_generated_is_fresh() -> None:
-    r = subprocess.run([sys.executable, "-m", "idlgen", "check"], cwd=REPO, capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "idlgen", "check"], cwd=REPO, capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stdout + r.stderr
 
 
@@ -151,12 +174,16 @@ def test_generated_passes_mypy_strict_and_black() -> None:
     r = subprocess.run(
         # idlgen's own modules are checked by their own test; here only the generated code.
         [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "generated"],
-        cwd=REPO, capture_output=True, text=True,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
     )
     assert r.returncode == 0, r.stdout
     r = subprocess.run(
         [sys.executable, "-m", "black", "--check", "--quiet", "--line-length", "100", "generated"],
-        cwd=REPO, capture_output=True, text=True,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
     )
     assert r.returncode == 0, r.stderr
 

@@ -38,11 +38,15 @@ def test_stub_runs_the_runtime_and_nodeattr_round_trips() -> None:
     data = kernels.encode_node_attr(attrs)
     assert len(data) == 24
     assert kernels.decode_node_attr(NodeType.NODE_TYPE_ACTIVATION, data) == attrs
-    (y,) = kernels.KERNELS[NodeType.NODE_TYPE_ACTIVATION](attrs, [np.array([-1.0, 3.0, 9.0], np.float32)])
+    (y,) = kernels.KERNELS[NodeType.NODE_TYPE_ACTIVATION](
+        attrs, [np.array([-1.0, 3.0, 9.0], np.float32)]
+    )
     assert y.tolist() == [0.0, 3.0, 6.0]
 
 
-def test_unbound_schema_field_fails_the_build(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unbound_schema_field_fails_the_build(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = _copy_nnrt(tmp_path)
     f = root / "nnrt/v2_1/NodeAttrTypes.idl"
     text = f.read_text()
@@ -55,7 +59,9 @@ def test_unbound_schema_field_fails_the_build(tmp_path: Path, capsys: pytest.Cap
     assert not (tmp_path / "out").exists()
 
 
-def test_struct_without_node_type_fails_the_build(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_struct_without_node_type_fails_the_build(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = _copy_nnrt(tmp_path)
     f = root / "nnrt/v2_1/NodeAttrTypes.idl"
     f.write_text(f.read_text() + "\nstruct Frobnicate { long amount; };\n")

@@ -158,7 +158,9 @@ def load(
                     "HDI104",
                     f"invalid import '{imp.text}'",
                     imp.span,
-                    help=["imports name a file by package and name, e.g. 'ohos.hdi.foo.v1_0.Types'"],
+                    help=[
+                        "imports name a file by package and name, e.g. 'ohos.hdi.foo.v1_0.Types'"
+                    ],
                 )
                 continue
             target = _find_import(m.group(1), m.group(2), r, include_dirs)

@@ -253,9 +253,7 @@ class Lowerer:
             return
         stem = f.raw.path.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
         for extra in ifaces[1:]:
-            self.diags.error(
-                "HDI401", "a file may declare only one interface", extra.name.span
-            )
+            self.diags.error("HDI401", "a file may declare only one interface", extra.name.span)
         for d in f.raw.decls:
             if not isinstance(d, A.RawInterface):
                 self.diags.error(
@@ -280,9 +278,7 @@ class Lowerer:
             seen.add(a.text)
             if a.text not in allowed:
                 what = "an interface" if isinstance(d, A.RawInterface) else "a type declaration"
-                self.diags.error(
-                    "HDI405", f"attribute '{a.text}' is not allowed on {what}", a.span
-                )
+                self.diags.error("HDI405", f"attribute '{a.text}' is not allowed on {what}", a.span)
 
     def _check_import_versions(self, f: _File) -> None:
         major, minor = _version(f.package)
@@ -296,8 +292,10 @@ class Lowerer:
                     "HDI107",
                     f"cannot import version {imajor}.{iminor} from version {major}.{minor}",
                     imp.span,
-                    help=["an import must have the same major version and a minor version "
-                          "no greater than the importing package's"],
+                    help=[
+                        "an import must have the same major version and a minor version "
+                        "no greater than the importing package's"
+                    ],
                 )
 
     # ---- enums
@@ -335,7 +333,11 @@ class Lowerer:
                 parent, base, explicit_base = pe.qualname, pe.base, True
                 members = [
                     ir.EnumMember(
-                        m.name, m.value, m.doc, m.expr, m.inherited_from or pe.qualname,
+                        m.name,
+                        m.value,
+                        m.doc,
+                        m.expr,
+                        m.inherited_from or pe.qualname,
                         span=m.span,
                     )
                     for m in pe.members
@@ -357,9 +359,7 @@ class Lowerer:
         ok = True
         for m in d.members:
             if m.name.text in values:
-                self.diags.error(
-                    "HDI303", f"duplicate enum member '{m.name.text}'", m.name.span
-                )
+                self.diags.error("HDI303", f"duplicate enum member '{m.name.text}'", m.name.span)
                 ok = False
                 continue
             if m.value is None:
@@ -461,13 +461,18 @@ class Lowerer:
             parent = ps.qualname
             fields = [
                 ir.Field(
-                    x.name, x.type, x.doc, inherited_from=x.inherited_from or ps.qualname,
+                    x.name,
+                    x.type,
+                    x.doc,
+                    inherited_from=x.inherited_from or ps.qualname,
                     span=x.span,
                 )
                 for x in ps.fields
             ]
         fields.extend(self._members(f, d.members, d.name.text, {x.name for x in fields}))
-        return ir.Struct(d.name.text, f.package, tuple(fields), d.doc, parent=parent, span=d.name.span)
+        return ir.Struct(
+            d.name.text, f.package, tuple(fields), d.doc, parent=parent, span=d.name.span
+        )
 
     def _members(
         self, f: _File, members: Sequence[A.RawMember], owner: str, taken: set[str]
@@ -541,15 +546,15 @@ class Lowerer:
                         "HDI407",
                         f"'{d.name.text}' {maj}.{mnr} cannot extend version {pmaj}.{pmin}",
                         d.extends.span,
-                        help=["an interface extends one of the same major and a lower minor "
-                              "version"],
+                        help=[
+                            "an interface extends one of the same major and a lower minor "
+                            "version"
+                        ],
                     )
                 count, ancestor_names = self._ancestor_methods(pq)
                 first_id = count + 1
         if not d.methods and not callback:
-            self.diags.error(
-                "HDI408", f"interface '{d.name.text}' has no method", d.name.span
-            )
+            self.diags.error("HDI408", f"interface '{d.name.text}' has no method", d.name.span)
         methods: list[ir.Method] = []
         if not parent:
             u32 = ir.Scalar(ir.ScalarKind.U32)
@@ -577,9 +582,7 @@ class Lowerer:
             pnames: set[str] = set()
             for p in m.params:
                 if p.name.text in pnames:
-                    self.diags.error(
-                        "HDI410", f"duplicate parameter '{p.name.text}'", p.name.span
-                    )
+                    self.diags.error("HDI410", f"duplicate parameter '{p.name.text}'", p.name.span)
                 pnames.add(p.name.text)
                 if oneway and p.direction == "out":
                     self.diags.error(
@@ -627,9 +630,7 @@ class Lowerer:
                 "HDI412", f"callback interface parameter '{p.name.text}' must be [in]", p.span
             )
         elif not is_cb and p.direction != "out":
-            self.diags.error(
-                "HDI412", f"interface parameter '{p.name.text}' must be [out]", p.span
-            )
+            self.diags.error("HDI412", f"interface parameter '{p.name.text}' must be [out]", p.span)
 
     def _ancestor_methods(self, qual: str) -> tuple[int, set[str]]:
         """(number of user methods of ``qual`` and its ancestors, their names)."""
@@ -660,5 +661,3 @@ class _Lookup:
         if v is None:
             raise EvalError(f"unknown enum member '{ref.name}' in enum '{self.d.name.text}'", ref)
         return v
-
-

@@ -75,9 +75,7 @@ def package_modules(
     b = _bindings()
     if b is None:
         return {}
-    structs = [
-        d for f in files for d in f.decls if isinstance(d, ir.Struct) and d.namespace == ns
-    ]
+    structs = [d for f in files for d in f.decls if isinstance(d, ir.Struct) and d.namespace == ns]
     pairs, lone_members, _ = b.match_node_types(  # type: ignore[attr-defined]
         [m.name for m in node_type.members], [s.name for s in structs]
     )
@@ -85,7 +83,9 @@ def package_modules(
     paired = {s for _, s in pairs}
     # Operator structs are those of the files that hold paired ones; every struct there needs
     # a NodeType partner.
-    op_files = [f for f in files if any(isinstance(d, ir.Struct) and d.name in paired for d in f.decls)]
+    op_files = [
+        f for f in files if any(isinstance(d, ir.Struct) and d.name in paired for d in f.decls)
+    ]
     ok = True
     for f in op_files:
         for d in f.decls:
@@ -94,14 +94,14 @@ def package_modules(
                     "KRN001",
                     f"attribute struct '{d.name}' has no NodeType member",
                     d.span,
-                    help=[f"add a NodeType member named like it (e.g. NODE_TYPE_{module_name(d.name).upper()})"],
+                    help=[
+                        f"add a NodeType member named like it (e.g. NODE_TYPE_{module_name(d.name).upper()})"
+                    ],
                 )
                 ok = False
     members = {m.name: m for m in node_type.members}
     for m in lone_members:
-        diags.error(
-            "KRN002", f"NodeType member '{m}' has no attribute struct", members[m].span
-        )
+        diags.error("KRN002", f"NodeType member '{m}' has no attribute struct", members[m].span)
         ok = False
     version = ns.rsplit(".", 1)[-1]
     struct_fields = {s: [x.name for x in by_name[s].fields] for _, s in pairs}
@@ -109,7 +109,9 @@ def package_modules(
         s = by_name.get(problem.struct)
         fspan = next((x.span for x in s.fields if x.name == problem.field), None) if s else None
         span = fspan or (s.span if s else node_type.span)
-        diags.error("KRN003", problem.message, span, help=["decide it in idlgen/runtime/bindings.py"])
+        diags.error(
+            "KRN003", problem.message, span, help=["decide it in idlgen/runtime/bindings.py"]
+        )
         ok = False
     if not ok:
         return {}
@@ -134,7 +136,8 @@ def package_modules(
         s = by_name[struct]
         ftypes = {x.name: x.type for x in s.fields}
         args = tuple(
-            (param, _convert(ftypes[field], f"attrs.{py_ident(field)}")) for field, param in spec.params
+            (param, _convert(ftypes[field], f"attrs.{py_ident(field)}"))
+            for field, param in spec.params
         )
         ignored = "".join(f"\n{f}: not used ({why})." for f, why in spec.ignored)
         stubs.append(
@@ -149,16 +152,20 @@ def package_modules(
         )
     for mod, alias in runtime_aliases.items():
         imports.stdlib.add(f"import {mod} as {alias}")
-    src = _env().get_template("kernels.py.j2").render(
-        k={
-            "header": header,
-            "doc": docstring(
-                f"NNRt operator kernels of '{ns}': typed stubs over idlgen's NumPy runtime, "
-                "and the Node.nodeAttr codec."
-            ),
-            "imports": imports.lines(),
-            "node_type": nt,
-            "stubs": stubs,
-        }
+    src = (
+        _env()
+        .get_template("kernels.py.j2")
+        .render(
+            k={
+                "header": header,
+                "doc": docstring(
+                    f"NNRt operator kernels of '{ns}': typed stubs over idlgen's NumPy runtime, "
+                    "and the Node.nodeAttr codec."
+                ),
+                "imports": imports.lines(),
+                "node_type": nt,
+                "stubs": stubs,
+            }
+        )
     )
     return {"kernels": src}

@@ -215,7 +215,10 @@ class ModuleView:
 # Building
 
 
-_SCALAR_PY = {k: ("bool" if k is ir.ScalarKind.BOOL else "float" if k.is_float else "int") for k in ir.ScalarKind}
+_SCALAR_PY = {
+    k: ("bool" if k is ir.ScalarKind.BOOL else "float" if k.is_float else "int")
+    for k in ir.ScalarKind
+}
 
 
 class ModuleBuilder:
@@ -309,7 +312,9 @@ class ModuleBuilder:
             e = self.names.decls[t.qualname]
             assert isinstance(e, ir.Enum)
             cls = self.imports.ref(t.qualname)
-            value = f.default if isinstance(f.default, int) and not isinstance(f.default, bool) else 0
+            value = (
+                f.default if isinstance(f.default, int) and not isinstance(f.default, bool) else 0
+            )
             return f"{cls}({value})"
         if t.kind in (ir.RefKind.INTERFACE, ir.RefKind.SEQUENCEABLE):
             return "None"
@@ -330,7 +335,11 @@ class ModuleBuilder:
             k, v = f"k{depth}", f"v{depth}"
             ki = self.to_dict_expr(t.key, k, depth + 1)
             vi = self.to_dict_expr(t.value, v, depth + 1)
-            return f"dict({x})" if (ki, vi) == (k, v) else f"{{{ki}: {vi} for {k}, {v} in {x}.items()}}"
+            return (
+                f"dict({x})"
+                if (ki, vi) == (k, v)
+                else f"{{{ki}: {vi} for {k}, {v} in {x}.items()}}"
+            )
         if t.kind is ir.RefKind.ENUM:
             return f"int({x})"
         if t.kind in (ir.RefKind.INTERFACE, ir.RefKind.SEQUENCEABLE):
@@ -444,7 +453,9 @@ class ModuleBuilder:
                 if p.direction == "in"
             )
             outs = [self.annotation(p.type) for p in m.params if p.direction == "out"]
-            returns = "None" if not outs else outs[0] if len(outs) == 1 else f"tuple[{', '.join(outs)}]"
+            returns = (
+                "None" if not outs else outs[0] if len(outs) == 1 else f"tuple[{', '.join(outs)}]"
+            )
             methods.append(
                 MethodView(
                     # An overload of an ancestor's method is suffixed with its command id, as

@@ -99,8 +99,12 @@ def _methods(r: object, qual: str) -> dict[str, tuple[int, bool]]:
 
 def test_hdigen_command_ids() -> None:
     m02 = _methods(_case("02_standard_interface_idl"), "ohos.hdi.foo.v1_0.IFoo")
-    assert m02 == {"GetVersion": (0, False), "Ping": (1, False), "GetData": (2, False),
-                   "InfoTest": (3, False)}
+    assert m02 == {
+        "GetVersion": (0, False),
+        "Ping": (1, False),
+        "GetData": (2, False),
+        "InfoTest": (3, False),
+    }
     m04 = _methods(_case("04_extended_interface_idl"), "ohos.hdi.foo.v1_1.IFoo")
     assert [v[0] for v in m04.values()] == [4, 5]
     m08 = _methods(_case("08_overload_method_idl"), "ohos.hdi.foo.v1_1.IFoo")
@@ -110,7 +114,10 @@ def test_hdigen_command_ids() -> None:
 def test_hdigen_enums_and_structs() -> None:
     d06 = _case("06_extended_enum_idl").schema.decls()  # type: ignore[attr-defined]
     assert [(m.name, m.value) for m in d06["ohos.hdi.foo.v1_0.FooType2"].members] == [
-        ("FOO_TYPE_ONE", 1), ("FOO_TYPE_TWO", 2), ("FOO_TYPE_THREE", 3), ("FOO_TYPE_FOUR", 4)
+        ("FOO_TYPE_ONE", 1),
+        ("FOO_TYPE_TWO", 2),
+        ("FOO_TYPE_THREE", 3),
+        ("FOO_TYPE_FOUR", 4),
     ]
     d07 = _case("07_extended_struct_idl").schema.decls()  # type: ignore[attr-defined]
     ext = d07["ohos.hdi.foo.v1_0.ExtendedFooInfo"]

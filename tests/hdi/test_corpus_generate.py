@@ -37,13 +37,29 @@ def test_every_generated_module_imports(corpus_pkg: Path) -> None:
 def test_sample_of_generated_corpus_passes_mypy_strict(corpus_pkg: Path) -> None:
     # Every package that has interfaces, unions, sequenceables or extended enums, plus a spread
     # of the rest: the whole tree takes minutes, this sample covers every construct.
-    wanted = ["ril/v1_0", "camera/v1_3", "sensor/v2_1", "codec/v4_0", "display/composer/v1_2",
-              "audio/v1_0", "nnrt/v2_1", "usb/v1_0", "wlan/chip/v1_0", "drm/v1_1"]
-    targets = [str(corpus_pkg / "ohos" / "hdi" / w) for w in wanted if (corpus_pkg / "ohos/hdi" / w).is_dir()]
+    wanted = [
+        "ril/v1_0",
+        "camera/v1_3",
+        "sensor/v2_1",
+        "codec/v4_0",
+        "display/composer/v1_2",
+        "audio/v1_0",
+        "nnrt/v2_1",
+        "usb/v1_0",
+        "wlan/chip/v1_0",
+        "drm/v1_1",
+    ]
+    targets = [
+        str(corpus_pkg / "ohos" / "hdi" / w)
+        for w in wanted
+        if (corpus_pkg / "ohos/hdi" / w).is_dir()
+    ]
     assert len(targets) == len(wanted)
     r = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", *targets],
-        cwd=corpus_pkg.parent, capture_output=True, text=True,
+        cwd=corpus_pkg.parent,
+        capture_output=True,
+        text=True,
         env={"MYPYPATH": str(REPO), "PATH": "/usr/bin:/bin"},
     )
     assert r.returncode == 0, r.stdout[-3000:]

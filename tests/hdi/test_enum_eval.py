@@ -75,7 +75,9 @@ def _cpp_values(tmp: Path, members: list[tuple[str, str | None]]) -> list[int] |
 
 
 @pytest.mark.skipif(GXX is None, reason="g++ not installed")
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(members=_enum_bodies())
 def test_enum_values_match_gxx(tmp_path: Path, members: list[tuple[str, str | None]]) -> None:
     d = tmp_path / "foo" / "v1_0"

@@ -49,7 +49,9 @@ def mutated(draw: st.DrawFn) -> bytes:
 
 
 @pytest.mark.skipif(not SEEDS, reason="no seed schemas")
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=mutated())
 def test_mutations_give_diagnostics_only(tmp_path: Path, data: bytes) -> None:
     d = tmp_path / "x" / "v1_0"

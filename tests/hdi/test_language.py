@@ -81,7 +81,9 @@ def test_every_construct(tmp_path: Path) -> None:
     assert [m.name for m in u.members] == ["i", "p"]
     lang = d["ohos.hdi.lang.v1_0.ILang"]
     assert [(m.name, m.cmd_id, m.oneway) for m in lang.methods] == [
-        ("GetVersion", 0, False), ("Fire", 1, True), ("Go", 2, True)
+        ("GetVersion", 0, False),
+        ("Fire", 1, True),
+        ("Go", 2, True),
     ]
     assert lang.methods[1].doc == "Documented."
     assert d["ohos.hdi.lang.v1_0.ICb"].callback
