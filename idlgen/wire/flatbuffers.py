@@ -1026,6 +1026,7 @@ class Table(Generic[T]):
         # A plain class (no __slots__, no __post_init__, dataclass __init__ only assigning) can
         # be filled through its __dict__, which is several times faster than calling __init__.
         cls = self.cls
+        self._type: Any = cls if isinstance(cls, type) else object
         self._plain = (
             isinstance(cls, type)
             and "__slots__" not in cls.__dict__
@@ -1044,7 +1045,10 @@ class Table(Generic[T]):
     ) -> bytes:
         self.prepare()
         b = _Builder()
-        root = self.build(b, obj)
+        try:
+            root = self.build(b, obj)
+        except (AttributeError, TypeError) as e:  # a value of the wrong Python type somewhere
+            raise TypeError(f"cannot encode {self.qualname}: {e}") from e
         ident = self.identifier if file_identifier is None else file_identifier
         return b.finish(root, ident.encode("utf-8") if ident else None, size_prefixed)
 
@@ -1101,6 +1105,8 @@ class Table(Generic[T]):
     def build(self, b: _Builder, obj: Any) -> int:
         if not self._ready:
             self.prepare()
+        if not isinstance(obj, self._type):
+            raise TypeError(f"expected {self.qualname}, got {type(obj).__name__}")
         items: list[tuple[int, int, int, Any, int]] = []
         order = getattr(obj, "_fb_json_order", None)
         presort = order is None
