@@ -499,6 +499,8 @@ def _to_table(desc: fb.Table[Any], pairs: Any) -> Any:
 
 def _union_value(u: fb.Union, t: Any, v: Any) -> Any:
     u.prepare()
+    if str(t) == "NONE" or (isinstance(t, JsonNumber) and _num(t, "q") == 0):
+        raise ValueError(f"illegal type id NONE for a {u.qualname} value")
     if isinstance(t, JsonNumber):
         hit = u.by_value.get(int(_num(t, "q")))
         if hit is None:
