@@ -60,6 +60,7 @@ def test_flatc_json_quirks_give_flatc_bytes() -> None:
         '{ name: "x" } trailing',
         "{ arr: [70000] }",
         "{ u_type: Q, u: {} }",
+        "{ u_type: NONE, u: {} }",
     ],
 )
 def test_bad_json(text: str) -> None:
