@@ -72,10 +72,14 @@ def conv_rows(
     part = W.scratch("part", (p, kh * o), dt)
     acc = W.scratch("acc", (oh * wp, o), dt)
     for b in range(n):
-        flat = xp[b].reshape(hp * wp, c)
-        x3 = xr.reshape(p, kw, c)
-        for j in range(kw):
-            x3[:, j] = flat[j * dw : j * dw + p]
+        flat = np.ascontiguousarray(xp[b]).reshape(hp * wp, c)
+        st = flat.strides
+        # Row q of the tap matrix is pixels q, q+dw, ...: an overlapping strided view, copied in
+        # one pass (with dw == 1 each row is one contiguous run of kw*C values).
+        taps = np.lib.stride_tricks.as_strided(
+            flat, shape=(p, kw, c), strides=(st[0], st[0] * dw, st[1]), writeable=False
+        )
+        np.copyto(xr.reshape(p, kw, c), taps)
         gemm(xr, wr, out=part)
         np.add(part[:span, :o], part[dh * wp : dh * wp + span, o : 2 * o], out=acc[:span])
         for i in range(2, kh):
