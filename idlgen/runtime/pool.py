@@ -67,16 +67,17 @@ def max_pool(
     )
     low = -np.inf if np.issubdtype(x.dtype, np.floating) else np.iinfo(x.dtype).min
     xp = W.pad_hw(x, pt, pb, pl, pr, low, tmp=True)
-    n, hp, _, c = xp.shape
-    # Separable (max is exact in any order): over the kw taps of every padded row, then over kh
-    # rows, where each output row is one contiguous run of ow*C values (long NumPy loops).
-    hz = W.scratch("taps", (n, hp, ow, c), x.dtype)
-    cols = [xp[:, :, j : j + (ow - 1) * sw + 1 : sw] for j in range(kw)]
-    _max_into(cols, hz)
-    h2 = hz.reshape(n, hp, ow * c)
-    out = np.empty((n, oh, ow * c), dtype=x.dtype)
-    _max_into([h2[:, i : i + (oh - 1) * sh + 1 : sh] for i in range(kh)], out)
-    return [fused(out.reshape(n, oh, ow, c), activation, op, inplace=True)]
+    n, hp, wp, c = xp.shape
+    # Separable (max is exact in any order). Rows first: an NHWC row is one contiguous run of
+    # Wp*C values, so those kh passes run long NumPy loops over the larger array; then the kw
+    # column taps on the kh-fold smaller result.
+    vt = W.scratch("taps", (n, oh, wp * c), x.dtype)
+    rows = xp.reshape(n, hp, wp * c)
+    _max_into([rows[:, i : i + (oh - 1) * sh + 1 : sh] for i in range(kh)], vt)
+    v4 = vt.reshape(n, oh, wp, c)
+    out = np.empty((n, oh, ow, c), dtype=x.dtype)
+    _max_into([v4[:, :, j : j + (ow - 1) * sw + 1 : sw] for j in range(kw)], out)
+    return [fused(out, activation, op, inplace=True)]
 
 
 def _max_into(views: list[np.ndarray], out: np.ndarray) -> None:
