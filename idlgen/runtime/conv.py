@@ -27,68 +27,17 @@ _SERIAL_MNK = 65536 * 4
 _THREADED_MNK = 1 << 25
 
 
-def gemm(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """``a @ b`` for 2-D float operands (into ``out`` when given), with mid-sized products kept on
-    one BLAS thread."""
+def gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` for 2-D float operands, with mid-sized products kept on one BLAS thread."""
     m, k = a.shape
     n = b.shape[1]
     mnk = m * n * k
     if mnk <= _SERIAL_MNK or mnk > _THREADED_MNK or a.dtype != b.dtype or a.dtype.kind != "f":
-        return np.asarray(a @ b if out is None else np.matmul(a, b, out=out))
+        return np.asarray(a @ b)
     rows = max(1, _SERIAL_MNK // (n * k))
-    if out is None:
-        out = np.empty((m, n), dtype=a.dtype)
+    out = np.empty((m, n), dtype=a.dtype)
     for s in range(0, m, rows):
         np.matmul(a[s : s + rows], b, out=out[s : s + rows])
-    return out
-
-
-# Row-shifted GEMMs pay off once each of the kh products has a reasonably deep K.
-_ROWS_MIN_K = 64
-
-
-def conv_rows(
-    xp: np.ndarray, w: np.ndarray, oh: int, ow: int, dh: int, dw: int, bias: np.ndarray | None
-) -> np.ndarray:
-    """Unit-stride convolution of the padded NHWC ``xp`` with OHWI ``w`` (+ ``bias``) without the
-    ``kh*kw``-fold im2col matrix.
-
-    On the image flattened to rows of pixels, the ``kw`` horizontal taps of output pixel ``p``
-    are pixels ``p, p+dw, ...``: copying them side by side gives a ``kw*C``-wide matrix (``kw``
-    copies of the input). One GEMM with all ``kh`` vertical taps' weights side by side gives, in
-    column block ``i``, tap ``i``'s contribution to the pixel ``i*dh`` image rows above; adding
-    the blocks shifted back finishes the sum. Rows that wrap past the right edge only feed the
-    ``Wp-ow`` columns that are cropped away. (One GEMM rather than ``kh``: each BLAS call may
-    have to wake its worker threads.)
-    """
-    n, hp, wp, c = xp.shape
-    o, kh, kw, _ = w.shape
-    dt = xp.dtype
-    p = hp * wp - (kw - 1) * dw
-    span = (oh - 1) * wp + ow
-    wr = np.ascontiguousarray(w.transpose(2, 3, 1, 0).reshape(kw * c, kh * o))
-    out = np.empty((n, oh, ow, o), dtype=dt)
-    xr = W.scratch("cols", (p, kw * c), dt)
-    part = W.scratch("part", (p, kh * o), dt)
-    acc = W.scratch("acc", (oh * wp, o), dt)
-    for b in range(n):
-        flat = np.ascontiguousarray(xp[b]).reshape(hp * wp, c)
-        st = flat.strides
-        # Row q of the tap matrix is pixels q, q+dw, ...: an overlapping strided view, copied in
-        # one pass (with dw == 1 each row is one contiguous run of kw*C values).
-        taps = np.lib.stride_tricks.as_strided(
-            flat, shape=(p, kw, c), strides=(st[0], st[0] * dw, st[1]), writeable=False
-        )
-        np.copyto(xr.reshape(p, kw, c), taps)
-        gemm(xr, wr, out=part)
-        np.add(part[:span, :o], part[dh * wp : dh * wp + span, o : 2 * o], out=acc[:span])
-        for i in range(2, kh):
-            acc[:span] += part[i * dh * wp : i * dh * wp + span, i * o : (i + 1) * o]
-        rows = acc.reshape(oh, wp, o)[:, :ow]
-        if bias is None:
-            out[b] = rows
-        else:
-            np.add(rows, bias, out=out[b])
     return out
 
 
@@ -152,14 +101,7 @@ def conv2d(
     dt = _float_dtype(x, w)
     xp = W.pad_hw(x.astype(dt, copy=False), pt, pb, pl, pr, tmp=True)
     w = w.astype(dt, copy=False)
-    bias = _bias(op, inputs, o)
-    if bias is not None:
-        bias = bias.astype(dt, copy=False)
-    biased = False
-    if g == 1 and sh == sw == 1 and kh > 1 and kw * c >= _ROWS_MIN_K:
-        out = conv_rows(xp, w, oh, ow, dh, dw, bias)
-        biased = True
-    elif g == 1:
+    if g == 1:
         if kh == kw == sh == sw == 1 and xp.flags.c_contiguous:
             cols = xp.reshape(n * oh * ow, c)  # 1x1: the input already is the matrix
         else:
@@ -201,8 +143,9 @@ def conv2d(
             out[..., gi * og : (gi + 1) * og] = (cols @ np.ascontiguousarray(wg.T)).reshape(
                 n, oh, ow, og
             )
-    if bias is not None and not biased:
-        out += bias
+    bias = _bias(op, inputs, o)
+    if bias is not None:
+        out += bias.astype(dt, copy=False)
     return [fused(_out(out, res_dt), activation, op, inplace=True)]
 
 
