@@ -1,7 +1,8 @@
 """The runtime's fast paths against the straightforward formulation: blocked GEMM vs ``@``, clamp
 activations against ``np.clip``, the row-tiled depthwise convolution, in-place softmax and layer
-norm against float64 formulas, and the executor's per-model plan cache vs a fresh model
-(mutations between calls must be seen)."""
+norm against float64 formulas, scratch-buffer padding against ``np.pad``, separable max pooling
+against a window max, and the executor's per-model plan cache vs a fresh model (mutations
+between calls must be seen)."""
 
 from __future__ import annotations
 
