@@ -131,6 +131,49 @@ def _value(h: fb._H, v: Any, ind: str, f: fb.Field | None = None) -> str:
     raise TypeError(f"cannot write {type(h).__name__} as JSON")
 
 
+def _flex(v: Any) -> str:
+    """A FlexBuffer value on one line, as flexbuffers::Reference::ToString prints it."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return _float(v, False)
+    if isinstance(v, str):
+        return _esc(v)
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_esc(k)}: {_flex(x)}" for k, x in v.items()) + " }"
+    if isinstance(v, (list, tuple)):
+        return "[ " + ", ".join(_flex(x) for x in v) + " ]"
+    raise TypeError(f"no JSON form for FlexBuffer value {type(v).__name__}")
+
+
+def _from_flex_json(v: Any) -> Any:
+    """A parsed JSON tree as the Python values a FlexBuffer is built from."""
+    if isinstance(v, JsonNumber):
+        from ..fbs.lower import parse_float, parse_int
+
+        t = str(v).lower()
+        is_int = not any(c in t for c in ".pn") and (
+            "e" not in t or t.lstrip("+-").startswith("0x")
+        )
+        return parse_int(t) if is_int else parse_float(t)
+    if isinstance(v, _Ident):
+        words = {"true": True, "false": False, "null": None}
+        if str(v) in words:
+            return words[str(v)]
+        return _num(v, "d")
+    if isinstance(v, str):
+        return str(v)
+    if isinstance(v, _Obj):
+        return {k: _from_flex_json(x) for k, x in v}
+    if isinstance(v, list):
+        return [_from_flex_json(x) for x in v]
+    raise ValueError(f"bad flexbuffer JSON value {v!r}")
+
+
 def _sorted_by_key(desc: fb.Table[Any], items: list[Any]) -> list[Any]:
     kr = desc._key
     assert kr is not None
@@ -220,6 +263,13 @@ def _table(desc: fb.Table[Any], v: Any, ind: str) -> str:
                 parts.append(f'{inner}"{f.name}": [\n\n{inner}]')
         else:
             text = None
+            if f.flexbuffer and len(x):
+                if fb._flex_is_null(x):
+                    continue  # not stored (see Table.build)
+                try:
+                    text = _flex(fb.flex_loads(bytes(x)))
+                except Exception:  # not a valid flexbuffer: print the bytes
+                    text = None
             if f.nested_desc is not None and not len(x):
                 continue  # not stored (see Table.build)
             if f.nested_desc is not None:
@@ -252,6 +302,10 @@ class JsonNumber(str):
 
 class _Ident(str):
     """A bare identifier (enum name, ``true``, ``nan``...)."""
+
+
+class _Obj(list):  # type: ignore[type-arg]
+    """A JSON object: its (key, value) pairs in document order."""
 
 
 _TOKEN = re.compile(
@@ -298,7 +352,7 @@ def parse_json(text: str) -> Any:
         i += 1
         if kind == "punct":
             if t == "{":
-                pairs: list[tuple[str, Any]] = []
+                pairs = _Obj()
                 while True:
                     if toks[i][1] == "}":
                         i += 1
@@ -415,12 +469,12 @@ def _to_value(h: fb._H, v: Any, f: fb.Field | None = None) -> Any:
     if isinstance(h, fb._StructH):
         return _to_struct(h.desc, v)
     if isinstance(h, (fb._VectorH, fb._ArrayH)):
-        if (
-            f is not None
-            and f.nested
-            and isinstance(v, list)
-            and (not v or isinstance(v[0], tuple))
-        ):
+        if f is not None and f.flexbuffer:
+            try:
+                return fb.NestedBuffer(fb.flex_dumps(_from_flex_json(v)), 8)
+            except (RuntimeError, TypeError, OverflowError) as ex:
+                raise ValueError(f"cannot build flexbuffer: {ex}") from None
+        if f is not None and f.nested and isinstance(v, list) and isinstance(v, _Obj):
             nested = f.nested_desc
             return fb.NestedBuffer(*nested.encode_nested(_to_table(nested, v)))
         if not isinstance(v, list):
@@ -440,7 +494,7 @@ def _to_value(h: fb._H, v: Any, f: fb.Field | None = None) -> Any:
 
 def _to_struct(desc: fb.Struct[Any], pairs: Any) -> Any:
     desc.prepare()
-    if not isinstance(pairs, list) or (pairs and not isinstance(pairs[0], tuple)):
+    if not isinstance(pairs, _Obj):
         raise ValueError(f"expected an object for struct {desc.qualname}")
     hs = {name: (attr, h) for (attr, name, _), (_, h) in zip(desc.fields, desc.handlers)}
     kw = {}
@@ -454,7 +508,7 @@ def _to_struct(desc: fb.Struct[Any], pairs: Any) -> Any:
 
 def _to_table(desc: fb.Table[Any], pairs: Any) -> Any:
     desc.prepare()
-    if not isinstance(pairs, list) or (pairs and not isinstance(pairs[0], tuple)):
+    if not isinstance(pairs, _Obj):
         raise ValueError(f"expected an object for table {desc.qualname}")
     by_name = desc._by_name
     types: dict[str, Any] = {}

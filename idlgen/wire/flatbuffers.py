@@ -561,6 +561,50 @@ def _attach(cls: Any, desc: Any) -> None:
         pass
 
 
+def flex_loads(data: bytes) -> Any:
+    """A FlexBuffer as Python values (the ``flatbuffers`` package's reader)."""
+    from flatbuffers import flexbuffers  # type: ignore[import-untyped]
+
+    return flexbuffers.Loads(bytes(data))
+
+
+class _Pool:
+    """Exact-match pool for FlexBuffer string/key sharing (the ``flatbuffers`` package's own
+    ``Pool`` inserts at the wrong index and then misses entries)."""
+
+    def __init__(self) -> None:
+        self._d: dict[bytes, Any] = {}
+
+    def FindOrInsert(self, data: bytes, offset: Any) -> Any:  # noqa: N802 - upstream's API
+        prev = self._d.get(bytes(data))
+        if prev is None:
+            self._d[bytes(data)] = offset
+        return prev
+
+    def Clear(self) -> None:  # noqa: N802
+        self._d.clear()
+
+
+def _flex_is_null(v: Any) -> bool:
+    if not len(v):
+        return False
+    try:
+        return flex_loads(bytes(v)) is None
+    except Exception:  # not a flexbuffer at all
+        return False
+
+
+def flex_dumps(value: Any) -> bytes:
+    """A FlexBuffer as flatc's JSON parser builds it (sharing strings and keys)."""
+    from flatbuffers import flexbuffers
+
+    fbb = flexbuffers.Builder(share_strings=True, share_keys=True)
+    fbb._string_pool = _Pool()
+    fbb._key_pool = _Pool()
+    fbb.Add(value)
+    return bytes(fbb.Finish())
+
+
 def _import_enum(qualname: str, fmt: str, class_name: str, reg: dict[str, Any]) -> Enum:
     """The generated enum class, from its namespace package (``__init__`` re-exports every
     type of the namespace), registered for later lookups."""
@@ -1134,6 +1178,8 @@ class Table(Generic[T]):
             elif not r.f.deprecated:
                 if r.f.nested and not len(v):
                     continue  # an empty nested buffer holds nothing flatc could print
+                if r.f.flexbuffer and _flex_is_null(v):
+                    continue  # flatc reads `"flex": null` as an absent field
                 self._child(b, r, v, items, presort)
         items.sort()
         # StartTable, fields by size class and descending id, EndTable
@@ -1355,7 +1401,19 @@ def _build_vector(b: _Builder, r: _F, v: Any, presort: bool = True) -> int:
             data = v if isinstance(v, bytes) else bytes(v)
             n = len(data)
             nd = r.f.nested_desc
-            if isinstance(v, NestedBuffer):
+            if r.f.flexbuffer and n:
+                # flatc prints a flexbuffer as JSON and rebuilds it (sharing all strings and keys,
+                # 8-byte aligned) when reading that JSON back: encode what it would build.
+                if isinstance(v, NestedBuffer):
+                    fa = max(fa, v.align)
+                else:
+                    try:
+                        data = flex_dumps(flex_loads(data))
+                        n = len(data)
+                    except Exception:  # not a flexbuffer: stored as given
+                        pass
+                    fa = max(fa, 8)
+            elif isinstance(v, NestedBuffer):
                 fa = max(fa, v.align)  # built from a JSON object, exactly as flatc builds it
             elif nd is not None and n:
                 # flatc prints a nested buffer as an object and rebuilds it from that object

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flatbuffers import flexbuffers
 from hypothesis import strategies as st
 
 from idlgen.wire import flatbuffers as fb
@@ -22,6 +23,17 @@ _INT = {
     "q": (-(1 << 63), (1 << 63) - 1),
     "Q": (0, (1 << 64) - 1),
 }
+
+FLEX = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(1 << 63), (1 << 63) - 1)
+    | st.integers(-(1 << 20), 1 << 20).map(lambda i: i / 4)
+    | st.text(max_size=4),
+    lambda kids: st.lists(kids, max_size=3)
+    | st.dictionaries(st.text("abxyz", min_size=1, max_size=2), kids, max_size=3),
+    max_leaves=6,
+)
 
 _TEXT = st.text(st.characters(blacklist_categories=("Cs",), max_codepoint=0x1FFFF), max_size=8)
 
@@ -110,7 +122,10 @@ def _table(desc: fb.Table[Any], depth: int) -> st.SearchStrategy[Any]:
     required: dict[str, st.SearchStrategy[Any]] = {}
     for r in desc._rf:
         f = r.f
-        if f.deprecated or f.flexbuffer or (f.nested and depth > 0):
+        if f.deprecated or (f.nested and depth > 0):
+            continue
+        if f.flexbuffer:
+            fields[r.attr] = st.one_of(st.none(), FLEX.map(flexbuffers.Dumps))
             continue
         if f.nested:
             nd = f.nested_desc

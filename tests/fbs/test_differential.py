@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from idlgen.wire import fbjson
@@ -86,6 +86,7 @@ def test_random_values_agree_with_flatc(schema: Path) -> None:
     @settings(
         max_examples=5,
         deadline=None,
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],  # a shrink costs many flatc runs
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
     @given(st.lists(strategies.table(desc), min_size=BATCH, max_size=BATCH))
