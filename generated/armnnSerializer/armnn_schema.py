@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from idlgen.wire import fbjson as _fbjson, flatbuffers as _fb, records as _rec
+from idlgen.wire.flatbuffers import ScalarVector
 from idlgen.wire.records import OpenIntEnum
 
 __all__ = [
@@ -241,7 +242,7 @@ class NormalizationAlgorithmMethod(OpenIntEnum):
 class TensorInfo:
     """TensorInfo"""
 
-    dimensions: list[int] | None = None
+    dimensions: list[int] | ScalarVector | None = None
     dataType: DataType = DataType(0)
     quantizationScale: float = 1.0
     quantizationOffset: int = 0
@@ -369,12 +370,12 @@ _FIELDS_Connection: frozenset[str] = frozenset(
 class ByteData:
     """ByteData"""
 
-    data: bytes = b""
+    data: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
         return {
-            "data": self.data,
+            "data": None if self.data is None else list(self.data),
         }
 
     @classmethod
@@ -386,7 +387,7 @@ class ByteData:
         obj = cls()
         if "data" in d:
             v = d["data"]
-            obj.data = _rec.bytes_from(v)
+            obj.data = None if v is None else [int(e0) for e0 in v]
         return obj
 
     def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
@@ -417,7 +418,7 @@ _FIELDS_ByteData: frozenset[str] = frozenset(("data",))
 class ShortData:
     """ShortData"""
 
-    data: list[int] | None = None
+    data: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -465,7 +466,7 @@ _FIELDS_ShortData: frozenset[str] = frozenset(("data",))
 class IntData:
     """IntData"""
 
-    data: list[int] | None = None
+    data: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -513,7 +514,7 @@ _FIELDS_IntData: frozenset[str] = frozenset(("data",))
 class LongData:
     """LongData"""
 
-    data: list[int] | None = None
+    data: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -2515,7 +2516,7 @@ _FIELDS_OutputLayer: frozenset[str] = frozenset(("base",))
 class ReshapeDescriptor:
     """ReshapeDescriptor"""
 
-    targetShape: list[int] | None = None
+    targetShape: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -2621,7 +2622,7 @@ _FIELDS_ReshapeLayer: frozenset[str] = frozenset(
 class PermuteDescriptor:
     """PermuteDescriptor"""
 
-    dimMappings: list[int] | None = None
+    dimMappings: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -2727,8 +2728,8 @@ _FIELDS_PermuteLayer: frozenset[str] = frozenset(
 class SpaceToBatchNdDescriptor:
     """SpaceToBatchNdDescriptor"""
 
-    blockShape: list[int] | None = None
-    padList: list[int] | None = None
+    blockShape: list[int] | ScalarVector | None = None
+    padList: list[int] | ScalarVector | None = None
     dataLayout: DataLayout = DataLayout(0)
 
     def to_dict(self) -> dict[str, Any]:
@@ -3013,8 +3014,8 @@ _FIELDS_SubtractionLayer: frozenset[str] = frozenset(("base",))
 class BatchToSpaceNdDescriptor:
     """BatchToSpaceNdDescriptor"""
 
-    blockShape: list[int] | None = None
-    crops: list[int] | None = None
+    blockShape: list[int] | ScalarVector | None = None
+    crops: list[int] | ScalarVector | None = None
     dataLayout: DataLayout = DataLayout(0)
 
     def to_dict(self) -> dict[str, Any]:
@@ -3281,7 +3282,7 @@ _FIELDS_NormalizationLayer: frozenset[str] = frozenset(
 class MeanDescriptor:
     """MeanDescriptor"""
 
-    axis: list[int] | None = None
+    axis: list[int] | ScalarVector | None = None
     keepDims: bool = False
 
     def to_dict(self) -> dict[str, Any]:
@@ -3397,7 +3398,7 @@ _FIELDS_MeanLayer: frozenset[str] = frozenset(
 class PadDescriptor:
     """PadDescriptor"""
 
-    padList: list[int] | None = None
+    padList: list[int] | ScalarVector | None = None
     padValue: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -3827,9 +3828,9 @@ _FIELDS_ResizeBilinearLayer: frozenset[str] = frozenset(
 class StridedSliceDescriptor:
     """StridedSliceDescriptor"""
 
-    begin: list[int] | None = None
-    end: list[int] | None = None
-    stride: list[int] | None = None
+    begin: list[int] | ScalarVector | None = None
+    end: list[int] | ScalarVector | None = None
+    stride: list[int] | ScalarVector | None = None
     beginMask: int = 0
     endMask: int = 0
     shrinkAxisMask: int = 0
@@ -4173,7 +4174,7 @@ _FIELDS_MergerLayer: frozenset[str] = frozenset(
 class UintVector:
     """UintVector"""
 
-    data: list[int] | None = None
+    data: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -5591,7 +5592,7 @@ class StackDescriptor:
 
     axis: int = 0
     numInputs: int = 0
-    inputShape: list[int] | None = None
+    inputShape: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -5808,8 +5809,8 @@ class SerializedGraph:
     """SerializedGraph"""
 
     layers: list[AnyLayer] | None = None
-    inputIds: list[int] | None = None
-    outputIds: list[int] | None = None
+    inputIds: list[int] | ScalarVector | None = None
+    outputIds: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -5874,7 +5875,7 @@ _FB_TensorInfo: _fb.Table[TensorInfo] = _fb.Table(
     TensorInfo,
     (
         ("dimensions", "dimensions", 0, ("vector", "I"), None, {}),
-        ("dataType", "dataType", 1, ("enum", DataType, "b"), 0, {}),
+        ("dataType", "dataType", 1, ("enum", "armnnSerializer.DataType", "b", "DataType"), 0, {}),
         ("quantizationScale", "quantizationScale", 2, "f", 1.0, {}),
         ("quantizationOffset", "quantizationOffset", 3, "i", 0, {}),
     ),
@@ -5960,7 +5961,14 @@ _FB_LayerBase: _fb.Table[LayerBase] = _fb.Table(
     (
         ("index", "index", 0, "I", 0, {}),
         ("layerName", "layerName", 1, "string", None, {}),
-        ("layerType", "layerType", 2, ("enum", LayerType, "I"), 0, {}),
+        (
+            "layerType",
+            "layerType",
+            2,
+            ("enum", "armnnSerializer.LayerType", "I", "LayerType"),
+            0,
+            {},
+        ),
         (
             "inputSlots",
             "inputSlots",
@@ -6009,7 +6017,14 @@ _FB_ActivationDescriptor: _fb.Table[ActivationDescriptor] = _fb.Table(
     "armnnSerializer.ActivationDescriptor",
     ActivationDescriptor,
     (
-        ("function", "function", 0, ("enum", ActivationFunction, "b"), 0, {}),
+        (
+            "function",
+            "function",
+            0,
+            ("enum", "armnnSerializer.ActivationFunction", "b", "ActivationFunction"),
+            0,
+            {},
+        ),
         ("a", "a", 1, "f", 0.0, {}),
         ("b", "b", 2, "f", 0.0, {}),
     ),
@@ -6061,7 +6076,14 @@ _FB_Convolution2dDescriptor: _fb.Table[Convolution2dDescriptor] = _fb.Table(
         ("dilationX", "dilationX", 6, "I", 1, {}),
         ("dilationY", "dilationY", 7, "I", 1, {}),
         ("biasEnabled", "biasEnabled", 8, "?", False, {}),
-        ("dataLayout", "dataLayout", 9, ("enum", DataLayout, "b"), 1, {}),
+        (
+            "dataLayout",
+            "dataLayout",
+            9,
+            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
+            1,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -6148,7 +6170,14 @@ _FB_L2NormalizationDescriptor: _fb.Table[L2NormalizationDescriptor] = _fb.Table(
     "armnnSerializer.L2NormalizationDescriptor",
     L2NormalizationDescriptor,
     (
-        ("dataLayout", "dataLayout", 0, ("enum", DataLayout, "b"), 1, {}),
+        (
+            "dataLayout",
+            "dataLayout",
+            0,
+            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
+            1,
+            {},
+        ),
         ("eps", "eps", 1, "f", 1e-12, {}),
     ),
     reg=_FB_REG,
@@ -6184,7 +6213,14 @@ _FB_Pooling2dDescriptor: _fb.Table[Pooling2dDescriptor] = _fb.Table(
     "armnnSerializer.Pooling2dDescriptor",
     Pooling2dDescriptor,
     (
-        ("poolType", "poolType", 0, ("enum", PoolingAlgorithm, "b"), 0, {}),
+        (
+            "poolType",
+            "poolType",
+            0,
+            ("enum", "armnnSerializer.PoolingAlgorithm", "b", "PoolingAlgorithm"),
+            0,
+            {},
+        ),
         ("padLeft", "padLeft", 1, "I", 0, {}),
         ("padRight", "padRight", 2, "I", 0, {}),
         ("padTop", "padTop", 3, "I", 0, {}),
@@ -6197,12 +6233,26 @@ _FB_Pooling2dDescriptor: _fb.Table[Pooling2dDescriptor] = _fb.Table(
             "outputShapeRounding",
             "outputShapeRounding",
             9,
-            ("enum", OutputShapeRounding, "b"),
+            ("enum", "armnnSerializer.OutputShapeRounding", "b", "OutputShapeRounding"),
             0,
             {},
         ),
-        ("paddingMethod", "paddingMethod", 10, ("enum", PaddingMethod, "b"), 0, {}),
-        ("dataLayout", "dataLayout", 11, ("enum", DataLayout, "b"), 0, {}),
+        (
+            "paddingMethod",
+            "paddingMethod",
+            10,
+            ("enum", "armnnSerializer.PaddingMethod", "b", "PaddingMethod"),
+            0,
+            {},
+        ),
+        (
+            "dataLayout",
+            "dataLayout",
+            11,
+            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -6258,7 +6308,14 @@ _FB_DepthwiseConvolution2dDescriptor: _fb.Table[DepthwiseConvolution2dDescriptor
         ("dilationX", "dilationX", 6, "I", 1, {}),
         ("dilationY", "dilationY", 7, "I", 1, {}),
         ("biasEnabled", "biasEnabled", 8, "?", False, {}),
-        ("dataLayout", "dataLayout", 9, ("enum", DataLayout, "b"), 1, {}),
+        (
+            "dataLayout",
+            "dataLayout",
+            9,
+            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
+            1,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -6320,7 +6377,14 @@ _FB_SpaceToBatchNdDescriptor: _fb.Table[SpaceToBatchNdDescriptor] = _fb.Table(
     (
         ("blockShape", "blockShape", 0, ("vector", "I"), None, {}),
         ("padList", "padList", 1, ("vector", "I"), None, {}),
-        ("dataLayout", "dataLayout", 2, ("enum", DataLayout, "b"), 0, {}),
+        (
+            "dataLayout",
+            "dataLayout",
+            2,
+            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -6345,7 +6409,14 @@ _FB_SpaceToDepthDescriptor: _fb.Table[SpaceToDepthDescriptor] = _fb.Table(
     SpaceToDepthDescriptor,
     (
         ("blockSize", "blockSize", 0, "I", 0, {}),
-        ("dataLayout", "dataLayout", 1, ("enum", DataLayout, "b"), 0, {}),
+        (
+            "dataLayout",
+            "dataLayout",
+            1,
+            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -6377,7 +6448,14 @@ _FB_BatchToSpaceNdDescriptor: _fb.Table[BatchToSpaceNdDescriptor] = _fb.Table(
     (
         ("blockShape", "blockShape", 0, ("vector", "I"), None, {}),
         ("crops", "crops", 1, ("vector", "I"), None, {}),
-        ("dataLayout", "dataLayout", 2, ("enum", DataLayout, "b"), 0, {}),
+        (
+            "dataLayout",
+            "dataLayout",
+            2,
+            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -6405,16 +6483,40 @@ _FB_NormalizationDescriptor: _fb.Table[NormalizationDescriptor] = _fb.Table(
             "normChannelType",
             "normChannelType",
             0,
-            ("enum", NormalizationAlgorithmChannel, "b"),
+            (
+                "enum",
+                "armnnSerializer.NormalizationAlgorithmChannel",
+                "b",
+                "NormalizationAlgorithmChannel",
+            ),
             0,
             {},
         ),
-        ("normMethodType", "normMethodType", 1, ("enum", NormalizationAlgorithmMethod, "b"), 0, {}),
+        (
+            "normMethodType",
+            "normMethodType",
+            1,
+            (
+                "enum",
+                "armnnSerializer.NormalizationAlgorithmMethod",
+                "b",
+                "NormalizationAlgorithmMethod",
+            ),
+            0,
+            {},
+        ),
         ("normSize", "normSize", 2, "I", 0, {}),
         ("alpha", "alpha", 3, "f", 0.0, {}),
         ("beta", "beta", 4, "f", 0.0, {}),
         ("k", "k", 5, "f", 0.0, {}),
-        ("dataLayout", "dataLayout", 6, ("enum", DataLayout, "b"), 1, {}),
+        (
+            "dataLayout",
+            "dataLayout",
+            6,
+            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
+            1,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -6482,7 +6584,14 @@ _FB_BatchNormalizationDescriptor: _fb.Table[BatchNormalizationDescriptor] = _fb.
     BatchNormalizationDescriptor,
     (
         ("eps", "eps", 0, "f", 0.0, {}),
-        ("dataLayout", "dataLayout", 1, ("enum", DataLayout, "b"), 0, {}),
+        (
+            "dataLayout",
+            "dataLayout",
+            1,
+            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -6508,7 +6617,14 @@ _FB_ResizeBilinearDescriptor: _fb.Table[ResizeBilinearDescriptor] = _fb.Table(
     (
         ("targetWidth", "targetWidth", 0, "I", 0, {}),
         ("targetHeight", "targetHeight", 1, "I", 0, {}),
-        ("dataLayout", "dataLayout", 2, ("enum", DataLayout, "b"), 0, {}),
+        (
+            "dataLayout",
+            "dataLayout",
+            2,
+            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -6540,7 +6656,14 @@ _FB_StridedSliceDescriptor: _fb.Table[StridedSliceDescriptor] = _fb.Table(
         ("shrinkAxisMask", "shrinkAxisMask", 5, "i", 0, {}),
         ("ellipsisMask", "ellipsisMask", 6, "i", 0, {}),
         ("newAxisMask", "newAxisMask", 7, "i", 0, {}),
-        ("dataLayout", "dataLayout", 8, ("enum", DataLayout, "b"), 0, {}),
+        (
+            "dataLayout",
+            "dataLayout",
+            8,
+            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -6968,7 +7091,14 @@ _FB_TransposeConvolution2dDescriptor: _fb.Table[TransposeConvolution2dDescriptor
         ("strideX", "strideX", 4, "I", 0, {}),
         ("strideY", "strideY", 5, "I", 0, {}),
         ("biasEnabled", "biasEnabled", 6, "?", False, {}),
-        ("dataLayout", "dataLayout", 7, ("enum", DataLayout, "b"), 1, {}),
+        (
+            "dataLayout",
+            "dataLayout",
+            7,
+            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
+            1,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -6987,8 +7117,22 @@ _FB_ResizeDescriptor: _fb.Table[ResizeDescriptor] = _fb.Table(
     (
         ("targetHeight", "targetHeight", 0, "I", 0, {}),
         ("targetWidth", "targetWidth", 1, "I", 0, {}),
-        ("method", "method", 2, ("enum", ResizeMethod, "b"), 0, {}),
-        ("dataLayout", "dataLayout", 3, ("enum", DataLayout, "b"), 0, {}),
+        (
+            "method",
+            "method",
+            2,
+            ("enum", "armnnSerializer.ResizeMethod", "b", "ResizeMethod"),
+            0,
+            {},
+        ),
+        (
+            "dataLayout",
+            "dataLayout",
+            3,
+            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )

@@ -27,6 +27,7 @@ RESERVED_METHODS = frozenset(
         "from_flatbuffer",
         "to_json",
         "from_json",
+        "lookup_by_key",
         "bool",
         "bytes",
         "dict",

@@ -48,9 +48,95 @@ class Names:
             for d in f.decls:
                 self.where[d.qualname] = ModuleRef(d.namespace, mod)
                 self.lang[d.qualname] = f.language
+        self.cycle_of = _module_cycles(self.decls, self.where)
 
     def class_name(self, qualname: str) -> str:
         return py_ident(qualname.rsplit(".", 1)[-1], frozenset())
+
+    def in_cycle(self, a: ModuleRef, b: ModuleRef) -> bool:
+        """Whether modules ``a`` and ``b`` import each other, directly or through others."""
+        ca = self.cycle_of.get(a)
+        return ca is not None and ca == self.cycle_of.get(b)
+
+
+def _type_refs(t: ir.TypeRef) -> list[str]:
+    if isinstance(t, ir.Ref):
+        return [t.qualname]
+    if isinstance(t, (ir.Vector, ir.FixedArray, ir.SharedMemQueue)):
+        return _type_refs(t.element)
+    if isinstance(t, ir.Map):
+        return _type_refs(t.key) + _type_refs(t.value)
+    return []
+
+
+def _module_cycles(decls: dict[str, ir.Decl], where: dict[str, ModuleRef]) -> dict[ModuleRef, int]:
+    """Strongly connected components (of more than one module) of the module import graph.
+
+    FlatBuffers files may include each other; generated modules in such a cycle refer to each
+    other through module objects, resolved at call time, instead of ``from … import Name``.
+    """
+    edges: dict[ModuleRef, set[ModuleRef]] = {}
+    for q, d in decls.items():
+        refs: list[str] = []
+        if isinstance(d, ir.Struct):
+            refs = [r for f in d.fields for r in _type_refs(f.type)]
+        elif isinstance(d, ir.Union):
+            refs = [r for m in d.members for r in _type_refs(m.type)]
+        elif isinstance(d, ir.Interface):
+            refs = [r for m in d.methods for p in m.params for r in _type_refs(p.type)]
+            refs += [d.parent] if d.parent else []
+        elif isinstance(d, ir.Enum) and d.parent:
+            refs = [d.parent]
+        src = where[q]
+        edges.setdefault(src, set()).update(
+            where[r] for r in refs if r in where and where[r] != src
+        )
+    # Tarjan's algorithm, iterative over a sorted node order (deterministic ids).
+    index: dict[ModuleRef, int] = {}
+    low: dict[ModuleRef, int] = {}
+    stack: list[ModuleRef] = []
+    on: set[ModuleRef] = set()
+    comp: dict[ModuleRef, int] = {}
+    counter = 0
+    nodes = sorted(edges, key=lambda m: (m.package, m.module))
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges.get(root, ()), key=lambda m: (m.package, m.module))))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            node, it = work[-1]
+            nxt = next(it, None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on.add(nxt)
+                    succ = sorted(edges.get(nxt, ()), key=lambda m: (m.package, m.module))
+                    work.append((nxt, iter(succ)))
+                elif nxt in on:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                members = []
+                while True:
+                    m = stack.pop()
+                    on.discard(m)
+                    members.append(m)
+                    if m == node:
+                        break
+                if len(members) > 1:
+                    for m in members:
+                        comp[m] = index[node]
+    return comp
 
 
 @dataclass
@@ -70,6 +156,16 @@ class ImportSet:
         if where == self.here:
             return name
         path = _relative_module(self.here, where)
+        if self.names.in_cycle(self.here, where):
+            # Import the module object; the name is looked up when used, not at import time.
+            rest = path.lstrip(".")
+            inner, _, module = rest.rpartition(".")
+            package = "." * (len(path) - len(rest)) + inner
+            alias = "_m_" + "_".join(
+                p for p in (where.package.replace(".", "_"), where.module) if p
+            )
+            self.stdlib.add(f"from {package} import {module} as {alias}")
+            return f"{alias}.{name}"
         key = (path, name)
         if key in self.local:
             return self.local[key]
@@ -241,9 +337,15 @@ class ModuleBuilder:
         if isinstance(t, ir.String):
             return "str"
         if isinstance(t, (ir.Vector, ir.FixedArray)):
-            if _is_bytes(t):
-                return "bytes"
-            return f"list[{self.annotation(t.element, element=True)}]"
+            base = (
+                "bytes"
+                if _is_bytes(t, self.fbs)
+                else f"list[{self.annotation(t.element, element=True)}]"
+            )
+            if self.fbs and _zero_copy(t):
+                self.imports.stdlib.add("from idlgen.wire.flatbuffers import ScalarVector")
+                return f"{base} | ScalarVector"
+            return base
         if isinstance(t, ir.Map):
             key = self.annotation(t.key, element=True)
             return f"dict[{key}, {self.annotation(t.value, element=True)}]"
@@ -293,8 +395,9 @@ class ModuleBuilder:
                 return "None"
             return repr(f.default) if isinstance(f.default, str) else "''"
         if isinstance(t, (ir.Vector, ir.FixedArray)):
-            if _is_bytes(t):
-                return "b''"
+            if _is_bytes(t, self.fbs):
+                # FlatBuffers: None = absent; b'' would store an empty vector.
+                return "None" if self.fbs and not f.required and f.default != () else "b''"
             if self.fbs and isinstance(t, ir.Vector) and not f.required and f.default != ():
                 return "None"
             return "field(default_factory=list)"
@@ -315,19 +418,26 @@ class ModuleBuilder:
             value = (
                 f.default if isinstance(f.default, int) and not isinstance(f.default, bool) else 0
             )
+            if "." in cls:  # defined in a module of an import cycle: build it when needed
+                return f"field(default_factory=lambda: {cls}({value}))"
             return f"{cls}({value})"
         if t.kind in (ir.RefKind.INTERFACE, ir.RefKind.SEQUENCEABLE):
             return "None"
         if self.fbs:
             return "None"
-        return f"field(default_factory={self.imports.ref(t.qualname)})"
+        cls = self.imports.ref(t.qualname)
+        return (
+            f"field(default_factory=lambda: {cls}())"
+            if "." in cls
+            else f"field(default_factory={cls})"
+        )
 
     def to_dict_expr(self, t: ir.TypeRef, x: str, depth: int = 0) -> str:
         if isinstance(t, (ir.Scalar, ir.String, ir.Handle, ir.SharedMemQueue)):
             return x
         if isinstance(t, (ir.Vector, ir.FixedArray)):
-            if _is_bytes(t):
-                return x
+            if _is_bytes(t, self.fbs):
+                return f"bytes({x})" if self.fbs else x  # FlatBuffers may hand a ScalarVector
             e = f"e{depth}"
             inner = self.to_dict_expr(t.element, e, depth + 1)
             return f"list({x})" if inner == e else f"[{inner} for {e} in {x}]"
@@ -354,7 +464,7 @@ class ModuleBuilder:
         if isinstance(t, ir.String):
             return f"str({v})"
         if isinstance(t, (ir.Vector, ir.FixedArray)):
-            if _is_bytes(t):
+            if _is_bytes(t, self.fbs):
                 return f"_rec.bytes_from({v})"
             e = f"e{depth}"
             return f"[{self.from_dict_expr(t.element, e, depth + 1)} for {e} in {v}]"
@@ -481,11 +591,18 @@ class ModuleBuilder:
         )
 
 
-def _is_bytes(t: ir.Vector | ir.FixedArray) -> bool:
+def _is_bytes(t: ir.Vector | ir.FixedArray, fbs: bool) -> bool:
+    """HDI ``byte[]``/``unsigned char[]`` and FlatBuffers ``[ubyte]`` are ``bytes``."""
+    kinds = (ir.ScalarKind.U8,) if fbs else (ir.ScalarKind.I8, ir.ScalarKind.U8)
+    return isinstance(t, ir.Vector) and isinstance(t.element, ir.Scalar) and t.element.kind in kinds
+
+
+def _zero_copy(t: ir.TypeRef) -> bool:
+    """FlatBuffers numeric vectors, which the decoder may return as a zero-copy ScalarVector."""
     return (
         isinstance(t, ir.Vector)
         and isinstance(t.element, ir.Scalar)
-        and t.element.kind in (ir.ScalarKind.I8, ir.ScalarKind.U8)
+        and t.element.kind is not ir.ScalarKind.BOOL
     )
 
 

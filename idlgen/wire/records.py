@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 __all__ = ["OpenIntEnum", "enum_from", "bytes_from", "map_items", "union_to_dict"]
 
-E = TypeVar("E", bound=enum.IntEnum)
+E = TypeVar("E", bound=enum.Enum)
 
 
 class OpenIntEnum(enum.IntEnum):

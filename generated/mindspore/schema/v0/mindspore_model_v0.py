@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from idlgen.wire import fbjson as _fbjson, flatbuffers as _fb, records as _rec
+from idlgen.wire.flatbuffers import ScalarVector
 from idlgen.wire.records import OpenIntEnum
 from .ops_v0 import (
     Abs,
@@ -368,13 +369,13 @@ class Tensor:
 
     nodeType: NodeType = NodeType(0)
     dataType: int = 0
-    dims: list[int] | None = None
+    dims: list[int] | ScalarVector | None = None
     format: Format = Format(0)
     refCount: int = 0
     offset: int = 0
-    data: bytes = b""
+    data: bytes | ScalarVector | None = None
     quantParams: list[QuantParam] | None = None
-    quantClusters: list[float] | None = None
+    quantClusters: list[float] | ScalarVector | None = None
     name: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -386,7 +387,7 @@ class Tensor:
             "format": int(self.format),
             "refCount": self.refCount,
             "offset": self.offset,
-            "data": self.data,
+            "data": None if self.data is None else bytes(self.data),
             "quantParams": (
                 None if self.quantParams is None else [e0.to_dict() for e0 in self.quantParams]
             ),
@@ -421,7 +422,7 @@ class Tensor:
             obj.offset = int(v)
         if "data" in d:
             v = d["data"]
-            obj.data = _rec.bytes_from(v)
+            obj.data = None if v is None else _rec.bytes_from(v)
         if "quantParams" in d:
             v = d["quantParams"]
             obj.quantParams = None if v is None else [QuantParam.from_dict(e0) for e0 in v]
@@ -730,8 +731,8 @@ class CNode:
     name: str | None = None
     nodeType: NodeType = NodeType(2)
     primitive: Primitive | None = None
-    inputIndex: list[int] | None = None
-    outputIndex: list[int] | None = None
+    inputIndex: list[int] | ScalarVector | None = None
+    outputIndex: list[int] | ScalarVector | None = None
     quantType: QuantType = QuantType(0)
 
     def to_dict(self) -> dict[str, Any]:
@@ -810,10 +811,10 @@ class SubGraph:
     """SubGraph"""
 
     name: str | None = None
-    inputIndices: list[int] | None = None
-    outputIndices: list[int] | None = None
-    nodeIndices: list[int] | None = None
-    tensorIndices: list[int] | None = None
+    inputIndices: list[int] | ScalarVector | None = None
+    outputIndices: list[int] | ScalarVector | None = None
+    nodeIndices: list[int] | ScalarVector | None = None
+    tensorIndices: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -888,8 +889,8 @@ class MetaGraph:
     name: str | None = None
     version: str | None = None
     fmkType: int = 0
-    inputIndex: list[int] | None = None
-    outputIndex: list[int] | None = None
+    inputIndex: list[int] | ScalarVector | None = None
+    outputIndex: list[int] | ScalarVector | None = None
     mempoolSize: int = 0
     nodes: list[CNode] | None = None
     allTensors: list[Tensor] | None = None
@@ -1008,10 +1009,17 @@ _FB_Tensor: _fb.Table[Tensor] = _fb.Table(
     "mindspore.schema.v0.Tensor",
     Tensor,
     (
-        ("nodeType", "nodeType", 0, ("enum", NodeType, "i"), 0, {}),
+        (
+            "nodeType",
+            "nodeType",
+            0,
+            ("enum", "mindspore.schema.v0.NodeType", "i", "NodeType"),
+            0,
+            {},
+        ),
         ("dataType", "dataType", 1, "i", 0, {}),
         ("dims", "dims", 2, ("vector", "i"), None, {}),
-        ("format", "format", 3, ("enum", Format, "i"), 0, {}),
+        ("format", "format", 3, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
         ("refCount", "refCount", 4, "i", 0, {}),
         ("offset", "offset", 5, "i", 0, {}),
         ("data", "data", 6, ("vector", "B"), None, {}),
@@ -1329,11 +1337,25 @@ _FB_CNode: _fb.Table[CNode] = _fb.Table(
     CNode,
     (
         ("name", "name", 0, "string", None, {}),
-        ("nodeType", "nodeType", 1, ("enum", NodeType, "i"), 2, {}),
+        (
+            "nodeType",
+            "nodeType",
+            1,
+            ("enum", "mindspore.schema.v0.NodeType", "i", "NodeType"),
+            2,
+            {},
+        ),
         ("primitive", "primitive", 2, ("table", "mindspore.schema.v0.Primitive"), None, {}),
         ("inputIndex", "inputIndex", 3, ("vector", "I"), None, {}),
         ("outputIndex", "outputIndex", 4, ("vector", "I"), None, {}),
-        ("quantType", "quantType", 5, ("enum", QuantType, "i"), 0, {}),
+        (
+            "quantType",
+            "quantType",
+            5,
+            ("enum", "mindspore.schema.v0.QuantType", "i", "QuantType"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )

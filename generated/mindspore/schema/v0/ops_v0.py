@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from idlgen.wire import fbjson as _fbjson, flatbuffers as _fb, records as _rec
+from idlgen.wire.flatbuffers import ScalarVector
 from idlgen.wire.records import OpenIntEnum
 
 __all__ = [
@@ -412,7 +413,7 @@ class ReduceMode(OpenIntEnum):
 class Pad:
     """Pad"""
 
-    paddings: list[int] | None = None
+    paddings: list[int] | ScalarVector | None = None
     paddingMode: PaddingMode = PaddingMode(0)
     constantValue: float = 0.0
 
@@ -1186,7 +1187,7 @@ class Conv2DGradFilter:
     dilateW: int = 0
     dilateH: int = 0
     hasBias: bool = False
-    filter_shape: list[int] | None = None
+    filter_shape: list[int] | ScalarVector | None = None
     activationType: ActivationType = ActivationType(0)
 
     def to_dict(self) -> dict[str, Any]:
@@ -1340,7 +1341,7 @@ class Conv2DGradInput:
     dilateW: int = 0
     dilateH: int = 0
     hasBias: bool = False
-    input_shape: list[int] | None = None
+    input_shape: list[int] | ScalarVector | None = None
     activationType: ActivationType = ActivationType(0)
 
     def to_dict(self) -> dict[str, Any]:
@@ -1494,7 +1495,7 @@ class GroupConv2DGradInput:
     dilateW: int = 0
     dilateH: int = 0
     hasBias: bool = False
-    input_shape: list[int] | None = None
+    input_shape: list[int] | ScalarVector | None = None
     activationType: ActivationType = ActivationType(0)
 
     def to_dict(self) -> dict[str, Any]:
@@ -1744,7 +1745,7 @@ _FIELDS_BatchNorm: frozenset[str] = frozenset(("epsilon",))
 class BiasGrad:
     """BiasGrad"""
 
-    axis: list[int] | None = None
+    axis: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -1792,7 +1793,7 @@ _FIELDS_BiasGrad: frozenset[str] = frozenset(("axis",))
 class SoftmaxCrossEntropy:
     """SoftmaxCrossEntropy"""
 
-    axis: list[int] | None = None
+    axis: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -2097,7 +2098,7 @@ class ConstantOfShape:
     """ConstantOfShape"""
 
     dataType: int = 0
-    value: list[float] | None = None
+    value: list[float] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -2294,7 +2295,7 @@ _FIELDS_FakeQuantWithMinMaxVars: frozenset[str] = frozenset(
 class BiasAdd:
     """BiasAdd"""
 
-    axis: list[int] | None = None
+    axis: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -3138,7 +3139,7 @@ _FIELDS_FullConnection: frozenset[str] = frozenset(
 class Mean:
     """Mean"""
 
-    axis: list[int] | None = None
+    axis: list[int] | ScalarVector | None = None
     keepDims: bool = False
 
     def to_dict(self) -> dict[str, Any]:
@@ -4382,9 +4383,9 @@ class Slice:
     """Slice"""
 
     format: Format = Format(0)
-    axes: list[int] | None = None
-    begin: list[int] | None = None
-    size: list[int] | None = None
+    axes: list[int] | ScalarVector | None = None
+    begin: list[int] | ScalarVector | None = None
+    size: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -5090,7 +5091,7 @@ class Reshape:
     """Reshape"""
 
     format: Format = Format(0)
-    shape: list[int] | None = None
+    shape: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -5533,7 +5534,7 @@ class PReLU:
     """PReLU"""
 
     channelShared: bool = False
-    slope: list[float] | None = None
+    slope: list[float] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -5643,10 +5644,10 @@ class StridedSlice:
     ellipsisMask: int = 0
     newAxisMask: int = 0
     shrinkAxisMask: int = 0
-    begin: list[int] | None = None
-    end: list[int] | None = None
-    stride: list[int] | None = None
-    isScale: list[int] | None = None
+    begin: list[int] | ScalarVector | None = None
+    end: list[int] | ScalarVector | None = None
+    stride: list[int] | ScalarVector | None = None
+    isScale: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -5740,7 +5741,7 @@ class Stack:
 
     axis: int = 0
     n: int = 0
-    isScale: list[int] | None = None
+    isScale: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -5920,8 +5921,8 @@ _FIELDS_ExpandDims: frozenset[str] = frozenset(("dim",))
 class Tile:
     """Tile"""
 
-    multiples: list[int] | None = None
-    dims: list[int] | None = None
+    multiples: list[int] | ScalarVector | None = None
+    dims: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -6095,7 +6096,7 @@ class Split:
     """Split"""
 
     numberSplit: int = 0
-    sizeSplits: list[int] | None = None
+    sizeSplits: list[int] | ScalarVector | None = None
     splitDim: int = 0
 
     def to_dict(self) -> dict[str, Any]:
@@ -6159,7 +6160,7 @@ class Crop:
     """Crop"""
 
     axis: int = 0
-    offsets: list[int] | None = None
+    offsets: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -6216,7 +6217,7 @@ _FIELDS_Crop: frozenset[str] = frozenset(
 class Permute:
     """Permute"""
 
-    order: list[int] | None = None
+    order: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -6452,7 +6453,7 @@ _FIELDS_Broadcast: frozenset[str] = frozenset(())
 class BroadcastTo:
     """BroadcastTo"""
 
-    dst_shape: list[int] | None = None
+    dst_shape: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -6570,7 +6571,7 @@ _FIELDS_Lrn: frozenset[str] = frozenset(
 class Reduce:
     """Reduce"""
 
-    axes: list[int] | None = None
+    axes: list[int] | ScalarVector | None = None
     keepDims: int = 0
     mode: ReduceMode = ReduceMode(0)
     reduceToEnd: bool = False
@@ -6646,7 +6647,7 @@ _FIELDS_Reduce: frozenset[str] = frozenset(
 class Transpose:
     """Transpose"""
 
-    perm: list[int] | None = None
+    perm: list[int] | ScalarVector | None = None
     conjugate: bool = False
 
     def to_dict(self) -> dict[str, Any]:
@@ -6704,7 +6705,7 @@ _FIELDS_Transpose: frozenset[str] = frozenset(
 class Squeeze:
     """Squeeze"""
 
-    axis: list[int] | None = None
+    axis: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -6752,7 +6753,7 @@ _FIELDS_Squeeze: frozenset[str] = frozenset(("axis",))
 class Unsqueeze:
     """Unsqueeze"""
 
-    axis: list[int] | None = None
+    axis: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -6801,7 +6802,7 @@ class Upsample:
     """Upsample"""
 
     mode: str | None = None
-    scales: list[float] | None = None
+    scales: list[float] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -7135,8 +7136,8 @@ _FIELDS_SpaceToDepth: frozenset[str] = frozenset(
 class SpaceToBatch:
     """SpaceToBatch"""
 
-    blockShape: list[int] | None = None
-    paddings: list[int] | None = None
+    blockShape: list[int] | ScalarVector | None = None
+    paddings: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -7446,7 +7447,7 @@ _FIELDS_GatherNd: frozenset[str] = frozenset(("batchDims",))
 class Fill:
     """Fill"""
 
-    dims: list[int] | None = None
+    dims: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -7552,8 +7553,8 @@ _FIELDS_DepthToSpace: frozenset[str] = frozenset(
 class BatchToSpace:
     """BatchToSpace"""
 
-    blockShape: list[int] | None = None
-    crops: list[int] | None = None
+    blockShape: list[int] | ScalarVector | None = None
+    crops: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -7610,8 +7611,8 @@ _FIELDS_BatchToSpace: frozenset[str] = frozenset(
 class BatchToSpaceND:
     """BatchToSpaceND"""
 
-    blockShape: list[int] | None = None
-    crops: list[int] | None = None
+    blockShape: list[int] | ScalarVector | None = None
+    crops: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -7764,8 +7765,8 @@ _FIELDS_EmbeddingLookup: frozenset[str] = frozenset(("maxNorm",))
 class EmbeddingLookupSparse:
     """EmbeddingLookupSparse"""
 
-    spIds: list[int] | None = None
-    spWeights: list[float] | None = None
+    spIds: list[int] | ScalarVector | None = None
+    spWeights: list[float] | ScalarVector | None = None
     maxNortm: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -7951,7 +7952,7 @@ _FIELDS_Mod: frozenset[str] = frozenset(())
 class L2Norm:
     """L2Norm"""
 
-    axis: list[int] | None = None
+    axis: list[int] | ScalarVector | None = None
     epsilon: float = 0.0
     activationType: ActivationType = ActivationType(0)
 
@@ -8338,7 +8339,7 @@ _FIELDS_TfReduce: frozenset[str] = frozenset(("type",))
 class Reverse:
     """Reverse"""
 
-    axis: list[int] | None = None
+    axis: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -9384,10 +9385,10 @@ _FIELDS_Lstm: frozenset[str] = frozenset(("bidirection",))
 class PriorBox:
     """PriorBox"""
 
-    min_sizes: list[int] | None = None
-    max_sizes: list[int] | None = None
-    aspect_ratios: list[float] | None = None
-    variances: list[float] | None = None
+    min_sizes: list[int] | ScalarVector | None = None
+    max_sizes: list[int] | ScalarVector | None = None
+    aspect_ratios: list[float] | ScalarVector | None = None
+    variances: list[float] | ScalarVector | None = None
     image_size_w: int = 0
     image_size_h: int = 0
     step_w: float = 0.0
@@ -9496,8 +9497,8 @@ _FIELDS_PriorBox: frozenset[str] = frozenset(
 class SpaceToBatchND:
     """SpaceToBatchND"""
 
-    blockShape: list[int] | None = None
-    paddings: list[int] | None = None
+    blockShape: list[int] | ScalarVector | None = None
+    paddings: list[int] | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
@@ -9779,8 +9780,8 @@ class Proposal:
     feat_stride: float = 0.0
     base_size: float = 0.0
     min_size: float = 0.0
-    ratio: list[float] | None = None
-    scale: list[float] | None = None
+    ratio: list[float] | ScalarVector | None = None
+    scale: list[float] | ScalarVector | None = None
     pre_nms_topn: int = 0
     post_nms_topn: int = 0
     nms_thresh: float = 0.0
@@ -9870,12 +9871,12 @@ _FIELDS_Proposal: frozenset[str] = frozenset(
 class Custom:
     """Custom"""
 
-    custom: bytes = b""
+    custom: bytes | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
         return {
-            "custom": self.custom,
+            "custom": None if self.custom is None else bytes(self.custom),
         }
 
     @classmethod
@@ -9887,7 +9888,7 @@ class Custom:
         obj = cls()
         if "custom" in d:
             v = d["custom"]
-            obj.custom = _rec.bytes_from(v)
+            obj.custom = None if v is None else _rec.bytes_from(v)
         return obj
 
     def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
@@ -9920,14 +9921,14 @@ class BlackBox:
 
     id: str | None = None
     size: int = 0
-    address: bytes = b""
+    address: bytes | ScalarVector | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
         return {
             "id": self.id,
             "size": self.size,
-            "address": self.address,
+            "address": None if self.address is None else bytes(self.address),
         }
 
     @classmethod
@@ -9945,7 +9946,7 @@ class BlackBox:
             obj.size = int(v)
         if "address" in d:
             v = d["address"]
-            obj.address = _rec.bytes_from(v)
+            obj.address = None if v is None else _rec.bytes_from(v)
         return obj
 
     def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
@@ -10854,7 +10855,7 @@ _FIELDS_Identity: frozenset[str] = frozenset(())
 class LayerNorm:
     """LayerNorm"""
 
-    normalizedShape: list[int] | None = None
+    normalizedShape: list[int] | ScalarVector | None = None
     epsilon: float = 1e-05
     elementwiseAffine: bool = False
 
@@ -12007,7 +12008,14 @@ _FB_Pad: _fb.Table[Pad] = _fb.Table(
     Pad,
     (
         ("paddings", "paddings", 0, ("vector", "i"), None, {}),
-        ("paddingMode", "paddingMode", 1, ("enum", PaddingMode, "b"), 0, {}),
+        (
+            "paddingMode",
+            "paddingMode",
+            1,
+            ("enum", "mindspore.schema.v0.PaddingMode", "b", "PaddingMode"),
+            0,
+            {},
+        ),
         ("constantValue", "constantValue", 2, "f", 0.0, {}),
     ),
     reg=_FB_REG,
@@ -12031,7 +12039,14 @@ _FB_Activation: _fb.Table[Activation] = _fb.Table(
     "mindspore.schema.v0.Activation",
     Activation,
     (
-        ("type", "type", 0, ("enum", ActivationType, "b"), 0, {}),
+        (
+            "type",
+            "type",
+            0,
+            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
+            0,
+            {},
+        ),
         ("alpha", "alpha", 1, "f", 0.2, {}),
         ("min_val", "min_val", 2, "f", -1.0, {}),
         ("max_val", "max_val", 3, "f", 1.0, {}),
@@ -12042,7 +12057,14 @@ _FB_ActivationGrad: _fb.Table[ActivationGrad] = _fb.Table(
     "mindspore.schema.v0.ActivationGrad",
     ActivationGrad,
     (
-        ("type", "type", 0, ("enum", ActivationType, "b"), 0, {}),
+        (
+            "type",
+            "type",
+            0,
+            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
+            0,
+            {},
+        ),
         ("alpha", "alpha", 1, "f", 0.2, {}),
     ),
     reg=_FB_REG,
@@ -12051,7 +12073,7 @@ _FB_Conv2D: _fb.Table[Conv2D] = _fb.Table(
     "mindspore.schema.v0.Conv2D",
     Conv2D,
     (
-        ("format", "format", 0, ("enum", Format, "i"), 0, {}),
+        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
         ("group", "group", 1, "i", 0, {}),
         ("channelIn", "channelIn", 2, "i", 0, {}),
         ("channelOut", "channelOut", 3, "i", 0, {}),
@@ -12059,7 +12081,7 @@ _FB_Conv2D: _fb.Table[Conv2D] = _fb.Table(
         ("kernelH", "kernelH", 5, "i", 0, {}),
         ("strideW", "strideW", 6, "i", 0, {}),
         ("strideH", "strideH", 7, "i", 0, {}),
-        ("padMode", "padMode", 8, ("enum", PadMode, "b"), 0, {}),
+        ("padMode", "padMode", 8, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
         ("padUp", "padUp", 9, "i", 0, {}),
         ("padDown", "padDown", 10, "i", 0, {}),
         ("padLeft", "padLeft", 11, "i", 0, {}),
@@ -12067,7 +12089,14 @@ _FB_Conv2D: _fb.Table[Conv2D] = _fb.Table(
         ("dilateW", "dilateW", 13, "i", 0, {}),
         ("dilateH", "dilateH", 14, "i", 0, {}),
         ("hasBias", "hasBias", 15, "?", False, {}),
-        ("activationType", "activationType", 16, ("enum", ActivationType, "b"), 0, {}),
+        (
+            "activationType",
+            "activationType",
+            16,
+            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -12075,7 +12104,7 @@ _FB_Adder: _fb.Table[Adder] = _fb.Table(
     "mindspore.schema.v0.Adder",
     Adder,
     (
-        ("format", "format", 0, ("enum", Format, "i"), 0, {}),
+        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
         ("group", "group", 1, "i", 0, {}),
         ("channelIn", "channelIn", 2, "i", 0, {}),
         ("channelOut", "channelOut", 3, "i", 0, {}),
@@ -12083,7 +12112,7 @@ _FB_Adder: _fb.Table[Adder] = _fb.Table(
         ("kernelH", "kernelH", 5, "i", 0, {}),
         ("strideW", "strideW", 6, "i", 0, {}),
         ("strideH", "strideH", 7, "i", 0, {}),
-        ("padMode", "padMode", 8, ("enum", PadMode, "b"), 0, {}),
+        ("padMode", "padMode", 8, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
         ("padUp", "padUp", 9, "i", 0, {}),
         ("padDown", "padDown", 10, "i", 0, {}),
         ("padLeft", "padLeft", 11, "i", 0, {}),
@@ -12091,7 +12120,14 @@ _FB_Adder: _fb.Table[Adder] = _fb.Table(
         ("dilateW", "dilateW", 13, "i", 0, {}),
         ("dilateH", "dilateH", 14, "i", 0, {}),
         ("hasBias", "hasBias", 15, "?", False, {}),
-        ("activationType", "activationType", 16, ("enum", ActivationType, "b"), 0, {}),
+        (
+            "activationType",
+            "activationType",
+            16,
+            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -12099,7 +12135,7 @@ _FB_Conv2DGradFilter: _fb.Table[Conv2DGradFilter] = _fb.Table(
     "mindspore.schema.v0.Conv2DGradFilter",
     Conv2DGradFilter,
     (
-        ("format", "format", 0, ("enum", Format, "i"), 0, {}),
+        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
         ("group", "group", 1, "i", 0, {}),
         ("channelIn", "channelIn", 2, "i", 0, {}),
         ("channelOut", "channelOut", 3, "i", 0, {}),
@@ -12107,7 +12143,7 @@ _FB_Conv2DGradFilter: _fb.Table[Conv2DGradFilter] = _fb.Table(
         ("kernelH", "kernelH", 5, "i", 0, {}),
         ("strideW", "strideW", 6, "i", 0, {}),
         ("strideH", "strideH", 7, "i", 0, {}),
-        ("padMode", "padMode", 8, ("enum", PadMode, "b"), 0, {}),
+        ("padMode", "padMode", 8, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
         ("padUp", "padUp", 9, "i", 0, {}),
         ("padDown", "padDown", 10, "i", 0, {}),
         ("padLeft", "padLeft", 11, "i", 0, {}),
@@ -12116,7 +12152,14 @@ _FB_Conv2DGradFilter: _fb.Table[Conv2DGradFilter] = _fb.Table(
         ("dilateH", "dilateH", 14, "i", 0, {}),
         ("hasBias", "hasBias", 15, "?", False, {}),
         ("filter_shape", "filter_shape", 16, ("vector", "i"), None, {}),
-        ("activationType", "activationType", 17, ("enum", ActivationType, "b"), 0, {}),
+        (
+            "activationType",
+            "activationType",
+            17,
+            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -12124,7 +12167,7 @@ _FB_Conv2DGradInput: _fb.Table[Conv2DGradInput] = _fb.Table(
     "mindspore.schema.v0.Conv2DGradInput",
     Conv2DGradInput,
     (
-        ("format", "format", 0, ("enum", Format, "i"), 0, {}),
+        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
         ("group", "group", 1, "i", 0, {}),
         ("channelIn", "channelIn", 2, "i", 0, {}),
         ("channelOut", "channelOut", 3, "i", 0, {}),
@@ -12132,7 +12175,7 @@ _FB_Conv2DGradInput: _fb.Table[Conv2DGradInput] = _fb.Table(
         ("kernelH", "kernelH", 5, "i", 0, {}),
         ("strideW", "strideW", 6, "i", 0, {}),
         ("strideH", "strideH", 7, "i", 0, {}),
-        ("padMode", "padMode", 8, ("enum", PadMode, "b"), 0, {}),
+        ("padMode", "padMode", 8, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
         ("padUp", "padUp", 9, "i", 0, {}),
         ("padDown", "padDown", 10, "i", 0, {}),
         ("padLeft", "padLeft", 11, "i", 0, {}),
@@ -12141,7 +12184,14 @@ _FB_Conv2DGradInput: _fb.Table[Conv2DGradInput] = _fb.Table(
         ("dilateH", "dilateH", 14, "i", 0, {}),
         ("hasBias", "hasBias", 15, "?", False, {}),
         ("input_shape", "input_shape", 16, ("vector", "i"), None, {}),
-        ("activationType", "activationType", 17, ("enum", ActivationType, "b"), 0, {}),
+        (
+            "activationType",
+            "activationType",
+            17,
+            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -12149,7 +12199,7 @@ _FB_GroupConv2DGradInput: _fb.Table[GroupConv2DGradInput] = _fb.Table(
     "mindspore.schema.v0.GroupConv2DGradInput",
     GroupConv2DGradInput,
     (
-        ("format", "format", 0, ("enum", Format, "i"), 0, {}),
+        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
         ("group", "group", 1, "i", 0, {}),
         ("channelIn", "channelIn", 2, "i", 0, {}),
         ("channelOut", "channelOut", 3, "i", 0, {}),
@@ -12157,7 +12207,7 @@ _FB_GroupConv2DGradInput: _fb.Table[GroupConv2DGradInput] = _fb.Table(
         ("kernelH", "kernelH", 5, "i", 0, {}),
         ("strideW", "strideW", 6, "i", 0, {}),
         ("strideH", "strideH", 7, "i", 0, {}),
-        ("padMode", "padMode", 8, ("enum", PadMode, "b"), 0, {}),
+        ("padMode", "padMode", 8, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
         ("padUp", "padUp", 9, "i", 0, {}),
         ("padDown", "padDown", 10, "i", 0, {}),
         ("padLeft", "padLeft", 11, "i", 0, {}),
@@ -12166,7 +12216,14 @@ _FB_GroupConv2DGradInput: _fb.Table[GroupConv2DGradInput] = _fb.Table(
         ("dilateH", "dilateH", 14, "i", 0, {}),
         ("hasBias", "hasBias", 15, "?", False, {}),
         ("input_shape", "input_shape", 16, ("vector", "i"), None, {}),
-        ("activationType", "activationType", 17, ("enum", ActivationType, "b"), 0, {}),
+        (
+            "activationType",
+            "activationType",
+            17,
+            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -12211,19 +12268,33 @@ _FB_PoolingGrad: _fb.Table[PoolingGrad] = _fb.Table(
     "mindspore.schema.v0.PoolingGrad",
     PoolingGrad,
     (
-        ("format", "format", 0, ("enum", Format, "i"), 0, {}),
-        ("poolingMode", "poolingMode", 1, ("enum", PoolMode, "b"), 0, {}),
+        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
+        (
+            "poolingMode",
+            "poolingMode",
+            1,
+            ("enum", "mindspore.schema.v0.PoolMode", "b", "PoolMode"),
+            0,
+            {},
+        ),
         ("global_", "global", 2, "?", False, {}),
         ("windowW", "windowW", 3, "i", 0, {}),
         ("windowH", "windowH", 4, "i", 0, {}),
         ("strideW", "strideW", 5, "i", 0, {}),
         ("strideH", "strideH", 6, "i", 0, {}),
-        ("padMode", "padMode", 7, ("enum", PadMode, "b"), 0, {}),
+        ("padMode", "padMode", 7, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
         ("padUp", "padUp", 8, "i", 0, {}),
         ("padDown", "padDown", 9, "i", 0, {}),
         ("padLeft", "padLeft", 10, "i", 0, {}),
         ("padRight", "padRight", 11, "i", 0, {}),
-        ("roundMode", "roundMode", 12, ("enum", RoundMode, "b"), 0, {}),
+        (
+            "roundMode",
+            "roundMode",
+            12,
+            ("enum", "mindspore.schema.v0.RoundMode", "b", "RoundMode"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -12266,20 +12337,41 @@ _FB_Pooling: _fb.Table[Pooling] = _fb.Table(
     "mindspore.schema.v0.Pooling",
     Pooling,
     (
-        ("format", "format", 0, ("enum", Format, "i"), 0, {}),
-        ("poolingMode", "poolingMode", 1, ("enum", PoolMode, "b"), 0, {}),
+        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
+        (
+            "poolingMode",
+            "poolingMode",
+            1,
+            ("enum", "mindspore.schema.v0.PoolMode", "b", "PoolMode"),
+            0,
+            {},
+        ),
         ("global_", "global", 2, "?", False, {}),
         ("windowW", "windowW", 3, "i", 0, {}),
         ("windowH", "windowH", 4, "i", 0, {}),
         ("strideW", "strideW", 5, "i", 0, {}),
         ("strideH", "strideH", 6, "i", 0, {}),
-        ("padMode", "padMode", 7, ("enum", PadMode, "b"), 0, {}),
+        ("padMode", "padMode", 7, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
         ("padUp", "padUp", 8, "i", 0, {}),
         ("padDown", "padDown", 9, "i", 0, {}),
         ("padLeft", "padLeft", 10, "i", 0, {}),
         ("padRight", "padRight", 11, "i", 0, {}),
-        ("roundMode", "roundMode", 12, ("enum", RoundMode, "b"), 0, {}),
-        ("activationType", "activationType", 13, ("enum", ActivationType, "b"), 0, {}),
+        (
+            "roundMode",
+            "roundMode",
+            12,
+            ("enum", "mindspore.schema.v0.RoundMode", "b", "RoundMode"),
+            0,
+            {},
+        ),
+        (
+            "activationType",
+            "activationType",
+            13,
+            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
+            0,
+            {},
+        ),
         ("avgMode", "avgMode", 14, "i", 0, {}),
     ),
     reg=_FB_REG,
@@ -12288,14 +12380,14 @@ _FB_DepthwiseConv2D: _fb.Table[DepthwiseConv2D] = _fb.Table(
     "mindspore.schema.v0.DepthwiseConv2D",
     DepthwiseConv2D,
     (
-        ("format", "format", 0, ("enum", Format, "i"), 0, {}),
+        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
         ("channelIn", "channelIn", 1, "i", 0, {}),
         ("channelMultiplier", "channelMultiplier", 2, "i", 0, {}),
         ("kernelW", "kernelW", 3, "i", 0, {}),
         ("kernelH", "kernelH", 4, "i", 0, {}),
         ("strideW", "strideW", 5, "i", 0, {}),
         ("strideH", "strideH", 6, "i", 0, {}),
-        ("padMode", "padMode", 7, ("enum", PadMode, "b"), 0, {}),
+        ("padMode", "padMode", 7, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
         ("padUp", "padUp", 8, "i", 0, {}),
         ("padDown", "padDown", 9, "i", 0, {}),
         ("padLeft", "padLeft", 10, "i", 0, {}),
@@ -12303,7 +12395,14 @@ _FB_DepthwiseConv2D: _fb.Table[DepthwiseConv2D] = _fb.Table(
         ("dilateW", "dilateW", 12, "i", 0, {}),
         ("dilateH", "dilateH", 13, "i", 0, {}),
         ("hasBias", "hasBias", 14, "?", False, {}),
-        ("activationType", "activationType", 15, ("enum", ActivationType, "b"), 0, {}),
+        (
+            "activationType",
+            "activationType",
+            15,
+            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -12311,14 +12410,14 @@ _FB_DeDepthwiseConv2D: _fb.Table[DeDepthwiseConv2D] = _fb.Table(
     "mindspore.schema.v0.DeDepthwiseConv2D",
     DeDepthwiseConv2D,
     (
-        ("format", "format", 0, ("enum", Format, "i"), 0, {}),
+        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
         ("channelIn", "channelIn", 1, "i", 0, {}),
         ("channelMultiplier", "channelMultiplier", 2, "i", 0, {}),
         ("kernelW", "kernelW", 3, "i", 0, {}),
         ("kernelH", "kernelH", 4, "i", 0, {}),
         ("strideW", "strideW", 5, "i", 0, {}),
         ("strideH", "strideH", 6, "i", 0, {}),
-        ("padMode", "padMode", 7, ("enum", PadMode, "b"), 0, {}),
+        ("padMode", "padMode", 7, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
         ("padUp", "padUp", 8, "i", 0, {}),
         ("padDown", "padDown", 9, "i", 0, {}),
         ("padLeft", "padLeft", 10, "i", 0, {}),
@@ -12326,7 +12425,14 @@ _FB_DeDepthwiseConv2D: _fb.Table[DeDepthwiseConv2D] = _fb.Table(
         ("dilateW", "dilateW", 12, "i", 0, {}),
         ("dilateH", "dilateH", 13, "i", 0, {}),
         ("hasBias", "hasBias", 14, "?", False, {}),
-        ("activationType", "activationType", 15, ("enum", ActivationType, "b"), 0, {}),
+        (
+            "activationType",
+            "activationType",
+            15,
+            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -12334,8 +12440,15 @@ _FB_Resize: _fb.Table[Resize] = _fb.Table(
     "mindspore.schema.v0.Resize",
     Resize,
     (
-        ("format", "format", 0, ("enum", Format, "i"), 0, {}),
-        ("method", "method", 1, ("enum", ResizeMethod, "b"), 0, {}),
+        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
+        (
+            "method",
+            "method",
+            1,
+            ("enum", "mindspore.schema.v0.ResizeMethod", "b", "ResizeMethod"),
+            0,
+            {},
+        ),
         ("newHeight", "newHeight", 2, "q", 0, {}),
         ("newWidth", "newWidth", 3, "q", 0, {}),
         ("alignCorners", "alignCorners", 4, "?", False, {}),
@@ -12344,14 +12457,21 @@ _FB_Resize: _fb.Table[Resize] = _fb.Table(
             "coordinateTransformMode",
             "coordinateTransformMode",
             6,
-            ("enum", CoordinateTransformMode, "b"),
+            ("enum", "mindspore.schema.v0.CoordinateTransformMode", "b", "CoordinateTransformMode"),
             0,
             {},
         ),
         ("cubicCoeff", "cubicCoeff", 7, "f", 0.0, {}),
         ("excludeOutside", "excludeOutside", 8, "i", 0, {}),
         ("extrapolationValue", "extrapolationValue", 9, "f", 0.0, {}),
-        ("nearestMode", "nearestMode", 10, ("enum", NearestMode, "b"), 0, {}),
+        (
+            "nearestMode",
+            "nearestMode",
+            10,
+            ("enum", "mindspore.schema.v0.NearestMode", "b", "NearestMode"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -12359,7 +12479,7 @@ _FB_DetectionPostProcess: _fb.Table[DetectionPostProcess] = _fb.Table(
     "mindspore.schema.v0.DetectionPostProcess",
     DetectionPostProcess,
     (
-        ("format", "format", 0, ("enum", Format, "i"), 0, {}),
+        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
         ("inputSize", "inputSize", 1, "i", 0, {}),
         ("hScale", "hScale", 2, "f", 0.0, {}),
         ("wScale", "wScale", 3, "f", 0.0, {}),
@@ -12383,7 +12503,14 @@ _FB_FullConnection: _fb.Table[FullConnection] = _fb.Table(
         ("hasBias", "hasBias", 0, "?", False, {}),
         ("axis", "axis", 1, "i", 0, {}),
         ("useAxis", "useAxis", 2, "?", False, {}),
-        ("activationType", "activationType", 3, ("enum", ActivationType, "b"), 0, {}),
+        (
+            "activationType",
+            "activationType",
+            3,
+            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -12397,7 +12524,7 @@ _FB_DeConv2D: _fb.Table[DeConv2D] = _fb.Table(
     "mindspore.schema.v0.DeConv2D",
     DeConv2D,
     (
-        ("format", "format", 0, ("enum", Format, "i"), 0, {}),
+        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
         ("group", "group", 1, "i", 0, {}),
         ("channelIn", "channelIn", 2, "i", 0, {}),
         ("channelOut", "channelOut", 3, "i", 0, {}),
@@ -12405,7 +12532,7 @@ _FB_DeConv2D: _fb.Table[DeConv2D] = _fb.Table(
         ("kernelH", "kernelH", 5, "i", 0, {}),
         ("strideW", "strideW", 6, "i", 0, {}),
         ("strideH", "strideH", 7, "i", 0, {}),
-        ("padMode", "padMode", 8, ("enum", PadMode, "b"), 0, {}),
+        ("padMode", "padMode", 8, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
         ("padUp", "padUp", 9, "i", 0, {}),
         ("padDown", "padDown", 10, "i", 0, {}),
         ("padLeft", "padLeft", 11, "i", 0, {}),
@@ -12413,7 +12540,14 @@ _FB_DeConv2D: _fb.Table[DeConv2D] = _fb.Table(
         ("dilateW", "dilateW", 13, "i", 0, {}),
         ("dilateH", "dilateH", 14, "i", 0, {}),
         ("hasBias", "hasBias", 15, "?", False, {}),
-        ("activationType", "activationType", 16, ("enum", ActivationType, "b"), 0, {}),
+        (
+            "activationType",
+            "activationType",
+            16,
+            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -12421,7 +12555,7 @@ _FB_DeConv2DGradFilter: _fb.Table[DeConv2DGradFilter] = _fb.Table(
     "mindspore.schema.v0.DeConv2DGradFilter",
     DeConv2DGradFilter,
     (
-        ("format", "format", 0, ("enum", Format, "i"), 0, {}),
+        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
         ("group", "group", 1, "i", 0, {}),
         ("channelIn", "channelIn", 2, "i", 0, {}),
         ("channelOut", "channelOut", 3, "i", 0, {}),
@@ -12429,7 +12563,7 @@ _FB_DeConv2DGradFilter: _fb.Table[DeConv2DGradFilter] = _fb.Table(
         ("kernelH", "kernelH", 5, "i", 0, {}),
         ("strideW", "strideW", 6, "i", 0, {}),
         ("strideH", "strideH", 7, "i", 0, {}),
-        ("padMode", "padMode", 8, ("enum", PadMode, "b"), 0, {}),
+        ("padMode", "padMode", 8, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
         ("padUp", "padUp", 9, "i", 0, {}),
         ("padDown", "padDown", 10, "i", 0, {}),
         ("padLeft", "padLeft", 11, "i", 0, {}),
@@ -12437,7 +12571,14 @@ _FB_DeConv2DGradFilter: _fb.Table[DeConv2DGradFilter] = _fb.Table(
         ("dilateW", "dilateW", 13, "i", 0, {}),
         ("dilateH", "dilateH", 14, "i", 0, {}),
         ("hasBias", "hasBias", 15, "?", False, {}),
-        ("activationType", "activationType", 16, ("enum", ActivationType, "b"), 0, {}),
+        (
+            "activationType",
+            "activationType",
+            16,
+            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -12452,38 +12593,81 @@ _FB_Scale: _fb.Table[Scale] = _fb.Table(
     Scale,
     (
         ("axis", "axis", 0, "i", 0, {}),
-        ("activationType", "activationType", 1, ("enum", ActivationType, "b"), 0, {}),
+        (
+            "activationType",
+            "activationType",
+            1,
+            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
 _FB_Eltwise: _fb.Table[Eltwise] = _fb.Table(
     "mindspore.schema.v0.Eltwise",
     Eltwise,
-    (("mode", "mode", 0, ("enum", EltwiseMode, "b"), 0, {}),),
+    (("mode", "mode", 0, ("enum", "mindspore.schema.v0.EltwiseMode", "b", "EltwiseMode"), 0, {}),),
     reg=_FB_REG,
 )
 _FB_Add: _fb.Table[Add] = _fb.Table(
     "mindspore.schema.v0.Add",
     Add,
-    (("activationType", "activationType", 0, ("enum", ActivationType, "b"), 0, {}),),
+    (
+        (
+            "activationType",
+            "activationType",
+            0,
+            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
+            0,
+            {},
+        ),
+    ),
     reg=_FB_REG,
 )
 _FB_Sub: _fb.Table[Sub] = _fb.Table(
     "mindspore.schema.v0.Sub",
     Sub,
-    (("activationType", "activationType", 0, ("enum", ActivationType, "b"), 0, {}),),
+    (
+        (
+            "activationType",
+            "activationType",
+            0,
+            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
+            0,
+            {},
+        ),
+    ),
     reg=_FB_REG,
 )
 _FB_Mul: _fb.Table[Mul] = _fb.Table(
     "mindspore.schema.v0.Mul",
     Mul,
-    (("activationType", "activationType", 0, ("enum", ActivationType, "b"), 0, {}),),
+    (
+        (
+            "activationType",
+            "activationType",
+            0,
+            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
+            0,
+            {},
+        ),
+    ),
     reg=_FB_REG,
 )
 _FB_Div: _fb.Table[Div] = _fb.Table(
     "mindspore.schema.v0.Div",
     Div,
-    (("activationType", "activationType", 0, ("enum", ActivationType, "b"), 0, {}),),
+    (
+        (
+            "activationType",
+            "activationType",
+            0,
+            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
+            0,
+            {},
+        ),
+    ),
     reg=_FB_REG,
 )
 _FB_AddGrad: _fb.Table[AddGrad] = _fb.Table("mindspore.schema.v0.AddGrad", AddGrad, (), reg=_FB_REG)
@@ -12509,7 +12693,7 @@ _FB_Slice: _fb.Table[Slice] = _fb.Table(
     "mindspore.schema.v0.Slice",
     Slice,
     (
-        ("format", "format", 0, ("enum", Format, "i"), 0, {}),
+        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
         ("axes", "axes", 1, ("vector", "i"), None, {}),
         ("begin", "begin", 2, ("vector", "i"), None, {}),
         ("size", "size", 3, ("vector", "i"), None, {}),
@@ -12544,7 +12728,7 @@ _FB_Reshape: _fb.Table[Reshape] = _fb.Table(
     "mindspore.schema.v0.Reshape",
     Reshape,
     (
-        ("format", "format", 0, ("enum", Format, "i"), 0, {}),
+        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
         ("shape", "shape", 1, ("vector", "q"), None, {}),
     ),
     reg=_FB_REG,
@@ -12742,7 +12926,7 @@ _FB_Reduce: _fb.Table[Reduce] = _fb.Table(
     (
         ("axes", "axes", 0, ("vector", "i"), None, {}),
         ("keepDims", "keepDims", 1, "i", 0, {}),
-        ("mode", "mode", 2, ("enum", ReduceMode, "b"), 0, {}),
+        ("mode", "mode", 2, ("enum", "mindspore.schema.v0.ReduceMode", "b", "ReduceMode"), 0, {}),
         ("reduceToEnd", "reduceToEnd", 3, "?", False, {}),
         ("coeff", "coeff", 4, "f", 1.0, {}),
     ),
@@ -12800,7 +12984,7 @@ _FB_SpaceToDepth: _fb.Table[SpaceToDepth] = _fb.Table(
     SpaceToDepth,
     (
         ("blockSize", "blockSize", 0, "i", 0, {}),
-        ("format", "format", 1, ("enum", Format, "i"), 0, {}),
+        ("format", "format", 1, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
     ),
     reg=_FB_REG,
 )
@@ -12846,7 +13030,7 @@ _FB_DepthToSpace: _fb.Table[DepthToSpace] = _fb.Table(
     DepthToSpace,
     (
         ("blockSize", "blockSize", 0, "i", 0, {}),
-        ("format", "format", 1, ("enum", Format, "i"), 0, {}),
+        ("format", "format", 1, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
     ),
     reg=_FB_REG,
 )
@@ -12900,7 +13084,14 @@ _FB_L2Norm: _fb.Table[L2Norm] = _fb.Table(
     (
         ("axis", "axis", 0, ("vector", "i"), None, {}),
         ("epsilon", "epsilon", 1, "f", 0.0, {}),
-        ("activationType", "activationType", 2, ("enum", ActivationType, "b"), 0, {}),
+        (
+            "activationType",
+            "activationType",
+            2,
+            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
+            0,
+            {},
+        ),
     ),
     reg=_FB_REG,
 )
@@ -12931,7 +13122,7 @@ _FB_Select: _fb.Table[Select] = _fb.Table("mindspore.schema.v0.Select", Select, 
 _FB_TfReduce: _fb.Table[TfReduce] = _fb.Table(
     "mindspore.schema.v0.TfReduce",
     TfReduce,
-    (("type", "type", 0, ("enum", ReduceType, "b"), 7, {}),),
+    (("type", "type", 0, ("enum", "mindspore.schema.v0.ReduceType", "b", "ReduceType"), 7, {}),),
     reg=_FB_REG,
 )
 _FB_Reverse: _fb.Table[Reverse] = _fb.Table(
@@ -13099,7 +13290,16 @@ _FB_BlackBox: _fb.Table[BlackBox] = _fb.Table(
 _FB_LshProjection: _fb.Table[LshProjection] = _fb.Table(
     "mindspore.schema.v0.LshProjection",
     LshProjection,
-    (("type", "type", 0, ("enum", LshProjectionType, "b"), 0, {}),),
+    (
+        (
+            "type",
+            "type",
+            0,
+            ("enum", "mindspore.schema.v0.LshProjectionType", "b", "LshProjectionType"),
+            0,
+            {},
+        ),
+    ),
     reg=_FB_REG,
 )
 _FB_HashtableLookup: _fb.Table[HashtableLookup] = _fb.Table(
