@@ -146,9 +146,10 @@ def test_wheel_installs_and_builds_outside_repo(tmp_path: Path) -> None:
     )
     work = tmp_path / "work"
     shutil.copytree(REPO / "schemas" / "hdi", work / "hdi")
+    shutil.copytree(REPO / "schemas" / "fbs", work / "fbs")
     idlgen = venv / "bin" / "idlgen"
     r = subprocess.run(
-        [str(idlgen), "build", "hdi", "--root", "ohos.hdi:hdi", "--out", "out/gen"],
+        [str(idlgen), "build", "hdi", "fbs", "--root", "ohos.hdi:hdi", "--out", "out/gen"],
         cwd=work,
         capture_output=True,
         text=True,
@@ -156,6 +157,7 @@ def test_wheel_installs_and_builds_outside_repo(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     probe = (
         "import idlgen, sys; from gen.ohos.hdi.nnrt.v2_1 import AvgPoolFusion; "
+        "from gen.armnnSerializer import SerializedGraph; SerializedGraph().to_flatbuffer(); "
         "assert 'site-packages' in idlgen.__file__, idlgen.__file__; print(AvgPoolFusion().global_)"
     )
     r = subprocess.run([str(py), "-c", probe], cwd=work / "out", capture_output=True, text=True)

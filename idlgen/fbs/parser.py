@@ -8,14 +8,13 @@ that by mapping the offset of every token that follows comments to the doc lines
 from __future__ import annotations
 
 import functools
-from importlib import resources
-from pathlib import Path
 from typing import Any, Literal
 
 import lark
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from .. import resources
 from ..diagnostics import Diagnostics
 from ..ir import Span
 from . import ast as A
@@ -24,13 +23,7 @@ __all__ = ["parse", "unescape", "grammar_text"]
 
 
 def grammar_text() -> str:
-    try:
-        return resources.files("idlgen.grammars").joinpath("fbs.lark").read_text("utf-8")
-    except (ModuleNotFoundError, FileNotFoundError, OSError):
-        import idlgen
-
-        root = Path(idlgen.__file__).resolve().parent.parent
-        return (root / "grammars" / "fbs.lark").read_text("utf-8")
+    return resources.grammar_text("fbs.lark")
 
 
 @functools.cache
