@@ -54,9 +54,7 @@ def run() -> list[Result]:
         if shutil.which("flatc"):
 
             def flatc() -> None:
-                subprocess.run(
-                    ["flatc", "--conform", str(a_old), str(a_new)], capture_output=True
-                )
+                subprocess.run(["flatc", "--conform", str(a_old), str(a_new)], capture_output=True)
 
             peer_s = timeit(flatc, min_time=1.0, repeat=3)
         out.append(

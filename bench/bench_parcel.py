@@ -122,9 +122,7 @@ class FieldByField:
         out += b"\0" * (start + lay.size - len(out))
 
     # -- decode
-    def dec(
-        self, t: ir.TypeRef, buf: bytes, pos: int, objs: list[object]
-    ) -> tuple[Any, int]:
+    def dec(self, t: ir.TypeRef, buf: bytes, pos: int, objs: list[object]) -> tuple[Any, int]:
         if isinstance(t, ir.Scalar):
             k = t.kind
             if k is ir.ScalarKind.BOOL:
@@ -147,9 +145,7 @@ class FieldByField:
             pos += 4
             e = t.element
             lay = self.lay(e)
-            if lay is not None and not (
-                isinstance(e, ir.Scalar) and e.kind is ir.ScalarKind.BOOL
-            ):
+            if lay is not None and not (isinstance(e, ir.Scalar) and e.kind is ir.ScalarKind.BOOL):
                 items = []
                 for i in range(n):
                     items.append(self.unpod(e, buf, pos + i * lay.size))
@@ -191,9 +187,7 @@ class FieldByField:
         assert isinstance(t, ir.Ref)
         d = self.decls[t.qualname]
         if isinstance(d, ir.Enum):
-            return self.classes[t.qualname](
-                struct.unpack_from("<" + d.base.fmt, buf, pos)[0]
-            )
+            return self.classes[t.qualname](struct.unpack_from("<" + d.base.fmt, buf, pos)[0])
         assert isinstance(d, ir.Struct)
         lay = self.lay(t)
         assert lay is not None
@@ -206,9 +200,7 @@ class FieldByField:
 # Realistic values
 
 
-def _fill(
-    t: ir.TypeRef, decls: dict[str, ir.Decl], classes: dict[str, Any], seed: int
-) -> Any:
+def _fill(t: ir.TypeRef, decls: dict[str, ir.Decl], classes: dict[str, Any], seed: int) -> Any:
     """A plausible attribute value: small shapes, unit strides, a non-default enum member."""
     if isinstance(t, ir.Scalar):
         if t.kind is ir.ScalarKind.BOOL:
@@ -258,9 +250,7 @@ def _norm(name: str) -> str:
     return re.sub(r"[^0-9a-z]", "", name.lower())
 
 
-def build_model(
-    decls: dict[str, ir.Decl], classes: dict[str, Any], n: int = 1000
-) -> Any:
+def build_model(decls: dict[str, ir.Decl], classes: dict[str, Any], n: int = 1000) -> Any:
     C = lambda name: classes[f"{NS}.{name}"]  # noqa: E731
     NT, DT, F = C("NodeType"), C("DataType"), C("Format")
     kinds = [k for k, w in _MIX for _ in range(w)]
@@ -271,9 +261,7 @@ def build_model(
         s = decls[f"{NS}.{kind}"]
         assert isinstance(s, ir.Struct)
         attrs = attr_value(s, decls, classes, seed=i)
-        node_type = next(
-            m for m in NT if _norm(m.name.removeprefix("NODE_TYPE_")) == _norm(kind)
-        )
+        node_type = next(m for m in NT if _norm(m.name.removeprefix("NODE_TYPE_")) == _norm(kind))
         ins = [len(tensors) - 1] if tensors else []
         if kind in ("Conv2DFusion", "MatMulFusion", "FullConnection"):
             for role, dims in (("weight", [64, 3, 3, 64]), ("bias", [64])):
@@ -285,9 +273,7 @@ def build_model(
                         dataType=DT.DATA_TYPE_FLOAT32,
                         dims=dims,
                         format=F.FORMAT_NHWC,
-                        data=C("SharedBuffer")(
-                            fd=fd, bufferSize=1 << 20, offset=0, dataSize=size
-                        ),
+                        data=C("SharedBuffer")(fd=fd, bufferSize=1 << 20, offset=0, dataSize=size),
                         quantParams=[C("QuantParam")(8, 0, 0.05)] if i % 7 == 0 else [],
                     )
                 )
@@ -365,9 +351,7 @@ def run(min_time: float = 0.02, repeat: int = 3) -> list[Result]:
             f"decode {s.name} ({kind}, {len(data)} B)",
             timeit(lambda: codec.decode(data), min_time=min_time, repeat=repeat),
             "field-by-field",
-            timeit(
-                lambda: peer.dec(ref, data, 0, []), min_time=min_time, repeat=repeat
-            ),
+            timeit(lambda: peer.dec(ref, data, 0, []), min_time=min_time, repeat=repeat),
         )
         results += [e, d]
         if kind == "POD":
@@ -390,7 +374,9 @@ def run(min_time: float = 0.02, repeat: int = 3) -> list[Result]:
     assert bytes(pout) == blob
     assert mcodec.decode(blob, objs) == model
     mref = ir.Ref(f"{NS}.Model", ir.RefKind.STRUCT)
-    note = f"{len(model.nodes)} nodes, {len(model.allTensors)} tensors, {len(blob)} B, {len(objs)} fds"
+    note = (
+        f"{len(model.nodes)} nodes, {len(model.allTensors)} tensors, {len(blob)} B, {len(objs)} fds"
+    )
 
     def peer_model_enc() -> None:
         peer.enc(mref, model, bytearray(), [])

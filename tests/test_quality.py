@@ -11,7 +11,10 @@ from tests.conftest import REPO
 
 def test_idlgen_passes_mypy_strict() -> None:
     r = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "idlgen"], cwd=REPO, capture_output=True, text=True
+        [sys.executable, "-m", "mypy", "--strict", "idlgen"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
     )
     assert r.returncode == 0, r.stdout[-4000:]
 

@@ -26,9 +26,7 @@ COMPANIONS = ("NnrtTypes", "ModelTypes", "INnrtDevice", "IPreparedModel")
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 # Identifiers keep their dots (as hdi-gen's lexer does); numbers keep any suffix.
-_TOKEN = re.compile(
-    r"[A-Za-z_][A-Za-z0-9_.]*|0[xX][0-9A-Fa-f]+|[0-9][A-Za-z0-9_]*|<<|>>|\S"
-)
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*|0[xX][0-9A-Fa-f]+|[0-9][A-Za-z0-9_]*|<<|>>|\S")
 _DOC = re.compile(r"/\*\*(.*?)\*/", re.S)
 
 

@@ -45,9 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="OLD NEW (files or directories); with --against, the work-tree path(s) to compare",
     )
-    parser.add_argument(
-        "--format", choices=FORMATS, default="text", help="report format"
-    )
+    parser.add_argument("--format", choices=FORMATS, default="text", help="report format")
     parser.add_argument(
         "--fail-on",
         choices=FAIL_ON,
@@ -80,9 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="accept the findings recorded in FILE (overrides [tool.idlgen.diff] baseline)",
     )
-    parser.add_argument(
-        "--config", type=Path, help="pyproject.toml to read [tool.idlgen] from"
-    )
+    parser.add_argument("--config", type=Path, help="pyproject.toml to read [tool.idlgen] from")
     parser.add_argument(
         "--update-baseline",
         action="store_true",
@@ -120,9 +116,7 @@ def _parse_roots(items: Sequence[str]) -> dict[str, Path]:
     return roots
 
 
-def _display(
-    base: Path, tmp: Path | None = None, ref: str | None = None
-) -> Callable[[str], str]:
+def _display(base: Path, tmp: Path | None = None, ref: str | None = None) -> Callable[[str], str]:
     """File names for reports: relative to ``base`` (``REF:path`` for files of a revision)."""
     cwd = Path.cwd()
 
@@ -166,9 +160,7 @@ def diff_paths(
     )
     ln = load_paths(new, roots=roots, include_dirs=include_dirs)
     findings = compare(lo.schema, ln.schema)
-    pol = (
-        hdi_version_policy(lo.schema, ln.schema, findings) if policy == "auto" else None
-    )
+    pol = hdi_version_policy(lo.schema, ln.schema, findings) if policy == "auto" else None
     if pol is not None:
         findings = findings + list(pol.findings)
     return lo, ln, findings, pol
@@ -181,9 +173,7 @@ def run(args: argparse.Namespace, config: Any) -> int:
         cfg = DiffConfig.from_mapping(diff_table)
         roots = _parse_roots(args.root) if args.root else cfg_roots
         includes = [Path(d) for d in args.include] if args.include else cfg_includes
-        baseline_file = args.baseline or (
-            str(base / cfg.baseline) if cfg.baseline else None
-        )
+        baseline_file = args.baseline or (str(base / cfg.baseline) if cfg.baseline else None)
         if args.update_baseline and not baseline_file:
             raise ConfigError(
                 "--update-baseline needs --baseline FILE or [tool.idlgen.diff] baseline"

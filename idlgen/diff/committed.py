@@ -53,12 +53,8 @@ def render_committed_reports(
         )
         if not (lo.ok and ln.ok):
             raise ValueError(f"diff report {name!r}: schema errors in {old} or {new}")
-        active, suppressed = apply_acceptances(
-            findings, config.suppress if config else ()
-        )
-        report = Report(
-            str(base / old), str(base / new), active, suppressed, pol, display
-        )
+        active, suppressed = apply_acceptances(findings, config.suppress if config else ())
+        report = Report(str(base / old), str(base / new), active, suppressed, pol, display)
         out[f"{name}.md"] = render_markdown(report, full=True)
         out[f"{name}.json"] = render_json(report)
     return out

@@ -133,9 +133,9 @@ class Comparer(HdiRules, FbsRules):
         hdi = lang == "hdi"
         if o.base != n.base:
             if hdi:
-                raw = self._enum_in_raw_block(
-                    o.qualname, self.o
-                ) or self._enum_in_raw_block(n.qualname, self.n)
+                raw = self._enum_in_raw_block(o.qualname, self.o) or self._enum_in_raw_block(
+                    n.qualname, self.n
+                )
                 sev = Severity.BREAKING if raw else Severity.WARNING
                 where = (
                     "used inside a raw block (plain struct, union or T[])"
@@ -162,9 +162,9 @@ class Comparer(HdiRules, FbsRules):
                     old_decl=decl_text(o, lang),
                     new_decl=decl_text(n, lang),
                 )
-        if hdi and self._parent_token(
-            o.parent, o, self.o, self.canon_o
-        ) != self._parent_token(n.parent, n, self.n, self.canon_n):
+        if hdi and self._parent_token(o.parent, o, self.o, self.canon_o) != self._parent_token(
+            n.parent, n, self.n, self.canon_n
+        ):
             self.emit(
                 "HDI-E-06",
                 path,
@@ -254,14 +254,12 @@ class Comparer(HdiRules, FbsRules):
                 new_decl=member_text(nm[j], lang),
             )
 
-    def _interface(
-        self, o: ir.Interface, n: ir.Interface, path: str, lang: Lang
-    ) -> None:
+    def _interface(self, o: ir.Interface, n: ir.Interface, path: str, lang: Lang) -> None:
         hdi = lang == "hdi"
         if hdi:
-            if self._parent_token(
-                o.parent, o, self.o, self.canon_o
-            ) != self._parent_token(n.parent, n, self.n, self.canon_n):
+            if self._parent_token(o.parent, o, self.o, self.canon_o) != self._parent_token(
+                n.parent, n, self.n, self.canon_n
+            ):
                 self.emit(
                     "HDI-IF-04",
                     path,
@@ -271,12 +269,8 @@ class Comparer(HdiRules, FbsRules):
                     old_decl=decl_text(o, lang),
                     new_decl=decl_text(n, lang),
                 )
-            ao = sorted(a.name for a in o.attributes) + (
-                ["callback"] if o.callback else []
-            )
-            an = sorted(a.name for a in n.attributes) + (
-                ["callback"] if n.callback else []
-            )
+            ao = sorted(a.name for a in o.attributes) + (["callback"] if o.callback else [])
+            an = sorted(a.name for a in n.attributes) + (["callback"] if n.callback else [])
             if sorted(set(ao)) != sorted(set(an)):
                 self.emit(
                     "HDI-IF-02",
@@ -444,11 +438,7 @@ class Comparer(HdiRules, FbsRules):
             )
         pairs = sorted(matched + renamed)
         for d in ("in", "out"):
-            sub = [
-                (i, j)
-                for i, j in pairs
-                if op[i].direction == d and np_[j].direction == d
-            ]
+            sub = [(i, j) for i, j in pairs if op[i].direction == d and np_[j].direction == d]
             for i, j in self._out_of_order(sub):
                 self.emit(
                     "HDI-M-05",

@@ -120,18 +120,10 @@ def param_text(p: ir.Param, lang: Lang) -> str:
 
 def method_text(m: ir.Method, lang: Lang) -> str:
     if lang == "fbs":
-        req = ", ".join(
-            type_text(p.type, lang) for p in m.params if p.direction == "in"
-        )
-        resp = ", ".join(
-            type_text(p.type, lang) for p in m.params if p.direction == "out"
-        )
+        req = ", ".join(type_text(p.type, lang) for p in m.params if p.direction == "in")
+        resp = ", ".join(type_text(p.type, lang) for p in m.params if p.direction == "out")
         attrs = _attrs_text(m.attributes)
-        return (
-            f"{m.name}({req}):{resp}"
-            + (f" ({', '.join(attrs)})" if attrs else "")
-            + ";"
-        )
+        return f"{m.name}({req}):{resp}" + (f" ({', '.join(attrs)})" if attrs else "") + ";"
     params = ", ".join(param_text(p, lang) for p in m.params)
     prefix = "[oneway] " if m.oneway else ""
     suffix = f"  // cmd {m.cmd_id}" if lang == "hdi" else ""

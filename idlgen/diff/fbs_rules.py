@@ -110,24 +110,16 @@ class FbsRules(ComparerBase):
             a, b = a.element, b.element
         if isinstance(a, ir.Ref) and isinstance(b, ir.Ref):
             ea, eb = self.o.decls.get(a.qualname), self.n.decls.get(b.qualname)
-            if (
-                isinstance(ea, ir.Enum)
-                and isinstance(eb, ir.Enum)
-                and ea.base != eb.base
-            ):
+            if isinstance(ea, ir.Enum) and isinstance(eb, ir.Enum) and ea.base != eb.base:
                 return f"`{fbs_scalar_text(ea.base)}` → `{fbs_scalar_text(eb.base)}`"
         return ""
 
-    def _fbs_field(
-        self, a: ir.Field, b: ir.Field, fpath: str, *, check_type: bool
-    ) -> None:
+    def _fbs_field(self, a: ir.Field, b: ir.Field, fpath: str, *, check_type: bool) -> None:
         lang: Lang = "fbs"
         ta, tb = field_text(a, lang), field_text(b, lang)
 
         def emit(rule_id: str, msg: str) -> None:
-            self.emit(
-                rule_id, fpath, msg, old=a.span, new=b.span, old_decl=ta, new_decl=tb
-            )
+            self.emit(rule_id, fpath, msg, old=a.span, new=b.span, old_decl=ta, new_decl=tb)
 
         if check_type and not self.same_type(a.type, b.type):
             if same_width_signedness(a.type, b.type):
@@ -153,16 +145,8 @@ class FbsRules(ComparerBase):
                 f"optional scalar (`= null`) {'added' if b.optional else 'removed'}",
             )
             # Absent fields switch between reading a value and reading null.
-            da = (
-                "null"
-                if a.optional
-                else default_text(a.default if a.default is not None else 0)
-            )
-            db = (
-                "null"
-                if b.optional
-                else default_text(b.default if b.default is not None else 0)
-            )
+            da = "null" if a.optional else default_text(a.default if a.default is not None else 0)
+            db = "null" if b.optional else default_text(b.default if b.default is not None else 0)
             emit("FBS-T-09", f"default changed from {da} to {db}")
         elif not same_default(a.default, b.default) and self.same_type(a.type, b.type):
             emit(
@@ -197,8 +181,7 @@ class FbsRules(ComparerBase):
         matched, renamed, removed, added = self._pair(
             [f.name for f in of],
             [f.name for f in nf],
-            lambda i, j: lo.offsets[i] == ln.offsets[j]
-            and self.same_type(of[i].type, nf[j].type),
+            lambda i, j: lo.offsets[i] == ln.offsets[j] and self.same_type(of[i].type, nf[j].type),
         )
         before = len(self.findings)
         for i, j in renamed:
@@ -313,8 +296,7 @@ class FbsRules(ComparerBase):
         matched, renamed, removed, added = self._pair(
             [m.name for m in om],
             [m.name for m in nm],
-            lambda i, j: om[i].value == nm[j].value
-            and self.same_type(om[i].type, nm[j].type),
+            lambda i, j: om[i].value == nm[j].value and self.same_type(om[i].type, nm[j].type),
         )
         for i, j in renamed:
             self.emit(
@@ -437,11 +419,7 @@ class FbsRules(ComparerBase):
 def same_width_signedness(a: ir.TypeRef, b: ir.TypeRef) -> bool:
     while isinstance(a, ir.Vector) and isinstance(b, ir.Vector):
         a, b = a.element, b.element
-    if (
-        isinstance(a, ir.FixedArray)
-        and isinstance(b, ir.FixedArray)
-        and a.length == b.length
-    ):
+    if isinstance(a, ir.FixedArray) and isinstance(b, ir.FixedArray) and a.length == b.length:
         a, b = a.element, b.element
     return (
         isinstance(a, ir.Scalar)

@@ -29,9 +29,7 @@ class HdiRules(ComparerBase):
             ),
             default=vn,
         )
-        if (
-            newest <= vn
-        ):  # the new package itself is older: a version decrease, compared in full
+        if newest <= vn:  # the new package itself is older: a version decrease, compared in full
             return False
         lang = self.n.lang[dn.qualname]
         self.emit(
@@ -225,19 +223,13 @@ class HdiRules(ComparerBase):
                 )
         lo = self._union_layout(self.o, o)
         ln = self._union_layout(self.n, n)
-        grew = (
-            lo is not None
-            and ln is not None
-            and (lo.size, lo.align) != (ln.size, ln.align)
-        )
+        grew = lo is not None and ln is not None and (lo.size, lo.align) != (ln.size, ln.align)
         for j in added:
             self.emit(
                 "HDI-U-01" if grew else "HDI-U-02",
                 f"{path}.{nm[j].name}",
                 "union member added"
-                + (
-                    " and the raw block grew" if grew else " (raw block size unchanged)"
-                ),
+                + (" and the raw block grew" if grew else " (raw block size unchanged)"),
                 new=nm[j].span,
                 new_decl=member_text(nm[j], lang),
             )

@@ -47,9 +47,7 @@ class Side:
     lang: dict[str, Lang] = field(default_factory=dict)
     file_of: dict[str, ir.SchemaFile] = field(default_factory=dict)
     key_of: dict[str, str] = field(default_factory=dict)  # qualname -> matching key
-    primary: dict[str, str] = field(
-        default_factory=dict
-    )  # key -> the qualname compared
+    primary: dict[str, str] = field(default_factory=dict)  # key -> the qualname compared
 
     def __post_init__(self) -> None:
         for f in self.schema.files:
@@ -57,11 +55,7 @@ class Side:
                 self.decls[d.qualname] = d
                 self.lang[d.qualname] = f.language
                 self.file_of[d.qualname] = f
-                ns = (
-                    hdi_package_base(d.namespace)
-                    if f.language == "hdi"
-                    else d.namespace
-                )
+                ns = hdi_package_base(d.namespace) if f.language == "hdi" else d.namespace
                 self.key_of[d.qualname] = f"{ns}.{d.name}" if ns else d.name
         # An HDI minor version that `extends` the previous one loads both (v1_1.IFoo and the
         # imported v1_0.IFoo share a key): the highest version is the one compared, the older
@@ -115,8 +109,7 @@ class ComparerBase:
         for q in side.primary.values():
             count[side.decls[q].name] += 1
         return {
-            q: (d.name if count[d.name] == 1 else side.key_of[q])
-            for q, d in side.decls.items()
+            q: (d.name if count[d.name] == 1 else side.key_of[q]) for q, d in side.decls.items()
         }
 
     def emit(
@@ -233,9 +226,7 @@ class ComparerBase:
                         m.name,
                         m.cmd_id,
                         m.oneway,
-                        tuple(
-                            (p.direction, self.tkey(p.type, canon)) for p in m.params
-                        ),
+                        tuple((p.direction, self.tkey(p.type, canon)) for p in m.params),
                     )
                     for m in self._flat_methods(d, side)
                 ),
@@ -350,9 +341,7 @@ class ComparerBase:
         q = f"{f.namespace}.{f.root_type}" if f.namespace else f.root_type
         if q in side.decls:
             return q
-        hits = [
-            k for k, d in side.decls.items() if d.name == f.root_type.rsplit(".", 1)[-1]
-        ]
+        hits = [k for k, d in side.decls.items() if d.name == f.root_type.rsplit(".", 1)[-1]]
         return hits[0] if len(hits) == 1 else f.root_type
 
     def _file_anchor(self, old_file: ir.SchemaFile) -> ir.Span | None:
@@ -360,9 +349,7 @@ class ComparerBase:
         for f in self.n.schema.files:
             if f.stem == old_file.stem:
                 if f.span is not None:
-                    return ir.Span(
-                        f.span.file, f.span.line, f.span.col, f.span.line, f.span.col
-                    )
+                    return ir.Span(f.span.file, f.span.line, f.span.col, f.span.line, f.span.col)
                 for d in f.decls:
                     if d.span is not None:
                         return d.span
@@ -490,11 +477,7 @@ class ComparerBase:
 
     @staticmethod
     def _spelling_only(a: ir.TypeRef, b: ir.TypeRef) -> bool:
-        return (
-            isinstance(a, ir.Vector)
-            or isinstance(b, ir.Vector)
-            or isinstance(a, ir.Map)
-        )
+        return isinstance(a, ir.Vector) or isinstance(b, ir.Vector) or isinstance(a, ir.Map)
 
     @staticmethod
     def _flat_methods(iface: ir.Interface, side: Side) -> tuple[ir.Method, ...]:
@@ -507,9 +490,7 @@ class ComparerBase:
         return tuple(m for i in reversed(chain) for m in i.methods)
 
     @staticmethod
-    def _parent_token(
-        parent: str, decl: ir.Decl, side: Side, canon: dict[str, str]
-    ) -> str:
+    def _parent_token(parent: str, decl: ir.Decl, side: Side, canon: dict[str, str]) -> str:
         """The parent as compared: a previous version of the same declaration (the HDI minor
         version pattern ``interface IFoo extends v1_0.IFoo``) counts as no parent, since the
         flattened members are compared anyway."""
@@ -518,11 +499,7 @@ class ComparerBase:
         pd = side.decls.get(parent)
         if pd is not None and side.key_of[parent] == side.key_of[decl.qualname]:
             grand = getattr(pd, "parent", "")
-            return (
-                ComparerBase._parent_token(grand, pd, side, canon)
-                if grand != parent
-                else ""
-            )
+            return ComparerBase._parent_token(grand, pd, side, canon) if grand != parent else ""
         return canon.get(parent, parent)
 
     @staticmethod

@@ -50,9 +50,7 @@ class Suppression:
     reason: str
 
     def matches(self, f: Finding) -> bool:
-        return fnmatch.fnmatchcase(f.rule, self.rule) and fnmatch.fnmatchcase(
-            f.path, self.path
-        )
+        return fnmatch.fnmatchcase(f.rule, self.rule) and fnmatch.fnmatchcase(f.path, self.path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,16 +73,12 @@ class DiffConfig:
         known = {"suppress", "baseline", "policy", "reports"}
         unknown = sorted(set(cfg) - known)
         if unknown:
-            raise ConfigError(
-                f"[tool.idlgen.diff]: unknown key(s) {', '.join(unknown)}"
-            )
+            raise ConfigError(f"[tool.idlgen.diff]: unknown key(s) {', '.join(unknown)}")
         sups = []
         for k, s in enumerate(cfg.get("suppress", ())):
             if not isinstance(s, Mapping):
                 raise ConfigError(f"[tool.idlgen.diff] suppress[{k}]: expected a table")
-            missing = [
-                x for x in ("rule", "path", "reason") if not str(s.get(x, "")).strip()
-            ]
+            missing = [x for x in ("rule", "path", "reason") if not str(s.get(x, "")).strip()]
             if missing:
                 raise ConfigError(
                     f"[tool.idlgen.diff] suppress[{k}]: missing {', '.join(missing)} "
@@ -92,9 +86,7 @@ class DiffConfig:
                 )
             rule = str(s["rule"])
             if not any(fnmatch.fnmatchcase(r, rule) for r in RULES):
-                raise ConfigError(
-                    f"[tool.idlgen.diff] suppress[{k}]: unknown rule id {rule!r}"
-                )
+                raise ConfigError(f"[tool.idlgen.diff] suppress[{k}]: unknown rule id {rule!r}")
             sups.append(Suppression(rule, str(s["path"]), str(s["reason"])))
         policy = str(cfg.get("policy", "auto"))
         if policy not in ("auto", "none"):
@@ -154,9 +146,7 @@ def hdi_version_policy(
     if not common:
         return None
     breaking = [
-        f
-        for f in findings
-        if f.severity is Severity.BREAKING and f.rule.startswith("HDI-")
+        f for f in findings if f.severity is Severity.BREAKING and f.rule.startswith("HDI-")
     ]
     violations: list[Finding] = []
     notes: list[str] = []
@@ -176,14 +166,10 @@ def hdi_version_policy(
             )
 
         if b < a:
-            violations.append(
-                violation("HDI-PKG-02", f"version decreased from {_v(a)} to {_v(b)}")
-            )
+            violations.append(violation("HDI-PKG-02", f"version decreased from {_v(a)} to {_v(b)}"))
             notes.append(f"{base}: {_v(a)} → {_v(b)} decreased")
         elif b[0] > a[0]:
-            notes.append(
-                f"{base}: major bump {_v(a)} → {_v(b)} permits breaking changes"
-            )
+            notes.append(f"{base}: major bump {_v(a)} → {_v(b)} permits breaking changes")
         elif breaking:
             bump = "a minor bump" if b != a else "no version bump"
             violations.append(
@@ -193,9 +179,7 @@ def hdi_version_policy(
                     "breaking changes need a new major version",
                 )
             )
-            notes.append(
-                f"{base}: {_v(a)} → {_v(b)} has breaking changes without a major bump"
-            )
+            notes.append(f"{base}: {_v(a)} → {_v(b)} has breaking changes without a major bump")
         else:
             kind = "minor bump" if b != a else "same version"
             notes.append(f"{base}: {kind} {_v(a)} → {_v(b)} is compatible")
@@ -238,9 +222,7 @@ def load_baseline(path: Path) -> frozenset[str]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError(
-            f"baseline file {path} does not exist (create it with --update-baseline)"
-        )
+        raise ConfigError(f"baseline file {path} does not exist (create it with --update-baseline)")
     except (OSError, ValueError) as e:
         raise ConfigError(f"baseline file {path}: {e}") from None
     rows = data.get("findings") if isinstance(data, dict) else None
@@ -266,10 +248,7 @@ def baseline_text(findings: Iterable[Finding]) -> str:
         ),
         key=lambda r: (r["path"], r["rule"], r["fingerprint"]),
     )
-    return (
-        json.dumps({"version": 1, "findings": rows}, indent=2, ensure_ascii=False)
-        + "\n"
-    )
+    return json.dumps({"version": 1, "findings": rows}, indent=2, ensure_ascii=False) + "\n"
 
 
 def exit_code(active: Iterable[Finding], fail_on: str) -> int:

@@ -61,11 +61,7 @@ class Report:
         return [f for f in self.findings if f.severity is sev]
 
     def loc(self, span: Span | None) -> str:
-        return (
-            f"{self.display(span.file)}:{span.line}:{span.col}"
-            if span is not None
-            else ""
-        )
+        return f"{self.display(span.file)}:{span.line}:{span.col}" if span is not None else ""
 
     def verdict(self) -> str:
         c = self.counts()
@@ -105,9 +101,7 @@ def render_text(r: Report) -> str:
             lines.append(f"  = note: was `{f.old_decl}` at {r.loc(f.old)}")
     lines.append(f"idlgen diff {r.old} → {r.new}: {r.verdict()}: {_counts_line(r)}")
     if r.policy is not None:
-        lines.append(
-            f"version policy: {'ok' if r.policy.ok else 'VIOLATED'}: {r.policy.summary}"
-        )
+        lines.append(f"version policy: {'ok' if r.policy.ok else 'VIOLATED'}: {r.policy.summary}")
     return "\n".join(lines) + "\n"
 
 
@@ -141,9 +135,7 @@ def _table(r: Report, findings: Iterable[Finding], *, decls: bool) -> list[str]:
         out = ["| Rule | Entity | Change | Location |", "|---|---|---|---|"]
     for f in findings:
         old = r.loc(f.old) or "—"
-        new = r.loc(f.new) or (
-            f"(removed; near {r.loc(f.anchor)})" if f.anchor else "—"
-        )
+        new = r.loc(f.new) or (f"(removed; near {r.loc(f.anchor)})" if f.anchor else "—")
         rule = f"`{f.rule}`"
         if decls:
             out.append(
@@ -152,9 +144,7 @@ def _table(r: Report, findings: Iterable[Finding], *, decls: bool) -> list[str]:
             )
         else:
             where = r.loc(f.new) or r.loc(f.old) or "—"
-            out.append(
-                f"| {rule} | `{_cell(f.path)}` | {_msg(f.message)} | {_cell(where)} |"
-            )
+            out.append(f"| {rule} | `{_cell(f.path)}` | {_msg(f.message)} | {_cell(where)} |")
     return out
 
 
@@ -199,9 +189,7 @@ def render_markdown(r: Report, *, full: bool = False) -> str:
         lines += [f"<details><summary>Suppressed ({len(r.suppressed)})</summary>", ""]
         lines += ["| Rule | Entity | Change | Reason |", "|---|---|---|---|"]
         for f, reason in r.suppressed:
-            lines.append(
-                f"| `{f.rule}` | `{_cell(f.path)}` | {_msg(f.message)} | {_msg(reason)} |"
-            )
+            lines.append(f"| `{f.rule}` | `{_cell(f.path)}` | {_msg(f.message)} | {_msg(reason)} |")
         lines += ["", "</details>", ""]
     used = sorted({f.rule for f in r.findings} | {f.rule for f, _ in r.suppressed})
     if used:
@@ -243,14 +231,8 @@ def report_dict(r: Report) -> dict[str, Any]:
         "new": r.display(r.new),
         "findings": [_finding_json(r, f) for f in r.findings],
         "summary": r.counts(),
-        "policy": (
-            None
-            if r.policy is None
-            else {"ok": r.policy.ok, "summary": r.policy.summary}
-        ),
-        "suppressed": [
-            dict(_finding_json(r, f), reason=reason) for f, reason in r.suppressed
-        ],
+        "policy": (None if r.policy is None else {"ok": r.policy.ok, "summary": r.policy.summary}),
+        "suppressed": [dict(_finding_json(r, f), reason=reason) for f, reason in r.suppressed],
     }
     return out
 

@@ -29,9 +29,7 @@ class GitError(RuntimeError):
 def schema_files(path: Path) -> list[Path]:
     """A schema file, or every ``.idl``/``.fbs`` below a directory (sorted)."""
     if path.is_dir():
-        return sorted(
-            p for p in path.rglob("*") if p.suffix in (".idl", ".fbs") and p.is_file()
-        )
+        return sorted(p for p in path.rglob("*") if p.suffix in (".idl", ".fbs") and p.is_file())
     return [path]
 
 
@@ -86,15 +84,11 @@ def load_paths(
 def _git(args: Sequence[str], cwd: Path) -> bytes:
     proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True)
     if proc.returncode != 0:
-        raise GitError(
-            proc.stderr.decode(errors="replace").strip() or f"git {args[0]} failed"
-        )
+        raise GitError(proc.stderr.decode(errors="replace").strip() or f"git {args[0]} failed")
     return proc.stdout
 
 
-def extract_at_revision(
-    ref: str, paths: Sequence[Path], dest: Path, cwd: Path
-) -> dict[Path, Path]:
+def extract_at_revision(ref: str, paths: Sequence[Path], dest: Path, cwd: Path) -> dict[Path, Path]:
     """Write ``paths`` (files or directories of the work tree) as of ``ref`` below ``dest``.
 
     Returns {work-tree path: extracted path}; a path that did not exist at ``ref`` maps to a
@@ -105,11 +99,7 @@ def extract_at_revision(
     out: dict[Path, Path] = {}
     wanted: list[str] = []
     for p in paths:
-        rel = (
-            p.resolve().relative_to(top).as_posix()
-            if p.resolve().is_relative_to(top)
-            else None
-        )
+        rel = p.resolve().relative_to(top).as_posix() if p.resolve().is_relative_to(top) else None
         if rel is None:
             out[p] = p  # outside the repository: same on both sides
             continue

@@ -185,9 +185,7 @@ def record_codec(
         lay = layout.union_layout(decl, resolve)
         if lay is None:
             raise ValueError(f"union {decl.qualname} has a non-POD member")
-        members = tuple(
-            (names(m.name), type_codec(m.type, resolve)) for m in decl.members
-        )
+        members = tuple((names(m.name), type_codec(m.type, resolve)) for m in decl.members)
         return Call("Union", (me, lay.size, members))
     lay = layout.struct_layout(decl, resolve)
     if lay is not None:
@@ -363,9 +361,7 @@ def _open_enum_base() -> type:
     return OpenIntEnum
 
 
-def _zero(
-    t: ir.TypeRef, resolve: layout.Resolver, classes: Mapping[str, Any]
-) -> Callable[[], Any]:
+def _zero(t: ir.TypeRef, resolve: layout.Resolver, classes: Mapping[str, Any]) -> Callable[[], Any]:
     if isinstance(t, ir.Scalar):
         return (
             (lambda: False)
@@ -418,9 +414,7 @@ def runtime_classes(schema: ir.Schema) -> dict[str, Any]:
     base = _open_enum_base()
     for q, d in decls.items():
         if isinstance(d, ir.Enum):
-            classes[q] = base(
-                d.name, [(m.name, m.value) for m in d.members] or [("_EMPTY", 0)]
-            )
+            classes[q] = base(d.name, [(m.name, m.value) for m in d.members] or [("_EMPTY", 0)])
     for q, d in decls.items():
         if isinstance(d, ir.Union):
             classes[q] = type(d.name, (parcel.UnionRecord,), {"__slots__": ()})

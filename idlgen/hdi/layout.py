@@ -139,9 +139,7 @@ def _cpp_size_align(t: ir.TypeRef, resolve: Resolver) -> tuple[int, int]:
         return 8, 8  # sptr<Ashmem>, sptr<NativeBuffer>, void*
     if isinstance(t, ir.Ref):
         decl = resolve(t.qualname)
-        if isinstance(
-            decl, ir.Struct
-        ):  # non-POD struct: plain C++ layout, no aligned(8)
+        if isinstance(decl, ir.Struct):  # non-POD struct: plain C++ layout, no aligned(8)
             offset, align = 0, 1
             for f in decl.fields:
                 size, a = _cpp_size_align(f.type, resolve)

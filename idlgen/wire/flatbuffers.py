@@ -244,7 +244,8 @@ class _Builder:
         self.size += n + 5
         return self.size
 
-    def offsets_vector(self, offs: Sequence[int], force_align: int = 0) -> int:
+    def offsets_vector(self, offs: Sequence[int | None], force_align: int = 0) -> int:
+        """A vector of uoffsets to already-built objects; ``None`` entries are written as 0."""
         n = len(offs)
         total = 4 * n
         if force_align > 1 and n:
@@ -254,7 +255,10 @@ class _Builder:
             self.align(4)  # EndVector's PushElement(len) aligns
         base = self.size + total  # position (from the end) just past the first element
         self.chunks.append(
-            _U32.pack(n) + struct.pack(f"<{n}I", *[base - 4 * k - o for k, o in enumerate(offs)])
+            _U32.pack(n)
+            + struct.pack(
+                f"<{n}I", *[0 if o is None else base - 4 * k - o for k, o in enumerate(offs)]
+            )
         )
         self.size += total + 4
         return self.size
@@ -1132,13 +1136,16 @@ class Table(Generic[T]):
             items.append((r.trank, 0, r.slot - 1, dh.pack(disc), dh.size))
             items.append((r.rank, 1, r.slot, off, 4))
         else:  # vector of unions: the types vector comes first in JSON, then the values
-            members = [r.union.member_of(x) for x in v]
+            # A None element is a NONE entry (type 0, null offset), as verified buffers may hold.
+            members = [(0, None, None) if x is None else r.union.member_of(x) for x in v]
             dh = r.union.disc_h
             types = b"".join(dh.pack(t) for t, _, _ in members)
             items.append((r.trank, 1, r.slot - 1, b.raw_vector(types, len(members), dh.size), 4))
-            offs = []
+            offs: list[int | None] = []
             for _, h, payload in members:
-                if isinstance(h, _StructH):
+                if h is None:
+                    offs.append(None)
+                elif isinstance(h, _StructH):
                     b.align(h.align)
                     b.push(h.desc.pack(payload))
                     offs.append(b.size)

@@ -100,9 +100,7 @@ class MethodCodec:
         limit: int | None = parcel.DEFAULT_CAPACITY,
     ) -> bytes:
         if len(args) != len(self.ins):
-            raise TypeError(
-                f"{self.name} takes {len(self.ins)} [in] arguments, got {len(args)}"
-            )
+            raise TypeError(f"{self.name} takes {len(self.ins)} [in] arguments, got {len(args)}")
         w = parcel.Writer(objects, export_remote)
         w.write_interface_token(self.descriptor)
         if self.mem_set:
@@ -146,9 +144,7 @@ class MethodCodec:
         limit: int | None = parcel.DEFAULT_CAPACITY,
     ) -> bytes:
         if len(outs) != len(self.outs):
-            raise TypeError(
-                f"{self.name} returns {len(self.outs)} [out] values, got {len(outs)}"
-            )
+            raise TypeError(f"{self.name} returns {len(self.outs)} [out] values, got {len(outs)}")
         w = parcel.Writer(objects, export_remote)
         self._write(w, self.outs, outs)
         return self._done(w, limit)
@@ -190,19 +186,13 @@ class MethodCodec:
                 AttributeError,
             ) as e:
                 reason = (
-                    e.reason
-                    if isinstance(e, parcel.EncodeError)
-                    else f"{type(e).__name__}: {e}"
+                    e.reason if isinstance(e, parcel.EncodeError) else f"{type(e).__name__}: {e}"
                 )
                 sub = e.path if isinstance(e, parcel.EncodeError) else ""
-                raise parcel.EncodeError(
-                    reason, path=f"{name}.{sub}" if sub else name
-                ) from None
+                raise parcel.EncodeError(reason, path=f"{name}.{sub}" if sub else name) from None
 
     @staticmethod
-    def _read(
-        r: parcel.Reader, params: tuple[tuple[str, parcel.Codec], ...]
-    ) -> tuple[Any, ...]:
+    def _read(r: parcel.Reader, params: tuple[tuple[str, parcel.Codec], ...]) -> tuple[Any, ...]:
         out = []
         for name, codec in params:
             try:
@@ -218,9 +208,7 @@ class MethodCodec:
     @staticmethod
     def _done(w: parcel.Writer, limit: int | None) -> bytes:
         if limit is not None and len(w.buf) > limit:
-            raise parcel.EncodeError(
-                f"{len(w.buf)} bytes exceed the Parcel capacity of {limit}"
-            )
+            raise parcel.EncodeError(f"{len(w.buf)} bytes exceed the Parcel capacity of {limit}")
         return bytes(w.buf)
 
 
@@ -250,9 +238,7 @@ class InterfaceCodec:
             if m.cmd_id in self.by_cmd:
                 raise ValueError(f"{descriptor}: duplicate command id {m.cmd_id}")
             # re-bind inherited methods to this descriptor (the token names the callee's interface)
-            mc = MethodCodec(
-                m.name, m.cmd_id, m.ins, m.outs, oneway=m.oneway, py_name=m.py_name
-            )
+            mc = MethodCodec(m.name, m.cmd_id, m.ins, m.outs, oneway=m.oneway, py_name=m.py_name)
             mc.descriptor = descriptor
             self.by_cmd[mc.cmd_id] = mc
             if mc.py_name in self.by_name:
@@ -375,9 +361,7 @@ class Proxy:
         self.sent = (m.cmd_id, data)
         status, reply, reply_objects = self.remote.target.send_request(m.cmd_id, data, objects)  # type: ignore[attr-defined]
         if status != HDF_SUCCESS:
-            raise HdiError(
-                status, f"{self.codec.name}.{m.name} failed with HDF status {status}"
-            )
+            raise HdiError(status, f"{self.codec.name}.{m.name} failed with HDF status {status}")
         if m.oneway:
             return None
         outs = m.decode_reply(reply, reply_objects, import_remote=_import)

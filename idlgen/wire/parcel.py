@@ -287,9 +287,7 @@ class Reader:
     def read_block(self, n: int) -> int:
         """``ReadUnpadBuffer(n)``: position of n bytes, cursor moved past their padding."""
         pos = self.pos
-        padded = n + (
-            -n & 3
-        )  # a Parcel's data always ends 4-aligned: padding must be there
+        padded = n + (-n & 3)  # a Parcel's data always ends 4-aligned: padding must be there
         if padded > self.end - pos:
             self.fail(f"truncated: need {padded} bytes, {self.end - pos} left")
         self.pos = pos + padded
@@ -383,9 +381,7 @@ class Codec:
         except (EncodeError, *_ENCODE_ERRORS) as e:
             _rethrow(e, self.name)
         if limit is not None and len(w.buf) > limit:
-            raise EncodeError(
-                f"{len(w.buf)} bytes exceed the Parcel capacity of {limit}"
-            )
+            raise EncodeError(f"{len(w.buf)} bytes exceed the Parcel capacity of {limit}")
         return bytes(w.buf)
 
     def decode(
@@ -408,9 +404,7 @@ class Codec:
             IndexError,
             KeyError,
         ) as e:
-            raise DecodeError(
-                f"invalid value: {e}", path=self.name, offset=r.pos
-            ) from None
+            raise DecodeError(f"invalid value: {e}", path=self.name, offset=r.pos) from None
         return v
 
 
@@ -570,9 +564,7 @@ class _Ashmem(Codec):
 
     def write(self, w: Writer, v: Any) -> None:
         if not isinstance(v, Ashmem) or v.fd < 0 or v.size <= 0:
-            raise EncodeError(
-                f"WriteAshmem needs an Ashmem with fd >= 0 and size > 0, got {v!r}"
-            )
+            raise EncodeError(f"WriteAshmem needs an Ashmem with fd >= 0 and size > 0, got {v!r}")
         w.write_object(v.fd)
         w.buf += _I32.pack(v.size)
 
@@ -635,9 +627,7 @@ class Interface(Codec):
             raise EncodeError(f"null {self.descriptor} object")
         if isinstance(v, RemoteObject):
             remote = v
-        elif isinstance(
-            getattr(v, "remote", None), RemoteObject
-        ):  # a proxy: pass its binder on
+        elif isinstance(getattr(v, "remote", None), RemoteObject):  # a proxy: pass its binder on
             remote = v.remote
         elif w.export_remote is not None:
             remote = w.export_remote(v, self.descriptor)
@@ -646,9 +636,7 @@ class Interface(Codec):
         w.write_object(remote)
 
     def read(self, r: Reader) -> Any:
-        remote: RemoteObject = r.take_object(
-            RemoteObject, f"remote object {self.descriptor}"
-        )
+        remote: RemoteObject = r.take_object(RemoteObject, f"remote object {self.descriptor}")
         if r.import_remote is not None:
             return r.import_remote(remote, self.descriptor)
         return remote
@@ -709,9 +697,7 @@ class Enum(Codec):
 
     def write(self, w: Writer, v: Any) -> None:
         if not self._lo <= v <= self._hi:
-            raise EncodeError(
-                f"{v!r} out of range for enum {self.name} ({self.pod_fmt})"
-            )
+            raise EncodeError(f"{v!r} out of range for enum {self.name} ({self.pod_fmt})")
         w.buf += _U64.pack(v & 0xFFFF_FFFF_FFFF_FFFF)
 
     def read(self, r: Reader) -> Any:
@@ -995,9 +981,7 @@ class PodStruct(Codec):
                 f"    {', '.join(leaves)}, = unpack(buf, pos)\n"
                 f"    return make({', '.join(args)})\n"
             )
-            exec(
-                src, env
-            )  # noqa: S102 - source built from this function's own literals
+            exec(src, env)  # noqa: S102 - source built from this function's own literals
             self.from_block = env["from_block"]  # type: ignore[method-assign]
         cls._parcel_codec_ = self
 
@@ -1210,10 +1194,7 @@ def _compile_reader(codec: Struct) -> Callable[[Reader], Any]:
                 "pos += 8",
             )
         elif c is BYTES or (
-            isinstance(c, PodArray)
-            and c._typecode
-            and c._enum is None
-            and c._record is None
+            isinstance(c, PodArray) and c._typecode and c._enum is None and c._record is None
         ):
             pod = c if isinstance(c, PodArray) else None
             size = pod._size if pod is not None else 1
@@ -1304,12 +1285,7 @@ def _compile_writer(codec: Struct) -> Callable[[Writer, Any], None]:
                 f"    raise EncodeError(f'{{x!r}} out of range for enum {c.name} ({c.pod_fmt})')",
                 "buf += u64p(x & 0xFFFFFFFFFFFFFFFF)",
             )
-        elif (
-            isinstance(c, PodArray)
-            and c._typecode
-            and c._enum is None
-            and c._record is None
-        ):
+        elif isinstance(c, PodArray) and c._typecode and c._enum is None and c._record is None:
             emit(
                 "n = len(x)",
                 "buf += u32p(n)",
@@ -1345,9 +1321,7 @@ class Union(Codec):
     :data:`INT32`, an :class:`Enum` or a :class:`PodStruct`). Binds the layout to ``cls``.
     """
 
-    def __init__(
-        self, cls: Any, size: int, members: Iterable[tuple[str, Codec]]
-    ) -> None:
+    def __init__(self, cls: Any, size: int, members: Iterable[tuple[str, Codec]]) -> None:
         self.cls = cls
         self.name = cls.__name__
         self.cpp_size = self.min_size = size
@@ -1398,9 +1372,7 @@ class UnionRecord:
 
     def __init__(self, **member: Any) -> None:
         if len(member) > 1:
-            raise TypeError(
-                f"{type(self).__name__}: set at most one member, got {sorted(member)}"
-            )
+            raise TypeError(f"{type(self).__name__}: set at most one member, got {sorted(member)}")
         object.__setattr__(self, "_raw", bytes(self._SIZE))
         object.__setattr__(self, "_member", None)
         for name, value in member.items():
@@ -1454,9 +1426,7 @@ class UnionRecord:
             try:
                 data = struct.pack("<" + codec.pod_fmt, value)
             except struct.error as e:
-                raise EncodeError(
-                    f"{value!r} does not fit member {name}: {e}"
-                ) from None
+                raise EncodeError(f"{value!r} does not fit member {name}: {e}") from None
         raw = self._raw
         object.__setattr__(self, "_raw", data + raw[len(data) :])
         object.__setattr__(self, "_member", name)

@@ -33,13 +33,9 @@ class Lines:
         return sp(self.file, self.n)
 
 
-def hdi_schema(
-    package: str, decls: Sequence[ir.Decl], file: str = "Types.idl"
-) -> ir.Schema:
+def hdi_schema(package: str, decls: Sequence[ir.Decl], file: str = "Types.idl") -> ir.Schema:
     major, minor = (int(x) for x in package.rsplit(".v", 1)[1].split("_"))
-    return ir.Schema(
-        (ir.SchemaFile(file, "hdi", package, tuple(decls), version=(major, minor)),)
-    )
+    return ir.Schema((ir.SchemaFile(file, "hdi", package, tuple(decls), version=(major, minor)),))
 
 
 def fbs_schema(
@@ -53,15 +49,25 @@ def fbs_schema(
     return ir.Schema(
         (
             ir.SchemaFile(
-                file, "fbs", namespace, tuple(decls), root_type=root_type,
+                file,
+                "fbs",
+                namespace,
+                tuple(decls),
+                root_type=root_type,
                 file_identifier=file_identifier,
             ),
         )
     )
 
 
-def struct(ns: str, name: str, fields: Sequence[tuple[str, ir.TypeRef]], lines: Lines | None = None,
-           *, is_table: bool = False) -> ir.Struct:
+def struct(
+    ns: str,
+    name: str,
+    fields: Sequence[tuple[str, ir.TypeRef]],
+    lines: Lines | None = None,
+    *,
+    is_table: bool = False,
+) -> ir.Struct:
     L = lines or Lines("t")
     span = L()
     fs = tuple(
@@ -70,23 +76,43 @@ def struct(ns: str, name: str, fields: Sequence[tuple[str, ir.TypeRef]], lines: 
     return ir.Struct(name, ns, fs, is_table=is_table, span=span)
 
 
-def iface(ns: str, name: str, methods: Sequence[tuple[str, Sequence[ir.Param]]],
-          lines: Lines | None = None) -> ir.Interface:
+def iface(
+    ns: str,
+    name: str,
+    methods: Sequence[tuple[str, Sequence[ir.Param]]],
+    lines: Lines | None = None,
+) -> ir.Interface:
     L = lines or Lines("t")
     span = L()
-    ms = [ir.Method("GetVersion", (ir.Param("majorVer", UINT, "out"), ir.Param("minorVer", UINT, "out")),
-                    cmd_id=0, implicit=True)]
+    ms = [
+        ir.Method(
+            "GetVersion",
+            (ir.Param("majorVer", UINT, "out"), ir.Param("minorVer", UINT, "out")),
+            cmd_id=0,
+            implicit=True,
+        )
+    ]
     for k, (n, ps) in enumerate(methods, start=1):
         ms.append(ir.Method(n, tuple(ps), cmd_id=k, span=L()))
     return ir.Interface(name, ns, tuple(ms), span=span)
 
 
-def enum(ns: str, name: str, members: Sequence[tuple[str, int, str]], base: ir.ScalarKind = S.I32,
-         lines: Lines | None = None) -> ir.Enum:
+def enum(
+    ns: str,
+    name: str,
+    members: Sequence[tuple[str, int, str]],
+    base: ir.ScalarKind = S.I32,
+    lines: Lines | None = None,
+) -> ir.Enum:
     L = lines or Lines("t")
     span = L()
-    return ir.Enum(name, ns, base, tuple(ir.EnumMember(n, v, expr=e, span=L()) for n, v, e in members),
-                   span=span)
+    return ir.Enum(
+        name,
+        ns,
+        base,
+        tuple(ir.EnumMember(n, v, expr=e, span=L()) for n, v, e in members),
+        span=span,
+    )
 
 
 def pin(name: str, t: ir.TypeRef) -> ir.Param:

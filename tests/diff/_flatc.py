@@ -8,7 +8,9 @@ from pathlib import Path
 
 from idlgen.diff import Finding, Severity
 
-_FIELD = re.compile(r"(?:offsets|defaults|types|offset types) differ for field: (\S+)|field deleted: (\S+)")
+_FIELD = re.compile(
+    r"(?:offsets|defaults|types|offset types) differ for field: (\S+)|field deleted: (\S+)"
+)
 _RENAMED = re.compile(r"field renamed to different type: (\S+) \(renamed from (\S+)\)")
 _VALUE = re.compile(r"values differ for enum: (\S+)")
 _UNDERLYING = re.compile(r"underlying type differ for (?:enum|union): (\S+)")
@@ -20,7 +22,9 @@ def _short_field(q: str) -> str:
 
 def flatc_message(old: Path, new: Path) -> str | None:
     """flatc's single complaint, or None when it accepts the evolution."""
-    proc = subprocess.run(["flatc", "--conform", str(old), str(new)], capture_output=True, text=True)
+    proc = subprocess.run(
+        ["flatc", "--conform", str(old), str(new)], capture_output=True, text=True
+    )
     if proc.returncode == 0:
         return None
     m = re.search(r"schemas don't conform: (.*)", proc.stderr + proc.stdout)

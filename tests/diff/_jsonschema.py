@@ -11,8 +11,20 @@ import re
 from typing import Any
 
 _KNOWN = {
-    "$schema", "$id", "$defs", "title", "description", "type", "enum", "required", "properties",
-    "additionalProperties", "items", "minimum", "pattern", "$ref",
+    "$schema",
+    "$id",
+    "$defs",
+    "title",
+    "description",
+    "type",
+    "enum",
+    "required",
+    "properties",
+    "additionalProperties",
+    "items",
+    "minimum",
+    "pattern",
+    "$ref",
 }
 _TYPES = {
     "object": lambda v: isinstance(v, dict),
@@ -33,7 +45,9 @@ def _resolve(root: dict[str, Any], ref: str) -> dict[str, Any]:
     return node  # type: ignore[no-any-return]
 
 
-def validate(value: Any, schema: dict[str, Any], root: dict[str, Any] | None = None, where: str = "$") -> list[str]:
+def validate(
+    value: Any, schema: dict[str, Any], root: dict[str, Any] | None = None, where: str = "$"
+) -> list[str]:
     root = root or schema
     unknown = set(schema) - _KNOWN
     if unknown:

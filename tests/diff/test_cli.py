@@ -22,7 +22,9 @@ from .test_reports import NEW_FBS, OLD_FBS
 REPO = Path(__file__).resolve().parents[2]
 
 
-def run(argv: list[str], config: object = None, capsys: pytest.CaptureFixture[str] | None = None) -> tuple[int, str]:
+def run(
+    argv: list[str], config: object = None, capsys: pytest.CaptureFixture[str] | None = None
+) -> tuple[int, str]:
     p = argparse.ArgumentParser()
     cli.add_arguments(p)
     code = cli.run(p.parse_args(argv), config if config is not None else {})
@@ -53,7 +55,9 @@ def test_exit_codes_follow_fail_on(pair: Path, capsys: pytest.CaptureFixture[str
     assert run(["old.fbs", "renamed.fbs"], capsys=capsys)[0] == 0
     assert run(["old.fbs", "renamed.fbs", "--fail-on", "warning"], capsys=capsys)[0] == 1
     # Only an addition: info.
-    (pair / "added.fbs").write_text(OLD_FBS.replace("  tags:[string];", "  tags:[string];\n  more:int;"))
+    (pair / "added.fbs").write_text(
+        OLD_FBS.replace("  tags:[string];", "  tags:[string];\n  more:int;")
+    )
     assert run(["old.fbs", "added.fbs", "--fail-on", "warning"], capsys=capsys)[0] == 0
     assert run(["old.fbs", "added.fbs", "--fail-on", "info"], capsys=capsys)[0] == 1
 
@@ -78,31 +82,66 @@ def test_schema_errors_exit_1(pair: Path, capsys: pytest.CaptureFixture[str]) ->
 
 def test_suppression_by_rule_and_path(pair: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (pair / "renamed.fbs").write_text(OLD_FBS.replace("  id:uint;", "  ident:uint;"))
-    cfg = {"diff": {"suppress": [{"rule": "FBS-T-05", "path": "Car.ident", "reason": "wire-compatible"}]}}
-    code, out = run(["old.fbs", "renamed.fbs", "--fail-on", "warning", "--format", "json"], cfg, capsys)
+    cfg = {
+        "diff": {
+            "suppress": [{"rule": "FBS-T-05", "path": "Car.ident", "reason": "wire-compatible"}]
+        }
+    }
+    code, out = run(
+        ["old.fbs", "renamed.fbs", "--fail-on", "warning", "--format", "json"], cfg, capsys
+    )
     data = json.loads(out)
-    assert code == 0 and data["findings"] == [] and data["suppressed"][0]["reason"] == "wire-compatible"
+    assert (
+        code == 0
+        and data["findings"] == []
+        and data["suppressed"][0]["reason"] == "wire-compatible"
+    )
     # Same rule at another path is not suppressed.
     cfg = {"diff": {"suppress": [{"rule": "FBS-T-05", "path": "Body.*", "reason": "r"}]}}
     assert run(["old.fbs", "renamed.fbs", "--fail-on", "warning"], cfg, capsys)[0] == 1
 
 
-def test_baseline_accepts_todays_findings_only(pair: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(["old.fbs", "new.fbs", "--baseline", "base.json", "--update-baseline"], capsys=capsys)[0] == 0
+def test_baseline_accepts_todays_findings_only(
+    pair: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        run(["old.fbs", "new.fbs", "--baseline", "base.json", "--update-baseline"], capsys=capsys)[
+            0
+        ]
+        == 0
+    )
     rows = json.loads((pair / "base.json").read_text())["findings"]
     assert len(rows) >= 10 and all(len(r["fingerprint"]) == 16 for r in rows)
-    assert run(["old.fbs", "new.fbs", "--baseline", "base.json", "--fail-on", "info"], capsys=capsys)[0] == 0
+    assert (
+        run(["old.fbs", "new.fbs", "--baseline", "base.json", "--fail-on", "info"], capsys=capsys)[
+            0
+        ]
+        == 0
+    )
     # Moving every line (a comment block at the top) keeps the fingerprints.
     (pair / "new.fbs").write_text("// moved\n// down\n\n" + NEW_FBS)
-    assert run(["old.fbs", "new.fbs", "--baseline", "base.json", "--fail-on", "info"], capsys=capsys)[0] == 0
+    assert (
+        run(["old.fbs", "new.fbs", "--baseline", "base.json", "--fail-on", "info"], capsys=capsys)[
+            0
+        ]
+        == 0
+    )
     # A new break is reported, alone.
-    (pair / "new.fbs").write_text(NEW_FBS.replace("table Wheel { radius:float; }", "table Wheel { radius:double; }"))
-    code, out = run(["old.fbs", "new.fbs", "--baseline", "base.json", "--format", "json"], capsys=capsys)
+    (pair / "new.fbs").write_text(
+        NEW_FBS.replace("table Wheel { radius:float; }", "table Wheel { radius:double; }")
+    )
+    code, out = run(
+        ["old.fbs", "new.fbs", "--baseline", "base.json", "--format", "json"], capsys=capsys
+    )
     data = json.loads(out)
-    assert code == 1 and [(f["rule"], f["path"]) for f in data["findings"]] == [("FBS-T-07", "Wheel.radius")]
+    assert code == 1 and [(f["rule"], f["path"]) for f in data["findings"]] == [
+        ("FBS-T-07", "Wheel.radius")
+    ]
 
 
-def test_baseline_from_config_is_relative_to_the_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_baseline_from_config_is_relative_to_the_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     proj = tmp_path / "proj"
     (proj / "s").mkdir(parents=True)
     (proj / "s" / "old.fbs").write_text(OLD_FBS)
@@ -121,7 +160,9 @@ def test_baseline_from_config_is_relative_to_the_config(tmp_path: Path, monkeypa
     assert run(["old.fbs", "new.fbs", "--fail-on", "info"], cfg, capsys)[0] == 0
 
 
-def test_github_step_summary(pair: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_github_step_summary(
+    pair: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     summary = pair / "summary.md"
     summary.write_text("previous step\n")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
@@ -136,7 +177,9 @@ def _git(cwd: Path, *args: str) -> None:
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git missing")
-def test_against_git_revision(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_against_git_revision(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     repo = tmp_path / "r"
     (repo / "schemas").mkdir(parents=True)
     _git(repo, "init", "-q")
@@ -164,7 +207,9 @@ def test_against_git_revision(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, c
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git missing")
-def test_against_hdi_with_inferred_roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_against_hdi_with_inferred_roots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     repo = tmp_path / "r"
     pkg = repo / "hdi" / "foo" / "v1_0"
     pkg.mkdir(parents=True)
@@ -175,7 +220,9 @@ def test_against_hdi_with_inferred_roots(tmp_path: Path, monkeypatch: pytest.Mon
     (pkg / "Types.idl").write_text(idl)
     _git(repo, "add", ".")
     _git(repo, "commit", "-qm", "v1")
-    (pkg / "Types.idl").write_text(idl.replace("    String name;\n", "    String name;\n    long extra;\n"))
+    (pkg / "Types.idl").write_text(
+        idl.replace("    String name;\n", "    String name;\n    long extra;\n")
+    )
     monkeypatch.chdir(repo)
     code, out = run(["hdi/foo/v1_0", "--against", "HEAD"], capsys=capsys)
     assert code == 1
@@ -186,7 +233,13 @@ def test_against_hdi_with_inferred_roots(tmp_path: Path, monkeypatch: pytest.Mon
 
 def test_committed_reports_are_deterministic_and_relative(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)
-    pairs = [{"name": "nnrt_v1_0_to_v2_1", "old": "schemas/hdi/nnrt/v1_0", "new": "schemas/hdi/nnrt/v2_1"}]
+    pairs = [
+        {
+            "name": "nnrt_v1_0_to_v2_1",
+            "old": "schemas/hdi/nnrt/v1_0",
+            "new": "schemas/hdi/nnrt/v2_1",
+        }
+    ]
     a = render_committed_reports(pairs, {"ohos.hdi": REPO / "schemas" / "hdi"})
     monkeypatch.chdir(REPO / "schemas")
     b = render_committed_reports(pairs, {"ohos.hdi": REPO / "schemas" / "hdi"}, base_dir=REPO)
@@ -214,16 +267,22 @@ def test_build_hook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         '[tool.idlgen]\nout = "gen"\n[tool.idlgen.diff]\nreports = [{name = "car", old = "a.fbs"}]\n'
     )
     diags = Diagnostics()
-    assert build_reports(load_config(None), LoadResult(Schema(())), diags) == {} and diags.has_errors
+    assert (
+        build_reports(load_config(None), LoadResult(Schema(())), diags) == {} and diags.has_errors
+    )
 
 
-def test_file_location_beats_configured_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_file_location_beats_configured_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     # The project maps ohos.hdi to its own schemas; diffing another checkout must still resolve
     # that checkout's imports next to its files, not in the project.
     for side, extra in (("old", ""), ("new", "    long extra;\n")):
         pkg = tmp_path / side / "foo" / "v1_0"
         pkg.mkdir(parents=True)
-        (pkg / "Types.idl").write_text("package ohos.hdi.foo.v1_0;\n\nstruct Info {\n    int a;\n" + extra + "};\n")
+        (pkg / "Types.idl").write_text(
+            "package ohos.hdi.foo.v1_0;\n\nstruct Info {\n    int a;\n" + extra + "};\n"
+        )
         (pkg / "IFoo.idl").write_text(
             "package ohos.hdi.foo.v1_0;\n\nimport ohos.hdi.foo.v1_0.Types;\n\n"
             "interface IFoo {\n    Get([out] struct Info info);\n}\n"

@@ -249,7 +249,9 @@ def test_older_minor_copy_reached_is_a_warning_not_a_deletion() -> None:
     # v1_3 copy. That is not v1_6 deleting a value: one warning, nothing breaking.
     a, b = _load(DI / "camera" / "v1_5"), _load(DI / "camera" / "v1_6")
     f = compare(a, b)
-    assert not [x for x in f if x.severity is Severity.BREAKING], [(x.rule, x.path) for x in f if x.severity is Severity.BREAKING]
+    assert not [x for x in f if x.severity is Severity.BREAKING], [
+        (x.rule, x.path) for x in f if x.severity is Severity.BREAKING
+    ]
     enc = [x for x in f if x.path == "EncodeType"]
     assert [(x.rule, x.severity) for x in enc] == [("HDI-Y-02", Severity.WARNING)]
     assert "v1_3.EncodeType" in enc[0].message and "v1_4.EncodeType" in enc[0].message

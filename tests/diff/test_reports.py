@@ -113,7 +113,9 @@ def test_fbs_snapshot(fbs_pair: Path, fmt: str, capsys: pytest.CaptureFixture[st
 
 
 @pytest.mark.parametrize("fmt", list(EXT))
-def test_nnrt_snapshot(fmt: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_nnrt_snapshot(
+    fmt: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(REPO)
     code, out = run_cli(
         ["schemas/hdi/nnrt/v1_0", "schemas/hdi/nnrt/v2_1", "--format", fmt, "--fail-on", "never"],
@@ -129,7 +131,9 @@ def test_nnrt_snapshot(fmt: str, capsys: pytest.CaptureFixture[str], monkeypatch
         assert data["policy"]["ok"] is True
 
 
-def test_validator_rejects_contract_violations(fbs_pair: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_validator_rejects_contract_violations(
+    fbs_pair: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _, out = run_cli(["old.fbs", "new.fbs", "--format", "json"], {}, capsys)
     good = json.loads(out)
     assert validate(good, SCHEMA) == []
@@ -149,13 +153,19 @@ def test_markdown_structure(fbs_pair: Path, capsys: pytest.CaptureFixture[str]) 
     assert "breaking**" in lines[2]
     # Breaking table with old → new locations and both declarations, before any <details>.
     first_details = md.index("<details>")
-    table = md.index("| Rule | Entity | Change | Old → new location | Old declaration | New declaration |")
+    table = md.index(
+        "| Rule | Entity | Change | Old → new location | Old declaration | New declaration |"
+    )
     assert table < first_details
     assert "old.fbs:" in md[table:first_details] and "new.fbs:" in md[table:first_details]
-    assert "<summary>Warnings (" in md and "<summary>Info (" in md and "<summary>Suppressed (1)" in md
+    assert (
+        "<summary>Warnings (" in md and "<summary>Info (" in md and "<summary>Suppressed (1)" in md
+    )
 
 
-def test_github_annotations_point_at_new_lines(fbs_pair: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_github_annotations_point_at_new_lines(
+    fbs_pair: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _, gh = run_cli(["old.fbs", "new.fbs", "--format", "github"], {}, capsys)
     new_lines = NEW_FBS.splitlines()
     for line in gh.splitlines()[:-1]:
@@ -172,8 +182,14 @@ def test_markdown_cuts_long_tables_but_keeps_counts() -> None:
     from idlgen.diff import Finding, Severity
     from idlgen.diff.report import MAX_BREAKING_ROWS, MAX_COLLAPSED_ROWS, Report, render_markdown
 
-    fs = [Finding("HDI-M-02", Severity.BREAKING, f"I.M{k:04d}", "moved") for k in range(MAX_BREAKING_ROWS + 7)]
-    fs += [Finding("HDI-Y-01", Severity.INFO, f"T{k:04d}", "added") for k in range(MAX_COLLAPSED_ROWS + 3)]
+    fs = [
+        Finding("HDI-M-02", Severity.BREAKING, f"I.M{k:04d}", "moved")
+        for k in range(MAX_BREAKING_ROWS + 7)
+    ]
+    fs += [
+        Finding("HDI-Y-01", Severity.INFO, f"T{k:04d}", "added")
+        for k in range(MAX_COLLAPSED_ROWS + 3)
+    ]
     r = Report("a", "b", fs)
     short, full = render_markdown(r), render_markdown(r, full=True)
     assert f"**{MAX_BREAKING_ROWS + 7} breaking**" in short

@@ -143,7 +143,9 @@ CASES: list[tuple[str, Schema, set[tuple[str, str]]]] = [
     ("default", with_fields(BASE, [F("a", "int", "2"), *BASE.fields[1:]]), {("FBS-T-09", "T.a")}),
     (
         "required",
-        with_fields(BASE, [BASE.fields[0], F("b", "string", attrs=("required",)), *BASE.fields[2:]]),
+        with_fields(
+            BASE, [BASE.fields[0], F("b", "string", attrs=("required",)), *BASE.fields[2:]]
+        ),
         {("FBS-T-10", "T.b")},
     ),
     (
@@ -156,9 +158,12 @@ CASES: list[tuple[str, Schema, set[tuple[str, str]]]] = [
         with_fields(BASE, [F("a", "int", "1", ("key",)), *BASE.fields[1:]]),
         {("FBS-A-01", "T.a")},
     ),
-    ("enum renumber", replace(BASE, enum=(("A", 0), ("B", 5), ("C", 6))),
-     # T.c defaults to B, so its stored default number changes too.
-     {("FBS-E-01", "E.B"), ("FBS-E-01", "E.C"), ("FBS-T-09", "T.c")}),
+    (
+        "enum renumber",
+        replace(BASE, enum=(("A", 0), ("B", 5), ("C", 6))),
+        # T.c defaults to B, so its stored default number changes too.
+        {("FBS-E-01", "E.B"), ("FBS-E-01", "E.C"), ("FBS-T-09", "T.c")},
+    ),
     ("enum delete", replace(BASE, enum=(("A", 0), ("B", 1))), {("FBS-E-02", "E.C")}),
     ("enum add", replace(BASE, enum=(*BASE.enum, ("D", 3))), {("FBS-E-03", "E.D")}),
     ("enum rename", replace(BASE, enum=(("A", 0), ("B", 1), ("CC", 2))), {("FBS-E-05", "E.CC")}),
@@ -169,8 +174,16 @@ CASES: list[tuple[str, Schema, set[tuple[str, str]]]] = [
         replace(BASE, struct=(("y", "short"), ("x", "int"))),
         {("FBS-S-01", "S.x"), ("FBS-S-01", "S.y")},
     ),
-    ("struct rename", replace(BASE, struct=(("xx", "int"), ("y", "short"))), {("FBS-S-02", "S.xx")}),
-    ("union reorder", replace(BASE, union=("U2", "U1")), {("FBS-U-01", "Un.U1"), ("FBS-U-01", "Un.U2")}),
+    (
+        "struct rename",
+        replace(BASE, struct=(("xx", "int"), ("y", "short"))),
+        {("FBS-S-02", "S.xx")},
+    ),
+    (
+        "union reorder",
+        replace(BASE, union=("U2", "U1")),
+        {("FBS-U-01", "Un.U1"), ("FBS-U-01", "Un.U2")},
+    ),
     ("union delete", replace(BASE, union=("U1",)), {("FBS-U-02", "Un.U2")}),
     ("union add", replace(BASE, union=("U1", "U2", "R")), {("FBS-U-06", "Un.R")}),
     ("root_type", replace(BASE, root="R"), {("FBS-F-01", "root_type")}),
@@ -185,7 +198,9 @@ CASES: list[tuple[str, Schema, set[tuple[str, str]]]] = [
 
 
 @pytest.mark.parametrize("name,new,expected", CASES, ids=[c[0] for c in CASES])
-def test_single_mutation(tmp_path: Path, name: str, new: Schema, expected: set[tuple[str, str]]) -> None:
+def test_single_mutation(
+    tmp_path: Path, name: str, new: Schema, expected: set[tuple[str, str]]
+) -> None:
     findings = run_pair(tmp_path, BASE, new)
     assert keys(findings) == expected, name
 
@@ -216,7 +231,21 @@ def mutated(draw: st.DrawFn) -> Schema:
     fields = list(BASE.fields)
     s = BASE
     for _ in range(draw(st.integers(1, 3))):
-        op = draw(st.sampled_from(["insert", "delete", "retype", "rename", "default", "swap", "enum", "struct", "union"]))
+        op = draw(
+            st.sampled_from(
+                [
+                    "insert",
+                    "delete",
+                    "retype",
+                    "rename",
+                    "default",
+                    "swap",
+                    "enum",
+                    "struct",
+                    "union",
+                ]
+            )
+        )
         k = draw(st.integers(0, len(fields) - 1)) if fields else 0
         if op == "insert":
             fields.insert(k, F(f"n{len(fields)}_{k}", draw(st.sampled_from(SCALARS))))
@@ -242,7 +271,9 @@ def mutated(draw: st.DrawFn) -> Schema:
 
 
 @pytest.mark.skipif(not HAVE_FLATC, reason="flatc not on PATH")
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(mutated())
 def test_flatc_conform_complaints_are_among_ours(tmp_path: Path, new: Schema) -> None:
     findings = run_pair(tmp_path, BASE, new)  # asserts coverage of flatc's message
@@ -252,8 +283,13 @@ def test_flatc_conform_complaints_are_among_ours(tmp_path: Path, new: Schema) ->
 
 def test_rpc_service(tmp_path: Path) -> None:
     head = "namespace svc;\ntable Req { a:int; }\ntable Resp { b:int; }\ntable Resp2 { b:int; }\n"
-    (tmp_path / "o.fbs").write_text(head + 'rpc_service G { Hello(Req):Resp; Bye(Req):Resp (streaming: "server"); Gone(Req):Resp2; }\n')
-    (tmp_path / "n.fbs").write_text(head + "rpc_service G { Hello(Req):Resp2; Bye(Req):Resp; New(Resp):Req; }\n")
+    (tmp_path / "o.fbs").write_text(
+        head
+        + 'rpc_service G { Hello(Req):Resp; Bye(Req):Resp (streaming: "server"); Gone(Req):Resp2; }\n'
+    )
+    (tmp_path / "n.fbs").write_text(
+        head + "rpc_service G { Hello(Req):Resp2; Bye(Req):Resp; New(Resp):Req; }\n"
+    )
     f = compare(load_paths([tmp_path / "o.fbs"]).schema, load_paths([tmp_path / "n.fbs"]).schema)
     assert keys(f) == {
         ("FBS-R-02", "G.Hello"),
@@ -265,7 +301,9 @@ def test_rpc_service(tmp_path: Path) -> None:
 
 def test_type_rename_is_one_finding_and_references_follow(tmp_path: Path) -> None:
     old = BASE.text()
-    new = old.replace("table U1 { a:int; }", "table Uno { a:int; }").replace("union Un { U1, U2 }", "union Un { Uno, U2 }")
+    new = old.replace("table U1 { a:int; }", "table Uno { a:int; }").replace(
+        "union Un { U1, U2 }", "union Un { Uno, U2 }"
+    )
     assert new != old
     (tmp_path / "o.fbs").write_text(old)
     (tmp_path / "n.fbs").write_text(new)
@@ -276,8 +314,18 @@ def test_type_rename_is_one_finding_and_references_follow(tmp_path: Path) -> Non
 
 
 TEXT_CASES = [
-    ("vector64", "table T { v:[ubyte]; }", "table T { v:[ubyte] (vector64); }", {("FBS-T-08", "T.v")}),
-    ("undeprecate", "table T { a:int (deprecated); b:int; }", "table T { a:int; b:int; }", {("FBS-T-13", "T.a")}),
+    (
+        "vector64",
+        "table T { v:[ubyte]; }",
+        "table T { v:[ubyte] (vector64); }",
+        {("FBS-T-08", "T.v")},
+    ),
+    (
+        "undeprecate",
+        "table T { a:int (deprecated); b:int; }",
+        "table T { a:int; b:int; }",
+        {("FBS-T-13", "T.a")},
+    ),
     (
         "bit_flags",
         "enum E : uint { X = 1, Y = 2 }\ntable T { e:E = X; }",
@@ -318,7 +366,9 @@ TEXT_CASES = [
 
 
 @pytest.mark.parametrize("name,old,new,expected", TEXT_CASES, ids=[c[0] for c in TEXT_CASES])
-def test_text_pairs(tmp_path: Path, name: str, old: str, new: str, expected: set[tuple[str, str]]) -> None:
+def test_text_pairs(
+    tmp_path: Path, name: str, old: str, new: str, expected: set[tuple[str, str]]
+) -> None:
     po, pn = tmp_path / "old.fbs", tmp_path / "new.fbs"
     po.write_text(old + "\n")
     pn.write_text(new + "\n")

@@ -9,7 +9,23 @@ from hypothesis import given, settings, strategies as st
 from idlgen import ir
 from idlgen.diff import Severity, compare
 
-from ._build import BOOL, BYTE, FLOAT, INT, LONG, SHORT, STR, Lines, enum, hdi_schema, iface, pin, pout, ref, struct
+from ._build import (
+    BOOL,
+    BYTE,
+    FLOAT,
+    INT,
+    LONG,
+    SHORT,
+    STR,
+    Lines,
+    enum,
+    hdi_schema,
+    iface,
+    pin,
+    pout,
+    ref,
+    struct,
+)
 
 NS1, NS2 = "ohos.hdi.foo.v1_0", "ohos.hdi.foo.v2_0"
 
@@ -24,7 +40,9 @@ def sev(findings: list, rule: str, path: str) -> Severity:  # type: ignore[type-
 
 def diff_structs(old: list[tuple[str, ir.TypeRef]], new: list[tuple[str, ir.TypeRef]], extra: tuple[ir.Decl, ...] = ()):  # type: ignore[no-untyped-def]
     o = hdi_schema(NS1, (struct(NS1, "S", old, Lines("o.idl")),) + extra)
-    n = hdi_schema(NS2, (struct(NS2, "S", new, Lines("n.idl")),) + tuple(_renamespace(d, NS2) for d in extra))
+    n = hdi_schema(
+        NS2, (struct(NS2, "S", new, Lines("n.idl")),) + tuple(_renamespace(d, NS2) for d in extra)
+    )
     return compare(o, n)
 
 
@@ -91,8 +109,12 @@ def test_pod_flip_to_non_plain() -> None:
 def test_enum_base_change_inside_pod_struct_is_breaking() -> None:
     e1 = enum(NS1, "E", [("A", 0, ""), ("B", 1, "")], base=ir.ScalarKind.I8)
     e2 = dataclasses.replace(enum(NS2, "E", [("A", 0, ""), ("B", 1, "")], base=ir.ScalarKind.I32))
-    o = hdi_schema(NS1, (e1, struct(NS1, "P", [("e", ref(NS1, "E", ir.RefKind.ENUM)), ("x", FLOAT)])))
-    n = hdi_schema(NS2, (e2, struct(NS2, "P", [("e", ref(NS2, "E", ir.RefKind.ENUM)), ("x", FLOAT)])))
+    o = hdi_schema(
+        NS1, (e1, struct(NS1, "P", [("e", ref(NS1, "E", ir.RefKind.ENUM)), ("x", FLOAT)]))
+    )
+    n = hdi_schema(
+        NS2, (e2, struct(NS2, "P", [("e", ref(NS2, "E", ir.RefKind.ENUM)), ("x", FLOAT)]))
+    )
     f = compare(o, n)
     assert keys(f) == {("HDI-E-06", "E"), ("HDI-S-07", "P")}
     assert sev(f, "HDI-E-06", "E") is Severity.BREAKING
@@ -108,26 +130,48 @@ def test_enum_base_change_only_as_parameter_is_warning() -> None:
 
 
 def test_enum_members() -> None:
-    e1 = enum(NS1, "E", [("A", 0, ""), ("B", 1, ""), ("C", 2, ""), ("D", 10, "10"), ("OLD", 20, "20")])
-    e2 = enum(NS2, "E", [("A", 0, ""), ("X", 1, ""), ("B", 2, ""), ("C", 3, ""), ("D", 11, "11"), ("NEW", 20, "20"), ("Z", 30, "30")])
+    e1 = enum(
+        NS1, "E", [("A", 0, ""), ("B", 1, ""), ("C", 2, ""), ("D", 10, "10"), ("OLD", 20, "20")]
+    )
+    e2 = enum(
+        NS2,
+        "E",
+        [
+            ("A", 0, ""),
+            ("X", 1, ""),
+            ("B", 2, ""),
+            ("C", 3, ""),
+            ("D", 11, "11"),
+            ("NEW", 20, "20"),
+            ("Z", 30, "30"),
+        ],
+    )
     f = compare(hdi_schema(NS1, (e1,)), hdi_schema(NS2, (e2,)))
     assert keys(f) == {
-        ("HDI-E-04", "E.X"), ("HDI-E-02", "E.B"), ("HDI-E-02", "E.C"), ("HDI-E-01", "E.D"),
-        ("HDI-E-05", "E.NEW"), ("HDI-E-04", "E.Z"),
+        ("HDI-E-04", "E.X"),
+        ("HDI-E-02", "E.B"),
+        ("HDI-E-02", "E.C"),
+        ("HDI-E-01", "E.D"),
+        ("HDI-E-05", "E.NEW"),
+        ("HDI-E-04", "E.Z"),
     }
     assert sev(f, "HDI-E-04", "E.Z") is Severity.INFO
     assert sev(f, "HDI-E-05", "E.NEW") is Severity.WARNING
 
 
 def test_enum_value_deleted() -> None:
-    f = compare(hdi_schema(NS1, (enum(NS1, "E", [("A", 0, ""), ("B", 1, "")]),)),
-                hdi_schema(NS2, (enum(NS2, "E", [("A", 0, "")]),)))
+    f = compare(
+        hdi_schema(NS1, (enum(NS1, "E", [("A", 0, ""), ("B", 1, "")]),)),
+        hdi_schema(NS2, (enum(NS2, "E", [("A", 0, "")]),)),
+    )
     assert keys(f) == {("HDI-E-03", "E.B")}
 
 
 def _ifaces(old: list, new: list):  # type: ignore[no-untyped-def,type-arg]
-    return compare(hdi_schema(NS1, (iface(NS1, "IFoo", old, Lines("o.idl")),)),
-                   hdi_schema(NS2, (iface(NS2, "IFoo", new, Lines("n.idl")),)))
+    return compare(
+        hdi_schema(NS1, (iface(NS1, "IFoo", old, Lines("o.idl")),)),
+        hdi_schema(NS2, (iface(NS2, "IFoo", new, Lines("n.idl")),)),
+    )
 
 
 def test_method_inserted_shifts_later_command_ids() -> None:
@@ -146,9 +190,15 @@ def test_method_appended_deleted_renamed() -> None:
 
 
 def test_params() -> None:
-    f = _ifaces([("Run", [pin("a", INT), pin("b", STR), pout("ok", BOOL)])],
-                [("Run", [pin("a", LONG), pin("bee", STR)])])
-    assert keys(f) == {("HDI-M-06", "IFoo.Run.a"), ("HDI-M-08", "IFoo.Run.bee"), ("HDI-M-05", "IFoo.Run.ok")}
+    f = _ifaces(
+        [("Run", [pin("a", INT), pin("b", STR), pout("ok", BOOL)])],
+        [("Run", [pin("a", LONG), pin("bee", STR)])],
+    )
+    assert keys(f) == {
+        ("HDI-M-06", "IFoo.Run.a"),
+        ("HDI-M-08", "IFoo.Run.bee"),
+        ("HDI-M-05", "IFoo.Run.ok"),
+    }
     f = _ifaces([("Run", [pin("a", INT)])], [("Run", [pout("a", INT)])])
     assert keys(f) == {("HDI-M-07", "IFoo.Run.a")}
 
@@ -156,7 +206,9 @@ def test_params() -> None:
 def test_oneway() -> None:
     o = iface(NS1, "IFoo", [("A", [])])
     n = iface(NS2, "IFoo", [("A", [])])
-    n = dataclasses.replace(n, methods=(n.methods[0], dataclasses.replace(n.methods[1], oneway=True)))
+    n = dataclasses.replace(
+        n, methods=(n.methods[0], dataclasses.replace(n.methods[1], oneway=True))
+    )
     f = compare(hdi_schema(NS1, (o,)), hdi_schema(NS2, (n,)))
     assert keys(f) == {("HDI-M-09", "IFoo.A")}
 
@@ -194,8 +246,12 @@ def test_list_vs_array_spelling_is_info() -> None:
 # ---- properties ----------------------------------------------------------------------------
 
 _TYPES = st.sampled_from([INT, LONG, SHORT, BYTE, BOOL, FLOAT, STR, ir.Vector(INT)])
-_FIELDS = st.lists(st.tuples(st.from_regex(r"[a-z]{1,6}", fullmatch=True), _TYPES), min_size=0, max_size=8,
-                   unique_by=lambda t: t[0])
+_FIELDS = st.lists(
+    st.tuples(st.from_regex(r"[a-z]{1,6}", fullmatch=True), _TYPES),
+    min_size=0,
+    max_size=8,
+    unique_by=lambda t: t[0],
+)
 
 
 @settings(max_examples=150, deadline=None)
@@ -241,7 +297,9 @@ def test_method_insertion_renumbers_exactly_the_later_methods(names, data) -> No
 @settings(max_examples=100, deadline=None)
 @given(_METHODS.filter(lambda ns: len(ns) >= 2), st.data())
 def test_method_swap_is_two_shifts(names, data) -> None:  # type: ignore[no-untyped-def]
-    i, j = sorted(data.draw(st.lists(st.integers(0, len(names) - 1), min_size=2, max_size=2, unique=True)))
+    i, j = sorted(
+        data.draw(st.lists(st.integers(0, len(names) - 1), min_size=2, max_size=2, unique=True))
+    )
     new = list(names)
     new[i], new[j] = new[j], new[i]
     f = _ifaces([(n, []) for n in names], [(n, []) for n in new])
@@ -267,10 +325,10 @@ def test_interface_deleted_callback_and_parent() -> None:
     assert sev(f, "HDI-IF-01", "IGone") is Severity.BREAKING
     # A new, unrelated parent renumbers the interface's own methods.
     base = iface(NS2, "IBase", [("B", [])])
-    child = ir.Interface(
-        "IFoo", NS2, (ir.Method("A", (), cmd_id=2),), parent=f"{NS2}.IBase"
+    child = ir.Interface("IFoo", NS2, (ir.Method("A", (), cmd_id=2),), parent=f"{NS2}.IBase")
+    f = compare(
+        hdi_schema(NS1, (i1, iface(NS1, "IBase", [("B", [])]))), hdi_schema(NS2, (base, child))
     )
-    f = compare(hdi_schema(NS1, (i1, iface(NS1, "IBase", [("B", [])]))), hdi_schema(NS2, (base, child)))
     assert ("HDI-IF-04", "IFoo") in keys(f) and ("HDI-M-02", "IFoo.A") in keys(f)
 
 
@@ -279,8 +337,10 @@ def test_struct_parent_changed() -> None:
     p2 = struct(NS2, "Q", [("y", STR)])
     c1 = dataclasses.replace(struct(NS1, "C", [("x", INT), ("z", STR)]), parent=f"{NS1}.P")
     c2 = dataclasses.replace(struct(NS2, "C", [("x", INT), ("z", STR)]), parent=f"{NS2}.Q")
-    f = compare(hdi_schema(NS1, (p1, c1, struct(NS1, "Q", [("y", STR)]))),
-                hdi_schema(NS2, (struct(NS2, "P", [("x", INT)]), p2, c2)))
+    f = compare(
+        hdi_schema(NS1, (p1, c1, struct(NS1, "Q", [("y", STR)]))),
+        hdi_schema(NS2, (struct(NS2, "P", [("x", INT)]), p2, c2)),
+    )
     assert keys(f) == {("HDI-S-08", "C")}
 
 
@@ -290,13 +350,21 @@ def _union(ns: str, members: list[tuple[str, ir.TypeRef]]) -> ir.Union:
 
 def test_unions() -> None:
     def d(old: list, new: list):  # type: ignore[no-untyped-def,type-arg]
-        return keys(compare(hdi_schema(NS1, (_union(NS1, old),)), hdi_schema(NS2, (_union(NS2, new),))))
+        return keys(
+            compare(hdi_schema(NS1, (_union(NS1, old),)), hdi_schema(NS2, (_union(NS2, new),)))
+        )
 
-    assert d([("a", INT), ("b", FLOAT)], [("a", INT), ("b", FLOAT), ("c", SHORT)]) == {("HDI-U-02", "U.c")}
+    assert d([("a", INT), ("b", FLOAT)], [("a", INT), ("b", FLOAT), ("c", SHORT)]) == {
+        ("HDI-U-02", "U.c")
+    }
     assert d([("a", INT)], [("a", INT), ("c", LONG)]) == {("HDI-U-02", "U.c")}  # sizeof stays 8
     big = struct(NS2, "Big", [("x", LONG), ("y", LONG)])
-    grown = compare(hdi_schema(NS1, (_union(NS1, [("a", INT)]),)),
-                    hdi_schema(NS2, (big, _union(NS2, [("a", INT), ("c", ref(NS2, "Big", ir.RefKind.STRUCT))]))))
+    grown = compare(
+        hdi_schema(NS1, (_union(NS1, [("a", INT)]),)),
+        hdi_schema(
+            NS2, (big, _union(NS2, [("a", INT), ("c", ref(NS2, "Big", ir.RefKind.STRUCT))]))
+        ),
+    )
     assert keys(grown) == {("HDI-U-01", "U.c"), ("HDI-Y-01", "Big")}  # sizeof 8 → 16
     assert "grew" in next(x.message for x in grown if x.rule == "HDI-U-01")
     assert d([("a", INT), ("b", FLOAT)], [("a", INT)]) == {("HDI-U-01", "U.b")}
@@ -305,6 +373,10 @@ def test_unions() -> None:
 
 
 def test_kind_change() -> None:
-    f = compare(hdi_schema(NS1, (struct(NS1, "K", [("a", INT)]),)),
-                hdi_schema(NS2, (_union(NS2, [("a", INT)]).__class__("K", NS2, (ir.UnionMember("a", INT),)),)))
+    f = compare(
+        hdi_schema(NS1, (struct(NS1, "K", [("a", INT)]),)),
+        hdi_schema(
+            NS2, (_union(NS2, [("a", INT)]).__class__("K", NS2, (ir.UnionMember("a", INT),)),)
+        ),
+    )
     assert keys(f) == {("HDI-Y-03", "K")}

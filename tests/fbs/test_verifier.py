@@ -172,3 +172,17 @@ def test_mutation_fuzz(seed: Path, root: str, schema: Path) -> None:
                 desc.decode(desc.encode(v))
 
     run()
+
+
+def test_union_vector_with_none_entry_reencodes() -> None:
+    """Found by the mutation fuzz: a verified buffer whose union vector holds a NONE entry
+    decodes to a None element, which must encode again (type 0, null offset)."""
+    need_shared()
+    [(seed, root, schema)] = [s for s in SEEDS if "annotated" in str(s[0])]
+    _, rt = runtime(schema)
+    desc = rt["desc:" + root]
+    data = bytearray(seed.read_bytes())
+    data[304] = 0
+    v = desc.decode(bytes(data), verify=True)
+    assert None in [x for vec in vars(v).values() if isinstance(vec, list) for x in vec]
+    assert desc.decode(desc.encode(v)) == v

@@ -10,9 +10,7 @@ from idlgen import ir
 from idlgen.hdi import codegen
 from idlgen.wire import parcel
 
-_TEXT = st.text(
-    st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"), max_size=6
-)
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"), max_size=6)
 
 
 def _scalar(kind: ir.ScalarKind) -> st.SearchStrategy[Any]:
@@ -35,17 +33,13 @@ def has_out_of_band(
     if isinstance(t, ir.Vector):
         return has_out_of_band(t.element, decls, seen)
     if isinstance(t, ir.Map):
-        return has_out_of_band(t.key, decls, seen) or has_out_of_band(
-            t.value, decls, seen
-        )
+        return has_out_of_band(t.key, decls, seen) or has_out_of_band(t.value, decls, seen)
     if isinstance(t, ir.Ref):
         d = decls[t.qualname]
         if isinstance(d, (ir.Interface, ir.Sequenceable)):
             return True
         if isinstance(d, ir.Struct) and t.qualname not in seen:
-            return any(
-                has_out_of_band(f.type, decls, seen | {t.qualname}) for f in d.fields
-            )
+            return any(has_out_of_band(f.type, decls, seen | {t.qualname}) for f in d.fields)
     return False
 
 
@@ -65,16 +59,12 @@ def values(
         return st.lists(values(e, decls, classes, depth + 1), max_size=small)
     if isinstance(t, ir.Map):
         k = values(t.key, decls, classes, depth + 1)
-        return st.dictionaries(
-            k, values(t.value, decls, classes, depth + 1), max_size=small
-        )
+        return st.dictionaries(k, values(t.value, decls, classes, depth + 1), max_size=small)
     if isinstance(t, ir.Handle):
         if t.kind is ir.HandleKind.FILE_DESCRIPTOR:
             return st.integers(-1, 1000)
         if t.kind is ir.HandleKind.ASHMEM:
-            return st.builds(
-                parcel.Ashmem, st.integers(0, 1000), st.integers(1, 2**31 - 1)
-            )
+            return st.builds(parcel.Ashmem, st.integers(0, 1000), st.integers(1, 2**31 - 1))
         if t.kind is ir.HandleKind.NATIVE_BUFFER:
             return st.none() | st.builds(parcel.NativeBuffer, st.integers())
         return st.just(0)  # Pointer: never marshalled; decodes as the default 0
@@ -91,11 +81,7 @@ def values(
         cls = classes[t.qualname]
         lo, hi = d.base.bounds
         known = [m.value for m in d.members if lo <= m.value <= hi]
-        raw = (
-            st.sampled_from(known) | st.integers(lo, hi)
-            if known
-            else st.integers(lo, hi)
-        )
+        raw = st.sampled_from(known) | st.integers(lo, hi) if known else st.integers(lo, hi)
         return raw.map(cls)
     if isinstance(d, ir.Struct):
         cls = classes[t.qualname]
@@ -104,9 +90,7 @@ def values(
     if isinstance(d, ir.Union):
         cls = classes[t.qualname]
         options = [
-            values(m.type, decls, classes, depth + 1).map(
-                lambda v, n=m.name: cls(**{n: v})
-            )
+            values(m.type, decls, classes, depth + 1).map(lambda v, n=m.name: cls(**{n: v}))
             for m in d.members
         ]
         return st.one_of(options) if options else st.just(cls())
@@ -127,9 +111,7 @@ def roundtrip(cls: Any, value: Any) -> bytes:
     assert back == value, (value, back)
     again: list[object] = []
     assert back.to_parcel(again) == data
-    assert len(again) == len(objects) and all(
-        a is b or a == b for a, b in zip(again, objects)
-    )
+    assert len(again) == len(objects) and all(a is b or a == b for a, b in zip(again, objects))
     return data
 
 

@@ -22,24 +22,16 @@ def nnrt(version: str) -> tuple[ir.Schema, dict[str, Any]]:
     from idlgen.hdi.loader import load
 
     root = REPO / "schemas" / "hdi"
-    res = load(
-        sorted((root / "nnrt" / version).glob("*.idl")), roots={"ohos.hdi": root}
-    )
-    assert not [
-        d for d in res.diagnostics if d.severity.name == "ERROR"
-    ], res.diagnostics
+    res = load(sorted((root / "nnrt" / version).glob("*.idl")), roots={"ohos.hdi": root})
+    assert not [d for d in res.diagnostics if d.severity.name == "ERROR"], res.diagnostics
     return res.schema, codegen.runtime_classes(res.schema)
 
 
-def from_value(
-    t: ir.TypeRef, v: Any, decls: dict[str, ir.Decl], classes: dict[str, Any]
-) -> Any:
+def from_value(t: ir.TypeRef, v: Any, decls: dict[str, ir.Decl], classes: dict[str, Any]) -> Any:
     """A JSON value (vectors README conventions) as the Python value of type ``t``."""
     if isinstance(t, ir.Scalar):
         return (
-            float(v)
-            if t.kind.is_float
-            else (bool(v) if t.kind is ir.ScalarKind.BOOL else int(v))
+            float(v) if t.kind.is_float else (bool(v) if t.kind is ir.ScalarKind.BOOL else int(v))
         )
     if isinstance(t, ir.String):
         return v
@@ -86,8 +78,7 @@ def to_value(t: ir.TypeRef, v: Any, decls: dict[str, ir.Decl]) -> Any:
     if isinstance(t, ir.Map):
         assert isinstance(v, dict)
         return [
-            [to_value(t.key, k, decls), to_value(t.value, x, decls)]
-            for k, x in sorted(v.items())
+            [to_value(t.key, k, decls), to_value(t.value, x, decls)] for k, x in sorted(v.items())
         ]
     assert isinstance(t, ir.Ref), t
     d = decls[t.qualname]
@@ -95,10 +86,7 @@ def to_value(t: ir.TypeRef, v: Any, decls: dict[str, ir.Decl]) -> Any:
         assert type(v).__name__ == d.name, type(v)
         return int(v)
     assert isinstance(d, ir.Struct) and type(v).__name__ == d.name
-    return {
-        f.name: to_value(f.type, getattr(v, codegen.py_name(f.name)), decls)
-        for f in d.fields
-    }
+    return {f.name: to_value(f.type, getattr(v, codegen.py_name(f.name)), decls) for f in d.fields}
 
 
 def same(a: Any, b: Any) -> bool:

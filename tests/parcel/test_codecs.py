@@ -22,9 +22,7 @@ def cls(name: str, version: str = "v2_1") -> type:
 def test_activation_worked_example() -> None:
     A, AT = cls("Activation"), cls("ActivationType")
     a = A(AT.ACTIVATION_TYPE_RELU6, 0.2, -1.0, 6.0, True)
-    data = bytes.fromhex(
-        "03000000" "cdcc4c3e" "000080bf" "0000c040" "01000000" "00000000"
-    )
+    data = bytes.fromhex("03000000" "cdcc4c3e" "000080bf" "0000c040" "01000000" "00000000")
     assert a.to_parcel() == data
     back = A.from_parcel(data)
     assert back.activationType is AT.ACTIVATION_TYPE_RELU6
@@ -114,17 +112,13 @@ def test_string16_and_interface_token() -> None:
 
 def test_pod_and_elementwise_arrays() -> None:
     longs = parcel.PodArray(parcel.INT64)
-    assert longs.encode([3, 3]) == bytes.fromhex(
-        "02000000" "0300000000000000" "0300000000000000"
-    )
+    assert longs.encode([3, 3]) == bytes.fromhex("02000000" "0300000000000000" "0300000000000000")
     assert longs.encode([]) == b"\0\0\0\0"
     shorts = parcel.PodArray(parcel.INT16)
     assert shorts.encode([1, -1, 2]) == bytes.fromhex("03000000" "0100ffff0200" "0000")
     assert shorts.decode(shorts.encode([1, -1, 2])) == [1, -1, 2]
     bools = parcel.Array(parcel.BOOL, 1)
-    assert bools.encode([True, False]) == bytes.fromhex(
-        "02000000" "01000000" "00000000"
-    )
+    assert bools.encode([True, False]) == bytes.fromhex("02000000" "01000000" "00000000")
     nested = parcel.Array(parcel.PodArray(parcel.INT64), 24)
     assert nested.decode(nested.encode([[1], [], [2, 3]])) == [[1], [], [2, 3]]
     assert parcel.BYTES.encode(b"\x01\x02\x03\x04\x05") == bytes.fromhex(
@@ -151,10 +145,7 @@ def test_file_descriptor_out_of_band() -> None:
     assert SB.from_parcel(data, objs) == buf
     # no fd: WriteBool(false) and nothing out of band
     objs = []
-    assert (
-        SB(-1, 1, 2, 3).to_parcel(objs) == struct.pack("<iIII", 0, 1, 2, 3)
-        and objs == []
-    )
+    assert SB(-1, 1, 2, 3).to_parcel(objs) == struct.pack("<iIII", 0, 1, 2, 3) and objs == []
     with pytest.raises(DecodeError, match="out of band"):
         SB.from_parcel(data)
     with pytest.raises(DecodeError, match="unused"):
@@ -164,9 +155,7 @@ def test_file_descriptor_out_of_band() -> None:
 def test_other_out_of_band_kinds() -> None:
     ash = parcel.ASHMEM
     objs: list[object] = []
-    assert ash.encode(parcel.Ashmem(9, 4096), objs) == struct.pack(
-        "<i", 4096
-    ) and objs == [9]
+    assert ash.encode(parcel.Ashmem(9, 4096), objs) == struct.pack("<i", 4096) and objs == [9]
     assert ash.decode(struct.pack("<i", 4096), [9]) == parcel.Ashmem(9, 4096)
     with pytest.raises(parcel.EncodeError):
         ash.encode(None)
@@ -185,12 +174,8 @@ def test_other_out_of_band_kinds() -> None:
 
 def _union_schema() -> ir.Schema:
     s32 = ir.Scalar(ir.ScalarKind.I32)
-    e = ir.Enum(
-        "E", "t.v1_0", ir.ScalarKind.I8, (ir.EnumMember("A", 1), ir.EnumMember("B", -2))
-    )
-    p = ir.Struct(
-        "P", "t.v1_0", (ir.Field("x", ir.Scalar(ir.ScalarKind.I16)), ir.Field("y", s32))
-    )
+    e = ir.Enum("E", "t.v1_0", ir.ScalarKind.I8, (ir.EnumMember("A", 1), ir.EnumMember("B", -2)))
+    p = ir.Struct("P", "t.v1_0", (ir.Field("x", ir.Scalar(ir.ScalarKind.I16)), ir.Field("y", s32)))
     u = ir.Union(
         "U",
         "t.v1_0",
@@ -216,9 +201,7 @@ def _union_schema() -> ir.Schema:
         "t.v1_0",
         (ir.Field("us", ir.Vector(ir.Ref("t.v1_0.U", ir.RefKind.UNION))),),
     )
-    return ir.Schema(
-        (ir.SchemaFile("T.idl", "hdi", "t.v1_0", (e, p, u, holder, many)),)
-    )
+    return ir.Schema((ir.SchemaFile("T.idl", "hdi", "t.v1_0", (e, p, u, holder, many)),))
 
 
 def test_union_record_and_nested_pod() -> None:
@@ -305,20 +288,14 @@ def test_rendered_source_builds_the_same_codecs() -> None:
     env.update({q.rsplit(".", 1)[1]: c for q, c in classes.items()})
     for q, d in decls.items():
         if isinstance(d, (ir.Struct, ir.Union)):
-            src = codegen.render(
-                codegen.record_codec(d, resolve), lambda n: n.rsplit(".", 1)[1]
-            )
+            src = codegen.render(codegen.record_codec(d, resolve), lambda n: n.rsplit(".", 1)[1])
             codec = eval(src, env)  # noqa: S307 - our own generated expression
             value = classes[q]()
-            assert codec.encode(value, []) == parcel.codec_of(classes[q]).encode(
-                value, []
-            )
+            assert codec.encode(value, []) == parcel.codec_of(classes[q]).encode(value, [])
     ifaces = codegen.build_interfaces(schema, classes)
     for q, d in decls.items():
         if isinstance(d, ir.Interface):
-            src = codegen.render(
-                codegen.interface_codec(d, resolve), lambda n: n.rsplit(".", 1)[1]
-            )
+            src = codegen.render(codegen.interface_codec(d, resolve), lambda n: n.rsplit(".", 1)[1])
             built = eval(src, env)  # noqa: S307
             assert isinstance(built, ipc.InterfaceCodec)
             assert sorted(built.by_cmd) == sorted(ifaces[q].by_cmd)
@@ -389,9 +366,7 @@ def test_union_template_renders_a_union_record() -> None:
         "E": classes["t.v1_0.E"],
     }
     exec(src, ns)  # noqa: S102
-    line = codegen.render(
-        codegen.record_codec(u, decls.__getitem__), lambda q: q.rsplit(".", 1)[1]
-    )
+    line = codegen.render(codegen.record_codec(u, decls.__getitem__), lambda q: q.rsplit(".", 1)[1])
     exec(f"_PARCEL_U = {line}", ns)  # noqa: S102
     U = ns["U"]
     assert issubclass(U, parcel.UnionRecord) and U.__doc__ == "A union."  # type: ignore[arg-type]

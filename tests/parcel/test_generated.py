@@ -37,8 +37,7 @@ def gen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ModuleType]:
     sys.path.insert(0, str(out.parent))
     try:
         return {
-            v: importlib.import_module(f"{ROOT_PKG}.ohos.hdi.nnrt.{v}")
-            for v in ("v1_0", "v2_1")
+            v: importlib.import_module(f"{ROOT_PKG}.ohos.hdi.nnrt.{v}") for v in ("v1_0", "v2_1")
         }
     finally:
         sys.path.remove(str(out.parent))
@@ -139,9 +138,7 @@ def test_generated_protocol_loopback(gen: dict[str, ModuleType]) -> None:
     proxy = ipc.loopback(ifaces[m.INnrtDevice.DESCRIPTOR], impl)
     assert proxy.GetVersion() == (2, 1)
     assert proxy.GetDeviceName() == "gen-npu"
-    node = m.Node(
-        name="n", nodeType=m.NodeType.NODE_TYPE_ABS, nodeAttr=m.Abs().to_parcel()
-    )
+    node = m.Node(name="n", nodeType=m.NodeType.NODE_TYPE_ABS, nodeAttr=m.Abs().to_parcel())
     model = m.Model(
         name="tiny",
         nodes=[node],
@@ -149,9 +146,7 @@ def test_generated_protocol_loopback(gen: dict[str, ModuleType]) -> None:
     )
     prepared = proxy.PrepareModel(model, m.ModelConfig())
     assert impl.model == model and isinstance(impl.model, m.Model)
-    io = m.IOTensor(
-        name="x", dimensions=[1, 2, 3], data=m.SharedBuffer(fd=9, bufferSize=24)
-    )
+    io = m.IOTensor(name="x", dimensions=[1, 2, 3], data=m.SharedBuffer(fd=9, bufferSize=24))
     assert prepared.Run([io], []) == [[1, 2, 3]]
     with pytest.raises(ipc.HdiError):
         proxy.GetVendorName()  # the Protocol's body returns None: not a String

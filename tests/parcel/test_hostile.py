@@ -17,9 +17,7 @@ from ._strategies import values
 from ._support import nnrt
 
 NS = "ohos.hdi.nnrt.v2_1"
-SETTINGS = settings(
-    max_examples=60, deadline=None, suppress_health_check=list(HealthCheck)
-)
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 TARGETS = [
     "Model",
     "Node",
@@ -138,9 +136,7 @@ def test_reply_decoding_is_safe() -> None:
     assert isinstance(ipc.HDF_ERR_INVALID_PARAM, int)
 
 
-def _outcome(
-    codec: parcel.Struct, data: bytes, objects: list[object], generic: bool
-) -> Any:
+def _outcome(codec: parcel.Struct, data: bytes, objects: list[object], generic: bool) -> Any:
     r = parcel.Reader(data, objects)
     try:
         v = codec.read_generic(r) if generic else codec.read(r)
@@ -181,8 +177,6 @@ def test_inlined_reader_matches_generic(name: str) -> None:
             variants.append(bytes(enc))
         variants.append(data.draw(st.binary(max_size=64)))
         for b in variants:
-            assert _outcome(codec, b, objects, False) == _outcome(
-                codec, b, objects, True
-            )
+            assert _outcome(codec, b, objects, False) == _outcome(codec, b, objects, True)
 
     check()

@@ -41,9 +41,7 @@ def test_request_framing_get_device_name() -> None:
     assert token[:8] == struct.pack("<ii", 0x100, 0)
     assert token[8:12] == struct.pack("<i", len(f"{NS}.INnrtDevice"))
     assert len(token) % 4 == 0
-    assert m.encode_request([]) == token + struct.pack(
-        "<i", 0
-    )  # memSet WriteBool(false)
+    assert m.encode_request([]) == token + struct.pack("<i", 0)  # memSet WriteBool(false)
     assert m.encode_reply(["npu"]) == b"npu\0"
     # no String/array [out]: no memSet flag
     status = dev.by_name["GetDeviceStatus"]
@@ -88,9 +86,7 @@ class Device:
 def _model(classes: dict[str, Any]) -> Any:
     C = lambda n: classes[f"{NS}.{n}"]  # noqa: E731
     NT = C("NodeType")
-    act = C("Activation")(
-        C("ActivationType").ACTIVATION_TYPE_RELU6, 0.0, 0.0, 6.0, False
-    )
+    act = C("Activation")(C("ActivationType").ACTIVATION_TYPE_RELU6, 0.0, 0.0, 6.0, False)
     node = C("Node")(
         name="relu",
         nodeType=NT.NODE_TYPE_ACTIVATION,
@@ -108,9 +104,7 @@ def _model(classes: dict[str, Any]) -> Any:
         for i in range(2)
     ]
     tensors[0].data = C("SharedBuffer")(fd=11, bufferSize=64, offset=0, dataSize=16)
-    return C("Model")(
-        name="m", inputIndex=[0], outputIndex=[1], nodes=[node], allTensors=tensors
-    )
+    return C("Model")(name="m", inputIndex=[0], outputIndex=[1], nodes=[node], allTensors=tensors)
 
 
 def test_loopback_innrt_device() -> None:
@@ -127,10 +121,7 @@ def test_loopback_innrt_device() -> None:
     prepared = dev.PrepareModel(model, config)
     # the service got an equal model (fd through the object table) and returned a remote object
     assert impl.prepared[0].model == model
-    assert (
-        isinstance(prepared, ipc.Proxy)
-        and prepared.codec.descriptor == f"{NS}.IPreparedModel"
-    )
+    assert isinstance(prepared, ipc.Proxy) and prepared.codec.descriptor == f"{NS}.IPreparedModel"
     assert prepared.Run([], []) == [[0, 0]]
     assert impl.prepared[0].runs == 1
     assert prepared.GetInputDimRanges() == ([[1, 1]], [[8, 8]])
@@ -149,9 +140,7 @@ def test_stub_rejects_bad_requests() -> None:
     good = m.encode_request([])
     assert stub.send_request(1, good)[0] == 0
     assert stub.send_request(1, good[:-1])[0] == ipc.HDF_ERR_INVALID_PARAM
-    wrong = (
-        ifaces[f"{NS}.IPreparedModel"].by_name["ExportModelCache"].encode_request([])
-    )
+    wrong = ifaces[f"{NS}.IPreparedModel"].by_name["ExportModelCache"].encode_request([])
     assert stub.send_request(1, wrong)[0] == ipc.HDF_ERR_INVALID_PARAM
     assert stub.send_request(999, good)[0] == ipc.HDF_ERR_NOT_SUPPORT
     with pytest.raises(DecodeError, match="token"):
@@ -163,9 +152,7 @@ def _load_case(case: str) -> ir.Schema:
 
     root = UNITTEST / case
     res = load(sorted(root.rglob("*.idl")), roots={"ohos.hdi": root})
-    assert not [
-        d for d in res.diagnostics if d.severity.name == "ERROR"
-    ], res.diagnostics
+    assert not [d for d in res.diagnostics if d.severity.name == "ERROR"], res.diagnostics
     return res.schema
 
 
@@ -185,9 +172,7 @@ def _all_methods(schema: ir.Schema, qualname: str) -> dict[str, list[int]]:
     return out
 
 
-@pytest.mark.skipif(
-    not UNITTEST.is_dir(), reason="../shared hdi-gen tests not available"
-)
+@pytest.mark.skipif(not UNITTEST.is_dir(), reason="../shared hdi-gen tests not available")
 def test_hdi_gen_command_ids() -> None:
     s02 = _load_case("02_standard_interface_idl")
     assert _all_methods(s02, "ohos.hdi.foo.v1_0.IFoo") == {
@@ -215,14 +200,10 @@ def test_hdi_gen_command_ids() -> None:
     assert foo.by_name["GetData_5"].cmd_id == 5
     assert [n for n, _ in foo.by_name["Ping_4"].ins] == ["sendMsg", "code"]
     # inherited methods carry the derived interface's token
-    assert (
-        foo.by_cmd[3].encode_request([7]).startswith(_token("ohos.hdi.foo.v1_1.IFoo"))
-    )
+    assert foo.by_cmd[3].encode_request([7]).startswith(_token("ohos.hdi.foo.v1_1.IFoo"))
 
 
-@pytest.mark.skipif(
-    not UNITTEST.is_dir(), reason="../shared hdi-gen tests not available"
-)
+@pytest.mark.skipif(not UNITTEST.is_dir(), reason="../shared hdi-gen tests not available")
 def test_hdi_gen_02_framing() -> None:
     s02 = _load_case("02_standard_interface_idl")
     foo = codegen.build_interfaces(s02, {})["ohos.hdi.foo.v1_0.IFoo"]

@@ -16,15 +16,11 @@ from idlgen.wire import parcel
 from ._strategies import has_out_of_band, roundtrip, values
 from ._support import CORPUS, nnrt
 
-SETTINGS = settings(
-    max_examples=25, deadline=None, suppress_health_check=list(HealthCheck)
-)
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 
 
 def _records(schema: ir.Schema) -> list[str]:
-    return [
-        q for q, d in schema.decls().items() if isinstance(d, (ir.Struct, ir.Union))
-    ]
+    return [q for q, d in schema.decls().items() if isinstance(d, (ir.Struct, ir.Union))]
 
 
 NNRT = [(v, q) for v in ("v1_0", "v2_1") for q in _records(nnrt(v)[0])]
@@ -36,9 +32,7 @@ NNRT = [(v, q) for v in ("v1_0", "v2_1") for q in _records(nnrt(v)[0])]
 def test_nnrt_roundtrip(version: str, qualname: str) -> None:
     schema, classes = nnrt(version)
     decls = schema.decls()
-    kind = (
-        ir.RefKind.UNION if isinstance(decls[qualname], ir.Union) else ir.RefKind.STRUCT
-    )
+    kind = ir.RefKind.UNION if isinstance(decls[qualname], ir.Union) else ir.RefKind.STRUCT
     cls = classes[qualname]
 
     @SETTINGS
@@ -113,9 +107,7 @@ def _write(codec: parcel.Struct, v: Any, generic: bool) -> Any:
     return (bytes(w.buf), w.objects)
 
 
-_NON_POD = [
-    (v, q) for v, q in NNRT if isinstance(parcel.codec_of(nnrt(v)[1][q]), parcel.Struct)
-]
+_NON_POD = [(v, q) for v, q in NNRT if isinstance(parcel.codec_of(nnrt(v)[1][q]), parcel.Struct)]
 
 
 @pytest.mark.parametrize(

@@ -72,9 +72,7 @@ def test_exact_bytes_except_uninitialised_padding() -> None:
     for v in LINES:
         decl, cls, decls = _case(v)
         _, classes = nnrt(v["package"].rsplit(".", 1)[1])
-        obj = from_value(
-            ir.Ref(decl.qualname, ir.RefKind.STRUCT), v["value"], decls, classes
-        )
+        obj = from_value(ir.Ref(decl.qualname, ir.RefKind.STRUCT), v["value"], decls, classes)
         if obj.to_parcel() == bytes.fromhex(v["hex"]):
             exact += 1
         else:

@@ -27,11 +27,7 @@ def _schema(version: str, file: str) -> ir.SchemaFile:
 
 def struct_fields(version: str) -> dict[str, list[str]]:
     f = _schema(version, "NodeAttrTypes.idl")
-    return {
-        d.name: [fl.name for fl in d.fields]
-        for d in f.decls
-        if isinstance(d, ir.Struct)
-    }
+    return {d.name: [fl.name for fl in d.fields] for d in f.decls if isinstance(d, ir.Struct)}
 
 
 def node_types(version: str) -> list[str]:
@@ -66,12 +62,10 @@ def test_versions_differ_exactly() -> None:
     # The v1_0 exemption must not leak into v2_1, and v2_1's field must not pass in v1_0.
     v2 = struct_fields("v2_1")
     assert any(
-        "roundMode" in e
-        for e in B.check_bindings({"MaxPoolFusion": v1["MaxPoolFusion"]}, "v2_1")
+        "roundMode" in e for e in B.check_bindings({"MaxPoolFusion": v1["MaxPoolFusion"]}, "v2_1")
     )
     assert any(
-        "roundMode" in e
-        for e in B.check_bindings({"MaxPoolFusion": v2["MaxPoolFusion"]}, "v1_0")
+        "roundMode" in e for e in B.check_bindings({"MaxPoolFusion": v2["MaxPoolFusion"]}, "v1_0")
     )
 
 
@@ -91,16 +85,10 @@ def test_errors_are_reported() -> None:
 
 
 def test_bad_parameter_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(
-        B.BINDINGS, "Concat", B.Binding("shape:concat", {"axis": "axes"})
-    )
+    monkeypatch.setitem(B.BINDINGS, "Concat", B.Binding("shape:concat", {"axis": "axes"}))
     assert any("'axes'" in e for e in B.check_bindings({"Concat": ["axis"]}, "v2_1"))
-    monkeypatch.setitem(
-        B.BINDINGS, "Concat", B.Binding("shape:no_such_function", {"axis": "axis"})
-    )
-    assert any(
-        "does not exist" in e for e in B.check_bindings({"Concat": ["axis"]}, "v2_1")
-    )
+    monkeypatch.setitem(B.BINDINGS, "Concat", B.Binding("shape:no_such_function", {"axis": "axis"}))
+    assert any("does not exist" in e for e in B.check_bindings({"Concat": ["axis"]}, "v2_1"))
 
 
 def test_stub_spec_follows_schema_order() -> None:

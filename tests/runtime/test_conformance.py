@@ -39,9 +39,7 @@ def test_a_wrong_kernel_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """The harness really compares: break Softmax and its cases fail."""
     from idlgen.runtime import norm
 
-    monkeypatch.setattr(
-        norm, "softmax", lambda inputs, *, axis=(-1,): [inputs[0] * 1.01]
-    )
+    monkeypatch.setattr(norm, "softmax", lambda inputs, *, axis=(-1,): [inputs[0] * 1.01])
     runner = C.Runner(None)
     cases = [c for c in C.iter_cases() if c.name == "test_softmax_example"]
     assert cases and C.run_case(runner, cases[0]).status == "fail"

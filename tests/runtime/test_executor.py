@@ -31,17 +31,12 @@ def _codec(pkg: ModuleType) -> tuple[Any, Any]:
     k = importlib.import_module(pkg.__name__ + ".kernels")
     try:
         probe = pkg.Concat(axis=2)
-        if (
-            k.decode_node_attr(pkg.NodeType.NODE_TYPE_CONCAT, k.encode_node_attr(probe))
-            == probe
-        ):
+        if k.decode_node_attr(pkg.NodeType.NODE_TYPE_CONCAT, k.encode_node_attr(probe)) == probe:
             return k, None
     except Exception:
         pass
     return (
-        SimpleNamespace(
-            KERNELS=k.KERNELS, decode_node_attr=lambda nt, b: pickle.loads(b)
-        ),
+        SimpleNamespace(KERNELS=k.KERNELS, decode_node_attr=lambda nt, b: pickle.loads(b)),
         pickle.dumps,
     )
 
@@ -55,9 +50,7 @@ def env(request: pytest.FixtureRequest) -> tuple[ModuleType, Any, Any]:
 
 def _ort(model: Any, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
     ort = pytest.importorskip("onnxruntime")
-    sess = ort.InferenceSession(
-        model.SerializeToString(), providers=["CPUExecutionProvider"]
-    )
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     return sess.run(None, feeds)  # type: ignore[no-any-return]
 
 
@@ -97,9 +90,7 @@ def test_small_cnn_matches_onnxruntime(env: tuple[ModuleType, Any, Any]) -> None
     nodes = [
         helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
         helper.make_node("Relu", ["c1"], ["r1"]),
-        helper.make_node(
-            "MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]
-        ),
+        helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
         helper.make_node(
             "Conv", ["p1", "w2"], ["c2"], group=8, strides=[2, 2], auto_pad="SAME_UPPER"
         ),
@@ -127,20 +118,14 @@ def test_lstm_matches_onnxruntime() -> None:
     rng = np.random.default_rng(1)
     seq, batch, inp, hid = 5, 2, 4, 3
     x = rng.standard_normal((seq, batch, inp)).astype(f32)
-    W = (rng.standard_normal((2, 4 * hid, inp)) * 0.5).astype(
-        f32
-    )  # ONNX gate order i o f c
+    W = (rng.standard_normal((2, 4 * hid, inp)) * 0.5).astype(f32)  # ONNX gate order i o f c
     R = (rng.standard_normal((2, 4 * hid, hid)) * 0.5).astype(f32)
     Bias = (rng.standard_normal((2, 8 * hid)) * 0.1).astype(f32)
-    order = np.concatenate(
-        [np.arange(hid) + g * hid for g in (0, 2, 3, 1)]
-    )  # -> i f g o
+    order = np.concatenate([np.arange(hid) + g * hid for g in (0, 2, 3, 1)])  # -> i f g o
 
     b = ModelBuilder(P, encode=enc)
     xi = b.input("x", f32, x.shape)
-    bias = np.concatenate(
-        [Bias[:, : 4 * hid][:, order], Bias[:, 4 * hid :][:, order]], axis=1
-    )
+    bias = np.concatenate([Bias[:, : 4 * hid][:, order], Bias[:, 4 * hid :][:, order]], axis=1)
     ins = [xi, b.constant("wih", W[:, order]), b.constant("whh", R[:, order]), b.constant("b", bias),
            b.constant("h0", np.zeros((2, batch, hid), f32)), b.constant("c0", np.zeros((2, batch, hid), f32))]  # fmt: skip
     y, hn, cn = b.node(P.LSTM(bidirectional=True, hasBias=True, inputSize=inp, hiddenSize=hid, numLayers=1,
@@ -160,9 +145,7 @@ def test_lstm_matches_onnxruntime() -> None:
                               [helper.make_tensor_value_info(n, 1, None) for n in ("Y", "Yh", "Yc")],
                               [numpy_helper.from_array(W, "W"), numpy_helper.from_array(R, "R"),
                                numpy_helper.from_array(Bias, "B")])  # fmt: skip
-    want = _ort(
-        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]), {"x": x}
-    )
+    want = _ort(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]), {"x": x})
     np.testing.assert_allclose(
         got[0],
         want[0].transpose(0, 2, 1, 3).reshape(seq, batch, 2 * hid),
@@ -189,9 +172,7 @@ def test_quantised_conv_matches_onnx_qdq() -> None:
 
     b = ModelBuilder(P, encode=enc)
     xin = b.input("x", f32, xf.shape)
-    xq = b.node(
-        P.QuantDTypeCast(srcT=43, dstT=32), [xin], outputs=[("xq", np.int8, xf.shape)]
-    )
+    xq = b.node(P.QuantDTypeCast(srcT=43, dstT=32), [xin], outputs=[("xq", np.int8, xf.shape)])
     b.tensors[xq].quantParams = [P.QuantParam(numBits=8, zeroPoint=xz, scale=xs)]
     w = b.constant("w", wq, quant=[(s, 0) for s in w_scales])
     yq = b.node(P.Conv2DFusion(kernelSize=[3, 3], stride=[1, 1], dilation=[1, 1], padMode=P.PadMode.PAD_MODE_VALID,
@@ -280,9 +261,7 @@ def test_kernel_error_names_the_node() -> None:
     kernels, enc = _codec(P)
     b = ModelBuilder(P, encode=enc)
     x = b.input("x", f32, [3])
-    b.output(
-        b.node(P.Activation(activationType=P.ActivationType(20)), [x], name="act0")
-    )
+    b.output(b.node(P.Activation(activationType=P.ActivationType(20)), [x], name="act0"))
     model, buffers = b.build()
     with pytest.raises(KernelError, match="node 0 'act0'.*UNKNOWN"):
         execute(model, [np.zeros(3, f32)], buffers=buffers, kernels=kernels)

@@ -43,9 +43,7 @@ def test_space_to_batch_nd_inverts_and_pads() -> None:
 
 # --- StridedSlice masks: TF strided_slice documentation examples ------------------------------
 
-T = np.array(
-    [[[1, 1, 1], [2, 2, 2]], [[3, 3, 3], [4, 4, 4]], [[5, 5, 5], [6, 6, 6]]], np.int32
-)
+T = np.array([[[1, 1, 1], [2, 2, 2]], [[3, 3, 3], [4, 4, 4]], [[5, 5, 5], [6, 6, 6]]], np.int32)
 
 
 def _ss(begin, end, strides, **masks):  # type: ignore[no-untyped-def]
@@ -59,19 +57,13 @@ def _ss(begin, end, strides, **masks):  # type: ignore[no-untyped-def]
             "shrink_axis_mask",
         )
     }
-    return S.strided_slice([T, np.array(begin), np.array(end), np.array(strides)], **m)[
-        0
-    ]
+    return S.strided_slice([T, np.array(begin), np.array(end), np.array(strides)], **m)[0]
 
 
 def test_strided_slice_tf_doc_examples() -> None:
     np.testing.assert_array_equal(_ss([1, 0, 0], [2, 1, 3], [1, 1, 1]), [[[3, 3, 3]]])
-    np.testing.assert_array_equal(
-        _ss([1, 0, 0], [2, 2, 3], [1, 1, 1]), [[[3, 3, 3], [4, 4, 4]]]
-    )
-    np.testing.assert_array_equal(
-        _ss([1, -1, 0], [2, -3, 3], [1, -1, 1]), [[[4, 4, 4], [3, 3, 3]]]
-    )
+    np.testing.assert_array_equal(_ss([1, 0, 0], [2, 2, 3], [1, 1, 1]), [[[3, 3, 3], [4, 4, 4]]])
+    np.testing.assert_array_equal(_ss([1, -1, 0], [2, -3, 3], [1, -1, 1]), [[[4, 4, 4], [3, 3, 3]]])
 
 
 def test_strided_slice_masks() -> None:
@@ -91,13 +83,9 @@ def test_strided_slice_masks() -> None:
         _ss([1, 0, 2], [2, 2, 3], [1, 1, 1], shrink_axis_mask=0b101), T[1, :, 2]
     )
     # ellipsis_mask: the ellipsis spans the dims the other entries leave.
-    np.testing.assert_array_equal(
-        _ss([0, 1], [0, 2], [1, 1], ellipsis_mask=0b01), T[..., 1:2]
-    )
+    np.testing.assert_array_equal(_ss([0, 1], [0, 2], [1, 1], ellipsis_mask=0b01), T[..., 1:2])
     # new_axis_mask: insert a size-1 dim.
-    np.testing.assert_array_equal(
-        _ss([0, 0], [0, 2], [1, 1], new_axis_mask=0b01), T[None, 0:2]
-    )
+    np.testing.assert_array_equal(_ss([0, 0], [0, 2], [1, 1], new_axis_mask=0b01), T[None, 0:2])
     with pytest.raises(KernelError, match="StridedSlice"):
         _ss([5, 0, 0], [6, 1, 1], [1, 1, 1], shrink_axis_mask=1)
 
@@ -110,9 +98,7 @@ def test_crop_caffe_semantics() -> None:
     ref = np.zeros((2, 3, 2, 3), f32)
     (y,) = S.crop([x, ref], axis=1, offset=[1, 2, 0])
     np.testing.assert_array_equal(y, x[:, 1:4, 2:4, 0:3])
-    (z,) = S.crop(
-        [x, np.zeros((2, 3, 2, 1), f32)], axis=1, offset=[1]
-    )  # one offset for every dim
+    (z,) = S.crop([x, np.zeros((2, 3, 2, 1), f32)], axis=1, offset=[1])  # one offset for every dim
     np.testing.assert_array_equal(z, x[:, 1:4, 1:3, 1:2])
 
 
@@ -210,9 +196,7 @@ def test_full_connection_use_axis() -> None:
     x = rng.standard_normal((2, 3, 4, 5)).astype(f32)
     w = rng.standard_normal((6, 20)).astype(f32)
     b = rng.standard_normal(6).astype(f32)
-    (y,) = conv.full_connection(
-        [x, w, b], has_bias=True, use_axis=True, axis=2, activation=1
-    )
+    (y,) = conv.full_connection([x, w, b], has_bias=True, use_axis=True, axis=2, activation=1)
     want = np.maximum(x.reshape(2, 3, 20) @ w.T + b, 0)
     np.testing.assert_allclose(y, want, rtol=1e-5)
     (z,) = conv.full_connection([x, w[:, :5]], use_axis=False)
@@ -233,9 +217,7 @@ def test_eltwise_exp_pow() -> None:
     np.testing.assert_array_equal(E.eltwise([a, b], mode=2)[0], [3, 4])
     with pytest.raises(KernelError, match="Eltwise"):
         E.eltwise([a, b], mode=3)
-    np.testing.assert_allclose(
-        E.exp([a], base=2.0, scale=2.0, shift=1.0)[0], 2.0 ** (1 + 2 * a)
-    )
+    np.testing.assert_allclose(E.exp([a], base=2.0, scale=2.0, shift=1.0)[0], 2.0 ** (1 + 2 * a))
     np.testing.assert_allclose(
         E.power([a, np.array(2.0, f32)], scale=3.0, shift=1.0)[0], (3 * a + 1) ** 2
     )
@@ -269,9 +251,7 @@ def test_layer_norm_params_axis_differs() -> None:
 def test_argmax_topk_and_values() -> None:
     x = np.array([[1, 9, 3, 9], [7, 2, 8, 0]], f32)
     np.testing.assert_array_equal(reduce.argmax([x], axis=1)[0], [1, 2])
-    np.testing.assert_array_equal(
-        reduce.argmax([x], axis=1, out_max_value=True)[0], [9, 8]
-    )
+    np.testing.assert_array_equal(reduce.argmax([x], axis=1, out_max_value=True)[0], [9, 8])
     np.testing.assert_array_equal(
         reduce.argmax([x], axis=1, top_k=2, keep_dims=True)[0], [[1, 3], [2, 0]]
     )
@@ -279,9 +259,7 @@ def test_argmax_topk_and_values() -> None:
 
 def test_reduce_to_end_with_coeff_and_modes() -> None:
     x = np.arange(24, dtype=f32).reshape(2, 3, 4)
-    (y,) = reduce.reduce(
-        [x, np.array([1], np.int32)], mode=4, reduce_to_end=True, coeff=0.5
-    )
+    (y,) = reduce.reduce([x, np.array([1], np.int32)], mode=4, reduce_to_end=True, coeff=0.5)
     np.testing.assert_allclose(y, x.sum(axis=(1, 2)) * 0.5)
     (a,) = reduce.reduce([x - 10, np.array([2], np.int32)], mode=6, keep_dims=True)
     np.testing.assert_allclose(a, np.abs(x - 10).sum(2, keepdims=True))
@@ -293,9 +271,7 @@ def test_reduce_to_end_with_coeff_and_modes() -> None:
 
 def test_tile_with_dims_stack_unstack_rank_fill_range() -> None:
     x = np.arange(6, dtype=f32).reshape(2, 3)
-    np.testing.assert_array_equal(
-        S.tile([x, np.array([3])], dims=[1])[0], np.tile(x, (1, 3))
-    )
+    np.testing.assert_array_equal(S.tile([x, np.array([3])], dims=[1])[0], np.tile(x, (1, 3)))
     parts = S.unstack([x], axis=1)
     assert len(parts) == 3 and parts[0].shape == (2,)
     np.testing.assert_array_equal(S.stack(parts, axis=1)[0], x)
@@ -306,19 +282,14 @@ def test_tile_with_dims_stack_unstack_rank_fill_range() -> None:
     np.testing.assert_array_equal(
         S.range_([], data_type=34, start=1, limit=10, delta=3)[0], [1, 4, 7]
     )
-    assert (
-        S.constant_of_shape([np.array([2])], data_type=32, value=[3.0])[0].dtype
-        == np.int8
-    )
+    assert S.constant_of_shape([np.array([2])], data_type=32, value=[3.0])[0].dtype == np.int8
 
 
 def test_assert_and_where() -> None:
     assert misc.assert_([np.array([True, True])])[0].all()
     with pytest.raises(KernelError, match="Assert: condition is false"):
         misc.assert_([np.array([True, False]), np.arange(10)], summarize=2)
-    np.testing.assert_array_equal(
-        E.where([np.array([[1, 0], [0, 1]])])[0], [[0, 0], [1, 1]]
-    )
+    np.testing.assert_array_equal(E.where([np.array([[1, 0], [0, 1]])])[0], [[0, 0], [1, 1]])
 
 
 def test_scatter_nd_accumulates_duplicates() -> None:
@@ -340,9 +311,7 @@ def test_avg_pool_excludes_padding_and_same_pads_bottom_right() -> None:
     x = np.arange(9, dtype=f32).reshape(1, 3, 3, 1)
     (m,) = pool.max_pool([x - 100], kernel_size=[2, 2], strides=[2, 2], pad_mode=1)
     # SAME with in=3, k=2, s=2: out=2, total pad 1, all of it bottom/right.
-    np.testing.assert_array_equal(
-        m.reshape(2, 2), [[4 - 100, 5 - 100], [7 - 100, 8 - 100]]
-    )
+    np.testing.assert_array_equal(m.reshape(2, 2), [[4 - 100, 5 - 100], [7 - 100, 8 - 100]])
 
 
 def test_depthwise_conv_with_multiplier_matches_grouped_definition() -> None:
@@ -354,9 +323,7 @@ def test_depthwise_conv_with_multiplier_matches_grouped_definition() -> None:
     for o in range(4):
         for i in range(3):
             for j in range(3):
-                want[0, i, j, o] = (
-                    x[0, i : i + 3, j : j + 3, o // 2] * w[o, :, :, 0]
-                ).sum()
+                want[0, i, j, o] = (x[0, i : i + 3, j : j + 3, o // 2] * w[o, :, :, 0]).sum()
     np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-5)
 
 
@@ -427,9 +394,7 @@ def test_lstm_two_layers_bidirectional_with_projection() -> None:
 
 def _dpp_inputs():  # type: ignore[no-untyped-def]
     # Zero encodings decode to the anchors themselves: [ymin, xmin, ymax, xmax] = yc-h/2, ...
-    anchors = np.array(
-        [[0.5, 0.5, 1.0, 1.0], [0.5, 0.6, 1.0, 1.0], [5.0, 5.0, 1.0, 1.0]], f32
-    )
+    anchors = np.array([[0.5, 0.5, 1.0, 1.0], [0.5, 0.6, 1.0, 1.0], [5.0, 5.0, 1.0, 1.0]], f32)
     enc = np.zeros((1, 3, 4), f32)
     # Columns: background, class 0, class 1.
     scores = np.array([[[0.0, 0.9, 0.1], [0.0, 0.8, 0.2], [0.0, 0.1, 0.7]]], f32)
@@ -499,12 +464,8 @@ def test_simple_nnrt_only_ops_through_bindings() -> None:
     np.testing.assert_array_equal(bindings.call("BiasAdd", none, [a, b])[0], a + b)
     np.testing.assert_allclose(bindings.call("Rsqrt", none, [a])[0], 1 / np.sqrt(a))
     np.testing.assert_array_equal(bindings.call("Square", none, [b])[0], [4, 64])
-    np.testing.assert_array_equal(
-        bindings.call("SquaredDifference", none, [a, b])[0], (a - b) ** 2
-    )
-    np.testing.assert_array_equal(
-        bindings.call("NotEqual", none, [a, np.float32(4)])[0], a != 4
-    )
+    np.testing.assert_array_equal(bindings.call("SquaredDifference", none, [a, b])[0], (a - b) ** 2)
+    np.testing.assert_array_equal(bindings.call("NotEqual", none, [a, np.float32(4)])[0], a != 4)
     np.testing.assert_array_equal(bindings.call("RealDiv", none, [a, b])[0], a / b)
     assert bindings.call("ExpandDims", none, [a, np.array([-1])])[0].shape == (2, 2, 1)
     assert bindings.call("Rank", none, [a])[0] == 2

@@ -17,9 +17,7 @@ onnx = pytest.importorskip("onnx")
 from onnx import helper, numpy_helper  # noqa: E402
 
 f32 = np.float32
-SETTINGS = settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _run(node: Any, x: np.ndarray, inits: dict[str, np.ndarray]) -> np.ndarray:
@@ -29,9 +27,7 @@ def _run(node: Any, x: np.ndarray, inits: dict[str, np.ndarray]) -> np.ndarray:
         [numpy_helper.from_array(v, k) for k, v in inits.items()],
     )  # fmt: skip
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
-    sess = ort.InferenceSession(
-        m.SerializeToString(), providers=["CPUExecutionProvider"]
-    )
+    sess = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
     return sess.run(None, {"x": x})[0]  # type: ignore[no-any-return]
 
 
@@ -79,9 +75,7 @@ def test_conv2d_vs_onnxruntime(p: dict[str, Any], seed: int) -> None:
     ins = [x, wt] + ([b] if p["bias"] else [])
     (got,) = conv.conv2d(ins, stride=list(p["s"]), dilation=list(p["d"]), pad_mode=p["mode"], pad_list=p["pads"],
                          group=p["g"])  # fmt: skip
-    onnx_kw: dict[str, Any] = dict(
-        strides=list(p["s"]), dilations=list(p["d"]), group=p["g"]
-    )
+    onnx_kw: dict[str, Any] = dict(strides=list(p["s"]), dilations=list(p["d"]), group=p["g"])
     if p["mode"] == 0:
         onnx_kw["pads"] = [t, l, bo, r]
     elif p["mode"] == 1 and p["d"] != (1, 1):
@@ -97,9 +91,7 @@ def test_conv2d_vs_onnxruntime(p: dict[str, Any], seed: int) -> None:
     else:
         onnx_kw["auto_pad"] = "SAME_UPPER" if p["mode"] == 1 else "VALID"
     inits = {"w": _nchw(wt)} | ({"b": b} if p["bias"] else {})
-    node = helper.make_node(
-        "Conv", ["x", "w"] + (["b"] if p["bias"] else []), ["y"], **onnx_kw
-    )
+    node = helper.make_node("Conv", ["x", "w"] + (["b"] if p["bias"] else []), ["y"], **onnx_kw)
     want = _run(node, _nchw(x), inits)
     np.testing.assert_allclose(_nchw(got), want, rtol=1e-4, atol=1e-4)
 
@@ -171,9 +163,7 @@ def test_pooling_vs_onnxruntime(op: str, kh: int, kw: int, sh: int, sw: int, mod
         pad_mode=mode,
         round_mode=int(ceil),
     )
-    kw_: dict[str, Any] = dict(
-        kernel_shape=[kh, kw], strides=[sh, sw], ceil_mode=int(ceil)
-    )
+    kw_: dict[str, Any] = dict(kernel_shape=[kh, kw], strides=[sh, sw], ceil_mode=int(ceil))
     if mode == 0:
         kw_["pads"] = [pads[0], pads[2], pads[1], pads[3]]
     else:
