@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import importlib
 import os
@@ -74,6 +75,14 @@ def test_keyword_fields(basic: object) -> None:
     assert (k.global_, k.from_, k.class_, k.to_dict_) == (False, 0, "", 0)
     d = k.to_dict()
     assert set(d) == {"global", "from", "class", "to_dict", "lambda"}
+    recorded = {f.name: f.metadata.get("schema_name") for f in dataclasses.fields(k)}
+    assert recorded == {
+        "global_": "global",
+        "from_": "from",
+        "class_": "class",
+        "to_dict_": "to_dict",
+        "lambda_": "lambda",
+    }
     k2 = basic.Keywords.from_dict({"global": True, "lambda": "GREEN", "to_dict": 7})  # type: ignore[attr-defined]
     assert k2.global_ is True and k2.lambda_ == basic.Color.GREEN and k2.to_dict_ == 7  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="unknown field"):

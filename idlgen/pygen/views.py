@@ -524,7 +524,7 @@ class ModuleBuilder:
                     name,
                     f.name,
                     ann,
-                    default,
+                    _with_schema_name(default, f.name) if name != f.name else default,
                     docstring(f.doc, 4) if f.doc else "",
                     self._guard(self.to_dict_expr(f.type, f"self.{name}"), f"self.{name}", default),
                     self._guard(self.from_dict_expr(f.type, "v"), "v", default),
@@ -589,6 +589,15 @@ class ModuleBuilder:
             i.qualname,
             i.qualname,
         )
+
+
+def _with_schema_name(default: str, schema_name: str) -> str:
+    """A field declaration that records the schema's name of an escaped field
+    (``dataclasses.fields(cls)[i].metadata["schema_name"]``)."""
+    meta = f"metadata={{'schema_name': {schema_name!r}}}"
+    if default.startswith("field(") and default.endswith(")"):
+        return f"{default[:-1]}, {meta})"
+    return f"field(default={default}, {meta})"
 
 
 def _is_bytes(t: ir.Vector | ir.FixedArray, fbs: bool) -> bool:

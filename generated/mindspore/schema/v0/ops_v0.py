@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from idlgen.wire import fbjson as _fbjson, flatbuffers as _fb, records as _rec
 from idlgen.wire.flatbuffers import ScalarVector
@@ -1934,7 +1934,7 @@ class PoolingGrad:
 
     format: Format = Format(0)
     poolingMode: PoolMode = PoolMode(0)
-    global_: bool = False
+    global_: bool = field(default=False, metadata={"schema_name": "global"})
     windowW: int = 0
     windowH: int = 0
     strideW: int = 0
@@ -2409,7 +2409,7 @@ class Pooling:
 
     format: Format = Format(0)
     poolingMode: PoolMode = PoolMode(0)
-    global_: bool = False
+    global_: bool = field(default=False, metadata={"schema_name": "global"})
     windowW: int = 0
     windowH: int = 0
     strideW: int = 0

@@ -336,7 +336,7 @@ class AvgPoolFusion:
     """Numerical operation mode of the output tensor"""
     format: Format = Format(0)
     """Format of the data during calculation. For details, see {@link Format}."""
-    global_: bool = False
+    global_: bool = field(default=False, metadata={"schema_name": "global"})
     """Whether to do global pooling"""
     activationType: ActivationType = ActivationType(0)
     """Activation function type. For details, see {@link ActivationType}."""
@@ -1615,7 +1615,7 @@ class MaxPoolFusion:
     """Padding mode. For details, see {@link PadMode}."""
     format: Format = Format(0)
     """Format of the tensor data. For details, see {@link Format}."""
-    global_: bool = False
+    global_: bool = field(default=False, metadata={"schema_name": "global"})
     """Whether to do global pooling"""
     activationType: ActivationType = ActivationType(0)
     """Activation function type. For details, see {@link ActivationType}."""

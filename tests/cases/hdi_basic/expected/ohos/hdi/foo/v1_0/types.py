@@ -44,11 +44,11 @@ class Flags(OpenIntEnum):
 class Keywords:
     """Fields named like Python keywords and generated methods."""
 
-    global_: bool = False
-    from_: int = 0
-    class_: str = ""
-    to_dict_: int = 0
-    lambda_: Color = Color(0)
+    global_: bool = field(default=False, metadata={"schema_name": "global"})
+    from_: int = field(default=0, metadata={"schema_name": "from"})
+    class_: str = field(default="", metadata={"schema_name": "class"})
+    to_dict_: int = field(default=0, metadata={"schema_name": "to_dict"})
+    lambda_: Color = field(default=Color(0), metadata={"schema_name": "lambda"})
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
