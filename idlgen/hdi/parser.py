@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+from collections.abc import Callable
 from typing import Any
 
 import lark
@@ -403,10 +404,30 @@ def parse(path: str, text: str, diags: Diagnostics) -> A.RawFile | None:
     collector = _Collector()
     parser = _parser()
     _TRANSFORMER.path = path
+    repaired: list[lark.exceptions.UnexpectedToken] = []
+
+    def recover(e: lark.exceptions.UnexpectedInput) -> bool:
+        """Insert a missing ';' or ')' and go on, so one slip does not hide later errors."""
+        if not isinstance(e, lark.exceptions.UnexpectedToken) or e.token.type == "$END":
+            return False
+        expected = set(e.expected)
+        if len(expected) != 1 or not expected <= _REPAIRABLE.keys() or len(repaired) >= 20:
+            return False
+        (kind,) = expected
+        try:
+            e.interactive_parser.feed_token(Token(kind, _REPAIRABLE[kind]))
+            e.interactive_parser.feed_token(e.token)
+        except lark.exceptions.UnexpectedInput:
+            return False
+        repaired.append(e)
+        return True
+
     try:
-        tree = _parse_with_docs(parser, text, collector)
+        tree = _parse_with_docs(parser, text, collector, recover)
         raw: A.RawFile = _TRANSFORMER.transform(tree)
     except lark.exceptions.UnexpectedToken as e:
+        for r in repaired:
+            _unexpected_token(path, text, r, diags)
         _unexpected_token(path, text, e, diags)
         return None
     except lark.exceptions.UnexpectedCharacters as e:
@@ -422,16 +443,28 @@ def parse(path: str, text: str, diags: Diagnostics) -> A.RawFile | None:
     except lark.exceptions.UnexpectedEOF as e:  # pragma: no cover - LALR reports $END tokens
         diags.error("HDI001", f"unexpected end of file: {e}", None)
         return None
+    for r in repaired:
+        _unexpected_token(path, text, r, diags)
     _attach_docs(raw, collector.docs, text)
+    # A repaired file is still checked (its other errors are worth seeing), never generated.
     return raw
 
 
-def _parse_with_docs(parser: lark.Lark, text: str, collector: _Collector) -> Any:
+# Tokens the parser may insert to recover from a syntax error (the error is still reported).
+_REPAIRABLE = {"SEMICOLON": ";", "RPAR": ")"}
+
+
+def _parse_with_docs(
+    parser: lark.Lark,
+    text: str,
+    collector: _Collector,
+    on_error: Callable[[lark.exceptions.UnexpectedInput], bool],
+) -> Any:
     """Run the LALR parser while collecting DOC_COMMENT tokens."""
     # Lark binds lexer callbacks at construction; point the shared sink at this call's list.
     _DOCS_SINK.sink = collector
     try:
-        return parser.parse(text)
+        return parser.parse(text, on_error=on_error)
     finally:
         _DOCS_SINK.sink = None
 

@@ -72,3 +72,25 @@ def test_all_errors_of_a_run_are_shown(tmp_path: Path) -> None:
     text = render_all(r.diagnostics, r.sources)
     assert "did you mean 'String'?" in text
     assert text.count("^") >= 4
+
+
+def test_missing_semicolons_are_repaired_and_checking_goes_on(tmp_path: Path) -> None:
+    d = tmp_path / "foo" / "v1_0"
+    d.mkdir(parents=True)
+    (d / "Types.idl").write_text(
+        "package ohos.hdi.foo.v1_0;\n"
+        "struct A { int x; }\n"  # missing ';' after '}'
+        "struct B { Strng y; int z }\n"  # unknown type, missing ';' (allowed) and after '}'
+        "enum E { P, Q }\n"  # missing ';'
+        "interface IX { Ping([in] int a; }\n"  # missing ')': a syntax error that stops here
+    )
+    r = load([d / "Types.idl"], roots={"ohos.hdi": tmp_path})
+    got = [(x.code, x.span.line if x.span else 0, x.message) for x in r.diagnostics]
+    assert got[:3] == [
+        ("HDI001", 2, "expected ';' before 'struct'"),
+        ("HDI001", 3, "expected ';' before 'enum'"),
+        ("HDI001", 4, "expected ';' before 'interface'"),
+    ]
+    # An error that cannot be repaired is reported after the repaired ones and ends the file.
+    assert any(x.code == "HDI001" and x.span and x.span.line == 5 for x in r.diagnostics)
+    assert r.diagnostics.has_errors
