@@ -7,7 +7,6 @@ Each mutation states the (rule, entity) it must produce; a differential check ru
 from __future__ import annotations
 
 import shutil
-import subprocess
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 

@@ -55,7 +55,7 @@ def _ort(model: Any, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
 
 
 def test_small_cnn_matches_onnxruntime(env: tuple[ModuleType, Any, Any]) -> None:
-    onnx = pytest.importorskip("onnx")
+    pytest.importorskip("onnx")
     from onnx import helper, numpy_helper
 
     P, kernels, enc = env
