@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from .errors import DecodeError, IdlgenError
+from .errors import ConfigError, DecodeError, EncodeError, IdlgenError, SchemaError
 
 __version__ = "0.1.0"
 
-__all__ = ["DecodeError", "IdlgenError", "__version__"]
+__all__ = [
+    "ConfigError",
+    "DecodeError",
+    "EncodeError",
+    "IdlgenError",
+    "SchemaError",
+    "__version__",
+]

@@ -8,11 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .errors import ConfigError
+
 __all__ = ["Config", "ConfigError", "find_pyproject", "load_config", "parse_root"]
-
-
-class ConfigError(Exception):
-    """A usage or configuration error (exit code 2)."""
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import ir
+from ..errors import ConfigError
 from .compare import hdi_package_base
 from .findings import Finding, Severity
 from .rules import RULES
@@ -35,10 +36,6 @@ __all__ = [
 ]
 
 FAIL_ON = ("breaking", "warning", "info", "never")
-
-
-class ConfigError(ValueError):
-    """Bad ``[tool.idlgen.diff]`` configuration or baseline file (exit code 2)."""
 
 
 @dataclass(frozen=True, slots=True)

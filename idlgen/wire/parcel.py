@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NoReturn
 
-from ..errors import DecodeError, IdlgenError
+from ..errors import DecodeError, EncodeError
 
 __all__ = [
     "DEFAULT_CAPACITY",
@@ -110,15 +110,6 @@ _F64 = struct.Struct("<d")
 _PAD = (b"", b"\0\0\0", b"\0\0", b"\0")
 _NULPAD = (b"\0\0\0\0", b"\0\0\0", b"\0\0", b"\0")
 _ENCODE_ERRORS = (struct.error, OverflowError, TypeError, ValueError, AttributeError)
-
-
-class EncodeError(IdlgenError, ValueError):
-    """A value that cannot be written (out of range, wrong type, embedded NUL, too large)."""
-
-    def __init__(self, message: str, *, path: str = "") -> None:
-        self.reason = message
-        self.path = path
-        super().__init__(f"{message} ({path})" if path else message)
 
 
 def _join(part: str, path: str) -> str:
