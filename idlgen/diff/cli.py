@@ -47,6 +47,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--format", choices=FORMATS, default="text", help="report format")
     parser.add_argument(
+        "--template",
+        type=Path,
+        metavar="FILE",
+        help="render the report with this Jinja template instead of --format "
+        "(sandboxed; values escaped for markdown if FILE ends in .md, else for plain text)",
+    )
+    parser.add_argument(
         "--fail-on",
         choices=FAIL_ON,
         default="breaking",
@@ -242,7 +249,16 @@ def run(args: argparse.Namespace, config: Any) -> int:
             return 0
         active, suppressed = apply_acceptances(findings, cfg.suppress, baseline)
         report = Report(old_label, new_label, active, suppressed, pol, display)
-        sys.stdout.write(render(report, args.format))
+        template = getattr(args, "template", None)
+        if template is not None:
+            try:
+                text = report.render_template(template)
+            except Exception as e:  # noqa: BLE001 - the user's template, not idlgen, failed
+                print(f"idlgen diff: error: --template {template}: {e}", file=sys.stderr)
+                return 2
+        else:
+            text = render(report, args.format)
+        sys.stdout.write(text)
         sys.stdout.flush()
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if args.format == "github" and summary:
