@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import render_all
+from ..escaping import escape_text
 from ..frontend import LoadResult
 from .compare import compare
 from .findings import Finding
@@ -145,7 +146,7 @@ def _report_diags(res: LoadResult, label: str) -> bool:
         if text:
             print(text, file=sys.stderr)
     if not res.ok:
-        print(f"idlgen diff: {label} has schema errors", file=sys.stderr)
+        print(f"idlgen diff: {escape_text(label)} has schema errors", file=sys.stderr)
     return res.ok
 
 
@@ -196,7 +197,7 @@ def run(args: argparse.Namespace, config: Any) -> int:
             else frozenset()
         )
     except ConfigError as e:
-        print(f"idlgen diff: error: {e}", file=sys.stderr)
+        print(f"idlgen diff: error: {escape_text(str(e))}", file=sys.stderr)
         return 2
 
     cwd = Path.cwd()
@@ -210,7 +211,7 @@ def run(args: argparse.Namespace, config: Any) -> int:
                 )
             except GitError as e:
                 print(
-                    f"idlgen diff: error: --against {args.against}: {e}",
+                    f"idlgen diff: error: --against {escape_text(f'{args.against}: {e}')}",
                     file=sys.stderr,
                 )
                 return 2
@@ -243,7 +244,7 @@ def run(args: argparse.Namespace, config: Any) -> int:
             todo, _ = apply_acceptances(findings, cfg.suppress)
             Path(baseline_file).write_text(baseline_text(todo), encoding="utf-8")
             print(
-                f"idlgen diff: wrote {len(todo)} finding(s) to {baseline_file}",
+                f"idlgen diff: wrote {len(todo)} finding(s) to {escape_text(baseline_file)}",
                 file=sys.stderr,
             )
             return 0
@@ -254,7 +255,10 @@ def run(args: argparse.Namespace, config: Any) -> int:
             try:
                 text = report.render_template(template)
             except Exception as e:  # noqa: BLE001 - the user's template, not idlgen, failed
-                print(f"idlgen diff: error: --template {template}: {e}", file=sys.stderr)
+                print(
+                    f"idlgen diff: error: --template {escape_text(f'{template}: {e}')}",
+                    file=sys.stderr,
+                )
                 return 2
         else:
             text = render(report, args.format)

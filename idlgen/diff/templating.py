@@ -4,7 +4,7 @@ Schema-originated strings are data: they are only ever passed to templates as va
 compiled. Each environment belongs to one output context (``text``, ``markdown``,
 ``github``, ``html``): every ``{{ value }}`` is escaped for that context unless a filter already
 escaped it (filters return ``markupsafe.Markup``, which the environment passes through). The
-filters are the only escaping functions (:mod:`idlgen.diff.escape`), available in every context:
+filters are the only escaping functions (:mod:`idlgen.escaping`), available in every context:
 
 ``md`` (inline markdown; optional clip length), ``md_code`` (code span), ``md_message`` (finding
 message: prose with code spans), ``text`` (one visible line), ``gh_data`` / ``gh_prop``
@@ -22,7 +22,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup, escape
 
 from ..resources import resource_dir
-from .escape import (
+from ..escaping import (
     escape_github_data,
     escape_github_prop,
     escape_md,

@@ -84,11 +84,11 @@ _URLISH = re.compile(r"(?i)(://|www\.)")
 
 
 def _md_inline(s: str, *, line_start: bool = True) -> str:
-    # ``\`` and ``|`` keep a table cell whole; ``<``/``>``/``&`` make HTML, comments and
+    # ``\``, ``|`` and `````` keep a table cell whole and code spans ours; ``<``/``>``/``&`` make HTML, comments and
     # autolinks literal; ``](``/``][`` stop inline and reference links and images; ``@`` + zero-width space stops
     # @mentions and e-mail autolinks; ``://``/``www.`` are broken so nothing is linkified.
     s = _no_command(_one_line(s)) if line_start else _one_line(s)
-    s = s.replace("\\", "\\\\").replace("|", "\\|")
+    s = s.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     s = s.replace("](", "\\](").replace("][", "\\][")
     s = s.replace("@", "@&#8203;")
