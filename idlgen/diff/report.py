@@ -1,4 +1,5 @@
-"""Render a diff outcome: ``text``, ``markdown`` (PR comment), ``json`` (contract), ``github``.
+"""Render a diff outcome: ``text``, ``markdown`` (PR comment), ``json`` (contract), ``github``,
+``sarif`` (code scanning).
 
 Text, markdown and GitHub output are Jinja templates under ``templates/diff/`` rendered in a
 sandbox that escapes schema text for the output context (:mod:`idlgen.diff.templating`); JSON
@@ -16,9 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import __version__
 from ..ir import Span
+from ..sarif import Level, SarifLocation, SarifResult, dumps, sarif_log
 from .findings import Finding, Severity
 from .policy import VersionPolicy
+from .rules import RULES
 from .templating import render_builtin, render_user
 from .view import ReportView, build_view
 
@@ -30,9 +34,10 @@ __all__ = [
     "render_markdown",
     "render_json",
     "render_github",
+    "render_sarif",
 ]
 
-FORMATS = ("text", "markdown", "json", "github")
+FORMATS = ("text", "markdown", "json", "github", "sarif")
 # GitHub rejects comments of 65536 characters or more: long tables are cut (counts stay exact).
 MAX_MARKDOWN_CHARS = 65_536
 MAX_BREAKING_ROWS = 100
@@ -163,11 +168,51 @@ def render_github(r: Report) -> str:
     return render_builtin("report.github.j2", "github", report=r.view())
 
 
+# ----------------------------------------------------------------------------------------------
+# sarif (GitHub code scanning)
+
+_SARIF_LEVEL: dict[str, Level] = {"breaking": "error", "warning": "warning", "info": "note"}
+
+
+def sarif_dict(r: Report) -> dict[str, Any]:
+    """One SARIF run: the rules that occur, one result per (unsuppressed) finding at its new
+    location (a removal at the nearest surviving declaration)."""
+    results = []
+    view = r.view()
+    for f in view.findings:
+        at = f.location
+        msg = f"{f.path}: {f.message}"
+        if f.removed:
+            msg = f"{f.path}: (removed; was at {f.old}) {f.message}"
+        results.append(
+            SarifResult(
+                rule_id=f.rule,
+                level=_SARIF_LEVEL[f.severity],
+                message=msg,
+                location=(
+                    None
+                    if at is None
+                    else SarifLocation(at.file, at.line, at.col, at.end_line, at.end_col)
+                ),
+                logical_name=f.path,
+                fingerprint=f.fingerprint,
+            )
+        )
+    used = {f.rule for f in view.findings}
+    rules = {rid: f"{RULES[rid].name}: {RULES[rid].why}" for rid in used if rid in RULES}
+    return sarif_log("idlgen", __version__, rules, results)
+
+
+def render_sarif(r: Report) -> str:
+    return dumps(sarif_dict(r))
+
+
 _RENDERERS: dict[str, Callable[[Report], str]] = {
     "text": render_text,
     "markdown": render_markdown,
     "json": render_json,
     "github": render_github,
+    "sarif": render_sarif,
 }
 
 

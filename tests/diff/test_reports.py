@@ -19,7 +19,13 @@ from ._jsonschema import validate
 REPO = Path(__file__).resolve().parents[2]
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 SCHEMA = json.loads((REPO / "idlgen" / "diff" / "report.schema.json").read_text())
-EXT = {"text": "txt", "markdown": "md", "json": "json", "github": "github.txt"}
+EXT = {
+    "text": "txt",
+    "markdown": "md",
+    "json": "json",
+    "github": "github.txt",
+    "sarif": "sarif.json",
+}
 
 OLD_FBS = """\
 // A small schema exercising most FlatBuffers rules.
