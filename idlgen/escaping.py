@@ -50,6 +50,8 @@ def _needs_escape(ch: str) -> bool:
 
 
 def _one_line(s: str) -> str:
+    if s.isprintable() and "\\" not in s:  # fast path: nothing to escape (the usual case)
+        return s
     return "".join("\\\\" if ch == "\\" else _visible(ch) if _needs_escape(ch) else ch for ch in s)
 
 

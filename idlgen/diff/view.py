@@ -100,11 +100,15 @@ def build_view(
     display: Callable[[str], str],
 ) -> ReportView:
     """``findings``/``suppressed`` must already be in report order."""
+    shown: dict[str, str] = {}  # a report names few files, many times
 
     def loc(span: Span | None) -> Loc | None:
         if span is None:
             return None
-        return Loc(display(span.file), span.line, span.col, span.end_line, span.end_col)
+        name = shown.get(span.file)
+        if name is None:
+            name = shown[span.file] = display(span.file)
+        return Loc(name, span.line, span.col, span.end_line, span.end_col)
 
     def view(f: Finding, reason: str = "") -> FindingView:
         return FindingView(
