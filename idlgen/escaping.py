@@ -7,9 +7,9 @@ workflow commands in a report or a CI log. Every template reaches these through 
 default escaper.
 
 * ``text``: one line per value. Control, format and line/paragraph-separator characters become
-  visible ``\\n``/``\\x1b``/``\\u2028`` escapes (a backslash is doubled so they stay
-  unambiguous), and a value starting with ``::`` cannot open a workflow command at the start
-  of a log line.
+  visible ``\\n``/``\\x1b``/``\\u2028`` escapes (a literal backslash is left alone, so
+  messages quoting a schema's ``\\q`` read as before), and a value starting with ``::``
+  cannot open a workflow command at the start of a log line.
 * ``github``: workflow-command data and properties (``%``/CR/LF percent-encoded as the runner
   decodes them; ``:``/``,`` too in properties), after the ``text`` escaping.
 * ``markdown``: GitHub-flavoured markdown inline text and code spans, safe inside table cells.
@@ -46,13 +46,13 @@ def _visible(ch: str) -> str:
 
 def _needs_escape(ch: str) -> bool:
     # Cc: C0/C1 controls incl. CR/LF/NEL; Cf: bidi overrides, zero-width chars; Zl/Zp: U+2028/9.
-    return ch == "\\" or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn")
+    return unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn")
 
 
 def _one_line(s: str) -> str:
-    if s.isprintable() and "\\" not in s:  # fast path: nothing to escape (the usual case)
+    if s.isprintable():  # fast path: nothing to escape (the usual case)
         return s
-    return "".join("\\\\" if ch == "\\" else _visible(ch) if _needs_escape(ch) else ch for ch in s)
+    return "".join(_visible(ch) if _needs_escape(ch) else ch for ch in s)
 
 
 def _no_command(out: str) -> str:

@@ -260,7 +260,7 @@ def test_markdown_stays_under_the_limit_with_long_names() -> None:
 def test_escapers_by_example() -> None:
     assert escape_text("x\n::error::forged.idl") == "x\\n::error::forged.idl"
     assert escape_text("::error::x") == "\\x3a:error::x"
-    assert escape_text("a\u2028b\\") == "a\\u2028b\\\\"
+    assert escape_text("a\u2028b\\") == "a\\u2028b\\"
     assert escape_md("a|b <!-- c --> @d [e](f)") == ("a\\|b &lt;!-- c --&gt; @&#8203;d [e\\](f)")
     assert escape_md("# title") == "\\# title"
     assert escape_md_code("a`b") == "`` a`b ``" and escape_md_code("") == "—"
@@ -349,3 +349,18 @@ def test_user_template_is_sandboxed(
     (tmp_path / "t.txt").write_text(source)
     code, out, err = _run(["o.fbs", "n.fbs", "--template", "t.txt"], capsys)
     assert code == 2 and out == "" and "--template t.txt:" in err
+
+
+def test_template_context_from_file_name(tmp_path: Path) -> None:
+    f = Finding("FBS-T-05", Severity.WARNING, "<b>|x</b>", "m\nn")
+    r = Report("a", "b", [f])
+    for name, want in [
+        ("t.html.j2", "&lt;b&gt;|x&lt;/b&gt;"),
+        ("t.md", "&lt;b&gt;\\|x&lt;/b&gt;"),
+        ("t.markdown.jinja", "&lt;b&gt;\\|x&lt;/b&gt;"),
+        ("t.txt", "<b>|x</b>"),
+    ]:
+        (tmp_path / name).write_text("{{ report.findings[0].path }}")
+        assert r.render_template(tmp_path / name) == want, name
+    (tmp_path / "m.txt").write_text("{{ report.findings[0].message }}|{{ 'x'|md_code }}")
+    assert r.render_template(tmp_path / "m.txt") == "m\\nn|`x`"
