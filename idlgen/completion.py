@@ -58,11 +58,19 @@ def _bash(parser: argparse.ArgumentParser) -> str:
     for name, sub in sorted(cmds.items()):
         opts, _ = _options(sub)
         lines.append(f"            {name}) words={shlex.quote(' '.join(opts))} ;;")
+    positional = [
+        f"                {name}) words={shlex.quote(' '.join(str(c) for c in a.choices))} ;;"
+        for name, sub in sorted(cmds.items())
+        for a in sub._actions
+        if not a.option_strings and a.choices
+    ]
     lines += [
         "        esac",
         '        if [[ -n "$cmd" && "$cur" != -* ]]; then',
-        '            COMPREPLY=($(compgen -f -- "$cur"))',
-        "            return",
+        '            case "$cmd" in',
+        *positional,
+        '                *) COMPREPLY=($(compgen -f -- "$cur")); return ;;',
+        "            esac",
         "        fi",
         "    fi",
         '    COMPREPLY=($(compgen -W "$words" -- "$cur"))',
