@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from idlgen.cli import main
-from tests.conftest import REPO
 
 TYPES = """package ohos.hdi.demo.v1_0;
 /** A point. */
@@ -123,43 +122,6 @@ def test_python_dash_m_and_version() -> None:
         [sys.executable, "-m", "idlgen", "--version"], capture_output=True, text=True
     )
     assert r.returncode == 0 and r.stdout.startswith("idlgen ")
-
-
-@pytest.mark.skipif(shutil.which("git") is None, reason="git missing")
-def test_wheel_installs_and_builds_outside_repo(tmp_path: Path) -> None:
-    """A real wheel (not editable) ships grammars and templates and works from anywhere."""
-    wheels = tmp_path / "wheels"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(REPO)],
-        check=True,
-        cwd=tmp_path,
-    )
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
-    py = venv / "bin" / "python"
-    [whl] = wheels.glob("*.whl")
-    subprocess.run(
-        [str(py), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(whl)],
-        check=True,
-    )
-    work = tmp_path / "work"
-    shutil.copytree(REPO / "schemas" / "hdi", work / "hdi")
-    shutil.copytree(REPO / "schemas" / "fbs", work / "fbs")
-    idlgen = venv / "bin" / "idlgen"
-    r = subprocess.run(
-        [str(idlgen), "build", "hdi", "fbs", "--root", "ohos.hdi:hdi", "--out", "out/gen"],
-        cwd=work,
-        capture_output=True,
-        text=True,
-    )
-    assert r.returncode == 0, r.stderr
-    probe = (
-        "import idlgen, sys; from gen.ohos.hdi.nnrt.v2_1 import AvgPoolFusion; "
-        "from gen.armnnSerializer import SerializedGraph; SerializedGraph().to_flatbuffer(); "
-        "assert 'site-packages' in idlgen.__file__, idlgen.__file__; print(AvgPoolFusion().global_)"
-    )
-    r = subprocess.run([str(py), "-c", probe], cwd=work / "out", capture_output=True, text=True)
-    assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr
 
 
 # --- a CLI people expect: usage errors, suggestions, help, completion, progress, SARIF ---
