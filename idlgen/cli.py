@@ -31,6 +31,7 @@ __all__ = ["main", "build_parser"]
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 123
 SCHEMA_SUFFIXES = (".idl", ".fbs")
 COMPILER_COMMANDS = ("build", "check", "parse", "diff")
+_NO_DIFF = ("build", "check", "parse", "version", "run")  # commands that never read diff's flags
 DIAG_FORMATS = ("text", "github", "json", "sarif")
 # Third-party modules a command may lack, and the extra that provides each.
 _EXTRA_OF = {"lark": "compiler", "jinja2": "compiler", "black": "compiler", "onnx": "onnx"}
@@ -96,7 +97,8 @@ def _common(p: argparse.ArgumentParser, *, formats: bool = True) -> None:
         )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(*, diff: bool = True) -> argparse.ArgumentParser:
+    """The argument parser; ``diff=False`` skips importing the diff package (start-up time)."""
     p = _Parser(
         prog="idlgen",
         description="OpenHarmony HDI and FlatBuffers schemas to typed, byte-compatible Python.",
@@ -165,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
             "  idlgen diff a.fbs b.fbs --fail-on warning",
         ),
     )
-    diff_cli = _diff_cli()
+    diff_cli = _diff_cli() if diff else None
     if diff_cli is not None:
         diff_cli.add_arguments(d)
     else:  # no compiler extra: accept anything so that main() can name the missing extra
@@ -452,7 +454,8 @@ def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _dispatch(build_parser(), args)
+        command = _command_of(args)
+        return _dispatch(build_parser(diff=command not in _NO_DIFF), args)
     except SystemExit as e:  # argparse: --help, --version (0) and usage errors (2)
         return e.code if isinstance(e.code, int) else EXIT_USAGE
     except ConfigError as e:
