@@ -12,6 +12,7 @@ import lark
 from lark import Token, Transformer, v_args
 
 from ..diagnostics import Diagnostics
+from ..larkparser import lalr
 from ..ir import Span
 from ..resources import grammar_text
 from . import ast as A
@@ -46,9 +47,9 @@ class _Collector:
 
 @functools.cache
 def _parser() -> lark.Lark:
-    return lark.Lark(
+    return lalr(
         grammar_text("hdi.lark"),
-        parser="lalr",
+        "hdi",
         lexer="contextual",
         propagate_positions=True,
         maybe_placeholders=False,
