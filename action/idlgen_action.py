@@ -95,7 +95,9 @@ def upsert_comment(body: str) -> str:
         comments = _api("GET", f"{issue}?per_page=100&page={page}", token)
         for c in comments:
             if MARKER in str(c.get("body", "")):
-                _api("PATCH", f"{api}/repos/{repo}/issues/comments/{c['id']}", token, {"body": body})
+                _api(
+                    "PATCH", f"{api}/repos/{repo}/issues/comments/{c['id']}", token, {"body": body}
+                )
                 return "updated"
         if len(comments) < 100:
             break

@@ -29,7 +29,10 @@ REPO = Path(__file__).resolve().parent.parent
 
 def _shared() -> Path | None:
     env = os.environ.get("IDLGEN_SHARED")
-    for cand in ([Path(env)] if env else []) + [REPO.parent / "shared", REPO.parent.parent / "shared"]:
+    for cand in ([Path(env)] if env else []) + [
+        REPO.parent / "shared",
+        REPO.parent.parent / "shared",
+    ]:
         if (cand / "corpus" / "hdi" / "drivers_interface").is_dir():
             return cand
     return None
@@ -87,7 +90,9 @@ def run() -> list[Result]:
 
         def cold() -> float:
             out = fresh(work / "idlgen-gen")
-            return _cpu([*idlgen, "build", str(corpus), "--root", root, "--out", str(out), "-q"], env)
+            return _cpu(
+                [*idlgen, "build", str(corpus), "--root", root, "--out", str(out), "-q"], env
+            )
 
         def parse() -> float:
             return _cpu([*idlgen, "parse", str(corpus), "--root", root], env)

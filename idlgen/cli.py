@@ -190,8 +190,8 @@ def build_parser(*, diff: bool = True) -> argparse.ArgumentParser:
         help="print a shell completion script",
         **_doc(
             "Print a completion script for bash, zsh or fish.",
-            "  eval \"$(idlgen completion bash)\"      # in ~/.bashrc\n"
-            "  eval \"$(idlgen completion zsh)\"       # in ~/.zshrc\n"
+            '  eval "$(idlgen completion bash)"      # in ~/.bashrc\n'
+            '  eval "$(idlgen completion zsh)"       # in ~/.zshrc\n'
             "  idlgen completion fish > ~/.config/fish/completions/idlgen.fish",
         ),
     )
@@ -402,7 +402,9 @@ def _subparser(parser: argparse.ArgumentParser, command: str | None) -> argparse
     return parser
 
 
-def _unknown_options(parser: argparse.ArgumentParser, command: str | None, extras: list[str]) -> str:
+def _unknown_options(
+    parser: argparse.ArgumentParser, command: str | None, extras: list[str]
+) -> str:
     sub = _subparser(parser, command)
     known = [o for a in sub._actions for o in a.option_strings]
     msgs = []
@@ -423,9 +425,7 @@ def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     args, extras = parser.parse_known_args(argv)
     if extras:
         _subparser(parser, args.command).print_usage(sys.stderr)
-        print(
-            f"idlgen: error: {_unknown_options(parser, args.command, extras)}", file=sys.stderr
-        )
+        print(f"idlgen: error: {_unknown_options(parser, args.command, extras)}", file=sys.stderr)
         return EXIT_USAGE
     if args.command is None:
         parser.print_help(sys.stderr)

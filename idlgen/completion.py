@@ -38,7 +38,7 @@ def _bash(parser: argparse.ArgumentParser) -> str:
     cmds = _commands(parser)
     top, _ = _options(parser)
     lines = [
-        "# idlgen bash completion: eval \"$(idlgen completion bash)\"",
+        '# idlgen bash completion: eval "$(idlgen completion bash)"',
         "_idlgen() {",
         '    local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" cmd="" i',
         "    for ((i = 1; i < COMP_CWORD; i++)); do",
@@ -84,7 +84,7 @@ def _bash(parser: argparse.ArgumentParser) -> str:
 def _zsh(parser: argparse.ArgumentParser) -> str:
     # zsh runs the bash function through bashcompinit: one implementation, both shells.
     return (
-        "#compdef idlgen\n# idlgen zsh completion: eval \"$(idlgen completion zsh)\"\n"
+        '#compdef idlgen\n# idlgen zsh completion: eval "$(idlgen completion zsh)"\n'
         "autoload -U +X bashcompinit && bashcompinit\n" + _bash(parser)
     )
 

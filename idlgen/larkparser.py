@@ -24,8 +24,10 @@ def cache_path(name: str) -> str | bool:
     configured = os.environ.get("IDLGEN_CACHE_DIR")
     if configured == "":
         return False
-    base = Path(configured) if configured else (
-        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "idlgen"
+    base = (
+        Path(configured)
+        if configured
+        else (Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "idlgen")
     )
     d = base / "lark"
     try:

@@ -35,7 +35,9 @@ def artifact_location(path: str, cwd: Path | None = None) -> dict[str, str]:
     return {"uri": quote(rel.as_posix()), "uriBaseId": _SRCROOT}
 
 
-def region(line: int, col: int, end_line: int | None = None, end_col: int | None = None) -> dict[str, int]:
+def region(
+    line: int, col: int, end_line: int | None = None, end_col: int | None = None
+) -> dict[str, int]:
     r = {"startLine": max(line, 1), "startColumn": max(col, 1)}
     if end_line is not None and end_col is not None and (end_line, end_col) > (line, col):
         r["endLine"] = end_line
@@ -64,7 +66,11 @@ def sarif_log(
         if r.get("ruleId") in index:
             r["ruleIndex"] = index[r["ruleId"]]
         out_results.append(r)
-    driver: dict[str, Any] = {"name": tool_name, "version": version, "rules": [dict(r) for r in rules]}
+    driver: dict[str, Any] = {
+        "name": tool_name,
+        "version": version,
+        "rules": [dict(r) for r in rules],
+    }
     if information_uri:
         driver["informationUri"] = information_uri
     base = (cwd or Path.cwd()).resolve()

@@ -64,7 +64,12 @@ def test_pre_commit_hooks_manifest_and_entries(project: Path) -> None:
     import re
 
     pattern = re.compile(by_id["idlgen-check"]["files"])
-    for hit in ("idl/a/v1_0/Types.idl", "schemas/x.fbs", "pyproject.toml", "gen/.idlgen-manifest.json"):
+    for hit in (
+        "idl/a/v1_0/Types.idl",
+        "schemas/x.fbs",
+        "pyproject.toml",
+        "gen/.idlgen-manifest.json",
+    ):
         assert pattern.search(hit), hit
     assert not pattern.search("README.md")
 
@@ -237,10 +242,16 @@ def test_action_diff_annotates_summarises_and_keeps_one_sticky_comment(
 
 def test_action_check_and_bad_command(project: Path) -> None:
     base = [sys.executable, str(SCRIPT)]
-    r = subprocess.run(base, cwd=project, env=_env(INPUT_COMMAND="check"), capture_output=True, text=True)
+    r = subprocess.run(
+        base, cwd=project, env=_env(INPUT_COMMAND="check"), capture_output=True, text=True
+    )
     assert r.returncode == 1  # nothing generated yet: stale
     (project / "idl/demo/v1_0/Types.idl").write_text(OLD.replace("int y;", "Strng y;"))
-    r = subprocess.run(base, cwd=project, env=_env(INPUT_COMMAND="check"), capture_output=True, text=True)
+    r = subprocess.run(
+        base, cwd=project, env=_env(INPUT_COMMAND="check"), capture_output=True, text=True
+    )
     assert r.returncode == 1 and "::error file=idl/demo/v1_0/Types.idl" in r.stdout
-    r = subprocess.run(base, cwd=project, env=_env(INPUT_COMMAND="lint"), capture_output=True, text=True)
+    r = subprocess.run(
+        base, cwd=project, env=_env(INPUT_COMMAND="lint"), capture_output=True, text=True
+    )
     assert r.returncode == 2 and "must be 'check' or 'diff'" in r.stdout

@@ -127,9 +127,7 @@ def test_python_dash_m_and_version() -> None:
 # --- a CLI people expect: usage errors, suggestions, help, completion, progress, SARIF ---
 
 
-def test_usage_errors_suggest_and_exit_2(
-    project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_usage_errors_suggest_and_exit_2(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["biuld"]) == 2
     assert "did you mean 'build'?" in capsys.readouterr().err
     assert main(["build", "--ouut", "x"]) == 2
@@ -147,9 +145,7 @@ def test_usage_errors_suggest_and_exit_2(
 
 
 @pytest.mark.parametrize("command", ["build", "check", "parse", "diff", "completion", "version"])
-def test_help_has_examples_and_exit_codes(
-    command: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_help_has_examples_and_exit_codes(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([command, "--help"]) == 0
     out = capsys.readouterr().out
     assert f"usage: idlgen {command}" in out

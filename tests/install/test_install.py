@@ -104,9 +104,7 @@ def test_runtime_profile_cli_names_the_compiler_extra(wheel: Path, tmp_path: Pat
         ["parse", "a.idl"],
         ["diff", "a.idl", "a.idl"],
     ):
-        r = subprocess.run(
-            [idlgen, *argv], capture_output=True, text=True, env=env, cwd=tmp_path
-        )
+        r = subprocess.run([idlgen, *argv], capture_output=True, text=True, env=env, cwd=tmp_path)
         assert r.returncode == 2, (argv, r.stdout, r.stderr)
         assert "pip install 'idlgen[compiler]'" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "gen").exists()
