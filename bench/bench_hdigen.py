@@ -94,8 +94,8 @@ def run() -> list[Result]:
                 [*idlgen, "build", str(corpus), "--root", root, "--out", str(out), "-q"], env
             )
 
-        def parse() -> float:
-            return _cpu([*idlgen, "parse", str(corpus), "--root", root], env)
+        def parse(e: dict[str, str] = env) -> float:
+            return _cpu([*idlgen, "parse", str(corpus), "--root", root], e)
 
         peer_name = "hdi-gen (C++)" if have_peer else "hdi-gen: skipped (set HDIGEN_BIN)"
         gen_peer = peer("gen")
@@ -117,7 +117,19 @@ def run() -> list[Result]:
                 t,
                 peer_name,
                 parse_peer,
-                note=f"target <= 1.2 s CPU: {'met' if t <= 1.2 else 'not met'}",
+                note=f"no caches; target <= 1.2 s CPU: {'met' if t <= 1.2 else 'not met'}",
+            )
+        )
+        warm_env = {**env, "IDLGEN_CACHE_DIR": str(work / "cache")}
+        parse(warm_env)  # fill the parse cache
+        t = _median(lambda: parse(warm_env))
+        results.append(
+            Result(
+                "hdigen: 611-file corpus, parse + check, unchanged files (CPU s)",
+                t,
+                peer_name,
+                parse_peer,
+                note=f"warm parse cache; target <= 1.2 s CPU: {'met' if t <= 1.2 else 'not met'}",
             )
         )
     return results
