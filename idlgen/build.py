@@ -22,9 +22,9 @@ from importlib.metadata import version
 
 from . import __version__
 from .config import Config
-from .diagnostics import Diagnostics
+from .diagnostics import Diagnostic, Diagnostics, Severity
 from .frontend import LoadResult, load
-from .pygen.generate import GenerateOptions, generate
+from .ir import Span
 
 __all__ = ["BuildResult", "expand_inputs", "run_build", "MANIFEST", "CACHE"]
 
@@ -44,6 +44,8 @@ class BuildResult:
     extra: list[str] = field(default_factory=list)  # check mode: would be removed
     diffs: list[str] = field(default_factory=list)
     cached: bool = False
+    # Source texts for rendering replayed diagnostics of a cached build (no load result then).
+    sources: dict[str, str] = field(default_factory=dict)
 
 
 def expand_inputs(paths: Iterable[Path], diags: Diagnostics) -> list[Path]:
@@ -139,6 +141,49 @@ def _atomic_write(path: Path, text: str) -> None:
 
 
 ExtraFiles = Callable[[Config, LoadResult, Diagnostics], dict[str, str]]
+# progress(phase, done, total): called as phases start and advance (see idlgen.progress).
+Progress = Callable[[str, int, int], None]
+
+
+def _diags_to_json(diags: Diagnostics) -> list[dict[str, object]]:
+    return [
+        {
+            "severity": d.severity.value,
+            "code": d.code,
+            "message": d.message,
+            "span": list(d.span) if d.span else None,
+            "help": list(d.help),
+            "notes": list(d.notes),
+        }
+        for d in diags
+    ]
+
+
+def _replay(cache: dict[str, object], result: BuildResult) -> Diagnostics:
+    """The warnings the build that filled the cache printed, so a cached build prints them too."""
+    out = Diagnostics()
+    rows = cache.get("diagnostics")
+    for row in rows if isinstance(rows, list) else []:
+        try:
+            span = Span(*row["span"]) if row["span"] else None
+            out.append(
+                Diagnostic(
+                    Severity(row["severity"]),
+                    str(row["code"]),
+                    str(row["message"]),
+                    span,
+                    tuple(row["help"]),
+                    tuple(row["notes"]),
+                )
+            )
+        except (KeyError, TypeError, ValueError):
+            continue
+        if span is not None and span.file not in result.sources:
+            try:
+                result.sources[span.file] = Path(span.file).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                pass
+    return out
 
 
 def run_build(
@@ -147,6 +192,7 @@ def run_build(
     check: bool = False,
     want_diffs: bool = False,
     extra_files: ExtraFiles | None = None,
+    progress: Progress | None = None,
 ) -> tuple[BuildResult, Diagnostics]:
     """Build (or, with ``check``, compare) the configured output. Diagnostics are returned."""
     diags = Diagnostics()
@@ -167,14 +213,22 @@ def run_build(
         if hit is not None:
             result.cached = True
             result.unchanged = hit
+            diags.extend(_replay(_read_json(out / CACHE), result))
             return result, diags
 
+    tick = progress or (lambda phase, done, total: None)
+    tick("parse", 0, len(inputs))
     lr = load(inputs, roots=cfg.roots, include_dirs=cfg.include)
     result.load = lr
     diags.extend(lr.diagnostics)
     if lr.diagnostics.has_errors:
         return result, diags
+    tick("parse", len(inputs), len(inputs))
+    # Imported here: jinja2 and black cost ~0.1 s to import, which `idlgen parse` does not need.
+    from .pygen.generate import GenerateOptions, generate
+
     options = GenerateOptions(line_length=cfg.line_length, base_dir=cfg.base_dir)
+    tick("generate", 0, len(lr.schema.files))
     files = generate(lr.schema, list(lr.schema.files), diags, options)
     if extra_files is not None:
         files.update(extra_files(cfg, lr, diags))
@@ -187,7 +241,9 @@ def run_build(
     old_files = {f for f in previous if isinstance(f, str)} if isinstance(previous, list) else set()
     stale_old = sorted(old_files - set(files) - {MANIFEST})
 
-    for rel, text in files.items():
+    tick("generate", len(lr.schema.files), len(lr.schema.files))
+    for i, (rel, text) in enumerate(files.items()):
+        tick("check" if check else "write", i, len(files))
         path = out / rel
         try:
             current = path.read_text(encoding="utf-8")
@@ -212,6 +268,7 @@ def run_build(
         else:
             _atomic_write(path, text)
             result.written.append(rel)
+    tick("check" if check else "write", len(files), len(files))
     for rel in stale_old:
         if check:
             if (out / rel).exists():
@@ -232,6 +289,7 @@ def run_build(
             "key": key,
             "sources": sources,
             "outputs": {rel: _sha(text) for rel, text in files.items()},
+            "diagnostics": _diags_to_json(diags),
         }
         _atomic_write(out / CACHE, json.dumps(cache, indent=1, sort_keys=True) + "\n")
     return result, diags

@@ -1,14 +1,14 @@
 """SARIF 2.1.0 logs (GitHub code scanning) from generic results: diff findings, diagnostics.
 
-The API is deliberately small so every command can share it::
+The API is deliberately small so every command shares it::
 
     log = sarif_log("idlgen", __version__, {"HDI-M-02": "one-line description", ...}, results)
     text = dumps(log)
 
 One run; ``tool.driver.rules`` lists the given rule ids (sorted) with their descriptions and
-each result refers to its rule by ``ruleId`` and ``ruleIndex``. File names are made relative
-to the working directory and percent-encoded (:func:`artifact_uri`) with ``uriBaseId``
-``%SRCROOT%``; no absolute path is written, so the log is the same on every machine.
+each result refers to its rule by ``ruleId`` and ``ruleIndex``. File names below the working
+directory are written relative to it (``uriBaseId`` ``%SRCROOT%``, percent-encoded), so the log
+is the same on every machine; a file outside it gets an absolute ``file:`` URI.
 """
 
 from __future__ import annotations
@@ -21,10 +21,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["SarifResult", "SarifLocation", "sarif_log", "dumps", "artifact_uri", "SARIF_SCHEMA"]
+from .diagnostics import Diagnostic, Severity
+
+__all__ = [
+    "SARIF_SCHEMA",
+    "SarifLocation",
+    "SarifResult",
+    "artifact_location",
+    "diagnostics_sarif",
+    "dumps",
+    "sarif_log",
+]
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 Level = Literal["error", "warning", "note", "none"]
+_SRCROOT = "%SRCROOT%"
+_LEVEL: dict[Severity, Level] = {
+    Severity.ERROR: "error",
+    Severity.WARNING: "warning",
+    Severity.NOTE: "note",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,13 +66,17 @@ class SarifResult:
     fingerprint: str | None = None
 
 
-def artifact_uri(path: str, base: Path | None = None) -> str:
-    """A relative, percent-encoded URI reference for ``path`` (relative to ``base``, default the
-    working directory); ``:``, ``#``, ``?``, ``%``, spaces and non-ASCII are encoded."""
+def artifact_location(path: str, base: Path | None = None) -> dict[str, str]:
+    """``path`` relative to ``base`` (default: the working directory), percent-encoded with
+    forward slashes; a path outside ``base`` becomes an absolute ``file:`` URI."""
+    root = Path(os.path.normpath((base or Path.cwd()).resolve()))
     p = Path(path)
-    if p.is_absolute():
-        p = Path(os.path.relpath(p, base or Path.cwd()))
-    return urllib.parse.quote(p.as_posix(), safe="/")
+    absolute = Path(os.path.normpath(p if p.is_absolute() else root / p))
+    try:
+        rel = absolute.relative_to(root)
+    except ValueError:
+        return {"uri": absolute.as_uri()}
+    return {"uri": urllib.parse.quote(rel.as_posix(), safe="/"), "uriBaseId": _SRCROOT}
 
 
 def message_text(s: str) -> str:
@@ -86,10 +106,7 @@ def _result(r: SarifResult, index: Mapping[str, int], base: Path | None) -> dict
     loc: dict[str, Any] = {}
     if r.location is not None:
         loc["physicalLocation"] = {
-            "artifactLocation": {
-                "uri": artifact_uri(r.location.file, base),
-                "uriBaseId": "%SRCROOT%",
-            },
+            "artifactLocation": artifact_location(r.location.file, base),
             "region": _region(r.location),
         }
     if r.logical_name:
@@ -132,6 +149,25 @@ def sarif_log(
             }
         ],
     }
+
+
+def diagnostics_sarif(
+    diags: Iterable[Diagnostic], version: str, *, base: Path | None = None
+) -> dict[str, Any]:
+    """Schema diagnostics as a SARIF log; one rule per diagnostic code that occurs."""
+    rules: dict[str, str] = {}
+    results: list[SarifResult] = []
+    for d in sorted(diags, key=Diagnostic.sort_key):
+        rules.setdefault(d.code, d.code)
+        text = "\n".join(
+            [d.message, *(f"help: {h}" for h in d.help), *(f"note: {n}" for n in d.notes)]
+        )
+        loc = None
+        if d.span is not None:
+            s = d.span
+            loc = SarifLocation(s.file, s.line, s.col, s.end_line, s.end_col)
+        results.append(SarifResult(d.code, _LEVEL[d.severity], text, loc))
+    return sarif_log("idlgen", version, rules, results, base=base)
 
 
 def dumps(log: Mapping[str, Any]) -> str:

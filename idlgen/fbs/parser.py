@@ -16,6 +16,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from .. import resources
 from ..diagnostics import Diagnostics
+from ..larkparser import lalr
 from ..ir import Span
 from . import ast as A
 
@@ -28,13 +29,12 @@ def grammar_text() -> str:
 
 @functools.cache
 def _parser() -> Lark:
-    return Lark(
+    return lalr(
         grammar_text(),
-        parser="lalr",
+        "fbs",
         lexer="contextual",
         propagate_positions=True,
         maybe_placeholders=False,
-        cache=True,
     )
 
 

@@ -13,7 +13,7 @@ import pytest
 from idlgen.diff import Finding, Severity, cli
 from idlgen.diff.report import Report, sarif_dict
 from idlgen.ir import Span
-from idlgen.sarif import SarifLocation, SarifResult, artifact_uri, sarif_log
+from idlgen.sarif import SarifLocation, SarifResult, artifact_location, sarif_log
 
 from ._jsonschema import validate
 from .test_reports import NEW_FBS, OLD_FBS
@@ -209,8 +209,9 @@ def test_generic_writer_escapes_and_validates() -> None:
     assert "locations" not in r1 and r1["ruleIndex"] == 1
     assert r2["locations"][0]["physicalLocation"]["region"] == {"startLine": 5, "startColumn": 6}
     uri = r0["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-    assert ":" not in uri and " " not in uri and not uri.startswith("/")
-    assert artifact_uri("a b/c:d#e%.idl") == "a%20b/c%3Ad%23e%25.idl"
+    # outside the working directory: an absolute file URI, percent-encoded
+    assert uri == "file:///abs/%C3%BC%20x%3Ay.idl"
+    assert artifact_location("a b/c:d#e%.idl")["uri"] == "a%20b/c%3Ad%23e%25.idl"
 
 
 def test_report_without_locations() -> None:
