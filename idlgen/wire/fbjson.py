@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from ..errors import DecodeError
 from . import flatbuffers as fb
+from .flatbuffers.literals import parse_float, parse_int, unescape
 
 __all__ = ["to_json", "from_json", "parse_json", "JsonNumber"]
 
@@ -153,8 +154,6 @@ def _flex(v: Any) -> str:
 def _from_flex_json(v: Any) -> Any:
     """A parsed JSON tree as the Python values a FlexBuffer is built from."""
     if isinstance(v, JsonNumber):
-        from ..fbs.lower import parse_float, parse_int
-
         t = str(v).lower()
         is_int = not any(c in t for c in ".pn") and (
             "e" not in t or t.lstrip("+-").startswith("0x")
@@ -320,10 +319,7 @@ _TOKEN = re.compile(
 )
 
 
-def _unescape(body: str) -> str:
-    from ..fbs.parser import unescape
-
-    return unescape(body)
+_unescape = unescape
 
 
 def parse_json(text: str) -> Any:
@@ -401,8 +397,6 @@ def parse_json(text: str) -> Any:
 
 
 def _num(t: str, fmt: str) -> Any:
-    from ..fbs.lower import parse_float, parse_int
-
     if fmt == "f":  # stored as float32: keep the value the buffer will hold
         return _F32.unpack(_F32.pack(parse_float(t)))[0]
     if fmt == "d":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
 import tempfile
@@ -15,7 +16,8 @@ from idlgen.fbs.codegen import build_runtime
 from idlgen.fbs.loader import load
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED = (REPO.parent / "shared").resolve()
+# IDLGEN_SHARED: where ../shared lives when the checkout is elsewhere (e.g. a git worktree)
+SHARED = Path(os.environ.get("IDLGEN_SHARED") or REPO.parent / "shared").resolve()
 FBS = SHARED / "corpus" / "fbs"
 TESTS = FBS / "flatbuffers-tests"
 REAL = FBS / "real"
