@@ -273,7 +273,9 @@ def _table(desc: fb.Table[Any], v: Any, ind: str) -> str:
                 continue  # not stored (see Table.build)
             if f.nested_desc is not None:
                 try:  # flatc prints a nested flatbuffer as the object it holds
-                    text = _table(f.nested_desc, f.nested_desc.decode(bytes(x)), inner)
+                    text = _table(
+                        f.nested_desc, f.nested_desc.decode(bytes(x), check_identifier=False), inner
+                    )
                 except (DecodeError, ValueError):
                     text = None
             if text is None:

@@ -6,6 +6,7 @@ import struct
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ...errors import EncodeError
 from .scalars import _U32
 
 
@@ -47,7 +48,12 @@ class _Builder:
         self.size += len(b)
 
     def string(self, s: str | bytes) -> int:
-        b = s.encode("utf-8") if isinstance(s, str) else bytes(s)
+        if isinstance(s, str):
+            b = s.encode("utf-8")
+        elif isinstance(s, (bytes, bytearray, memoryview)):
+            b = bytes(s)
+        else:
+            raise EncodeError(f"expected a string, got {type(s).__name__}")
         n = len(b)
         self.prealign(n + 1, 4)
         self.chunks.append(_U32.pack(n) + b + b"\0")

@@ -23,6 +23,7 @@ def read_table(desc: Table[Any], d: _Dec, pos: int, depth: int) -> Any:
         if depth > MAX_DEPTH:
             raise d.fail("maximum nesting depth exceeded", pos, desc.qualname)
         d.tables += 1
+        d.charge(4, pos)
         if d.tables > MAX_TABLES:
             raise d.fail("too many tables", pos, desc.qualname)
         if pos & 3:
@@ -67,7 +68,7 @@ def read_table(desc: Table[Any], d: _Dec, pos: int, depth: int) -> Any:
             elif k == _K_STRING or k == _K_VECTOR:
                 v = r.h.read(d, p, depth)
                 if verify and v and r.f.nested:
-                    r.f.nested_desc.decode(bytes(v), verify=True)
+                    r.f.nested_desc.decode(bytes(v), verify=True, check_identifier=False)
             elif k == _K_TABLE:
                 v = r.table_desc.read(d, d.uoffset(p), depth + 1)
             elif k == _K_STRUCT:

@@ -8,7 +8,7 @@ import struct
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
-from ...errors import DecodeError
+from ...errors import DecodeError, EncodeError
 from . import decoder, encoder
 from .builder import _Builder
 from .handlers import (
@@ -250,9 +250,7 @@ class Struct(Generic[T]):
                 e = h.elem
                 vals = list(v) if v is not None else []
                 if len(vals) > h.n:
-                    raise ValueError(
-                        f"{self.qualname}.{attr}: at most {h.n} elements, got {len(vals)}"
-                    )
+                    raise EncodeError(f"at most {h.n} elements, got {len(vals)}", path=attr)
                 if isinstance(e, _StructH):
                     vals += [None] * (h.n - len(vals))
                     for x in vals:
@@ -268,11 +266,21 @@ class Struct(Generic[T]):
     def encode(self, obj: T, *, size_prefixed: bool = False) -> bytes:
         """The struct's inline bytes (structs are never roots of a buffer); with
         ``size_prefixed`` preceded by their u32 length."""
-        data = self.pack(obj)
+        try:
+            data = self.pack(obj)
+        except encoder._ENCODE_ERRORS as e:
+            raise encoder.encode_error(e, self.qualname.rpartition(".")[2]) from None
         return _U32.pack(len(data)) + data if size_prefixed else data
 
-    def decode(self, data: Any, *, verify: bool = True, size_prefixed: bool = False) -> T:
-        """Inverse of :meth:`encode`: exactly ``size`` bytes."""
+    def decode(
+        self,
+        data: Any,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
+    ) -> T:
+        """Inverse of :meth:`encode`: exactly ``size`` bytes (a struct has no identifier)."""
         self.prepare()
         data = bytes(data)
         if size_prefixed:
@@ -291,7 +299,7 @@ class Struct(Generic[T]):
         try:
             return self._st.pack(*vals)
         except (struct.error, OverflowError) as e:
-            raise ValueError(f"{self.qualname}: {e}") from None
+            raise EncodeError(str(e)) from None
 
     def read(self, d: _Dec, p: int) -> Any:
         if self.verify_bounds(d, p):
@@ -524,8 +532,8 @@ class Table(Generic[T]):
         b = _Builder()
         try:
             root = self.build(b, obj)
-        except (AttributeError, TypeError) as e:  # a value of the wrong Python type somewhere
-            raise TypeError(f"cannot encode {self.qualname}: {e}") from e
+        except encoder._ENCODE_ERRORS as e:  # a value of the wrong Python type somewhere
+            raise encoder.encode_error(e, self.qualname.rpartition(".")[2]) from None
         ident = self.identifier if file_identifier is None else file_identifier
         return b.finish(root, ident.encode("utf-8") if ident else None, size_prefixed)
 
@@ -534,7 +542,10 @@ class Table(Generic[T]):
         (no file identifier) and its alignment, which flatc forces on the enclosing vector."""
         self.prepare()
         b = _Builder()
-        root = self.build(b, obj)
+        try:
+            root = self.build(b, obj)
+        except encoder._ENCODE_ERRORS as e:
+            raise encoder.encode_error(e, self.qualname.rpartition(".")[2]) from None
         data = b.finish(root, None, False)
         return data, b.minalign
 
@@ -542,7 +553,17 @@ class Table(Generic[T]):
     read = decoder.read_table
 
     # -- decoding -------------------------------------------------------------------------
-    def decode(self, data: Any, *, verify: bool = True, size_prefixed: bool = False) -> T:
+    def decode(
+        self,
+        data: Any,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
+    ) -> T:
+        """Decode a buffer whose root is this table. With ``verify`` (and unless
+        ``check_identifier=False``) a declared ``file_identifier`` must be present, as flatc's
+        ``VerifyXBuffer`` requires; pass False for foreign or identifier-less buffers."""
         self.prepare()
         if isinstance(data, (bytearray, memoryview)):
             data = bytes(data)
@@ -559,6 +580,14 @@ class Table(Generic[T]):
             base = 4
         if len(data) < base + 8:
             raise DecodeError("buffer too small", offset=0)
+        ident = self.identifier
+        if ident and (verify if check_identifier is None else check_identifier):
+            want = ident.encode("utf-8")
+            got = data[base + 4 : base + 8]
+            if got != want:
+                raise DecodeError(
+                    f"file identifier {got!r} is not {self.qualname}'s {ident!r}", offset=base + 4
+                )
         try:
             root = d.uoffset(base)
             out: T = self.read(d, root, 1)
@@ -621,4 +650,4 @@ def decode_nested(obj: Any, field: str, *, verify: bool = True) -> Any:
     data = getattr(obj, r.attr)
     if not data:
         return None
-    return _target(r.f.nested, desc.reg).decode(bytes(data), verify=verify)
+    return _target(r.f.nested, desc.reg).decode(bytes(data), verify=verify, check_identifier=False)

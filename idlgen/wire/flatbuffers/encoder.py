@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...errors import DecodeError
+from ...errors import DecodeError, EncodeError
 from .builder import _Builder, _simple_qsort
 from .flex import _flex_is_null, flex_dumps, flex_loads
 from .handlers import (
@@ -81,11 +81,26 @@ def build_child(
         items.append((r.rank, 1, r.slot, b.offsets_vector(offs), 4))
 
 
+# What a wrong Python value raises somewhere below ``build``: reported as EncodeError with a path.
+_ENCODE_ERRORS = (EncodeError, ValueError, TypeError, AttributeError, struct.error, OverflowError)
+
+
+def encode_error(e: BaseException, seg: str) -> EncodeError:
+    """``e`` as an EncodeError whose path starts with ``seg`` (a field name or ``[i]``)."""
+    if isinstance(e, EncodeError):
+        reason, rest = e.reason, e.path
+    else:
+        reason, rest = str(e), ""
+    if rest and not rest.startswith("["):
+        rest = "." + rest
+    return EncodeError(reason, path=seg + rest)
+
+
 def build_table(desc: Table[Any], b: _Builder, obj: Any) -> int:
     if not desc._ready:
         desc.prepare()
     if not isinstance(obj, desc._type):
-        raise TypeError(f"expected {desc.qualname}, got {type(obj).__name__}")
+        raise EncodeError(f"expected {desc.qualname}, got {type(obj).__name__}")
     items: list[tuple[int, int, int, Any, int]] = []
     order = getattr(obj, "_fb_json_order", None)
     presort = order is None
@@ -95,27 +110,30 @@ def build_table(desc: Table[Any], b: _Builder, obj: Any) -> int:
         rfs = [desc._by_name[n] for n in order if n in desc._by_name]
         for r in desc._required:
             if r.f.name not in order:
-                raise ValueError(f"required field is missing: {r.f.name} in {desc.qualname}")
+                raise EncodeError("required field is missing", path=r.f.name)
     for r in rfs:
         v = getattr(obj, r.attr, None)
         if v is None:
             if r.required:
-                raise ValueError(f"{desc.qualname}.{r.f.name} is required")
+                raise EncodeError("required field is missing", path=r.f.name)
             continue
-        if r.kind == _K_SCALAR:
-            if not r.optional and v == r.default:
-                continue
-            if r.hashed and isinstance(v, str):
-                v = _hash(r.f.hash, v, r.h.fmt)  # type: ignore[attr-defined]
-            data = r.h.pack(v)  # type: ignore[attr-defined]
-            if data != r.cmp_default:
-                items.append((r.rank, 0, r.slot, data, r.size))
-        elif not r.f.deprecated:
-            if r.f.nested and not len(v):
-                continue  # an empty nested buffer holds nothing flatc could print
-            if r.f.flexbuffer and _flex_is_null(v):
-                continue  # flatc reads `"flex": null` as an absent field
-            build_child(desc, b, r, v, items, presort)
+        try:
+            if r.kind == _K_SCALAR:
+                if not r.optional and v == r.default:
+                    continue
+                if r.hashed and isinstance(v, str):
+                    v = _hash(r.f.hash, v, r.h.fmt)  # type: ignore[attr-defined]
+                data = r.h.pack(v)  # type: ignore[attr-defined]
+                if data != r.cmp_default:
+                    items.append((r.rank, 0, r.slot, data, r.size))
+            elif not r.f.deprecated:
+                if r.f.nested and not len(v):
+                    continue  # an empty nested buffer holds nothing flatc could print
+                if r.f.flexbuffer and _flex_is_null(v):
+                    continue  # flatc reads `"flex": null` as an absent field
+                build_child(desc, b, r, v, items, presort)
+        except _ENCODE_ERRORS as e:
+            raise encode_error(e, r.f.name) from None
     items.sort()
     # StartTable, fields by size class and descending id, EndTable
     chunks = b.chunks
@@ -214,7 +232,7 @@ def _build_vector(b: _Builder, r: _F, v: Any, presort: bool = True) -> int:
                 # flatc prints a nested buffer as an object and rebuilds it from that object
                 # when reading the JSON back: encode what it would build.
                 try:
-                    data, al = nd.encode_nested(nd.decode(data))
+                    data, al = nd.encode_nested(nd.decode(data, check_identifier=False))
                     n = len(data)
                     fa = max(fa, al)
                 except (DecodeError, ValueError):
@@ -226,7 +244,7 @@ def _build_vector(b: _Builder, r: _F, v: Any, presort: bool = True) -> int:
             try:
                 data = struct.pack(f"<{n}{e.fmt}", *v)
             except (struct.error, OverflowError) as ex:
-                raise ValueError(f"{r.f.name}: {ex}") from None
+                raise EncodeError(str(ex)) from None
         return b.raw_vector(data, n, e.size, fa)
     if isinstance(e, _StructH):
         items = list(v)
@@ -251,7 +269,12 @@ def _build_vector(b: _Builder, r: _F, v: Any, presort: bool = True) -> int:
             # A value not read from JSON is encoded as flatc encodes its to_json(), which lists
             # the vector already sorted: children are built in sorted order, then sorted again.
             items = [x for _, x in _keyed(e.desc, items)]
-        offs = [e.desc.build(b, x) for x in items]
+        offs = []
+        for i, x in enumerate(items):
+            try:
+                offs.append(e.desc.build(b, x))
+            except _ENCODE_ERRORS as ex:
+                raise encode_error(ex, f"[{i}]") from None
         td = e.desc
         if td._key is not None:
             kr = td._key
@@ -266,4 +289,4 @@ def _build_vector(b: _Builder, r: _F, v: Any, presort: bool = True) -> int:
             _simple_qsort(keyed, lambda a, c: a[0] < c[0])
             offs = [o for _, o in keyed]
         return b.offsets_vector(offs, fa)
-    raise ValueError(f"{r.f.name}: unsupported vector element")
+    raise EncodeError("unsupported vector element")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...errors import DecodeError
+from ...errors import DecodeError, EncodeError
 from .builder import _Builder
 from .scalars import _NP_DTYPE, _U32, MAX_DEPTH, ZERO_COPY_MIN
 from .values import ScalarVector
@@ -19,13 +19,31 @@ if TYPE_CHECKING:
 
 
 class _Dec:
-    __slots__ = ("buf", "n", "verify", "tables")
+    """One decode: the buffer, verification on/off and the object budget.
+
+    Verified decoding charges every table (its 4-byte soffset), vector and string (length word
+    plus elements) against ``budget``, which starts at the buffer size. Without sharing those
+    byte ranges are disjoint, so every buffer flatc writes fits; a DAG of shared sub-objects that
+    would decode to more than its own size in objects (8 KB into a million tables) fails fast.
+    Strings are cached by position, so shared strings cost one object however often they are
+    referenced.
+    """
+
+    __slots__ = ("buf", "n", "verify", "tables", "budget", "strings")
 
     def __init__(self, buf: bytes, verify: bool) -> None:
         self.buf = buf
         self.n = len(buf)
         self.verify = verify
         self.tables = 0
+        self.budget = len(buf) if verify else -1
+        self.strings: dict[int, str] = {}
+
+    def charge(self, n: int, p: int) -> None:
+        if self.verify:
+            self.budget -= n
+            if self.budget < 0:
+                raise self.fail("buffer decodes to more objects than it holds (shared data)", p)
 
     def fail(self, msg: str, offset: int | None = None, path: str = "") -> DecodeError:
         return DecodeError(msg, path=path, offset=offset)
@@ -55,17 +73,24 @@ class _Dec:
         start = v + 4
         if start + count * elem_size > self.n:
             raise self.fail("vector out of bounds", v)
+        if self.verify:
+            self.charge(4 + count * elem_size, v)
         return count, start
 
     def string(self, p: int) -> str:
+        t = self.uoffset(p)
+        s = self.strings.get(t)
+        if s is not None:
+            return s
         count, start = self.vector(p, 1, 1)
         end = start + count
         if end >= self.n or self.buf[end] != 0:
             raise self.fail("string is not NUL-terminated", end)
         try:
-            return self.buf[start:end].decode("utf-8")
+            s = self.strings[t] = self.buf[start:end].decode("utf-8")
         except UnicodeDecodeError as e:
             raise self.fail(f"string is not valid UTF-8: {e.reason}", start + e.start) from None
+        return s
 
 
 # ---------------------------------------------------------------------------------------------
@@ -103,7 +128,7 @@ class _ScalarH(_H):
         try:
             return self.st.pack(v)
         except (struct.error, OverflowError) as e:
-            raise ValueError(
+            raise EncodeError(
                 f"value {v!r} does not fit FlatBuffers scalar '{self.fmt}': {e}"
             ) from None
 
