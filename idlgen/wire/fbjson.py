@@ -82,22 +82,20 @@ def _scalar(h: fb._ScalarH, v: Any) -> str:
     iv = int(v)
     e = h.enum
     if e is not None:
-        cls: Any = e.cls
         if e.bit_flags:
             if iv:
                 names = []
                 rest = iv
-                for m in cls.__members__.values():
-                    mv = int(m)
-                    if mv and iv & mv == mv and m.name not in names:
-                        names.append(m.name)
+                for mv, name in e.names:
+                    if mv and iv & mv == mv and name not in names:
+                        names.append(name)
                         rest &= ~mv
                 if not rest and names:
                     return _esc(" ".join(names))
         else:
-            for m in cls.__members__.values():
-                if int(m) == iv:
-                    return _esc(m.name)
+            for mv, name in e.names:
+                if mv == iv:
+                    return _esc(name)
     return str(iv)
 
 
@@ -214,11 +212,16 @@ def _table(desc: fb.Table[Any], v: Any, ind: str) -> str:
     desc.prepare()
     inner = ind + "  "
     parts = []
+    vt = getattr(v, "_fb_vt", None)  # decoded values print what the buffer stored
+    dep = getattr(v, "_fb_dep", None)
     for r in desc._rf:
         f = r.f
         if f.deprecated:
-            continue
-        x = getattr(v, r.attr, None)
+            if dep is None:
+                continue
+            x = dep.get(f.name)
+        else:
+            x = getattr(v, r.attr, None)
         if x is None:
             continue
         k = r.kind
@@ -228,7 +231,12 @@ def _table(desc: fb.Table[Any], v: Any, ind: str) -> str:
             if f.hash and isinstance(x, str):
                 x = fb._hash(f.hash, x, h.fmt)
             # flatc prints key fields even when they hold the default (and are not stored)
-            if r.cmp_default is not None and h.pack(x) == r.cmp_default and not f.key:
+            if (
+                r.cmp_default is not None
+                and h.pack(x) == r.cmp_default
+                and not f.key
+                and not fb.present(vt, r.slot)
+            ):
                 continue
             parts.append(f'{inner}"{f.name}": {_scalar(h, x)}')
         elif k == fb._K_UNION:
@@ -261,6 +269,9 @@ def _table(desc: fb.Table[Any], v: Any, ind: str) -> str:
                 parts.append(f'{inner}"{f.name}_type": [\n\n{inner}]')
                 parts.append(f'{inner}"{f.name}": [\n\n{inner}]')
         else:
+            if vt is not None and r.absent is not None and not fb.present(vt, r.slot):
+                if len(x) == 0 if isinstance(r.absent, list) else x == r.absent:
+                    continue  # absent from the decoded buffer (see Table.build)
             text = None
             if f.flexbuffer and len(x):
                 if fb._flex_is_null(x):
@@ -412,6 +423,31 @@ def _num(t: str, fmt: str) -> Any:
         return int(fv)
 
 
+def _enum_value(e: fb.Enum, s: str, fmt: str) -> Any:
+    """flatc's enum strings: a number (``"2"``, ``"0x2"``, ``"-1"``) or member names separated
+    by single spaces, OR-ed together (``"Red Blue"``); names are the schema's, unscoped."""
+    try:
+        x = _num(s, fmt)
+    except ValueError:
+        pass
+    else:
+        return e.cls(_in_range(x, fmt))
+    total = 0
+    for word in s.split(" "):
+        m = e.by_name.get(word)
+        if m is None:
+            raise ValueError(f"unknown enum value: {word!r} for {e.qualname}")
+        total |= int(m)
+    return e.cls(total)
+
+
+def _in_range(x: int, fmt: str) -> int:
+    rng = fb._INT_RANGE.get(fmt)
+    if rng is not None and not rng[0] <= x <= rng[1]:
+        raise ValueError(f"constant does not fit: {x} (type '{fmt}')")
+    return x
+
+
 def _to_scalar(h: fb._ScalarH, v: Any, f: fb.Field | None) -> Any:
     fmt = h.fmt
     if isinstance(v, _Ident) or (isinstance(v, str) and not isinstance(v, JsonNumber)):
@@ -423,20 +459,7 @@ def _to_scalar(h: fb._ScalarH, v: Any, f: fb.Field | None) -> Any:
         if f is not None and f.hash and not isinstance(v, _Ident):
             return fb._hash(f.hash, s, h.fmt)
         if h.enum is not None:
-            cls: Any = h.enum.cls
-            total = 0
-            for word in (s.replace(".", " ").split() if " " in s else [s.rsplit(".", 1)[-1]]):
-                word = word.rsplit(".", 1)[-1]
-                if word in cls.__members__:
-                    total |= int(cls.__members__[word])
-                else:
-                    try:
-                        total |= _num(word, fmt)
-                    except ValueError:
-                        raise ValueError(
-                            f"unknown enum value {word!r} for {h.enum.qualname}"
-                        ) from None
-            return cls(total)
+            return _enum_value(h.enum, s, fmt)
         try:
             x = _num(s, fmt)  # numbers given as strings ("2")
         except ValueError:
@@ -512,6 +535,7 @@ def _to_table(desc: fb.Table[Any], pairs: Any) -> Any:
         if k.endswith("_type") and k[:-5] in by_name and by_name[k[:-5]].union is not None:
             types[k[:-5]] = v
     kw: dict[str, Any] = {}
+    dep: dict[str, Any] = {}  # deprecated fields: flatc still reads, stores and prints them
     order: list[str] = []
     for k, v in pairs:
         r = by_name.get(k)
@@ -539,9 +563,13 @@ def _to_table(desc: fb.Table[Any], pairs: Any) -> Any:
             kw[r.attr] = [_union_value(r.union, t, x) for t, x in zip(ts, v)]
         else:
             kw[r.attr] = _to_value(r.h, v, r.f)
+        if r.f.deprecated and r.attr in kw:
+            dep[k] = kw.pop(r.attr)
     obj = desc.cls(**kw)
     try:
         object.__setattr__(obj, "_fb_json_order", tuple(order))
+        if dep:
+            object.__setattr__(obj, "_fb_dep", dep)
     except (AttributeError, TypeError):
         pass  # slotted classes: encoding falls back to schema order
     return obj

@@ -80,8 +80,8 @@ def flatc_json(schema: Path, bins: dict[str, bytes]) -> dict[str, str]:
         return {name: (Path(d) / f"{name}.json").read_text() for name in bins}
 
 
-def flatc_binary(schema: Path, jsons: dict[str, str]) -> dict[str, bytes]:
-    """flatc -b of several JSON texts in one flatc run."""
+def flatc_binary(schema: Path, jsons: dict[str, str], *flags: str) -> dict[str, bytes]:
+    """flatc -b (plus ``flags``, e.g. ``--force-defaults``) of several JSON texts in one run."""
     with tempfile.TemporaryDirectory() as d:
         paths = []
         for name, text in jsons.items():
@@ -89,7 +89,7 @@ def flatc_binary(schema: Path, jsons: dict[str, str]) -> dict[str, bytes]:
             p.write_text(text)
             paths.append(p)
         inc = [a for i in include_dirs(schema) for a in ("-I", str(i))]
-        r = flatc("-b", "-o", d, *inc, schema, *paths)
+        r = flatc("-b", *flags, "-o", d, *inc, schema, *paths)
         assert r.returncode == 0, r.stderr + r.stdout
         ext = "bin"
         res, _ = runtime(schema)

@@ -81,6 +81,7 @@ from .handlers import (
     _TableH as _TableH,
     _UnionH as _UnionH,
     _VectorH as _VectorH,
+    present as present,
 )
 from .literals import (
     parse_float as parse_float,

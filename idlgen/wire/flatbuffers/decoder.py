@@ -50,6 +50,7 @@ def read_table(desc: Table[Any], d: _Dec, pos: int, depth: int) -> Any:
     by_slot = desc._by_slot
     nmax = min(nslots, len(by_slot))
     verify = d.verify
+    dep: dict[str, Any] | None = None
     for slot in range(nmax):
         o = offs[slot]
         if not o:
@@ -89,12 +90,29 @@ def read_table(desc: Table[Any], d: _Dec, pos: int, depth: int) -> Any:
             raise DecodeError(
                 e.reason, path=f"{desc.qualname}.{r.f.name}", offset=e.offset
             ) from None
-        kw[r.attr] = v
+        if r.f.deprecated:
+            if dep is None:
+                dep = {}
+            dep[r.f.name] = v
+        else:
+            kw[r.attr] = v
+    # Presence: the vtable says which fields were stored (explicit defaults included), and
+    # deprecated fields ride along; to_json and re-encoding use both (see Table.decode).
     if desc._plain:
+        kw["_fb_vt"] = offs
+        if dep is not None:
+            kw["_fb_dep"] = dep
         obj = _new(desc.cls)  # type: ignore[arg-type]
         obj.__dict__ = kw
         return obj
-    return desc.cls(**kw)
+    obj = desc.cls(**kw)
+    try:
+        object.__setattr__(obj, "_fb_vt", offs)
+        if dep is not None:
+            object.__setattr__(obj, "_fb_dep", dep)
+    except (AttributeError, TypeError):
+        pass  # slotted classes: no presence (encoded like a value built in Python)
+    return obj
 
 
 def read_union_vector(

@@ -38,7 +38,11 @@ T = TypeVar("T")
 
 
 class Enum:
-    """Registers an enum class so that fields of that enum decode to members."""
+    """Registers an enum class so that fields of that enum decode to members.
+
+    ``renamed`` maps Python member names that differ from the schema's (``None_``) to the
+    schema name (``None``): JSON is written and read by schema names, as flatc does.
+    """
 
     def __init__(
         self,
@@ -48,6 +52,7 @@ class Enum:
         bit_flags: bool = False,
         *,
         reg: dict[str, Any] | None = None,
+        renamed: Sequence[tuple[str, str]] = (),
     ) -> None:
         self.qualname = qualname
         self.cls = cls
@@ -55,6 +60,14 @@ class Enum:
         self.bit_flags = bit_flags
         self.reg = registry() if reg is None else reg
         self.reg[qualname] = self
+        to_schema = dict(renamed)
+        members: dict[str, Any] = dict(getattr(cls, "__members__", {}))
+        # (value, schema name) in declaration order, aliases included, for writing
+        self.names: list[tuple[int, str]] = [
+            (int(m), to_schema.get(n, n)) for n, m in members.items()
+        ]
+        # schema name -> member, for reading
+        self.by_name: dict[str, Any] = {to_schema.get(n, n): m for n, m in members.items()}
 
 
 class Field:
@@ -114,7 +127,13 @@ class Field:
         self.nested_desc: Any = None
 
 
-def _import_enum(qualname: str, fmt: str, class_name: str, reg: dict[str, Any]) -> Enum:
+def _import_enum(
+    qualname: str,
+    fmt: str,
+    class_name: str,
+    reg: dict[str, Any],
+    renamed: Sequence[tuple[str, str]] = (),
+) -> Enum:
     """The generated enum class, from its namespace package (``__init__`` re-exports every
     type of the namespace), registered for later lookups."""
     pkg = reg.get(_PACKAGE)
@@ -123,7 +142,7 @@ def _import_enum(qualname: str, fmt: str, class_name: str, reg: dict[str, Any]) 
     ns = qualname.rpartition(".")[0]
     module = importlib.import_module(f"{pkg}.{ns}" if ns else pkg)
     cls = getattr(module, class_name)
-    return Enum(qualname, cls, fmt, issubclass(cls, enum.Flag), reg=reg)
+    return Enum(qualname, cls, fmt, issubclass(cls, enum.Flag), reg=reg, renamed=renamed)
 
 
 def _resolve(spec: Any, reg: dict[str, Any]) -> _H:
@@ -139,8 +158,9 @@ def _resolve(spec: Any, reg: dict[str, Any]) -> _H:
                 spec[2], Enum(cls.__qualname__, cls, spec[2], issubclass(cls, enum.Flag), reg={})
             )
         e = reg.get(spec[1])
-        if e is None and len(spec) == 4:  # ("enum", qualname, fmt, ClassName): generated code
-            e = _import_enum(spec[1], spec[2], spec[3], reg)
+        if e is None and len(spec) >= 4:
+            # ("enum", qualname, fmt, ClassName[, ((python, schema), ...)]): generated code
+            e = _import_enum(spec[1], spec[2], spec[3], reg, spec[4] if len(spec) > 4 else ())
         elif e is None:
             e = lookup(spec[1], reg)
         return _ScalarH(e.fmt, e)
@@ -479,8 +499,6 @@ class Table(Generic[T]):
         # structs and offsets count as 4, the union type as 1.
         entries: list[tuple[int, int, _F, bool]] = []
         for r in rs:
-            if r.f.deprecated:
-                continue
             cls_size = r.size if r.kind == _K_SCALAR else 4
             entries.append((cls_size, r.slot, r, False))
             if r.kind in (_K_UNION, _K_UNION_VEC):
@@ -497,12 +515,16 @@ class Table(Generic[T]):
             r.optional = r.f.optional
             r.required = r.f.required
             r.hashed = bool(r.f.hash)
-            if r.f.deprecated:
-                r.rank = r.trank = -1
+            # what an absent non-scalar field decodes to (skipped again when re-encoding)
+            r.absent = [] if isinstance(r.default, tuple) else r.default
         self._enc = [r for r in rs if not r.f.deprecated]
+        # Deprecated fields are not Python attributes (a generated class may still declare one;
+        # it is left at its default): decoded values and JSON carry them in ``_fb_dep``.
+        cls_fields = set(getattr(self.cls, "__dataclass_fields__", ()))
+        attrs = [r for r in rs if not r.f.deprecated or r.attr in cls_fields]
         # decoding: defaults for absent fields, fields by vtable slot
-        self._defaults = {r.attr: r.default for r in rs if not isinstance(r.default, tuple)}
-        self._fresh = [r.attr for r in rs if isinstance(r.default, tuple)]
+        self._defaults = {r.attr: r.default for r in attrs if not isinstance(r.default, tuple)}
+        self._fresh = [r.attr for r in attrs if isinstance(r.default, tuple)]
         self._required = [r for r in rs if r.f.required]
         top = max((r.slot for r in rs), default=-1)
         self._by_slot: list[_F | None] = [None] * (top + 1)
@@ -517,7 +539,7 @@ class Table(Generic[T]):
             and "__slots__" not in cls.__dict__
             and not hasattr(cls, "__post_init__")
             and hasattr(cls, "__dataclass_fields__")
-            and set(cls.__dataclass_fields__) == {r.attr for r in rs}
+            and set(cls.__dataclass_fields__) == {r.attr for r in attrs}
         )
 
     # -- encoding -------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from ...errors import DecodeError, EncodeError
 from .builder import _Builder, _simple_qsort
 from .flex import _flex_is_null, flex_dumps, flex_loads
 from .handlers import (
+    present,
     _F,
     _K_STRING,
     _K_STRUCT,
@@ -103,16 +104,23 @@ def build_table(desc: Table[Any], b: _Builder, obj: Any) -> int:
         raise EncodeError(f"expected {desc.qualname}, got {type(obj).__name__}")
     items: list[tuple[int, int, int, Any, int]] = []
     order = getattr(obj, "_fb_json_order", None)
+    vt = getattr(obj, "_fb_vt", None)  # decoded: which fields the buffer stored
+    dep = getattr(obj, "_fb_dep", None)  # deprecated fields (decoded or read from JSON)
     presort = order is None
     if order is None:
-        rfs = desc._enc
+        rfs = desc._enc if dep is None else desc._rf
     else:
         rfs = [desc._by_name[n] for n in order if n in desc._by_name]
         for r in desc._required:
             if r.f.name not in order:
                 raise EncodeError("required field is missing", path=r.f.name)
     for r in rfs:
-        v = getattr(obj, r.attr, None)
+        if r.f.deprecated:
+            if dep is None:
+                continue
+            v = dep.get(r.f.name)
+        else:
+            v = getattr(obj, r.attr, None)
         if v is None:
             if r.required:
                 raise EncodeError("required field is missing", path=r.f.name)
@@ -126,7 +134,10 @@ def build_table(desc: Table[Any], b: _Builder, obj: Any) -> int:
                 data = r.h.pack(v)  # type: ignore[attr-defined]
                 if data != r.cmp_default:
                     items.append((r.rank, 0, r.slot, data, r.size))
-            elif not r.f.deprecated:
+            else:
+                if vt is not None and r.absent is not None and not present(vt, r.slot):
+                    if len(v) == 0 if isinstance(r.absent, list) else v == r.absent:
+                        continue  # absent from the decoded buffer, still at its default
                 if r.f.nested and not len(v):
                     continue  # an empty nested buffer holds nothing flatc could print
                 if r.f.flexbuffer and _flex_is_null(v):

@@ -18,6 +18,11 @@ if TYPE_CHECKING:
     from .descriptors import Enum, Field, Struct, Table, Union
 
 
+def present(vt: tuple[int, ...] | None, slot: int) -> bool:
+    """Whether a decoded table's vtable (``_fb_vt``) stored the field in ``slot``."""
+    return vt is not None and slot < len(vt) and vt[slot] != 0
+
+
 class _Dec:
     """One decode: the buffer, verification on/off and the object budget.
 
@@ -236,6 +241,7 @@ class _F:
         "vec_elem",
         "struct_desc",
         "table_desc",
+        "absent",
     )
     f: Field
     attr: str
@@ -256,6 +262,7 @@ class _F:
     vec_elem: Any
     struct_desc: Any
     table_desc: Any
+    absent: Any  # the value of a non-scalar field absent from a decoded buffer
 
 
 _K_SCALAR, _K_STRING, _K_TABLE, _K_STRUCT, _K_VECTOR, _K_UNION, _K_UNION_VEC = range(7)
