@@ -11,10 +11,13 @@ re-encoding builds children in the same order ``flatc -b`` would.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import struct
 from typing import Any, TypeVar
+
+import numpy as np
 
 from ..errors import DecodeError
 from . import flatbuffers as fb
@@ -151,6 +154,8 @@ def _flex(v: Any) -> str:
 
 def _from_flex_json(v: Any) -> Any:
     """A parsed JSON tree as the Python values a FlexBuffer is built from."""
+    if v is None or type(v) in (bool, int, float):  # from the json module's fast path
+        return v
     if isinstance(v, JsonNumber):
         t = str(v).lower()
         is_int = not any(c in t for c in ".pn") and (
@@ -335,6 +340,74 @@ _TOKEN = re.compile(
 _unescape = unescape
 
 
+MAX_JSON_DEPTH = 64  # flatc's nesting limit
+
+# ``-0`` must stay a negative zero for float fields: the json module would read it as int 0
+_NEG_ZERO = re.compile(r"-0+(?![0-9.eExX])")
+
+
+def _reject(token: str) -> Any:
+    raise ValueError(f"not flatc JSON: {token}")
+
+
+def _parse(text: str) -> Any:
+    """Strict JSON (what flatc --strict-json writes) goes through the C ``json`` module: one
+    pass, objects as (key, value) pairs, numbers as int/float; anything else (unquoted keys,
+    comments, hex, nan...) through :func:`parse_json`."""
+    try:
+        return json.loads(
+            text,
+            object_pairs_hook=_Obj,
+            parse_constant=_reject,
+            parse_int=JsonNumber if _NEG_ZERO.search(text) else int,
+        )
+    except (ValueError, RecursionError):
+        return parse_json(text)
+
+
+def _scalar_vector(e: fb._ScalarH, v: Any) -> Any:
+    """A vector of plain scalars in one NumPy conversion (bytes for ``[ubyte]``, a zero-copy
+    ScalarVector when large, as decoding gives); None to take the element-wise path."""
+    if not isinstance(v, list) or not v:
+        return None
+    fmt = e.fmt
+    if fmt == "B":
+        try:
+            return bytes(v)  # ints in 0..255 only (TypeError/ValueError otherwise)
+        except (TypeError, ValueError):
+            return None
+    if len(v) < 64:
+        return None
+    try:
+        arr = np.array(v)
+    except (ValueError, OverflowError, TypeError):
+        return None
+    kind = arr.dtype.kind
+    if fmt == "?":
+        if kind != "b":
+            return None
+        out = arr
+    elif fmt in "fd":
+        if kind not in "iuf":
+            return None
+        wide = arr.astype(np.float64)
+        out = wide.astype(fb._NP_DTYPE[fmt])
+        if fmt == "f" and not np.array_equal(np.isfinite(wide), np.isfinite(out)):
+            return None  # out of float32 range: the exact path reports it
+    else:
+        if kind not in "iu":
+            return None
+        lo, hi = fb._INT_RANGE[fmt]
+        if int(arr.min()) < lo or int(arr.max()) > hi:
+            raise ValueError(f"constant does not fit (type '{fmt}')")
+        out = arr.astype(fb._NP_DTYPE[fmt])
+    out = out.astype(fb._NP_DTYPE[fmt], copy=False)
+    if out.nbytes < fb.ZERO_COPY_MIN:
+        return out.tolist()
+    out.flags.writeable = False
+    return fb.ScalarVector(out)
+
+
 def parse_json(text: str) -> Any:
     """flatc-style JSON -> Python: objects become lists of (key, value) pairs (key order is
     significant to flatc), numbers stay :class:`JsonNumber`, bare words :class:`_Ident`.
@@ -450,6 +523,18 @@ def _in_range(x: int, fmt: str) -> int:
 
 def _to_scalar(h: fb._ScalarH, v: Any, f: fb.Field | None) -> Any:
     fmt = h.fmt
+    # values from the json module's fast path (see _parse)
+    if v is True or v is False:
+        v = _Ident("true" if v else "false")
+    elif type(v) is int:
+        if fmt in "fd":
+            return _num(str(v), fmt)
+        if fmt == "?":
+            return bool(v)
+        v = _in_range(v, fmt)
+        return h.enum.cls(v) if h.enum is not None else v
+    elif type(v) is float:
+        v = JsonNumber(repr(v))
     if isinstance(v, _Ident) or (isinstance(v, str) and not isinstance(v, JsonNumber)):
         s = str(v)
         if fmt == "?" and s in ("true", "false"):
@@ -476,7 +561,7 @@ def _to_scalar(h: fb._ScalarH, v: Any, f: fb.Field | None) -> Any:
     return x
 
 
-def _to_value(h: fb._H, v: Any, f: fb.Field | None = None) -> Any:
+def _to_value(h: fb._H, v: Any, f: fb.Field | None = None, depth: int = 0) -> Any:
     if isinstance(h, fb._ScalarH):
         return _to_scalar(h, v, f)
     if isinstance(h, fb._StringH):
@@ -484,9 +569,9 @@ def _to_value(h: fb._H, v: Any, f: fb.Field | None = None) -> Any:
             raise ValueError(f"expected a string, got {v!r}")
         return str(v)
     if isinstance(h, fb._TableH):
-        return _to_table(h.desc, v)
+        return _to_table(h.desc, v, depth + 1)
     if isinstance(h, fb._StructH):
-        return _to_struct(h.desc, v)
+        return _to_struct(h.desc, v, depth + 1)
     if isinstance(h, (fb._VectorH, fb._ArrayH)):
         if f is not None and f.flexbuffer:
             try:
@@ -495,11 +580,20 @@ def _to_value(h: fb._H, v: Any, f: fb.Field | None = None) -> Any:
                 raise ValueError(f"cannot build flexbuffer: {ex}") from None
         if f is not None and f.nested and isinstance(v, list) and isinstance(v, _Obj):
             nested = f.nested_desc
-            return fb.NestedBuffer(*nested.encode_nested(_to_table(nested, v)))
+            return fb.NestedBuffer(*nested.encode_nested(_to_table(nested, v, depth + 1)))
         if not isinstance(v, list):
             raise ValueError(f"expected a list, got {v!r}")
         e = h.elem
-        items = [_to_value(e, x, f) for x in v]
+        if (
+            isinstance(e, fb._ScalarH)
+            and e.enum is None
+            and isinstance(h, fb._VectorH)
+            and not (f is not None and f.hash)
+        ):
+            fast = _scalar_vector(e, v)
+            if fast is not None:
+                return fast
+        items = [_to_value(e, x, f, depth + 1) for x in v]
         if (
             isinstance(e, fb._ScalarH)
             and e.fmt == "B"
@@ -511,8 +605,10 @@ def _to_value(h: fb._H, v: Any, f: fb.Field | None = None) -> Any:
     raise TypeError(type(h).__name__)
 
 
-def _to_struct(desc: fb.Struct[Any], pairs: Any) -> Any:
+def _to_struct(desc: fb.Struct[Any], pairs: Any, depth: int = 0) -> Any:
     desc.prepare()
+    if depth > MAX_JSON_DEPTH:
+        raise ValueError("JSON nested too deeply")
     if not isinstance(pairs, _Obj):
         raise ValueError(f"expected an object for struct {desc.qualname}")
     hs = {name: (attr, h) for (attr, name, _), (_, h) in zip(desc.fields, desc.handlers)}
@@ -521,12 +617,14 @@ def _to_struct(desc: fb.Struct[Any], pairs: Any) -> Any:
         if k not in hs:
             raise ValueError(f"unknown field: {k} in {desc.qualname}")
         attr, h = hs[k]
-        kw[attr] = _to_value(h, v)
+        kw[attr] = _to_value(h, v, None, depth)
     return desc.cls(**kw)
 
 
-def _to_table(desc: fb.Table[Any], pairs: Any) -> Any:
+def _to_table(desc: fb.Table[Any], pairs: Any, depth: int = 0) -> Any:
     desc.prepare()
+    if depth > MAX_JSON_DEPTH:
+        raise ValueError("JSON nested too deeply")
     if not isinstance(pairs, _Obj):
         raise ValueError(f"expected an object for table {desc.qualname}")
     by_name = desc._by_name
@@ -543,7 +641,7 @@ def _to_table(desc: fb.Table[Any], pairs: Any) -> Any:
             if k.endswith("_type") and k[:-5] in types:
                 continue
             raise ValueError(f"unknown field: {k} in {desc.qualname}")
-        if isinstance(v, _Ident) and v == "null":
+        if v is None or (isinstance(v, _Ident) and v == "null"):
             if r.f.optional:
                 kw[r.attr] = None
                 order.append(k)
@@ -554,15 +652,15 @@ def _to_table(desc: fb.Table[Any], pairs: Any) -> Any:
             t = types.get(k)
             if t is None:
                 raise ValueError(f"missing type field for this union value: {k}")
-            kw[r.attr] = _union_value(r.union, t, v)
+            kw[r.attr] = _union_value(r.union, t, v, depth)
         elif r.kind == fb._K_UNION_VEC:
             assert r.union is not None
             ts = types.get(k)
             if not isinstance(ts, list) or not isinstance(v, list) or len(ts) != len(v):
                 raise ValueError(f"union vector {k} needs a {k}_type vector of the same length")
-            kw[r.attr] = [_union_value(r.union, t, x) for t, x in zip(ts, v)]
+            kw[r.attr] = [_union_value(r.union, t, x, depth) for t, x in zip(ts, v)]
         else:
-            kw[r.attr] = _to_value(r.h, v, r.f)
+            kw[r.attr] = _to_value(r.h, v, r.f, depth)
         if r.f.deprecated and r.attr in kw:
             dep[k] = kw.pop(r.attr)
     obj = desc.cls(**kw)
@@ -575,7 +673,7 @@ def _to_table(desc: fb.Table[Any], pairs: Any) -> Any:
     return obj
 
 
-def _union_value(u: fb.Union, t: Any, v: Any) -> Any:
+def _union_value(u: fb.Union, t: Any, v: Any, depth: int = 0) -> Any:
     u.prepare()
     if str(t) == "NONE" or (isinstance(t, JsonNumber) and _num(t, "q") == 0):
         raise ValueError(f"illegal type id NONE for a {u.qualname} value")
@@ -589,16 +687,16 @@ def _union_value(u: fb.Union, t: Any, v: Any) -> Any:
         if name not in u.by_name:
             raise ValueError(f"unknown union type {t!r} for {u.qualname}")
         h = u.by_name[name][1]
-    return u.wrap(name, h, _to_value(h, v))
+    return u.wrap(name, h, _to_value(h, v, None, depth))
 
 
 def from_json(desc: fb.Table[T] | fb.Struct[T], text: str) -> T:
     """Parse flatc-style JSON for the table ``desc``; bad input raises DecodeError."""
     try:
         if isinstance(desc, fb.Struct):
-            out: T = _to_struct(desc, parse_json(text))
+            out: T = _to_struct(desc, _parse(text))
         else:
-            out = _to_table(desc, parse_json(text))
+            out = _to_table(desc, _parse(text))
         return out
     except DecodeError:
         raise
