@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -167,4 +168,41 @@ def run() -> list[Result]:
                 "ratio ~1 = decode time independent of vector length",
             )
         )
+        results += _json_rows(mdesc, bbuf, out)
     return results
+
+
+def _once(fn: Any) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def _json_rows(desc: Any, buf: bytes, tmp: Path) -> list[Result]:
+    """from_json / to_json of a large model against flatc -b / flatc --json on the same files
+    (one run each: flatc's time includes process start and file I/O, ours the Python call)."""
+    from idlgen.wire import fbjson
+
+    bin_path = tmp / "big.tflite"
+    bin_path.write_bytes(buf)
+    to_flatc = _once(
+        lambda: subprocess.run(
+            ["flatc", "--json", "--strict-json", "--raw-binary", "-o", str(tmp), str(TFLITE)]
+            + ["--", str(bin_path)],
+            check=True,
+        )
+    )
+    text = (tmp / "big.json").read_text()
+    from_flatc = _once(
+        lambda: subprocess.run(
+            ["flatc", "-b", "-o", str(tmp / "b"), str(TFLITE), str(tmp / "big.json")], check=True
+        )
+    )
+    value = desc.decode(buf)
+    to_ours = _once(lambda: fbjson.to_json(desc, value))
+    from_ours = _once(lambda: fbjson.from_json(desc, text))
+    mb = f"{len(text) / 1e6:.0f} MB JSON"
+    return [
+        Result("fbs tflite-like from_json", from_ours, "flatc -b", from_flatc, mb),
+        Result("fbs tflite-like to_json", to_ours, "flatc --json", to_flatc, mb),
+    ]

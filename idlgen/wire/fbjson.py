@@ -117,6 +117,8 @@ def _value(h: fb._H, v: Any, ind: str, f: fb.Field | None = None) -> str:
             v = v.numpy().tolist()
         elif isinstance(v, (bytes, bytearray, memoryview)):
             v = list(bytes(v))
+        if isinstance(e, fb._ScalarH) and e.enum is None and v:
+            return _scalars(e.fmt, v, ind)
         items = list(v)
         if isinstance(e, fb._TableH):
             e.desc.prepare()
@@ -131,6 +133,19 @@ def _value(h: fb._H, v: Any, ind: str, f: fb.Field | None = None) -> str:
         inner = ind + "  "
         return "[\n" + ",\n".join(inner + _value(e, x, inner) for x in items) + "\n" + ind + "]"
     raise TypeError(f"cannot write {type(h).__name__} as JSON")
+
+
+def _scalars(fmt: str, v: Any, ind: str) -> str:
+    """A non-empty vector of plain scalars, one per line (the bulk of a model's JSON)."""
+    if fmt == "?":
+        strs: Any = ["true" if x else "false" for x in v]
+    elif fmt in "fd":
+        single = fmt == "f"
+        strs = [_float(float(x), single) for x in v]
+    else:
+        strs = map(str, map(int, v))
+    inner = ind + "  "
+    return "[\n" + inner + (",\n" + inner).join(strs) + "\n" + ind + "]"
 
 
 def _flex(v: Any) -> str:
