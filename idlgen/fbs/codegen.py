@@ -156,6 +156,9 @@ def descriptor_calls(
                     fkw["shared"] = True
                 if _attr(f, "flexbuffer"):
                     fkw["flexbuffer"] = True
+                for wide in ("offset64", "vector64"):  # 64-bit offsets (and lengths)
+                    if _attr(f, wide):
+                        fkw[wide] = True
                 nested = _attr(f, "nested_flatbuffer")
                 if nested:
                     q = _resolve_nested(schema, d.namespace, str(nested))

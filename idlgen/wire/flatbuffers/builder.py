@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...errors import EncodeError
-from .scalars import _U32
+from .scalars import _U32, _U64
 
 
 class _Builder:
@@ -80,21 +80,28 @@ class _Builder:
         return self.size
 
     def raw_vector(
-        self, data: bytes | memoryview, count: int, elem_align: int, force_align: int = 0
+        self,
+        data: bytes | memoryview,
+        count: int,
+        elem_align: int,
+        force_align: int = 0,
+        lsize: int = 4,
     ) -> int:
+        """A vector of inline elements; ``lsize`` 8 for a ``vector64`` (64-bit length)."""
         total = len(data)
         if force_align > 1 and count:
             self.prealign(total, force_align)
-        self.prealign(total, 4)
+        self.prealign(total, lsize)
         self.prealign(total, elem_align)
         if not total:
-            self.align(4)  # EndVector's PushElement(len) aligns
+            self.align(lsize)  # EndVector's PushElement(len) aligns
+        length = (_U64 if lsize == 8 else _U32).pack(count)
         if total > 256:  # large payloads are not copied until the final join
             self.chunks.append(data)  # type: ignore[arg-type]
-            self.chunks.append(_U32.pack(count))
+            self.chunks.append(length)
         else:
-            self.chunks.append(_U32.pack(count) + data)
-        self.size += total + 4
+            self.chunks.append(length + data)
+        self.size += total + lsize
         return self.size
 
     def finish(self, root: int, ident: bytes | None, size_prefixed: bool) -> bytes:

@@ -90,6 +90,8 @@ class Field:
         "force_align",
         "flexbuffer",
         "nested_desc",
+        "offset64",
+        "vector64",
     )
 
     def __init__(
@@ -109,6 +111,8 @@ class Field:
         hash: str = "",
         force_align: int = 0,
         flexbuffer: bool = False,
+        offset64: bool = False,
+        vector64: bool = False,
     ) -> None:
         self.attr = attr
         self.name = name
@@ -124,6 +128,8 @@ class Field:
         self.hash = hash
         self.force_align = force_align
         self.flexbuffer = flexbuffer
+        self.offset64 = offset64  # a string/vector addressed by a 64-bit offset
+        self.vector64 = vector64  # ... whose length is 64-bit too
         self.nested_desc: Any = None
 
 
@@ -459,6 +465,12 @@ class Table(Generic[T]):
             r.align = 4
             r.default = f.default
             r.cmp_default = None
+            r.wide = 2 if f.vector64 else 1 if f.offset64 else 0
+            if r.wide:
+                if not isinstance(h, (_StringH, _VectorH)):
+                    raise ValueError(f"{self.qualname}.{f.name}: offset64 needs a string or vector")
+                h.wide = r.wide
+                r.size = r.align = 8
             if f.nested:
                 f.nested_desc = _target(f.nested, self.reg)
             if isinstance(h, _ScalarH):
@@ -499,7 +511,8 @@ class Table(Generic[T]):
         # structs and offsets count as 4, the union type as 1.
         entries: list[tuple[int, int, _F, bool]] = []
         for r in rs:
-            cls_size = r.size if r.kind == _K_SCALAR else 4
+            # flatc sorts by the base type's size: Vector64 is 8, an offset64 String/Vector 4
+            cls_size = r.size if r.kind == _K_SCALAR else 8 if r.wide == 2 else 4
             entries.append((cls_size, r.slot, r, False))
             if r.kind in (_K_UNION, _K_UNION_VEC):
                 tsize = r.union.disc_h.size if r.kind == _K_UNION else 4

@@ -25,7 +25,7 @@ from .handlers import (
     _StructH,
     _TableH,
 )
-from .scalars import _HH, _I32, _NP_DTYPE, _U16, _U32, _hash
+from .scalars import _HH, _I32, _NP_DTYPE, _U16, _U32, _U64, _hash
 from .values import NestedBuffer, ScalarVector
 
 if TYPE_CHECKING:
@@ -50,14 +50,15 @@ def build_child(
                 off = b.shared[v] = b.string(v)
         else:
             off = b.string(v)
-        items.append((r.rank, 1, r.slot, off, 4))
+        items.append((r.rank, 1 + (r.wide > 0), r.slot, off, r.align))
     elif k == _K_TABLE:
         items.append((r.rank, 1, r.slot, r.table_desc.build(b, v), 4))
     elif k == _K_STRUCT:
         b.align(r.align)  # flatc's ParseTable(struct) aligns the builder while parsing
         items.append((r.rank, 0, r.slot, r.struct_desc.pack(v), r.align))
     elif k == _K_VECTOR:
-        items.append((r.rank, 1, r.slot, _build_vector(b, r, v, presort), 4))
+        off = _build_vector(b, r, v, presort)
+        items.append((r.rank, 1 + (r.wide > 0), r.slot, off, r.align))
     elif k == _K_UNION:
         disc, off = r.union.build_value(b, v)
         dh = r.union.disc_h
@@ -156,9 +157,12 @@ def build_table(desc: Table[Any], b: _Builder, obj: Any) -> int:
         if pad:
             chunks.append(bytes(pad))
             size += pad
-        if is_off:
+        if is_off == 1:
             chunks.append(_U32.pack(size + 4 - v))
             size += 4
+        elif is_off:  # offset64 / vector64
+            chunks.append(_U64.pack(size + 8 - v))
+            size += 8
         else:
             chunks.append(v)
             size += len(v)
@@ -256,7 +260,7 @@ def _build_vector(b: _Builder, r: _F, v: Any, presort: bool = True) -> int:
                 data = struct.pack(f"<{n}{e.fmt}", *v)
             except (struct.error, OverflowError) as ex:
                 raise EncodeError(str(ex)) from None
-        return b.raw_vector(data, n, e.size, fa)
+        return b.raw_vector(data, n, e.size, fa, 8 if r.wide == 2 else 4)
     if isinstance(e, _StructH):
         items = list(v)
         if items:
@@ -269,7 +273,7 @@ def _build_vector(b: _Builder, r: _F, v: Any, presort: bool = True) -> int:
                 _simple_qsort(keyed, lambda a, c: a[0] < c[0])
                 items = [x for _, x in keyed]
         sdata = b"".join(desc.pack(x) for x in items)
-        return b.raw_vector(sdata, len(items), e.align, fa)
+        return b.raw_vector(sdata, len(items), e.align, fa, 8 if r.wide == 2 else 4)
     if isinstance(e, _StringH):
         offs = [b.string(x) for x in v]
         return b.offsets_vector(offs, fa)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...errors import DecodeError, EncodeError
 from .builder import _Builder
-from .scalars import _NP_DTYPE, _U32, MAX_DEPTH, ZERO_COPY_MIN
+from .scalars import _NP_DTYPE, _U32, _U64, MAX_DEPTH, ZERO_COPY_MIN
 from .values import ScalarVector
 
 if TYPE_CHECKING:
@@ -67,27 +67,43 @@ class _Dec:
             raise self.fail("offset points outside the buffer", p)
         return t
 
-    def vector(self, p: int, elem_size: int, elem_align: int) -> tuple[int, int]:
-        """-> (count, start of elements) for the vector referenced at ``p``."""
-        v = self.uoffset(p)
-        if self.verify and v & 3:
+    def uoffset64(self, p: int) -> int:
+        """Follow the 64-bit offset (``offset64``/``vector64`` fields) stored at ``p``."""
+        if p & 7 and self.verify:
+            raise self.fail("unaligned 64-bit offset", p)
+        if p + 8 > self.n or p < 0:
+            raise self.fail("offset out of bounds", p)
+        o = _U64.unpack_from(self.buf, p)[0]
+        if self.verify and (o == 0 or o > 0x7FFFFFFFFFFFFFFF):
+            raise self.fail("invalid offset", p)
+        t: int = p + o
+        if t >= self.n:
+            raise self.fail("offset points outside the buffer", p)
+        return t
+
+    def vector(self, p: int, elem_size: int, elem_align: int, wide: int = 0) -> tuple[int, int]:
+        """-> (count, start of elements) for the vector referenced at ``p``; ``wide`` 1: a
+        64-bit offset (``offset64``), 2: a 64-bit offset and length (``vector64``)."""
+        v = self.uoffset64(p) if wide else self.uoffset(p)
+        lsize = 8 if wide == 2 else 4
+        if self.verify and v & (lsize - 1):
             raise self.fail("unaligned vector", v)
-        if v + 4 > self.n:
+        if v + lsize > self.n:
             raise self.fail("vector length out of bounds", v)
-        count = _U32.unpack_from(self.buf, v)[0]
-        start = v + 4
+        count = (_U64 if wide == 2 else _U32).unpack_from(self.buf, v)[0]
+        start = v + lsize
         if start + count * elem_size > self.n:
             raise self.fail("vector out of bounds", v)
         if self.verify:
             self.charge(4 + count * elem_size, v)
         return count, start
 
-    def string(self, p: int) -> str:
-        t = self.uoffset(p)
+    def string(self, p: int, wide: int = 0) -> str:
+        t = self.uoffset64(p) if wide else self.uoffset(p)
         s = self.strings.get(t)
         if s is not None:
             return s
-        count, start = self.vector(p, 1, 1)
+        count, start = self.vector(p, 1, 1, wide)
         end = start + count
         if end >= self.n or self.buf[end] != 0:
             raise self.fail("string is not NUL-terminated", end)
@@ -139,8 +155,10 @@ class _ScalarH(_H):
 
 
 class _StringH(_H):
+    wide = 0  # 1 for an ``offset64`` field (set per field by Table.prepare)
+
     def read(self, d: _Dec, p: int, depth: int) -> Any:
-        return d.string(p)
+        return d.string(p, self.wide)
 
     def build(self, b: _Builder, v: Any) -> int:
         return b.string(v)
@@ -149,12 +167,13 @@ class _StringH(_H):
 class _VectorH(_H):
     def __init__(self, elem: _H) -> None:
         self.elem = elem
+        self.wide = 0  # 1: ``offset64``, 2: ``vector64`` (set per field by Table.prepare)
 
     def read(self, d: _Dec, p: int, depth: int) -> Any:
         e = self.elem
         if depth >= MAX_DEPTH:
             raise d.fail("maximum nesting depth exceeded", p)
-        count, start = d.vector(p, e.size, e.align)
+        count, start = d.vector(p, e.size, e.align, self.wide)
         if isinstance(e, _ScalarH):
             nbytes = count * e.size
             if e.conv is None and e.size == 1 and e.fmt == "B" and nbytes < ZERO_COPY_MIN:
@@ -242,6 +261,7 @@ class _F:
         "struct_desc",
         "table_desc",
         "absent",
+        "wide",
     )
     f: Field
     attr: str
@@ -262,6 +282,7 @@ class _F:
     vec_elem: Any
     struct_desc: Any
     table_desc: Any
+    wide: int  # 0, or 1 for ``offset64`` / 2 for ``vector64`` (an 8-byte offset in the table)
     absent: Any  # the value of a non-scalar field absent from a decoded buffer
 
 

@@ -14,6 +14,7 @@ ZERO_COPY_MIN = 4096
 _U32 = struct.Struct("<I")
 _I32 = struct.Struct("<i")
 _U16 = struct.Struct("<H")
+_U64 = struct.Struct("<Q")
 _HH = struct.Struct("<HH")
 _SCALAR_SIZE = {
     "?": 1,
