@@ -50,6 +50,15 @@ def flatc(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedPro
     )
 
 
+def runtime_text(src: str, name: str = "t.fbs") -> dict[str, Any]:
+    """Classes + descriptors (``"desc:" + qualname``) for schema source text."""
+    from idlgen.fbs.loader import load_text
+
+    res = load_text(src, name)
+    assert res.ok, res.diagnostics
+    return build_runtime(res.schema)
+
+
 @functools.cache
 def runtime(schema: Path) -> tuple[Any, dict[str, Any]]:
     """(LoadResult, classes+descriptors) for a corpus schema, built straight from the IR."""

@@ -19,11 +19,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from idlgen import DecodeError
-from idlgen.fbs.codegen import build_runtime
-from idlgen.fbs.loader import load_text
 from idlgen.wire import fbjson
 
-from .common import TESTS, flatc, need_flatc, need_shared
+from .common import TESTS, flatc, need_flatc, need_shared, runtime_text
 
 SCHEMA = """
 struct LeafStruct { a:int; b:double; }
@@ -46,9 +44,7 @@ root_type RootTable;
 
 
 def _rt() -> dict[str, Any]:
-    res = load_text(SCHEMA, "test_64bit.fbs")
-    assert res.ok, res.diagnostics
-    return build_runtime(res.schema)
+    return runtime_text(SCHEMA, "test_64bit.fbs")
 
 
 def _flatc_b(texts: list[str]) -> list[bytes]:

@@ -10,15 +10,13 @@ from typing import Any
 import pytest
 
 from idlgen import DecodeError, EncodeError
-from idlgen.fbs.codegen import build_runtime
-from idlgen.fbs.loader import load_text
 from idlgen.wire import fbjson
+
+from .common import runtime_text
 
 
 def _runtime(src: str) -> dict[str, Any]:
-    res = load_text(src, "t.fbs")
-    assert res.ok, res.diagnostics
-    return build_runtime(res.schema)
+    return runtime_text(src)
 
 
 # -- encode errors -------------------------------------------------------------------------------

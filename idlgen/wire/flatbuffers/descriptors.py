@@ -60,7 +60,8 @@ class Enum:
         self.bit_flags = bit_flags
         self.reg = registry() if reg is None else reg
         self.reg[qualname] = self
-        to_schema = dict(renamed)
+        # either given here (the enum spec) or recorded on the class (``_schema_names_``)
+        to_schema = {**getattr(cls, "_schema_names_", {}), **dict(renamed)}
         members: dict[str, Any] = dict(getattr(cls, "__members__", {}))
         # (value, schema name) in declaration order, aliases included, for writing
         self.names: list[tuple[int, str]] = [
