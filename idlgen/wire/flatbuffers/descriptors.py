@@ -247,6 +247,18 @@ class Struct(Generic[T]):
         self._fmt_body = "".join(fmt)
         self._st = struct.Struct("<" + self._fmt_body)
         assert self._st.size == self.size, (self.qualname, self._st.size, self.size)
+        # Structs of plain scalars into a plain dataclass: vectors of them are filled through
+        # __dict__ straight from struct.iter_unpack (a model's big struct vectors)
+        cls = self.cls
+        self._flat: tuple[str, ...] | None = None
+        if (
+            isinstance(cls, type)
+            and "__slots__" not in cls.__dict__
+            and not hasattr(cls, "__post_init__")
+            and set(getattr(cls, "__dataclass_fields__", ())) == {a for a, _ in self.handlers}
+            and all(isinstance(h, _ScalarH) and h.conv is None for _, h in self.handlers)
+        ):
+            self._flat = tuple(a for a, _ in self.handlers)
         self._ready = True
 
     def _make(self, it: Any) -> Any:

@@ -223,6 +223,16 @@ class _StructH(_H):
     def read_many(self, d: _Dec, start: int, count: int) -> list[Any]:
         st = self.desc._st
         size = self.desc.size
+        names = self.desc._flat
+        if names is not None and count:
+            cls: Any = self.desc.cls
+            new = object.__new__
+            out = []
+            for vals in st.iter_unpack(memoryview(d.buf)[start : start + count * size]):
+                o = new(cls)
+                o.__dict__ = dict(zip(names, vals))
+                out.append(o)
+            return out
         mk = self.desc._make
         return [mk(iter(st.unpack_from(d.buf, start + i * size))) for i in range(count)]
 
