@@ -423,77 +423,95 @@ def _scalar_vector(e: fb._ScalarH, v: Any) -> Any:
     return fb.ScalarVector(out)
 
 
+_PLAIN_INT = re.compile(r"[+-]?[0-9]+")
+
+
 def parse_json(text: str) -> Any:
     """flatc-style JSON -> Python: objects become lists of (key, value) pairs (key order is
-    significant to flatc), numbers stay :class:`JsonNumber`, bare words :class:`_Ident`.
+    significant to flatc), decimal integers ``int``, other numbers :class:`JsonNumber`, bare
+    words :class:`_Ident`. Tokens are read as the parser goes (no token list), so memory is
+    the tree itself.
     """
-    toks: list[tuple[str, str, int]] = []
-    pos, n = 0, len(text)
-    while pos < n:
-        m = _TOKEN.match(text, pos)
-        if m is None:
-            raise ValueError(f"invalid JSON at offset {pos}: {text[pos:pos + 20]!r}")
-        kind = m.lastgroup or ""
-        if kind != "ws":
-            toks.append((kind, m.group(), pos))
-        pos = m.end()
-    i = 0
+    n = len(text)
+    match = _TOKEN.match
+    pos = 0
+    kind, tok, at = "", "", 0  # the current token
+
+    def advance() -> None:
+        nonlocal pos, kind, tok, at
+        while pos < n:
+            m = match(text, pos)
+            if m is None:
+                raise ValueError(f"invalid JSON at offset {pos}: {text[pos:pos + 20]!r}")
+            pos = m.end()
+            k = m.lastgroup or ""
+            if k != "ws":
+                kind, tok, at = k, m.group(), m.start()
+                return
+        kind, tok, at = "", "", n
+
+    def expect_more() -> None:
+        if not kind:
+            raise ValueError("unexpected end of JSON")
 
     def value(depth: int) -> Any:
-        nonlocal i
-        if depth > 64:
+        if depth > MAX_JSON_DEPTH:
             raise ValueError("JSON nested too deeply")
-        if i >= len(toks):
-            raise ValueError("unexpected end of JSON")
-        kind, t, p = toks[i]
-        i += 1
-        if kind == "punct":
+        expect_more()
+        k, t, p = kind, tok, at
+        advance()
+        if k == "punct":
             if t == "{":
                 pairs = _Obj()
                 while True:
-                    if toks[i][1] == "}":
-                        i += 1
+                    expect_more()
+                    if tok == "}":
+                        advance()
                         return pairs
-                    kk, kt, kp = toks[i]
-                    if kk == "str":
-                        key = _unescape(kt[1:-1])
-                    elif kk in ("ident", "num"):
-                        key = kt
+                    if kind == "str":
+                        key = _unescape(tok[1:-1])
+                    elif kind in ("ident", "num"):
+                        key = tok
                     else:
-                        raise ValueError(f"expected a field name at offset {kp}")
-                    i += 1
-                    if toks[i][1] != ":":
-                        raise ValueError(f"expected ':' at offset {toks[i][2]}")
-                    i += 1
+                        raise ValueError(f"expected a field name at offset {at}")
+                    advance()
+                    if tok != ":":
+                        raise ValueError(f"expected ':' at offset {at}")
+                    advance()
                     pairs.append((key, value(depth + 1)))
-                    if toks[i][1] == ",":
-                        i += 1
-                    elif toks[i][1] != "}":
-                        raise ValueError(f"expected ',' or '}}' at offset {toks[i][2]}")
+                    if tok == ",":
+                        advance()
+                    elif tok != "}":
+                        expect_more()
+                        raise ValueError(f"expected ',' or '}}' at offset {at}")
             if t == "[":
                 items: list[Any] = []
                 while True:
-                    if toks[i][1] == "]":
-                        i += 1
+                    expect_more()
+                    if tok == "]":
+                        advance()
                         return items
                     items.append(value(depth + 1))
-                    if toks[i][1] == ",":
-                        i += 1
-                    elif toks[i][1] != "]":
-                        raise ValueError(f"expected ',' or ']' at offset {toks[i][2]}")
+                    if tok == ",":
+                        advance()
+                    elif tok != "]":
+                        expect_more()
+                        raise ValueError(f"expected ',' or ']' at offset {at}")
             raise ValueError(f"unexpected {t!r} at offset {p}")
-        if kind == "str":
+        if k == "str":
             return _unescape(t[1:-1])
-        if kind == "num":
+        if k == "num":
+            # plain decimal integers (the bulk of a model) as ints; "-0" stays text so a
+            # float field keeps its sign
+            if _PLAIN_INT.fullmatch(t) and not (t[0] == "-" and not t.strip("-0")):
+                return int(t)
             return JsonNumber(t)
         return _Ident(t)
 
-    try:
-        v = value(0)
-    except IndexError:
-        raise ValueError("unexpected end of JSON") from None
-    if i != len(toks):
-        raise ValueError(f"trailing data at offset {toks[i][2]}")
+    advance()
+    v = value(0)
+    if kind:
+        raise ValueError(f"trailing data at offset {at}")
     return v
 
 
@@ -690,6 +708,8 @@ def _to_table(desc: fb.Table[Any], pairs: Any, depth: int = 0) -> Any:
 
 def _union_value(u: fb.Union, t: Any, v: Any, depth: int = 0) -> Any:
     u.prepare()
+    if type(t) is int:
+        t = JsonNumber(str(t))
     if str(t) == "NONE" or (isinstance(t, JsonNumber) and _num(t, "q") == 0):
         raise ValueError(f"illegal type id NONE for a {u.qualname} value")
     if isinstance(t, JsonNumber):

@@ -80,6 +80,9 @@ def test_large_model_agrees_with_flatc() -> None:
     back = fbjson.from_json(desc, text)
     assert flatc_binary(TFLITE, {"m": text})["m"] == ours
     assert desc.encode(back) == ours
+    # flatc-only syntax (a comment, unquoted keys) takes the streaming tokenizer: same bytes
+    loose = "// flatc reads comments\n" + text.replace('"buffers":', "buffers:", 1)
+    assert desc.encode(fbjson.from_json(desc, loose)) == ours
     # large scalar vectors come back as zero-copy NumPy views, not per-element objects
     weights = back.buffers[1].data
     assert isinstance(weights, bytes) and len(weights) > 80_000
