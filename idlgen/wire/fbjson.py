@@ -1,12 +1,15 @@
 """FlatBuffers JSON as flatc writes it (``--json --strict-json``) and reads it.
 
-Writing follows src/idl_gen_text.cpp: fields in id order, only fields that would be stored
-(defaults omitted, ``key`` fields always), unions as ``x_type`` + ``x``, enum names (bit_flags
-as space-separated names), doubles with 12 and floats with 6 fixed decimals minus trailing
-zeros, non-ASCII escaped as ``\\uXXXX``. Reading accepts what flatc's parser accepts:
-unquoted keys, single-quoted strings, enum names and numbers in strings, ``nan``/``inf``,
-trailing commas and comments. ``from_json`` remembers the key order of every table so that
-re-encoding builds children in the same order ``flatc -b`` would.
+Writing follows src/idl_gen_text.cpp: fields in declaration order, only fields that would be
+stored (defaults omitted, ``key`` fields always; for a value decoded from bytes, exactly the
+fields the buffer stored, explicit defaults and deprecated fields included), unions as
+``x_type`` + ``x``, enum members by their schema names (bit_flags as space-separated names),
+doubles with 12 and floats with 6 fixed decimals minus trailing zeros, non-ASCII escaped as
+``\\uXXXX``. Reading accepts what flatc's parser accepts: unquoted keys, single-quoted
+strings, enum names and numbers in strings, ``nan``/``inf``, trailing commas and comments.
+Strict JSON goes through the C ``json`` module and plain scalar vectors through NumPy; other
+text through a tokenizer that reads as it parses. ``from_json`` remembers the key order of
+every table so that re-encoding builds children in the same order ``flatc -b`` would.
 """
 
 from __future__ import annotations

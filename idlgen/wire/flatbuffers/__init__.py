@@ -20,7 +20,12 @@ writes for the same value (src/idl_parser.cpp ``ParseTable``/``ParseVector`` ove
 flatbuffer_builder.h): children are built depth-first in field order before their parent,
 table fields are written by size class 8, 4, 2, 1 and descending id, vtables are deduplicated,
 key-sorted vectors are ordered with flatc's own (unstable) quicksort. The decoder verifies as it
-reads, with the limits of the C++ ``Verifier``; malformed input raises ``DecodeError``.
+reads, with the limits of the C++ ``Verifier`` (and a budget of decoded objects proportional
+to the buffer size, against shared sub-objects), checks the root's ``file_identifier``, and
+remembers on each decoded table which fields the buffer stored (``_fb_vt``) and the values
+of deprecated fields (``_fb_dep``), so that JSON and re-encoding reproduce flatc exactly.
+``offset64``/``vector64`` fields use 64-bit offsets (and lengths). Encoding errors raise
+``EncodeError`` with the path of the offending field (``Model.subgraphs[0].name``).
 
 The runtime is split by role: :mod:`.scalars` (formats, ranges, hashes), :mod:`.values`
 (UnionValue, NestedBuffer, ScalarVector), :mod:`.builder` (the back-to-front builder),
