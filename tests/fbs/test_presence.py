@@ -13,8 +13,18 @@ import pytest
 
 from idlgen import DecodeError
 from idlgen.cli import main
+from idlgen.wire import fbjson
 
-from .common import TESTS, flatc_binary, flatc_json, include_dirs, need_flatc, need_shared
+from .common import (
+    REAL,
+    TESTS,
+    flatc_binary,
+    flatc_json,
+    include_dirs,
+    need_flatc,
+    need_shared,
+    runtime,
+)
 
 MONSTER = TESTS / "monster_test.fbs"
 
@@ -123,3 +133,43 @@ def test_identifier_mismatch_from_flatc_bytes(ex: ModuleType) -> None:
     with pytest.raises(DecodeError, match="identifier"):
         ex.Monster.from_flatbuffer(bad)
     assert ex.Monster.from_flatbuffer(bad, check_identifier=False).name == "x"
+
+
+REAL_CASES = [
+    (
+        "tflite/schema.fbs",
+        "tflite.Model",
+        "{version: 3, operator_codes: [{deprecated_builtin_code: 3, version: 1, builtin_code: "
+        'CONV_2D}], signature_defs: [{deprecated_tag: "serve", signature_key: "k"}], '
+        "subgraphs: [{operators: [{opcode_index: 0, builtin_options_type: ResizeBilinearOptions,"
+        " builtin_options: {new_height: 4, new_width: 5, align_corners: true}}]}]}",
+    ),
+    (
+        "mindspore-lite/model.fbs",
+        "mindspore.schema.MetaGraph",
+        '{name: "g", nodes: [{name: "n", nodeType: 7, quantType: QUANT_NONE, deviceType: -1}]}',
+    ),
+]
+
+
+@pytest.mark.parametrize("case", REAL_CASES, ids=lambda c: c[0])
+def test_real_schemas_presence(case: tuple[str, str, str]) -> None:
+    """TFLite's OperatorCode.version stored as its default 1, deprecated SignatureDef.deprecated_tag
+    and ResizeBilinearOptions.new_height, MindSpore Lite's deprecated CNode.nodeType: through
+    decode, JSON and re-encode exactly as flatc does."""
+    need_shared()
+    need_flatc()
+    schema = REAL / case[0]
+    _, rt = runtime(schema)
+    desc = rt["desc:" + case[1]]
+    for flags in ((), ("--force-defaults",)):
+        data = flatc_binary(schema, {"x": case[2]}, *flags)["x"]
+        printed = flatc_json(schema, {"x": data})["x"]
+        v = desc.decode(data)
+        assert fbjson.to_json(desc, v) == printed
+        assert desc.encode(v) == flatc_binary(schema, {"x": printed})["x"]
+        assert (
+            desc.encode(fbjson.from_json(desc, case[2]))
+            == flatc_binary(schema, {"x": case[2]})["x"]
+        )
+    assert "deprecated_tag" in printed or "nodeType" in printed
