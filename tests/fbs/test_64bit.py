@@ -202,3 +202,24 @@ def test_verifier_checks_64bit_offsets() -> None:
     bad[i : i + 8] = struct.pack("<Q", 1 << 40)  # a 64-bit length past the end
     with pytest.raises(DecodeError, match="out of bounds"):
         desc.decode(bytes(bad))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_mutated_64bit_buffers_raise_only_decode_error(data: Any) -> None:
+    rt = _rt()
+    desc = rt["desc:RootTable"]
+    text = (
+        '{"far_vector": [1, 2, 3], "a": 7, "far_string": "far", "big_vector": [4, 5],'
+        ' "near_string": "near", "big_struct_vector": [{"a": 1, "b": 2.0}],'
+        ' "many_vectors": [{"vector": [1]}], "forced_aligned_vector": [9]}'
+    )
+    buf = bytearray(desc.encode(fbjson.from_json(desc, text)))
+    for _ in range(data.draw(st.integers(1, 4))):
+        i = data.draw(st.integers(0, len(buf) - 1))
+        buf[i] = data.draw(st.integers(0, 255))
+    for verify in (True, False):
+        try:
+            desc.decode(bytes(buf), verify=verify)
+        except DecodeError:
+            pass
