@@ -90,7 +90,7 @@ def read_table(desc: Table[Any], d: _Dec, pos: int, depth: int) -> Any:
             raise DecodeError(
                 e.reason, path=f"{desc.qualname}.{r.f.name}", offset=e.offset
             ) from None
-        if r.f.deprecated:
+        if r.dep:
             if dep is None:
                 dep = {}
             dep[r.f.name] = v

@@ -478,6 +478,7 @@ class Table(Generic[T]):
             r.align = 4
             r.default = f.default
             r.cmp_default = None
+            r.dep = f.deprecated
             r.wide = 2 if f.vector64 else 1 if f.offset64 else 0
             if r.wide:
                 if not isinstance(h, (_StringH, _VectorH)):

@@ -98,15 +98,21 @@ def encode_error(e: BaseException, seg: str) -> EncodeError:
     return EncodeError(reason, path=seg + rest)
 
 
+_NO_DICT: dict[str, Any] = {}
+
+
 def build_table(desc: Table[Any], b: _Builder, obj: Any) -> int:
     if not desc._ready:
         desc.prepare()
     if not isinstance(obj, desc._type):
         raise EncodeError(f"expected {desc.qualname}, got {type(obj).__name__}")
     items: list[tuple[int, int, int, Any, int]] = []
-    order = getattr(obj, "_fb_json_order", None)
-    vt = getattr(obj, "_fb_vt", None)  # decoded: which fields the buffer stored
-    dep = getattr(obj, "_fb_dep", None)  # deprecated fields (decoded or read from JSON)
+    # what from_json / decode left on the value (a plain dict lookup: getattr with a default
+    # is slow when the attribute is missing, the common case)
+    extra = getattr(obj, "__dict__", _NO_DICT)
+    order = extra.get("_fb_json_order")
+    vt = extra.get("_fb_vt")  # decoded: which fields the buffer stored
+    dep = extra.get("_fb_dep")  # deprecated fields (decoded or read from JSON)
     presort = order is None
     if order is None:
         rfs = desc._enc if dep is None else desc._rf
@@ -116,7 +122,7 @@ def build_table(desc: Table[Any], b: _Builder, obj: Any) -> int:
             if r.f.name not in order:
                 raise EncodeError("required field is missing", path=r.f.name)
     for r in rfs:
-        if r.f.deprecated:
+        if r.dep:
             if dep is None:
                 continue
             v = dep.get(r.f.name)

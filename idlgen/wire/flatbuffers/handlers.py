@@ -95,7 +95,9 @@ class _Dec:
         if start + count * elem_size > self.n:
             raise self.fail("vector out of bounds", v)
         if self.verify:
-            self.charge(4 + count * elem_size, v)
+            self.budget -= lsize + count * elem_size
+            if self.budget < 0:
+                self.charge(0, v)
         return count, start
 
     def string(self, p: int, wide: int = 0) -> str:
@@ -103,8 +105,18 @@ class _Dec:
         s = self.strings.get(t)
         if s is not None:
             return s
-        count, start = self.vector(p, 1, 1, wide)
+        # strings have a 32-bit length even behind a 64-bit offset
+        if self.verify and t & 3:
+            raise self.fail("unaligned vector", t)
+        if t + 4 > self.n:
+            raise self.fail("vector length out of bounds", t)
+        count = _U32.unpack_from(self.buf, t)[0]
+        start = t + 4
         end = start + count
+        if self.verify:
+            self.budget -= 4 + count
+            if self.budget < 0:
+                self.charge(0, t)
         if end >= self.n or self.buf[end] != 0:
             raise self.fail("string is not NUL-terminated", end)
         try:
@@ -272,6 +284,7 @@ class _F:
         "table_desc",
         "absent",
         "wide",
+        "dep",
     )
     f: Field
     attr: str
@@ -293,6 +306,7 @@ class _F:
     struct_desc: Any
     table_desc: Any
     wide: int  # 0, or 1 for ``offset64`` / 2 for ``vector64`` (an 8-byte offset in the table)
+    dep: bool  # deprecated: carried in ``_fb_dep``, not an attribute
     absent: Any  # the value of a non-scalar field absent from a decoded buffer
 
 
