@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -203,8 +204,13 @@ def _json_rows(desc: Any, buf: bytes, tmp: Path) -> list[Result]:
     value = desc.decode(buf)
     to_ours = _once(lambda: fbjson.to_json(desc, value))
     from_ours = _once(lambda: fbjson.from_json(desc, text))
+    tracemalloc.start()
+    fbjson.from_json(desc, text)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
     mb = f"{len(text) / 1e6:.0f} MB JSON"
+    mem = f"{mb}; peak {peak / 1e6:.0f} MB ({peak / len(text):.2f}x text)"
     return [
-        Result("fbs tflite-like from_json (~80 MB)", from_ours, "flatc -b", from_flatc, mb),
+        Result("fbs tflite-like from_json (~80 MB)", from_ours, "flatc -b", from_flatc, mem),
         Result("fbs tflite-like to_json (~80 MB)", to_ours, "flatc --json", to_flatc, mb),
     ]
