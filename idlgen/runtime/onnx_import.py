@@ -40,6 +40,11 @@ class Val:
     const: np.ndarray | None = None
 
 
+_MOVES = frozenset({"Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Concat", "Split",
+                    "SliceFusion", "Gather", "MaxPoolFusion", "PadFusion", "DepthToSpace",
+                    "SpaceToDepth", "BroadcastTo", "TileFusion"})  # fmt: skip
+
+
 class _Unsupported(Exception):
     pass
 
@@ -65,6 +70,12 @@ def _attrs(node: Any) -> dict[str, Any]:
         v = helper.get_attribute_value(at)
         out[at.name] = v.decode() if isinstance(v, bytes) else v
     return out
+
+
+def _unit_move(shape: tuple[int, ...]) -> bool:
+    """NCHW <-> NHWC moves no data: at most one of C, H*W is not 1 (and N is known)."""
+    n, c, h, w = shape
+    return n >= 0 and c >= 0 and h >= 0 and w >= 0 and (c == 1 or h * w == 1)
 
 
 def _phys_shape(shape: tuple[int, ...] | None, nhwc: bool) -> list[int]:
@@ -139,6 +150,14 @@ class Importer:
         if not rank4 or v.nhwc == want:
             return v.idx
         key = (v.name, want)
+        if key not in self.alt and v.shape is not None and _unit_move(v.shape):
+            # Only size-1 dims move (e.g. [N, C, 1, 1]): the layouts share one memory order.
+            dims = _phys_shape(v.shape, want)
+            shp = self.b.constant(f"{v.name}:dims", np.array(dims, np.int64))
+            self.alt[key] = self._node(
+                "Reshape", {}, [v.idx, shp], [(f"{v.name}:{'nhwc' if want else 'nchw'}", v.dtype, dims)],
+                f"{v.name}/relayout",
+            )[0]
         if key not in self.alt:
             perm = _TO_NHWC if want else _TO_NCHW
             p = self.b.constant(f"{v.name}:perm{''.join(map(str, perm))}", np.array(perm, np.int32))
@@ -166,9 +185,13 @@ class Importer:
         specs = [(n, dt if dt is not None else np.float32, dims) for n, dt, dims in outs]
         r = self.b.node(rec, list(inputs), outputs=specs, name=name)
         idx = r if isinstance(r, list) else [r]
+        src_q = self.b.tensors[inputs[0]].quantParams if inputs and struct in _MOVES else None
         for i, (_, dt, _) in zip(idx, outs):
             if dt is None:
                 self.b.tensors[i].dataType = self.pkg.DataType(0)
+            elif src_q and np.dtype(dt).kind in "iu":
+                # Data movement keeps quantised values quantised with the same parameters.
+                self.b.tensors[i].quantParams = list(src_q)
         self._last = (self.b.nodes[-1], rec)
         return idx
 
@@ -328,22 +351,29 @@ class Importer:
 
         feeds = {n: v.const for n, v in zip(node.input, ins) if v is not None}
         try:
-            model = self._single_node_model(node, feeds)
-            outs = ReferenceEvaluator(model).run(None, feeds)
+            outs = ReferenceEvaluator(self._single_node_model(node, feeds)).run(None, feeds)
         except Exception as e:
-            self.refuse(node, f"cannot fold constant node: {type(e).__name__}: {e}")
+            try:  # the reference evaluator lacks some old opset versions of unchanged operators
+                outs = ReferenceEvaluator(self._single_node_model(node, feeds, 21)).run(None, feeds)
+            except Exception:
+                self.refuse(node, f"cannot fold constant node: {type(e).__name__}: {e}")
         for n, arr in zip(node.output, outs):
             if n:
                 self.const(n, np.asarray(arr))
         return True
 
-    def _single_node_model(self, node: Any, feeds: dict[str, np.ndarray]) -> Any:
+    def _single_node_model(
+        self, node: Any, feeds: dict[str, np.ndarray], opset: int | None = None
+    ) -> Any:
         h = self.onnx.helper
         inputs = [h.make_tensor_value_info(n, h.np_dtype_to_tensor_dtype(a.dtype), a.shape)
                   for n, a in feeds.items()]  # fmt: skip
         outputs = [h.make_empty_tensor_value_info(n) for n in node.output if n]
         g = h.make_graph([node], "fold", inputs, outputs)
-        return h.make_model(g, opset_imports=list(self.model.opset_import))
+        ops = list(self.model.opset_import)
+        if opset is not None:
+            ops = [h.make_opsetid("", opset)]
+        return h.make_model(g, opset_imports=ops)
 
     # -- shared lowering helpers ------------------------------------------------------------
 
@@ -1196,9 +1226,17 @@ def _qdq(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> No
     t, axes, nhwc = _axis_layout(imp, xv, [axis])
     if scale.size == 1:
         axes = [0]
-    nm = node.name or node.output[0]
-    ins = [t, imp.b.constant(nm + ":scale", scale), imp.b.constant(nm + ":zp", zp)]
-    imp.emit("QuantDTypeCastV2", {"srcT": src, "dstT": dst, "axis": axes[0]}, ins, node, nhwc=nhwc)
+    # The executor takes quantisation parameters from the integer side's tensor (NNRt keeps
+    # them on tensors, not as operator inputs).
+    qps = [imp.pkg.QuantParam(numBits=8, zeroPoint=int(z), scale=float(sc)) for sc, z in zip(scale, zp)]
+    if node.op_type == "DequantizeLinear":
+        ten = imp.b.tensors[t]
+        if not ten.quantParams:
+            ten.quantParams = qps
+    (v,) = imp.emit("QuantDTypeCastV2", {"srcT": src, "dstT": dst, "axis": axes[0]}, [t], node, nhwc=nhwc)
+    if node.op_type == "QuantizeLinear":
+        assert v.idx is not None
+        imp.b.tensors[v.idx].quantParams = qps
 
 
 def import_onnx(model: Any, *, package: str, source: str = "") -> Program:
