@@ -80,6 +80,7 @@ def _parser() -> argparse.ArgumentParser:
     if diff_cli is not None:
         diff_cli.add_arguments(d)
     sub.add_parser("version", help="print idlgen's and its formatter's versions")
+    sub.add_parser("run", help="import an ONNX/TFLite model and run it with NumPy", add_help=False)
     return p
 
 
@@ -204,6 +205,11 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["run"]:  # `idlgen run` lives in the runtime: no compiler imports
+        from .runtime.cli_run import main as run_main
+
+        return run_main(argv[1:])
     parser = _parser()
     try:
         args = parser.parse_args(argv)
