@@ -78,7 +78,10 @@ def _onnx_model(
 def _peers(model: Any, feeds: dict[str, np.ndarray]) -> dict[str, Callable[[], object]]:
     import onnxruntime as ort
 
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1  # single-threaded comparison, as the runtime is
+    so.inter_op_num_threads = 1
+    sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
     out = {"onnxruntime": lambda: sess.run(None, feeds)}
     if not os.environ.get("BENCH_RUNTIME_NO_REF"):
         from onnx.reference import ReferenceEvaluator
