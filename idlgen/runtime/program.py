@@ -49,9 +49,13 @@ class Program:
     #: Source-model shapes of the inputs (-1 = any); what ``idlgen run`` fills randomly.
     input_shapes: list[list[int]] = field(default_factory=list)
 
+    _plan: Any = field(default=None, repr=False, compare=False)
+
     def run(self, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
-        """Execute with the source model's names, layouts and dtypes."""
-        from .nnrt import execute
+        """Execute with the source model's names, layouts and dtypes.
+
+        The first call compiles an execution plan from ``model`` and ``buffers``; later calls
+        reuse it (after changing ``model`` in place, call ``recompile()``)."""
 
         missing = [n for n in self.input_names if n not in inputs]
         if missing:
@@ -66,8 +70,16 @@ class Program:
             if code:
                 arr = np.ascontiguousarray(arr, dtype=to_numpy(code))
             arrays.append(arr)
-        outs = execute(self.model, arrays, buffers=self.buffers)
+        if self._plan is None:
+            self.recompile()
+        outs = self._plan(arrays)
         return dict(zip(self.output_names, outs))
+
+    def recompile(self) -> None:
+        """Rebuild the execution plan from the current ``model`` and ``buffers``."""
+        from .plan import compile_model
+
+        self._plan = compile_model(self.model, self.buffers)
 
 
 def load(path_or_model: Any, *, package: str = DEFAULT_PACKAGE) -> Program:
