@@ -9,12 +9,14 @@ convolutions accumulate one strided multiply per kernel tap.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from . import _window as W
-from .activations import fused
+from .activations import _CLAMPS, fused
 from .errors import KernelError
 
 __all__ = ["conv2d", "conv2d_transpose", "full_connection", "gemm", "matmul"]
@@ -38,6 +40,60 @@ def gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     out = np.empty((m, n), dtype=a.dtype)
     for s in range(0, m, rows):
         np.matmul(a[s : s + rows], b, out=out[s : s + rows])
+    return out
+
+
+_WT: dict[int, tuple[Any, np.ndarray]] = {}
+
+
+def _transposed(w: np.ndarray) -> np.ndarray:
+    """``w.T`` made contiguous. For a read-only weight (a plan's constants are) the copy is made
+    once and reused while that array lives."""
+    if w.flags.writeable:
+        return np.ascontiguousarray(w.T)
+    base = w if w.base is None else w.base
+    key = id(base)
+    hit = _WT.get(key)
+    if hit is not None and hit[0]() is base and hit[1].shape == w.T.shape:
+        return hit[1]
+    t = np.ascontiguousarray(w.T)
+    t.flags.writeable = False
+    try:
+        ref = weakref.ref(base, lambda _r, k=key: _WT.pop(k, None))
+    except TypeError:
+        return t
+    _WT[key] = (ref, t)
+    return t
+
+
+# Output elements per row block of a GEMM epilogue: the block is still in L2 when the bias and
+# the activation pass over it.
+_EPI_BLOCK = 1 << 16
+
+
+def _gemm_epilogue(
+    a: np.ndarray, b: np.ndarray, bias: np.ndarray | None, activation: int
+) -> np.ndarray:
+    """``clamp(a @ b + bias)`` by row blocks (activation 0 or a clamp)."""
+    m, n = a.shape[0], b.shape[1]
+    if bias is None and activation == 0:
+        return gemm(a, b)
+    out = np.empty((m, n), dtype=np.result_type(a, b))
+    brow = None if bias is None else bias.astype(out.dtype, copy=False)
+    clamp = _CLAMPS.get(activation)
+    zero = np.zeros(n, dtype=out.dtype)
+    rows = max(1, _EPI_BLOCK // max(n, 1))
+    for s in range(0, m, rows):
+        blk = out[s : s + rows]
+        np.matmul(a[s : s + rows], b, out=blk)
+        if brow is not None:
+            blk += brow
+        if clamp is not None:
+            lo, hi = clamp
+            if hi is None:
+                np.maximum(blk, zero, out=blk)
+            else:
+                np.clip(blk, lo, hi, out=blk)
     return out
 
 
@@ -110,29 +166,15 @@ def conv2d(
             np.copyto(
                 cols.reshape(n, oh, ow, kh, kw, c), W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw)
             )
-        out = gemm(cols, np.ascontiguousarray(w.reshape(o, -1).T)).reshape(n, oh, ow, o)
+        bias = _bias(op, inputs, o)
+        if int(activation) in _CLAMPS or int(activation) == 0:
+            out = _gemm_epilogue(cols, _transposed(w.reshape(o, -1)), bias, int(activation))
+            return [_out(out.reshape(n, oh, ow, o), res_dt)]
+        out = gemm(cols, _transposed(w.reshape(o, -1))).reshape(n, oh, ow, o)
     elif cg == 1:
-        # Depthwise (channel multiplier m = O/C): output channel k reads input channel k // m.
-        m = o // c
-        wt = np.ascontiguousarray(w[:, :, :, 0].transpose(1, 2, 0))  # [kh, kw, O]
-        if m > 1:
-            xp = np.repeat(xp, m, axis=3)
-        rows = (n, oh, ow * o) if sw == 1 else (n, oh, ow, o)
-        out = np.empty(rows, dtype=dt)
-        tmp = W.scratch("taps", rows, dt)
-        if sw == 1:
-            # A unit-stride tap's (ow, O) block is contiguous: multiply whole rows by the weight
-            # tiled along the row, so NumPy's inner loop runs ow*O long instead of O.
-            wt = np.tile(wt, (1, 1, ow))
-        for i, j, v in W.taps(xp, oh, ow, kh, kw, sh, sw, dh, dw):
-            if sw == 1:
-                v = v.reshape(rows)
-            if i == 0 and j == 0:
-                np.multiply(v, wt[0, 0], out=out)
-            else:
-                np.multiply(v, wt[i, j], out=tmp)
-                out += tmp
-        out = out.reshape(n, oh, ow, o)
+        out, done = _depthwise(xp, w, inputs, oh, ow, (kh, kw, sh, sw, dh, dw), dt, activation)
+        if done:
+            return [_out(out, res_dt)]
     else:
         og = o // g
         pv = W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw)
@@ -147,6 +189,82 @@ def conv2d(
     if bias is not None:
         out += bias.astype(dt, copy=False)
     return [fused(_out(out, res_dt), activation, op, inplace=True)]
+
+
+# Output elements per block of the depthwise loop: a block's accumulator, tap product and input
+# rows stay in L2 across the kernel's taps instead of streaming through memory once per tap.
+_DW_BLOCK = 1 << 15
+
+
+def _depthwise(
+    xp: np.ndarray,
+    w: np.ndarray,
+    inputs: Sequence[np.ndarray],
+    oh: int,
+    ow: int,
+    geom: tuple[int, int, int, int, int, int],
+    dt: np.dtype[np.generic],
+    activation: int,
+) -> tuple[np.ndarray, bool]:
+    """Depthwise convolution (channel multiplier m = O/C: output channel k reads input channel
+    k // m): one multiply-accumulate of a contiguous row block per kernel tap, blocked by output
+    rows, with the bias and a clamp activation applied while the block is hot. Returns (out,
+    True): the bias and activation are applied."""
+    kh, kw, sh, sw, dh, dw = geom
+    n, _, _, c = xp.shape
+    o = w.shape[0]
+    m = o // c
+    if m > 1:
+        xp = np.repeat(xp, m, axis=3)
+    # Strided taps read phase planes: plane (a, b) holds xp[:, a::sh, b::sw], so every tap is a
+    # unit-stride window of one plane and its (ow, O) block is one contiguous row.
+    planes: dict[tuple[int, int], np.ndarray] = {}
+    taps = []
+    for i in range(kh):
+        for j in range(kw):
+            r, q = i * dh, j * dw
+            key = (r % sh, q % sw)
+            if key not in planes:
+                planes[key] = (
+                    xp if sh == sw == 1 else np.ascontiguousarray(xp[:, key[0] :: sh, key[1] :: sw])
+                )
+            taps.append((i, j, planes[key], r // sh, q // sw))
+    row = ow * o
+    wt = np.ascontiguousarray(w[:, :, :, 0].transpose(1, 2, 0).astype(dt, copy=False))
+    wt = np.tile(wt, (1, 1, ow))  # a tap's weights tiled along the output row
+    bias = _bias("Conv2DFusion", inputs, o)
+    brow = None if bias is None else np.tile(bias.astype(dt, copy=False), ow)
+    clamp = _CLAMPS.get(int(activation))
+    zero = np.zeros(row, dtype=dt)  # NumPy's maximum is fast against a row, slow against a scalar
+    out = np.empty((n, oh, row), dtype=dt)
+    rows_per = max(1, _DW_BLOCK // max(row, 1))
+    tmp = W.scratch("taps", (rows_per, row), dt)
+    for b in range(n):
+        for r0 in range(0, oh, rows_per):
+            r1 = min(oh, r0 + rows_per)
+            acc = out[b, r0:r1]
+            t = tmp[: r1 - r0]
+            first = True
+            for i, j, pl, pr, pc in taps:
+                v = pl[b, pr + r0 : pr + r1, pc : pc + ow].reshape(r1 - r0, row)
+                if first:
+                    np.multiply(v, wt[i, j], out=acc)
+                    first = False
+                else:
+                    np.multiply(v, wt[i, j], out=t)
+                    acc += t
+            if brow is not None:
+                acc += brow
+            if clamp is not None:
+                lo, hi = clamp
+                if hi is None:
+                    np.maximum(acc, zero if lo == 0 else zero + lo, out=acc)
+                else:
+                    np.clip(acc, lo, hi, out=acc)
+    out4 = out.reshape(n, oh, ow, o)
+    if clamp is None:
+        out4 = fused(out4, activation, "Conv2DFusion", inplace=True)
+    return out4, True
 
 
 def conv2d_transpose(
@@ -260,9 +378,7 @@ def full_connection(
             raise KernelError(op, f"input {x.shape} does not flatten to rows of {k}")
         lead = (x.size // k,)
     dt = _float_dtype(x, w)
-    out = gemm(
-        x.astype(dt, copy=False).reshape(-1, k), np.ascontiguousarray(w.astype(dt, copy=False).T)
-    )
+    out = gemm(x.astype(dt, copy=False).reshape(-1, k), _transposed(w.astype(dt, copy=False)))
     if has_bias or (len(inputs) > 2 and inputs[2] is not None):
         if len(inputs) < 3:
             raise KernelError(op, "hasBias is set but no bias input")

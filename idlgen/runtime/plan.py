@@ -54,7 +54,7 @@ def _bind(km: Any, nt: Any, attrs: Any, version: str) -> Kernel:
 
 
 class _Step:
-    __slots__ = ("where", "fn", "ins", "outs", "deq", "conv", "qcast", "free")
+    __slots__ = ("where", "fn", "ins", "outs", "deq", "pre", "conv", "qcast", "free")
 
     def __init__(self) -> None:
         self.where = ""
@@ -65,6 +65,7 @@ class _Step:
         self.conv: list[tuple[np.dtype[Any] | None, Q.QuantParams | None]] = []
         self.qcast: Callable[[list[np.ndarray]], list[np.ndarray]] | None = None
         self.free: list[int] = []
+        self.pre: list[tuple[int, np.ndarray]] = []
 
 
 class CompiledModel:
@@ -106,6 +107,14 @@ class CompiledModel:
             else:
                 st.fn = _bind(km, node.nodeType, attrs, version)
                 deq = [_qp(tensors[t]) for t in st.ins]
+                for k, t in enumerate(st.ins):
+                    # Quantised constants (int8 weights, int32 biases) are dequantised once.
+                    c = self.consts.get(t)
+                    if deq[k] is not None and c is not None and c.dtype.kind in "iu":
+                        f = Q.dequantize(c, deq[k], axis=0)
+                        f.flags.writeable = False
+                        st.pre.append((k, f))
+                        deq[k] = None
                 st.deq = deq if any(q is not None for q in deq) else None
             for t in st.outs:
                 dt = _declared(tensors[t])
@@ -147,6 +156,8 @@ class CompiledModel:
                 if st.qcast is not None:
                     outs = st.qcast(raw)
                 else:
+                    for k, f in st.pre:
+                        raw[k] = f
                     if st.deq is not None:
                         raw = [
                             Q.dequantize(a, qp, axis=0)
