@@ -104,6 +104,9 @@ class Importer:
         self.graph_outputs = {o.name for o in g.output}
         # name -> (builder node, attrs record): producers that can absorb an activation or bias
         self.fusable: dict[str, tuple[Any, Any]] = {}
+        self.users: dict[str, list[Any]] = {}
+        # Nodes already lowered as part of an earlier node's pattern (e.g. the Mul of a SiLU).
+        self.absorbed: set[int] = set()
 
     # -- values -----------------------------------------------------------------------------
 
@@ -239,6 +242,7 @@ class Importer:
             for i in n.input:
                 if i:
                     self.consumers[i] += 1
+                    self.users.setdefault(i, []).append(n)
         for name, arr in inits.items():
             self.const(name, arr)
         in_names, in_dtypes, in_shapes = [], [], []
@@ -280,6 +284,8 @@ class Importer:
 
     def _lower(self, node: Any) -> None:
         op = node.op_type
+        if id(node) in self.absorbed:
+            return
         if node.domain not in ("", "ai.onnx"):
             self.refuse(node, f"custom domain {node.domain!r}")
         ins: list[Val | None] = []
@@ -689,6 +695,15 @@ def _simple_act(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]
     code = _ACT[node.op_type]
     if code == 1 and imp.try_fuse_activation(node, xv, 1):
         return
+    if code == 2:
+        # x * sigmoid(x) (SiLU, as exported from PyTorch): one SWISH activation.
+        out = node.output[0]
+        users = imp.users.get(out, [])
+        if (len(users) == 1 and users[0].op_type == "Mul" and out not in imp.graph_outputs
+                and sorted(users[0].input) == sorted([xv.name, out])):  # fmt: skip
+            imp.absorbed.add(id(users[0]))
+            _act(imp, users[0], xv, 18)
+            return
     if code == 15:  # Identity / inference Dropout: the same tensor under a second name
         out = node.output[0]
         imp.vals[out] = Val(out, xv.dtype, xv.shape, xv.idx, xv.nhwc, xv.const)
