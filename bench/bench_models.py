@@ -35,6 +35,8 @@ def run() -> list[Result]:
               "resnet_block 224": lambda: resnet_block(112, 64), "yolo_block 256": lambda: yolo_block(256)}  # fmt: skip
     rows: list[Result] = []
     ratios: list[float] = []
+    ours_all: list[float] = []
+    theirs_all: list[float] = []
     for name, make in models.items():
         m = make()
         p = load(m)
@@ -46,11 +48,14 @@ def run() -> list[Result]:
             np.testing.assert_allclose(g, w, rtol=1e-3, atol=1e-3 * float(np.abs(w).max()))
         ours, theirs = _interleaved(lambda: p.run(feeds), ref, min_time=0.1, rounds=5)
         ratios.append(theirs / ours)
+        ours_all.append(ours)
+        theirs_all.append(theirs)
         rows.append(Result(f"Model {name} ({len(p.model.nodes)} NNRt nodes)", ours, "onnxruntime", theirs))
     rows += _tflite()
     med = statistics.median(ratios)
     print(f"# median end-to-end ratio over {len(ratios)} ONNX models: {med:.2f}x", file=sys.stderr)
-    rows.append(Result("Median end-to-end ONNX model", 1.0, "onnxruntime", med, "ratio row (unitless)"))
+    rows.append(Result(f"All {len(ratios)} ONNX models, summed", sum(ours_all), "onnxruntime",
+                       sum(theirs_all), f"median per-model ratio {med:.2f}x"))  # fmt: skip
     return rows
 
 

@@ -137,7 +137,10 @@ def lstm_model(seq: int = 12, batch: int = 2, inp: int = 16, hid: int = 32,
     return g.model([("x", [seq, batch, inp])], [y])
 
 
-def attention(seq: int = 32, dim: int = 64, heads: int = 4) -> onnx.ModelProto:
+def attention(seq: int = 32, dim: int = 64, heads: int = 4, ffn: int = 0,
+              gelu: bool = False) -> onnx.ModelProto:
+    """A pre-norm transformer encoder layer (multi-head attention + MLP), as exported from
+    PyTorch: MatMul + Add projections, Reshape/Transpose heads, GELU in its Erf form."""
     g = G(5)
     dh = dim // heads
     x = "x"
@@ -154,8 +157,14 @@ def attention(seq: int = 32, dim: int = 64, heads: int = 4) -> onnx.ModelProto:
     o = g.op("Reshape", [g.op("Transpose", [o], perm=[0, 2, 1, 3]), g.const(np.array([1, seq, dim], np.int64))])
     o = g.op("Add", [x, g.op("MatMul", [o, g.w(dim, dim, scale=dim ** -0.5)])])
     f = g.op("LayerNormalization", [o, g.const(np.ones(dim, np.float32)), g.const(np.zeros(dim, np.float32))], axis=-1)
-    f = g.op("Relu", [g.op("Add", [g.op("MatMul", [f, g.w(dim, 4 * dim, scale=dim ** -0.5)]), g.const(np.zeros(4 * dim, np.float32))])])
-    f = g.op("MatMul", [f, g.w(4 * dim, dim, scale=(4 * dim) ** -0.5)])
+    hid = ffn or 4 * dim
+    f = g.op("Add", [g.op("MatMul", [f, g.w(dim, hid, scale=dim ** -0.5)]), g.const(np.zeros(hid, np.float32))])
+    if gelu:
+        e = g.op("Erf", [g.op("Div", [f, g.const(np.float32(2 ** 0.5))])])
+        f = g.op("Mul", [g.op("Mul", [f, g.op("Add", [e, g.const(np.float32(1))])]), g.const(np.float32(0.5))])
+    else:
+        f = g.op("Relu", [f])
+    f = g.op("MatMul", [f, g.w(hid, dim, scale=hid ** -0.5)])
     return g.model([("x", [1, seq, dim])], [g.op("Add", [o, f])])
 
 
@@ -166,4 +175,5 @@ ZOO: dict[str, Callable[[], onnx.ModelProto]] = {
     "lstm": lstm_model,
     "bilstm": lambda: lstm_model(direction="bidirectional"),
     "attention": attention,
+    "bert_layer": lambda: attention(128, 768, 12, 3072, gelu=True),
 }
