@@ -194,6 +194,8 @@ def conv2d(
 # Output elements per block of the depthwise loop: bounds the scratch product. Measured here,
 # smaller (L2-sized) blocks lose more to per-call overhead than they gain in cache hits.
 _DW_BLOCK = 1 << 18
+# Below this many channels a strided depthwise conv copies its input into phase planes.
+_PHASE_MAX_C = 32
 
 
 def _depthwise(
@@ -220,7 +222,7 @@ def _depthwise(
     # unit-stride window of one plane and its (ow, O) block is one contiguous row.
     # With few channels the per-row inner loops of a strided view are short, so the planes'
     # copy pays; with many, taps read xp through strided views directly.
-    phases = (sh > 1 or sw > 1) and o < 32
+    phases = (sh > 1 or sw > 1) and o < _PHASE_MAX_C
     planes: dict[tuple[int, int], np.ndarray] = {}
     taps = []
     for i in range(kh):

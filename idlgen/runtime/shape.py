@@ -20,7 +20,10 @@ __all__ = [
 
 
 def _ints(a: np.ndarray | Sequence[int]) -> list[int]:
-    return [int(v) for v in np.asarray(a).reshape(-1)]
+    arr = np.asarray(a).reshape(-1)
+    if arr.dtype.kind in "iu":
+        return list(arr.tolist())  # Python ints already, without a per-element int() call
+    return [int(v) for v in arr]
 
 
 def _ax(op: str, axis: int, ndim: int) -> int:
