@@ -66,37 +66,6 @@ def _transposed(w: np.ndarray) -> np.ndarray:
     return t
 
 
-# Output elements per row block of a GEMM epilogue: the block is still in L2 when the bias and
-# the activation pass over it.
-_EPI_BLOCK = 1 << 16
-
-
-def _gemm_epilogue(
-    a: np.ndarray, b: np.ndarray, bias: np.ndarray | None, activation: int
-) -> np.ndarray:
-    """``clamp(a @ b + bias)`` by row blocks (activation 0 or a clamp)."""
-    m, n = a.shape[0], b.shape[1]
-    if bias is None and activation == 0:
-        return gemm(a, b)
-    out = np.empty((m, n), dtype=np.result_type(a, b))
-    brow = None if bias is None else bias.astype(out.dtype, copy=False)
-    clamp = _CLAMPS.get(activation)
-    zero = np.zeros(n, dtype=out.dtype)
-    rows = max(1, _EPI_BLOCK // max(n, 1))
-    for s in range(0, m, rows):
-        blk = out[s : s + rows]
-        np.matmul(a[s : s + rows], b, out=blk)
-        if brow is not None:
-            blk += brow
-        if clamp is not None:
-            lo, hi = clamp
-            if hi is None:
-                np.maximum(blk, zero, out=blk)
-            else:
-                np.clip(blk, lo, hi, out=blk)
-    return out
-
-
 def _float_dtype(*arrs: np.ndarray) -> np.dtype[np.generic]:
     """Compute dtype: float32 for integer and float16 operands (accumulate wider, round once)."""
     dt = np.result_type(*arrs)
@@ -166,10 +135,8 @@ def conv2d(
             np.copyto(
                 cols.reshape(n, oh, ow, kh, kw, c), W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw)
             )
-        bias = _bias(op, inputs, o)
-        if int(activation) in _CLAMPS or int(activation) == 0:
-            out = _gemm_epilogue(cols, _transposed(w.reshape(o, -1)), bias, int(activation))
-            return [_out(out.reshape(n, oh, ow, o), res_dt)]
+        # One GEMM call: row blocks re-pack the weight matrix per call, which costs more here
+        # than keeping the output block in cache for the bias and activation passes saves.
         out = gemm(cols, _transposed(w.reshape(o, -1))).reshape(n, oh, ow, o)
     elif cg == 1:
         out, done = _depthwise(xp, w, inputs, oh, ow, (kh, kw, sh, sw, dh, dw), dt, activation)
