@@ -50,7 +50,9 @@ def run() -> list[Result]:
         ratios.append(theirs / ours)
         ours_all.append(ours)
         theirs_all.append(theirs)
-        rows.append(Result(f"Model {name} ({len(p.model.nodes)} NNRt nodes)", ours, "onnxruntime", theirs))
+        rows.append(
+            Result(f"Model {name} ({len(p.model.nodes)} NNRt nodes)", ours, "onnxruntime", theirs)
+        )
     rows += _tflite()
     rows.append(_dispatch())
     med = statistics.median(ratios)
@@ -86,7 +88,9 @@ def _tflite() -> list[Result]:
 
         feeds = {p.input_names[0]: x}
         ours, theirs = _interleaved(lambda: p.run(feeds), ref, min_time=0.1, rounds=5)
-        rows.append(Result(f"TFLite {name} ({len(p.model.nodes)} NNRt nodes)", ours, "LiteRT", theirs))
+        rows.append(
+            Result(f"TFLite {name} ({len(p.model.nodes)} NNRt nodes)", ours, "LiteRT", theirs)
+        )
     return rows
 
 

@@ -35,7 +35,9 @@ def output_file_name(name: str) -> str:
     return safe + ".npy"
 
 
-def random_inputs(program: Any, given: dict[str, np.ndarray], seed: int = SEED) -> dict[str, np.ndarray]:
+def random_inputs(
+    program: Any, given: dict[str, np.ndarray], seed: int = SEED
+) -> dict[str, np.ndarray]:
     """``given`` plus a seeded random array for every other input (unknown dims become 1)."""
     rng = np.random.default_rng(seed)
     out: dict[str, np.ndarray] = {}
@@ -71,11 +73,13 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _reference(path: str, program: Any) -> tuple[str, Callable[[dict[str, np.ndarray]], list[np.ndarray]]] | str:
+def _reference(
+    path: str, program: Any
+) -> tuple[str, Callable[[dict[str, np.ndarray]], list[np.ndarray]]] | str:
     """(runtime name, run function) for the model's own runtime, or why there is none."""
     if path.endswith(".tflite") or _is_tflite(path):
         try:
-            from ai_edge_litert.interpreter import Interpreter
+            from ai_edge_litert.interpreter import Interpreter  # type: ignore[import-untyped,unused-ignore]
         except ImportError:
             return "LiteRT interpreter not installed (pip install ai-edge-litert)"
         it = Interpreter(model_path=path, num_threads=1)
@@ -91,7 +95,7 @@ def _reference(path: str, program: Any) -> tuple[str, Callable[[dict[str, np.nda
 
         return "LiteRT", run_tfl
     try:
-        import onnxruntime as ort
+        import onnxruntime as ort  # type: ignore[import-untyped,unused-ignore]
     except ImportError:
         return "onnxruntime not installed"
     so = ort.SessionOptions()

@@ -58,8 +58,12 @@ def _transposed(w: np.ndarray) -> np.ndarray:
         return hit[1]
     t = np.ascontiguousarray(w.T)
     t.flags.writeable = False
+
+    def forget(_ref: Any, k: int = key) -> None:
+        _WT.pop(k, None)
+
     try:
-        ref = weakref.ref(base, lambda _r, k=key: _WT.pop(k, None))
+        ref = weakref.ref(base, forget)
     except TypeError:
         return t
     _WT[key] = (ref, t)
@@ -219,7 +223,9 @@ def _depthwise(
             t = tmp[: r1 - r0]
             first = True
             for i, j, pl, pr, pc, ss, ts in taps:
-                v = pl[b, pr + r0 * ss : pr + (r1 - 1) * ss + 1 : ss, pc : pc + (ow - 1) * ts + 1 : ts]
+                v = pl[
+                    b, pr + r0 * ss : pr + (r1 - 1) * ss + 1 : ss, pc : pc + (ow - 1) * ts + 1 : ts
+                ]
                 if ts == 1:
                     v, wij, dst, tt = v.reshape(r1 - r0, row), wt[i, j], acc, t
                 else:  # strided columns: (rows, ow, O) views, the weights as (ow, O)

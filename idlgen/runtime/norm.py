@@ -237,8 +237,9 @@ def _softmax_global_shift(x: np.ndarray, ax: int) -> np.ndarray | None:
     if not s.min() >= _TINY_SUM:  # also catches NaN
         return None
     np.divide(1.0, s, out=s)
-    e.reshape(-1, n).__imul__(s[:, None])
-    return e
+    e2 = e.reshape(-1, n)
+    e2 *= s[:, None]
+    return np.asarray(e)
 
 
 def log_softmax(inputs: Sequence[np.ndarray], *, axis: int = -1) -> list[np.ndarray]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -158,7 +158,10 @@ class Importer:
             dims = _phys_shape(v.shape, want)
             shp = self.b.constant(f"{v.name}:dims", np.array(dims, np.int64))
             self.alt[key] = self._node(
-                "Reshape", {}, [v.idx, shp], [(f"{v.name}:{'nhwc' if want else 'nchw'}", v.dtype, dims)],
+                "Reshape",
+                {},
+                [v.idx, shp],
+                [(f"{v.name}:{'nhwc' if want else 'nchw'}", v.dtype, dims)],
                 f"{v.name}/relayout",
             )[0]
         if key not in self.alt:
@@ -225,7 +228,7 @@ class Importer:
             self.fusable[names[0]] = self._last
         return vals
 
-    def refuse(self, node: Any, reason: str) -> None:
+    def refuse(self, node: Any, reason: str) -> NoReturn:
         raise UnsupportedModelError(node.op_type, node.name or node.output[0], reason)
 
     # -- driver -----------------------------------------------------------------------------
@@ -355,7 +358,10 @@ class Importer:
             return False
         from onnx.reference import ReferenceEvaluator
 
-        feeds = {n: v.const for n, v in zip(node.input, ins) if v is not None}
+        feeds: dict[str, np.ndarray] = {}
+        for n, v in zip(node.input, ins):
+            if v is not None and v.const is not None:
+                feeds[n] = v.const
         try:
             outs = ReferenceEvaluator(self._single_node_model(node, feeds)).run(None, feeds)
         except Exception as e:
@@ -409,8 +415,7 @@ def _fold_batchnorm(nodes: list[Any], inits: dict[str, np.ndarray], outputs: set
 
     uses: Counter[str] = Counter(i for n in nodes for i in n.input)
     producer = {o: n for n in nodes for o in n.output}
-    drop: set[int] = set()
-    result = []
+    result: list[Any] = []
     for n in nodes:
         if n.op_type == "BatchNormalization" and len(n.output) == 1 and len(n.input) == 5:
             conv = producer.get(n.input[0])
@@ -424,14 +429,16 @@ def _fold_batchnorm(nodes: list[Any], inits: dict[str, np.ndarray], outputs: set
                 and conv.input[1] in inits
                 and uses[conv.input[1]] == 1
             ):
-                gamma, beta, mean, var = (np.asarray(p, np.float64) for p in params)  # type: ignore[arg-type]
+                gamma, beta, mean, var = (np.asarray(p, np.float64) for p in params)
                 eps = next((a.f for a in n.attribute if a.name == "epsilon"), 1e-5)
                 s = gamma / np.sqrt(var + eps)
                 w = inits[conv.input[1]]
                 b = inits.get(conv.input[2]) if len(conv.input) > 2 and conv.input[2] else None
                 b0 = np.zeros(w.shape[0]) if b is None else np.asarray(b, np.float64)
                 wn, bn = conv.output[0] + ":w_bn", conv.output[0] + ":b_bn"
-                inits[wn] = (w.astype(np.float64) * s.reshape(-1, *([1] * (w.ndim - 1)))).astype(w.dtype)
+                inits[wn] = (w.astype(np.float64) * s.reshape(-1, *([1] * (w.ndim - 1)))).astype(
+                    w.dtype
+                )
                 inits[bn] = ((b0 - mean) * s + beta).astype(w.dtype)
                 new = onnx.helper.make_node(
                     "Conv", [conv.input[0], wn, bn], [n.output[0]], name=conv.name or n.name
@@ -443,7 +450,6 @@ def _fold_batchnorm(nodes: list[Any], inits: dict[str, np.ndarray], outputs: set
                 producer[n.output[0]] = new
                 continue
         result.append(n)
-    del drop
     return result
 
 
@@ -462,11 +468,12 @@ def _pad_mode(a: dict[str, Any]) -> int:
     return _AUTO_PAD[ap]
 
 
-def _need4(v: Val | None, what: str) -> Val:
+def _need4(v: Val | None, what: str) -> tuple[Val, tuple[int, ...]]:
+    """The value and its (rank-4, NCHW) shape."""
     if v is None or v.shape is None or len(v.shape) != 4:
         r = "unknown" if v is None or v.shape is None else len(v.shape) - 2
         raise _Unsupported(f"{what}: {r}-D spatial input; NNRt runs 2-D (NHWC) windows only")
-    return v
+    return v, v.shape
 
 
 def _i32(imp: Importer, name: str, vals: Sequence[int]) -> int:
@@ -478,14 +485,14 @@ def _i32(imp: Importer, name: str, vals: Sequence[int]) -> int:
 
 @handles("Conv")
 def _conv(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
-    xv = _need4(x[0], "Conv")
+    xv, shape = _need4(x[0], "Conv")
     w = x[1]
     if w is None or w.const is None:
         raise _Unsupported("weights computed at run time: NNRt Conv2DFusion weights are constant")
     wt = w.const
     attrs = {"kernelSize": list(wt.shape[2:]), "stride": list(a.get("strides", [1, 1])),
              "dilation": list(a.get("dilations", [1, 1])), "padMode": _pad_mode(a), "padList": _pads(a),
-             "group": int(a.get("group", 1)), "inChannel": int(xv.shape[1]), "outChannel": int(wt.shape[0]),
+             "group": int(a.get("group", 1)), "inChannel": int(shape[1]), "outChannel": int(wt.shape[0]),
              "activationType": 0}  # fmt: skip
     wi = imp.b.constant(w.name + ":ohwi", np.ascontiguousarray(wt.transpose(0, 2, 3, 1)))
     ins = [imp.tensor(xv, True), wi]
@@ -496,17 +503,19 @@ def _conv(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> N
 
 @handles("ConvTranspose")
 def _deconv(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
-    xv = _need4(x[0], "ConvTranspose")
+    xv, shape = _need4(x[0], "ConvTranspose")
     w = x[1]
     if w is None or w.const is None:
         raise _Unsupported("weights computed at run time")
     if "output_shape" in a:
-        raise _Unsupported("output_shape: NNRt derives the output size from pads and outputPaddings")
+        raise _Unsupported(
+            "output_shape: NNRt derives the output size from pads and outputPaddings"
+        )
     wt = w.const
     g = int(a.get("group", 1))
     attrs = {"kernelSize": list(wt.shape[2:]), "stride": list(a.get("strides", [1, 1])),
              "dilation": list(a.get("dilations", [1, 1])), "padMode": _pad_mode(a), "padList": _pads(a),
-             "group": g, "inChannel": int(xv.shape[1]), "outChannel": int(wt.shape[1]) * g,
+             "group": g, "inChannel": int(shape[1]), "outChannel": int(wt.shape[1]) * g,
              "activationType": 0, "outputPaddings": list(a.get("output_padding", [0, 0]))}  # fmt: skip
     wi = imp.b.constant(w.name + ":ihwo", np.ascontiguousarray(wt.transpose(0, 2, 3, 1)))
     ins = [imp.tensor(xv, True), wi]
@@ -516,7 +525,7 @@ def _deconv(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) ->
 
 
 def _pool(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None], struct: str) -> None:
-    xv = _need4(x[0], node.op_type)
+    xv, shape = _need4(x[0], node.op_type)
     if any(d != 1 for d in a.get("dilations", [1, 1])):
         raise _Unsupported("dilations: NNRt pooling has no dilation")
     if len(node.output) > 1 and node.output[1]:
@@ -527,11 +536,15 @@ def _pool(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None], stru
              "padMode": mode, "roundMode": int(a.get("ceil_mode", 0)), "format": 1, "global": False,
              "activationType": 0}  # fmt: skip
     src = imp.tensor(xv, True)
-    if struct == "AvgPoolFusion" and int(a.get("count_include_pad", 0)) and (any(pads) or mode == 1):
+    if (
+        struct == "AvgPoolFusion"
+        and int(a.get("count_include_pad", 0))
+        and (any(pads) or mode == 1)
+    ):
         if mode != 0 or attrs["roundMode"]:
             raise _Unsupported("count_include_pad=1 with auto_pad/ceil_mode")
         t, bo, le, r = pads
-        n, c, h, w = xv.shape
+        n, c, h, w = shape
         (src,) = imp._node("PadFusion", {"paddings": [[0, 0], [t, bo], [le, r], [0, 0]],
                                          "paddingMode": 0, "constantValue": 0.0}, [src],
                            [(xv.name + ":padded", xv.dtype, [n, h + t + bo, w + le + r, c])],
@@ -552,7 +565,7 @@ def _avgpool(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -
 
 @handles("GlobalAveragePool", "GlobalMaxPool")
 def _gpool(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
-    xv = _need4(x[0], node.op_type)
+    xv, shape = _need4(x[0], node.op_type)
     struct = "AvgPoolFusion" if node.op_type == "GlobalAveragePool" else "MaxPoolFusion"
     attrs = {"kernelSize": [], "strides": [], "pad": [], "padMode": 0, "roundMode": 0, "format": 1,
              "global": True, "activationType": 0}  # fmt: skip
@@ -573,19 +586,19 @@ def _bn(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> Non
 
 @handles("InstanceNormalization")
 def _inorm(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
-    xv = _need4(x[0], "InstanceNormalization")
+    xv, shape = _need4(x[0], "InstanceNormalization")
     ins = [imp.tensor(xv, True)] + [imp.tensor(v) for v in x[1:3] if v is not None]
     imp.emit("InstanceNorm", {"epsilon": float(a.get("epsilon", 1e-5))}, ins, node, nhwc=True)
 
 
 @handles("Resize", "Upsample")
 def _resize(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
-    xv = _need4(x[0], node.op_type)
-    for k, ok in (("antialias", lambda v: v == 0), ("keep_aspect_ratio_policy", lambda v: v == "stretch"),
+    xv, shape = _need4(x[0], node.op_type)
+    for key, ok in (("antialias", lambda v: v == 0), ("keep_aspect_ratio_policy", lambda v: v == "stretch"),
                   ("coordinate_transformation_mode", lambda v: v in ("half_pixel", "asymmetric", "align_corners")),
                   ("mode", lambda v: v in ("nearest", "linear", "cubic", "bilinear"))):  # fmt: skip
-        if k in a and not ok(a[k]):
-            raise _Unsupported(f"{k}={a[k]!r} has no NNRt counterpart")
+        if key in a and not ok(a[key]):
+            raise _Unsupported(f"{key}={a[key]!r} has no NNRt counterpart")
     if node.op_type == "Upsample":
         scales_v, sizes_v = x[1], None
         ctm_name = "asymmetric"
@@ -596,7 +609,7 @@ def _resize(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) ->
         ctm_name = a.get("coordinate_transformation_mode", "half_pixel")
         nm_name = a.get("nearest_mode", "round_prefer_floor")
     axes = list(a.get("axes", [0, 1, 2, 3]))
-    n, c, h, w = xv.shape
+    n, c, h, w = shape
     if scales_v is not None and scales_v.const is not None and scales_v.const.size:
         full = dict(zip(axes, [float(v) for v in scales_v.const]))
         if full.get(0, 1.0) != 1.0 or full.get(1, 1.0) != 1.0:
@@ -622,7 +635,7 @@ def _resize(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) ->
 
 @handles("DepthToSpace", "SpaceToDepth")
 def _d2s(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
-    xv = _need4(x[0], node.op_type)
+    xv, shape = _need4(x[0], node.op_type)
     attrs: dict[str, Any] = {"blockSize": int(a["blocksize"]), "format": 1}
     if node.op_type == "DepthToSpace":
         attrs["mode"] = a.get("mode", "DCR")
@@ -653,7 +666,9 @@ def _gemm(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> N
     if vb.const is not None:
         # Constant B: stored [K, N] contiguous and pre-scaled, so the kernel is one BLAS call.
         bm = vb.const.T if tb else vb.const
-        ins.append(imp.b.constant(vb.name + ":kn", np.ascontiguousarray(bm * alpha if alpha != 1 else bm)))
+        ins.append(
+            imp.b.constant(vb.name + ":kn", np.ascontiguousarray(bm * alpha if alpha != 1 else bm))
+        )
         tb = False
     elif alpha != 1.0:
         raise _Unsupported("alpha != 1 with a computed B")
@@ -661,7 +676,12 @@ def _gemm(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> N
         ins.append(imp.tensor(vb))
     if vc is not None:
         if vc.const is not None:
-            ins.append(imp.b.constant(vc.name + ":bias", np.ascontiguousarray(vc.const * beta if beta != 1 else vc.const)))
+            ins.append(
+                imp.b.constant(
+                    vc.name + ":bias",
+                    np.ascontiguousarray(vc.const * beta if beta != 1 else vc.const),
+                )
+            )
         elif beta != 1.0:
             raise _Unsupported("beta != 1 with a computed C")
         else:
@@ -682,7 +702,13 @@ def _unary_layout(imp: Importer, x: Val) -> tuple[int, bool]:
 
 
 def _act(imp: Importer, node: Any, x: Val, code: int, **kw: Any) -> None:
-    attrs = {"activationType": code, "alpha": 0.0, "minVal": 0.0, "maxVal": 0.0, "approximate": False}
+    attrs = {
+        "activationType": code,
+        "alpha": 0.0,
+        "minVal": 0.0,
+        "maxVal": 0.0,
+        "approximate": False,
+    }
     attrs.update(kw)
     t, nhwc = _unary_layout(imp, x)
     imp.emit("Activation", attrs, [t], node, nhwc=nhwc, outputs=node.output[:1])
@@ -776,21 +802,33 @@ def _exp(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> No
     imp.emit("ExpFusion", {"base": -1.0, "scale": 1.0, "shift": 0.0}, [t], node, nhwc=nhwc)
 
 
-def _broadcast_layout(imp: Importer, vals: Sequence[Val], out_rank: int | None) -> tuple[list[int], bool]:
+def _broadcast_layout(
+    imp: Importer, vals: Sequence[Val], out_rank: int | None
+) -> tuple[list[int], bool]:
     """Tensors for an elementwise op: NHWC when an activation operand already is and every other
     operand is a constant (permuted to match) or NHWC too; NCHW otherwise."""
     go = out_rank == 4 and imp.any_nhwc(vals)
     if go:
         for v in vals:
-            if v.const is None and not v.nhwc and not (v.shape is not None and all(d == 1 for d in v.shape)):
+            if (
+                v.const is None
+                and not v.nhwc
+                and not (v.shape is not None and all(d == 1 for d in v.shape))
+            ):
                 go = False
     ids = []
     for v in vals:
         if go and v.const is not None:
-            c = v.const.reshape((1,) * (4 - v.const.ndim) + v.const.shape) if v.const.ndim <= 4 else v.const
+            c = (
+                v.const.reshape((1,) * (4 - v.const.ndim) + v.const.shape)
+                if v.const.ndim <= 4
+                else v.const
+            )
             key = (v.name, True)
             if key not in imp.alt:
-                imp.alt[key] = imp.b.constant(v.name + ":nhwc", np.ascontiguousarray(c.transpose(_TO_NHWC)))
+                imp.alt[key] = imp.b.constant(
+                    v.name + ":nhwc", np.ascontiguousarray(c.transpose(_TO_NHWC))
+                )
             ids.append(imp.alt[key])
         elif go and v.const is None and v.shape is not None and len(v.shape) < 4:
             ids.append(imp.tensor(v))  # all-ones shape: broadcasts the same either way
@@ -874,7 +912,9 @@ def _cast(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> N
     assert xv is not None
     to = np.dtype(imp.onnx.helper.tensor_dtype_to_np_dtype(int(a["to"])))
     t, nhwc = _unary_layout(imp, xv)
-    code = imp.b.constant((node.name or node.output[0]) + ":to", np.array([from_numpy(to)], np.int32))
+    code = imp.b.constant(
+        (node.name or node.output[0]) + ":to", np.array([from_numpy(to)], np.int32)
+    )
     imp.emit("Cast", {}, [t, code], node, nhwc=nhwc)
 
 
@@ -901,7 +941,9 @@ def _softmax(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -
     rank = len(xv.shape) if xv.shape is not None else None
     axis = int(a.get("axis", -1 if imp.opset >= 13 else 1))
     if imp.opset < 13 and rank is not None and _norm_axis(axis, rank) != rank - 1:
-        raise _Unsupported(f"opset {imp.opset} axis={axis}: a flattened 2-D softmax over several axes")
+        raise _Unsupported(
+            f"opset {imp.opset} axis={axis}: a flattened 2-D softmax over several axes"
+        )
     t, axes, nhwc = _axis_layout(imp, xv, [axis])
     if node.op_type == "Softmax":
         imp.emit("Softmax", {"axis": axes}, [t], node, nhwc=nhwc)
@@ -936,7 +978,9 @@ def _reduce(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) ->
     av = x[1] if len(x) > 1 else None
     if av is not None and av.const is None:
         raise _Unsupported("axes computed at run time")
-    axes = [int(v) for v in (av.const if av is not None and av.const is not None else a.get("axes", []))]
+    axes = [
+        int(v) for v in (av.const if av is not None and av.const is not None else a.get("axes", []))
+    ]
     if not axes:
         if int(a.get("noop_with_empty_axes", 0)):
             raise _Unsupported("noop_with_empty_axes=1")
@@ -985,7 +1029,11 @@ def _split(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> 
     sv = x[1] if len(x) > 1 else None
     if sv is not None and sv.const is None:
         raise _Unsupported("split sizes computed at run time")
-    sizes = [int(v) for v in sv.const] if sv is not None and sv.const is not None else list(a.get("split", []))
+    sizes = (
+        [int(v) for v in sv.const]
+        if sv is not None and sv.const is not None
+        else list(a.get("split", []))
+    )
     if not sizes:
         rank = len(xv.shape) if xv.shape is not None else 0
         ax = _norm_axis(int(a.get("axis", 0)), rank)
@@ -1044,13 +1092,21 @@ def _pad(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> No
     pads = [int(v) for v in (pv.const if pv is not None and pv.const is not None else a["pads"])]
     rank = len(xv.shape)
     axv = x[3] if len(x) > 3 else None
-    axes = [int(v) for v in axv.const] if axv is not None and axv.const is not None else list(range(rank))
+    axes = (
+        [int(v) for v in axv.const]
+        if axv is not None and axv.const is not None
+        else list(range(rank))
+    )
     rows = [[0, 0] for _ in range(rank)]
     k = len(axes)
     for i, ax in enumerate(axes):
         rows[_norm_axis(ax, rank)] = [pads[i], pads[i + k]]
     cv = x[2] if len(x) > 2 else None
-    value = float(cv.const.reshape(-1)[0]) if cv is not None and cv.const is not None and cv.const.size else float(a.get("value", 0.0))
+    value = (
+        float(cv.const.reshape(-1)[0])
+        if cv is not None and cv.const is not None and cv.const.size
+        else float(a.get("value", 0.0))
+    )
     nhwc = xv.const is None and xv.nhwc and rank == 4
     if nhwc:
         rows = [rows[i] for i in _TO_NHWC]
@@ -1163,10 +1219,10 @@ def _topk(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> N
 
 @handles("LSTM")
 def _lstm(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
-    for k, ok in (("layout", lambda v: v == 0), ("direction", lambda v: v in ("forward", "bidirectional")),
+    for key, ok in (("layout", lambda v: v == 0), ("direction", lambda v: v in ("forward", "bidirectional")),
                   ("input_forget", lambda v: v == 0), ("clip", lambda v: False)):  # fmt: skip
-        if k in a and not ok(a[k]):
-            raise _Unsupported(f"{k}={a[k]!r} has no NNRt counterpart")
+        if key in a and not ok(a[key]):
+            raise _Unsupported(f"{key}={a[key]!r} has no NNRt counterpart")
     acts = [s.decode() if isinstance(s, bytes) else s for s in a.get("activations", [])]
     if acts and acts not in (["Sigmoid", "Tanh", "Tanh"] * 2, ["Sigmoid", "Tanh", "Tanh"]):
         raise _Unsupported(f"activations={acts}")
@@ -1210,9 +1266,13 @@ def _lstm(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> N
             imp.vals[outs[k]] = Val(outs[k], dt, (dirs, batch, h), idx[k])
     if outs[0]:
         shp = imp.b.constant(nm + ":yshape", np.array([seq, batch, dirs, h], np.int64))
-        (r4,) = imp._node("Reshape", {}, [idx[0], shp], [(f"{nm}:y4", dt, [seq, batch, dirs, h])], nm + "/reshape")
+        (r4,) = imp._node(
+            "Reshape", {}, [idx[0], shp], [(f"{nm}:y4", dt, [seq, batch, dirs, h])], nm + "/reshape"
+        )
         perm = _i32(imp, nm + ":yperm", [0, 2, 1, 3])
-        (y,) = imp._node("Transpose", {}, [r4, perm], [(outs[0], dt, [seq, dirs, batch, h])], nm + "/transpose")
+        (y,) = imp._node(
+            "Transpose", {}, [r4, perm], [(outs[0], dt, [seq, dirs, batch, h])], nm + "/transpose"
+        )
         imp.vals[outs[0]] = Val(outs[0], dt, (seq, dirs, batch, h), y)
 
 
@@ -1231,7 +1291,11 @@ def _qdq(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> No
     if int(a.get("block_size", 0)):
         raise _Unsupported("blocked quantisation")
     scale = np.asarray(sv.const, np.float64).reshape(-1)
-    zp = np.zeros(scale.shape, np.int64) if zv is None else np.asarray(zv.const, np.int64).reshape(-1)
+    zp = (
+        np.zeros(scale.shape, np.int64)
+        if zv is None
+        else np.asarray(zv.const, np.int64).reshape(-1)
+    )
     if node.op_type == "QuantizeLinear":
         qdt = zv.const.dtype if zv is not None and zv.const is not None else np.dtype(np.uint8)
         src, dst = 43, from_numpy(qdt)
@@ -1243,12 +1307,16 @@ def _qdq(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> No
         axes = [0]
     # The executor takes quantisation parameters from the integer side's tensor (NNRt keeps
     # them on tensors, not as operator inputs).
-    qps = [imp.pkg.QuantParam(numBits=8, zeroPoint=int(z), scale=float(sc)) for sc, z in zip(scale, zp)]
+    qps = [
+        imp.pkg.QuantParam(numBits=8, zeroPoint=int(z), scale=float(sc)) for sc, z in zip(scale, zp)
+    ]
     if node.op_type == "DequantizeLinear":
         ten = imp.b.tensors[t]
         if not ten.quantParams:
             ten.quantParams = qps
-    (v,) = imp.emit("QuantDTypeCastV2", {"srcT": src, "dstT": dst, "axis": axes[0]}, [t], node, nhwc=nhwc)
+    (v,) = imp.emit(
+        "QuantDTypeCastV2", {"srcT": src, "dstT": dst, "axis": axes[0]}, [t], node, nhwc=nhwc
+    )
     if node.op_type == "QuantizeLinear":
         assert v.idx is not None
         imp.b.tensors[v.idx].quantParams = qps

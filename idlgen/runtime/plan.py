@@ -93,7 +93,9 @@ class CompiledModel:
         for ni in node_order(model):
             node = model.nodes[ni]
             st = _Step()
-            st.where = f"node {ni} {node.name!r} ({getattr(node.nodeType, 'name', int(node.nodeType))})"
+            st.where = (
+                f"node {ni} {node.name!r} ({getattr(node.nodeType, 'name', int(node.nodeType))})"
+            )
             try:
                 attrs = km.decode_node_attr(node.nodeType, bytes(node.nodeAttr))
             except ValueError as e:
@@ -109,9 +111,9 @@ class CompiledModel:
                 deq = [_qp(tensors[t]) for t in st.ins]
                 for k, t in enumerate(st.ins):
                     # Quantised constants (int8 weights, int32 biases) are dequantised once.
-                    c = self.consts.get(t)
-                    if deq[k] is not None and c is not None and c.dtype.kind in "iu":
-                        f = Q.dequantize(c, deq[k], axis=0)
+                    c, qk = self.consts.get(t), deq[k]
+                    if qk is not None and c is not None and c.dtype.kind in "iu":
+                        f = Q.dequantize(c, qk, axis=0)
                         f.flags.writeable = False
                         st.pre.append((k, f))
                         deq[k] = None
@@ -147,7 +149,8 @@ class CompiledModel:
                 len(dims) != a.ndim or any(d >= 0 and d != s for d, s in zip(dims, a.shape))
             ):
                 raise KernelError(
-                    "execute", f"input {k} ({self.in_names[k]}) has shape {a.shape}, declared {dims}"
+                    "execute",
+                    f"input {k} ({self.in_names[k]}) has shape {a.shape}, declared {dims}",
                 )
             values[ti] = a
         for st in self.steps:
@@ -160,9 +163,11 @@ class CompiledModel:
                         raw[k] = f
                     if st.deq is not None:
                         raw = [
-                            Q.dequantize(a, qp, axis=0)
-                            if qp is not None and a.dtype.kind in "iu"
-                            else a
+                            (
+                                Q.dequantize(a, qp, axis=0)
+                                if qp is not None and a.dtype.kind in "iu"
+                                else a
+                            )
                             for qp, a in zip(st.deq, raw)
                         ]
                     assert st.fn is not None
@@ -198,6 +203,8 @@ class CompiledModel:
         return result
 
 
-def compile_model(model: Any, buffers: Buffers | None = None, *, kernels: Any = None) -> CompiledModel:
+def compile_model(
+    model: Any, buffers: Buffers | None = None, *, kernels: Any = None
+) -> CompiledModel:
     """Compile ``model`` (with its constant ``buffers``) into a reusable execution plan."""
     return CompiledModel(model, buffers, kernels)

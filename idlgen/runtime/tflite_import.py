@@ -59,7 +59,11 @@ class TfliteImporter:
     def shape(self, ti: int) -> list[int]:
         t = self.tensors[ti]
         sig = list(t.shape_signature or [])
-        return sig if sig and len(sig) == len(list(t.shape or [])) else [int(d) for d in (t.shape or [])]
+        return (
+            sig
+            if sig and len(sig) == len(list(t.shape or []))
+            else [int(d) for d in (t.shape or [])]
+        )
 
     def data(self, ti: int) -> np.ndarray | None:
         t = self.tensors[ti]
@@ -74,10 +78,14 @@ class TfliteImporter:
         shape = [int(d) for d in (t.shape or [])]
         n = int(np.prod(shape)) if shape else 1
         if len(raw) != n * dt.itemsize:
-            raise DecodeError(f"buffer {int(t.buffer)} holds {len(raw)} bytes, tensor {t.name!r} needs {n * dt.itemsize}")
+            raise DecodeError(
+                f"buffer {int(t.buffer)} holds {len(raw)} bytes, tensor {t.name!r} needs {n * dt.itemsize}"
+            )
         return np.frombuffer(raw, dtype=dt).reshape(shape).copy()
 
-    def quant(self, ti: int, axis_map: Callable[[int], int] | None = None) -> list[tuple[float, int]] | None:
+    def quant(
+        self, ti: int, axis_map: Callable[[int], int] | None = None
+    ) -> list[tuple[float, int]] | None:
         q = self.tensors[ti].quantization
         if q is None or not list(q.scale or []):
             return None
@@ -100,10 +108,14 @@ class TfliteImporter:
             raise _Unsupported(f"tensor {name!r} is read before any operator writes it")
         return self.idx[ti]
 
-    def const(self, name: str, arr: np.ndarray, quant: list[tuple[float, int]] | None = None) -> int:
+    def const(
+        self, name: str, arr: np.ndarray, quant: list[tuple[float, int]] | None = None
+    ) -> int:
         return self.b.constant(name, np.ascontiguousarray(arr), quant=quant)
 
-    def emit(self, struct: str, attrs: dict[str, Any], inputs: list[int], outs: list[int], name: str) -> None:
+    def emit(
+        self, struct: str, attrs: dict[str, Any], inputs: list[int], outs: list[int], name: str
+    ) -> None:
         rec = getattr(self.pkg, struct).from_dict(attrs)
         specs = []
         for ti in outs:
@@ -225,7 +237,10 @@ def _fc(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str
     keep = bool(o.keep_num_dims) if o is not None else False
     x_shape = imp.shape(ins[0])
     act = _act(o) if o is not None else 0
-    inputs = [imp.tensor(ins[0]), imp.const(imp.tensors[ins[1]].name or node + ":w", w, imp.quant(ins[1]))]
+    inputs = [
+        imp.tensor(ins[0]),
+        imp.const(imp.tensors[ins[1]].name or node + ":w", w, imp.quant(ins[1])),
+    ]
     if has_bias:
         inputs.append(imp.tensor(ins[2]))
     use_axis = keep and len(x_shape) > 2
@@ -245,7 +260,9 @@ def _pool(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: s
 
 def _opname(imp: TfliteImporter, op: Any) -> str:
     oc = imp.m.operator_codes[int(op.opcode_index)]
-    return str(imp.T.BuiltinOperator(max(int(oc.builtin_code), int(oc.deprecated_builtin_code))).name)
+    return str(
+        imp.T.BuiltinOperator(max(int(oc.builtin_code), int(oc.deprecated_builtin_code))).name
+    )
 
 
 _BIN = {"ADD": "AddFusion", "SUB": "SubFusion", "MUL": "MulFusion", "DIV": "DivFusion"}
@@ -255,7 +272,13 @@ _BIN = {"ADD": "AddFusion", "SUB": "SubFusion", "MUL": "MulFusion", "DIV": "DivF
 def _binary(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
     o = op.builtin_options
     act = _act(o) if o is not None else 0
-    imp.emit(_BIN[_opname(imp, op)], {"activationType": act}, [imp.tensor(i) for i in ins[:2]], outs, node)
+    imp.emit(
+        _BIN[_opname(imp, op)],
+        {"activationType": act},
+        [imp.tensor(i) for i in ins[:2]],
+        outs,
+        node,
+    )
 
 
 _PLAIN = {"MAXIMUM": "Maximum", "MINIMUM": "Minimum", "LESS": "Less", "GREATER": "Greater", "EQUAL": "Equal",
@@ -270,12 +293,22 @@ def _plain(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: 
     name = _opname(imp, op)
     inputs = [imp.tensor(i) for i in ins if i >= 0]
     if name == "RESHAPE" and len(inputs) < 2:
-        shape = list((op.builtin_options.new_shape if op.builtin_options else None) or imp.shape(outs[0]))
+        shape = list(
+            (op.builtin_options.new_shape if op.builtin_options else None) or imp.shape(outs[0])
+        )
         inputs.append(imp.const(node + ":shape", np.array(shape, np.int32)))
     imp.emit(_PLAIN[name], {}, inputs, outs, node)
 
 
-_ACTS = {"RELU": 1, "RELU6": 3, "RELU_N1_TO_1": 7, "LOGISTIC": 2, "TANH": 10, "HARD_SWISH": 12, "GELU": 19}
+_ACTS = {
+    "RELU": 1,
+    "RELU6": 3,
+    "RELU_N1_TO_1": 7,
+    "LOGISTIC": 2,
+    "TANH": 10,
+    "HARD_SWISH": 12,
+    "GELU": 19,
+}
 
 
 @_h(*_ACTS)
@@ -288,7 +321,13 @@ def _activation(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], n
 
 @_h("LEAKY_RELU")
 def _leaky(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
-    imp.emit("LeakyRelu", {"negativeSlope": float(op.builtin_options.alpha)}, [imp.tensor(ins[0])], outs, node)
+    imp.emit(
+        "LeakyRelu",
+        {"negativeSlope": float(op.builtin_options.alpha)},
+        [imp.tensor(ins[0])],
+        outs,
+        node,
+    )
 
 
 @_h("SOFTMAX")
@@ -361,7 +400,13 @@ def _resize(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node:
     attrs = {"method": 0 if bilinear else 1, "newHeight": 0, "newWidth": 0, "preserveAspectRatio": False,
              "coordinateTransformMode": ctm, "cubicCoeff": -0.75, "excludeOutside": 0,
              "extrapolationValue": 0.0, "nearestMode": 4 if align else 3}  # fmt: skip
-    imp.emit("Resize", attrs, [imp.tensor(ins[0]), imp.const(node + ":size", size.astype(np.int32))], outs, node)
+    imp.emit(
+        "Resize",
+        attrs,
+        [imp.tensor(ins[0]), imp.const(node + ":size", size.astype(np.int32))],
+        outs,
+        node,
+    )
 
 
 @_h("QUANTIZE", "DEQUANTIZE")
@@ -379,7 +424,9 @@ def import_tflite(data: bytes, *, package: str, source: str = "") -> Program:
     try:
         tfl = importlib.import_module(TFLITE_PACKAGE)
     except ImportError as e:
-        raise UnsupportedModelError("tflite", source, f"no generated TFLite package ({e})") from None
+        raise UnsupportedModelError(
+            "tflite", source, f"no generated TFLite package ({e})"
+        ) from None
     model = tfl.Model.from_flatbuffer(data)
     pkg = importlib.import_module(package)
     return TfliteImporter(model, pkg, tfl).run(source)

@@ -39,17 +39,38 @@ class G:
         self.nodes.append(helper.make_node(op, ins, outs, name=self.name(op + "_"), **attrs))
         return outs[0]
 
-    def conv(self, x: str, cin: int, cout: int, k: int = 3, stride: int = 1, group: int = 1,
-             bn: bool = True, act: str | None = "Relu") -> str:
+    def conv(
+        self,
+        x: str,
+        cin: int,
+        cout: int,
+        k: int = 3,
+        stride: int = 1,
+        group: int = 1,
+        bn: bool = True,
+        act: str | None = "Relu",
+    ) -> str:
         w = self.w(cout, cin // group, k, k)
-        y = self.op("Conv", [x, w], kernel_shape=[k, k], strides=[stride, stride],
-                    pads=[k // 2] * 4, group=group)
+        y = self.op(
+            "Conv",
+            [x, w],
+            kernel_shape=[k, k],
+            strides=[stride, stride],
+            pads=[k // 2] * 4,
+            group=group,
+        )
         if bn:
             r = self.rng
-            y = self.op("BatchNormalization", [y, self.const(r.uniform(0.5, 1.5, cout).astype(np.float32)),
-                                               self.const(r.normal(0, 0.1, cout).astype(np.float32)),
-                                               self.const(r.normal(0, 0.1, cout).astype(np.float32)),
-                                               self.const(r.uniform(0.5, 1.5, cout).astype(np.float32))])
+            y = self.op(
+                "BatchNormalization",
+                [
+                    y,
+                    self.const(r.uniform(0.5, 1.5, cout).astype(np.float32)),
+                    self.const(r.normal(0, 0.1, cout).astype(np.float32)),
+                    self.const(r.normal(0, 0.1, cout).astype(np.float32)),
+                    self.const(r.uniform(0.5, 1.5, cout).astype(np.float32)),
+                ],
+            )
         if act == "Relu":
             y = self.op("Relu", [y])
         elif act == "Relu6":
@@ -58,10 +79,16 @@ class G:
             y = self.op("Mul", [y, self.op("Sigmoid", [y])])
         return y
 
-    def model(self, inputs: list[tuple[str, list[int]]], outputs: list[str], opset: int = 17,
-              dtype: int = TensorProto.FLOAT) -> onnx.ModelProto:
+    def model(
+        self,
+        inputs: list[tuple[str, list[int]]],
+        outputs: list[str],
+        opset: int = 17,
+        dtype: int = TensorProto.FLOAT,
+    ) -> onnx.ModelProto:
         g = helper.make_graph(
-            self.nodes, "zoo",
+            self.nodes,
+            "zoo",
             [helper.make_tensor_value_info(n, dtype, s) for n, s in inputs],
             [helper.make_tensor_value_info(o, dtype, None) for o in outputs],
             self.inits,
@@ -100,7 +127,9 @@ def resnet_block(size: int = 56, c: int = 64) -> onnx.ModelProto:
         y = g.op("Relu", [g.op("Add", [y, h])])
     y = g.op("AveragePool", [y], kernel_shape=[2, 2], strides=[2, 2])
     y = g.op("Reshape", [y, g.const(np.array([1, -1], np.int64))])
-    y = g.op("Gemm", [y, g.w(10, c * (size // 4) ** 2), g.const(np.zeros(10, np.float32))], transB=1)
+    y = g.op(
+        "Gemm", [y, g.w(10, c * (size // 4) ** 2), g.const(np.zeros(10, np.float32))], transB=1
+    )
     return g.model([("x", [1, 3, size * 2, size * 2])], [y])
 
 
@@ -126,8 +155,9 @@ def yolo_block(size: int = 64) -> onnx.ModelProto:
     return g.model([("x", [1, 3, size, size])], [head])
 
 
-def lstm_model(seq: int = 12, batch: int = 2, inp: int = 16, hid: int = 32,
-               direction: str = "forward") -> onnx.ModelProto:
+def lstm_model(
+    seq: int = 12, batch: int = 2, inp: int = 16, hid: int = 32, direction: str = "forward"
+) -> onnx.ModelProto:
     g = G(4)
     d = 2 if direction == "bidirectional" else 1
     w = g.w(d, 4 * hid, inp, scale=0.3)
@@ -137,34 +167,60 @@ def lstm_model(seq: int = 12, batch: int = 2, inp: int = 16, hid: int = 32,
     return g.model([("x", [seq, batch, inp])], [y])
 
 
-def attention(seq: int = 32, dim: int = 64, heads: int = 4, ffn: int = 0,
-              gelu: bool = False) -> onnx.ModelProto:
+def attention(
+    seq: int = 32, dim: int = 64, heads: int = 4, ffn: int = 0, gelu: bool = False
+) -> onnx.ModelProto:
     """A pre-norm transformer encoder layer (multi-head attention + MLP), as exported from
     PyTorch: MatMul + Add projections, Reshape/Transpose heads, GELU in its Erf form."""
     g = G(5)
     dh = dim // heads
     x = "x"
-    h = g.op("LayerNormalization", [x, g.const(np.ones(dim, np.float32)), g.const(np.zeros(dim, np.float32))], axis=-1)
+    h = g.op(
+        "LayerNormalization",
+        [x, g.const(np.ones(dim, np.float32)), g.const(np.zeros(dim, np.float32))],
+        axis=-1,
+    )
+
     def proj(t: str) -> str:
-        y = g.op("Add", [g.op("MatMul", [t, g.w(dim, dim, scale=dim ** -0.5)]), g.const(np.zeros(dim, np.float32) + 0.01)])
+        y = g.op(
+            "Add",
+            [
+                g.op("MatMul", [t, g.w(dim, dim, scale=dim**-0.5)]),
+                g.const(np.zeros(dim, np.float32) + 0.01),
+            ],
+        )
         y = g.op("Reshape", [y, g.const(np.array([1, seq, heads, dh], np.int64))])
         return g.op("Transpose", [y], perm=[0, 2, 1, 3])
+
     q, k, v = proj(h), proj(h), proj(h)
     kt = g.op("Transpose", [k], perm=[0, 1, 3, 2])
-    s = g.op("Div", [g.op("MatMul", [q, kt]), g.const(np.float32(dh ** 0.5))])
+    s = g.op("Div", [g.op("MatMul", [q, kt]), g.const(np.float32(dh**0.5))])
     p = g.op("Softmax", [s], axis=-1)
     o = g.op("MatMul", [p, v])
-    o = g.op("Reshape", [g.op("Transpose", [o], perm=[0, 2, 1, 3]), g.const(np.array([1, seq, dim], np.int64))])
-    o = g.op("Add", [x, g.op("MatMul", [o, g.w(dim, dim, scale=dim ** -0.5)])])
-    f = g.op("LayerNormalization", [o, g.const(np.ones(dim, np.float32)), g.const(np.zeros(dim, np.float32))], axis=-1)
+    o = g.op(
+        "Reshape",
+        [g.op("Transpose", [o], perm=[0, 2, 1, 3]), g.const(np.array([1, seq, dim], np.int64))],
+    )
+    o = g.op("Add", [x, g.op("MatMul", [o, g.w(dim, dim, scale=dim**-0.5)])])
+    f = g.op(
+        "LayerNormalization",
+        [o, g.const(np.ones(dim, np.float32)), g.const(np.zeros(dim, np.float32))],
+        axis=-1,
+    )
     hid = ffn or 4 * dim
-    f = g.op("Add", [g.op("MatMul", [f, g.w(dim, hid, scale=dim ** -0.5)]), g.const(np.zeros(hid, np.float32))])
+    f = g.op(
+        "Add",
+        [g.op("MatMul", [f, g.w(dim, hid, scale=dim**-0.5)]), g.const(np.zeros(hid, np.float32))],
+    )
     if gelu:
-        e = g.op("Erf", [g.op("Div", [f, g.const(np.float32(2 ** 0.5))])])
-        f = g.op("Mul", [g.op("Mul", [f, g.op("Add", [e, g.const(np.float32(1))])]), g.const(np.float32(0.5))])
+        e = g.op("Erf", [g.op("Div", [f, g.const(np.float32(2**0.5))])])
+        f = g.op(
+            "Mul",
+            [g.op("Mul", [f, g.op("Add", [e, g.const(np.float32(1))])]), g.const(np.float32(0.5))],
+        )
     else:
         f = g.op("Relu", [f])
-    f = g.op("MatMul", [f, g.w(hid, dim, scale=hid ** -0.5)])
+    f = g.op("MatMul", [f, g.w(hid, dim, scale=hid**-0.5)])
     return g.model([("x", [1, seq, dim])], [g.op("Add", [o, f])])
 
 

@@ -167,7 +167,9 @@ def test_float16_model() -> None:
     got = p.run(f)[y]
     want = reference(m, f)[0]
     assert got.dtype == np.float16
-    np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), atol=2e-2, rtol=2e-2)
+    np.testing.assert_allclose(
+        got.astype(np.float32), want.astype(np.float32), atol=2e-2, rtol=2e-2
+    )
 
 
 def test_qdq_int8_model_within_one_quantum() -> None:

@@ -41,12 +41,16 @@ def test_output_file_name(name: str, file: str) -> None:
     assert output_file_name(name) == file
 
 
-def test_run_with_given_and_random_inputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_with_given_and_random_inputs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     model = _model(tmp_path)
     a = np.arange(6, dtype=np.float32).reshape(2, 3) - 3
     np.save(tmp_path / "a.npy", a)
     out = tmp_path / "out"
-    rc = main(["run", str(model), "--input", f"a/in={tmp_path / 'a.npy'}", "--output-dir", str(out)])
+    rc = main(
+        ["run", str(model), "--input", f"a/in={tmp_path / 'a.npy'}", "--output-dir", str(out)]
+    )
     assert rc == 0
     text = capsys.readouterr().out
     assert "input b: random float32 [2, 3] (seed 0)" in text
@@ -56,10 +60,14 @@ def test_run_with_given_and_random_inputs(tmp_path: Path, capsys: pytest.Capture
     # Same seed, same result.
     assert main(["run", str(model), "--output-dir", str(tmp_path / "o2")]) == 0
     assert main(["run", str(model), "--output-dir", str(tmp_path / "o3")]) == 0
-    np.testing.assert_array_equal(np.load(tmp_path / "o2/out_put.npy"), np.load(tmp_path / "o3/out_put.npy"))
+    np.testing.assert_array_equal(
+        np.load(tmp_path / "o2/out_put.npy"), np.load(tmp_path / "o3/out_put.npy")
+    )
 
 
-def test_compare_prints_errors_and_timings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_compare_prints_errors_and_timings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     pytest.importorskip("onnxruntime")
     assert main(["run", str(_model(tmp_path)), "--output-dir", str(tmp_path), "--compare"]) == 0
     text = capsys.readouterr().out

@@ -130,4 +130,3 @@ def test_companion_schema_carries_upstream_facts() -> None:
     ours = REPO / "schemas" / "fbs" / "tflite.fbs"
     assert _tokens(ours.read_text()) == _tokens(upstream.read_text())
     assert "//" not in "".join(ours.read_text().splitlines()[1:])  # no upstream prose
-

@@ -27,8 +27,14 @@ class TB:
         self.outputs: list[int] = []
         self.rng = np.random.default_rng(seed)
 
-    def tensor(self, name: str, shape: list[int], dtype: Any = np.float32,
-               quant: tuple[list[float], list[int], int] | None = None, data: np.ndarray | None = None) -> int:
+    def tensor(
+        self,
+        name: str,
+        shape: list[int],
+        dtype: Any = np.float32,
+        quant: tuple[list[float], list[int], int] | None = None,
+        data: np.ndarray | None = None,
+    ) -> int:
         buf = 0
         if data is not None:
             self.buffers.append(T.Buffer(data=np.ascontiguousarray(data, dtype=dtype).tobytes()))
@@ -93,7 +99,12 @@ def float_cnn(size: int = 32) -> bytes:
     b.op("AVERAGE_POOL_2D", [a1], [m1], T.Pool2DOptions(padding=T.Padding.VALID, stride_w=2, stride_h=2,
                                                           filter_width=2, filter_height=2))  # fmt: skip
     mean = b.tensor("mean", [1, 8])
-    b.op("MEAN", [m1, b.const("axes", np.array([1, 2], np.int32))], [mean], T.ReducerOptions(keep_dims=False))
+    b.op(
+        "MEAN",
+        [m1, b.const("axes", np.array([1, 2], np.int32))],
+        [mean],
+        T.ReducerOptions(keep_dims=False),
+    )
     fc = b.tensor("logits", [1, 10])
     b.op("FULLY_CONNECTED", [mean, b.const("wf", _w(r, 10, 8)), b.const("bf", np.zeros(10, np.float32))], [fc],
          T.FullyConnectedOptions())  # fmt: skip
@@ -115,29 +126,72 @@ def int8_cnn(size: int = 16) -> bytes:
         axis = 3 if depthwise else 0
         red = tuple(i for i in range(4) if i != axis)
         ws = np.maximum(np.abs(w).max(axis=red), 1e-6) / 127.0
-        wq = np.clip(np.round(w / ws.reshape([-1 if i == axis else 1 for i in range(4)])), -127, 127).astype(np.int8)
+        wq = np.clip(
+            np.round(w / ws.reshape([-1 if i == axis else 1 for i in range(4)])), -127, 127
+        ).astype(np.int8)
         n = len(ws)
         wt = b.const(name + "_w", wq, (list(ws), [0] * n, axis))
         bias = r.integers(-200, 200, n).astype(np.int32)
         bt = b.const(name + "_b", bias, (list(ws * s_x), [0] * n, 0))
         y = b.tensor(name, out_shape, np.int8, ([s_out], [z_out], 0))
         if depthwise:
-            b.op("DEPTHWISE_CONV_2D", [x, wt, bt], [y], T.DepthwiseConv2DOptions(
-                padding=T.Padding.SAME, stride_w=1, stride_h=1, depth_multiplier=1, fused_activation_function=act))
+            b.op(
+                "DEPTHWISE_CONV_2D",
+                [x, wt, bt],
+                [y],
+                T.DepthwiseConv2DOptions(
+                    padding=T.Padding.SAME,
+                    stride_w=1,
+                    stride_h=1,
+                    depth_multiplier=1,
+                    fused_activation_function=act,
+                ),
+            )
         else:
-            b.op("CONV_2D", [x, wt, bt], [y], T.Conv2DOptions(
-                padding=T.Padding.SAME, stride_w=2, stride_h=2, fused_activation_function=act))
+            b.op(
+                "CONV_2D",
+                [x, wt, bt],
+                [y],
+                T.Conv2DOptions(
+                    padding=T.Padding.SAME, stride_w=2, stride_h=2, fused_activation_function=act
+                ),
+            )
         return y
 
     h = size // 2
-    c1 = qconv("conv1", x, s_in, _w(r, 8, 3, 3, 3), False, [1, h, h, 8], 0.03, -128, T.ActivationFunctionType.RELU)
-    d1 = qconv("dw1", c1, 0.03, _w(r, 1, 3, 3, 8) * 3, True, [1, h, h, 8], 0.05, -10, T.ActivationFunctionType.NONE)
+    c1 = qconv(
+        "conv1",
+        x,
+        s_in,
+        _w(r, 8, 3, 3, 3),
+        False,
+        [1, h, h, 8],
+        0.03,
+        -128,
+        T.ActivationFunctionType.RELU,
+    )
+    d1 = qconv(
+        "dw1",
+        c1,
+        0.03,
+        _w(r, 1, 3, 3, 8) * 3,
+        True,
+        [1, h, h, 8],
+        0.05,
+        -10,
+        T.ActivationFunctionType.NONE,
+    )
     p = b.tensor("pool", [1, h // 2, h // 2, 8], np.int8, ([0.05], [-10], 0))
     b.op("MAX_POOL_2D", [d1], [p], T.Pool2DOptions(padding=T.Padding.VALID, stride_w=2, stride_h=2,
                                                     filter_width=2, filter_height=2))  # fmt: skip
     feat = (h // 2) ** 2 * 8
     flat = b.tensor("flat", [1, feat], np.int8, ([0.05], [-10], 0))
-    b.op("RESHAPE", [p, b.const("shape", np.array([1, feat], np.int32))], [flat], T.ReshapeOptions(new_shape=[1, feat]))
+    b.op(
+        "RESHAPE",
+        [p, b.const("shape", np.array([1, feat], np.int32))],
+        [flat],
+        T.ReshapeOptions(new_shape=[1, feat]),
+    )
     wf = _w(r, 10, feat)
     sf = float(np.abs(wf).max() / 127)
     wfq = b.const("wf", np.round(wf / sf).astype(np.int8), ([sf], [0], 0))
