@@ -110,6 +110,21 @@ def layer_norm(
     return [y.astype(x.dtype, copy=False), mean.astype(x.dtype), var.astype(x.dtype)]
 
 
+_INV_N: dict[tuple[int, str], np.ndarray] = {}
+
+
+def _inv_n(n: int, dt: type) -> np.ndarray:
+    """A read-only vector of 1/n: row means as one matrix-vector product."""
+    key = (n, np.dtype(dt).str)
+    v = _INV_N.get(key)
+    if v is None:
+        if len(_INV_N) > 64:
+            _INV_N.clear()
+        v = _INV_N[key] = np.full(n, 1.0 / n, dtype=dt)
+        v.flags.writeable = False
+    return v
+
+
 def _layer_norm_rows(
     x: np.ndarray, na: int, pa: int, eps: float, inputs: Sequence[np.ndarray]
 ) -> list[np.ndarray] | None:
@@ -126,10 +141,10 @@ def _layer_norm_rows(
             return None
     assert gamma is not None and beta is not None
     x2 = x.reshape(-1, n)
-    mean = (x2 @ np.full(n, 1.0 / n, dtype=np.float64)).astype(np.float32)
+    mean = (x2 @ _inv_n(n, np.float64)).astype(np.float32)
     d = np.subtract(x2, mean[:, None])
     sq = np.square(d)
-    var = sq @ np.full(n, 1.0 / n, dtype=np.float32)
+    var = sq @ _inv_n(n, np.float32)
     inv = np.sqrt(var.astype(np.float64) + eps)
     np.divide(1.0, inv, out=inv)
     d *= inv.astype(np.float32)[:, None]

@@ -17,8 +17,6 @@ import numpy as np
 
 from idlgen.errors import IdlgenError
 
-from .dtypes import to_numpy
-
 __all__ = ["Program", "UnsupportedModelError", "load", "DEFAULT_PACKAGE"]
 
 DEFAULT_PACKAGE = "generated.ohos.hdi.nnrt.v2_1"
@@ -63,15 +61,12 @@ class Program:
         extra = sorted(set(inputs) - set(self.input_names))
         if extra:
             raise ValueError(f"unknown inputs: {', '.join(extra)}")
-        arrays = []
-        for name, idx in zip(self.input_names, self.model.inputIndex):
-            code = int(self.model.allTensors[int(idx)].dataType)
-            arr = np.asarray(inputs[name])
-            if code:
-                arr = np.ascontiguousarray(arr, dtype=to_numpy(code))
-            arrays.append(arr)
         if self._plan is None:
             self.recompile()
+        arrays = [
+            np.asarray(inputs[name]) if dt is None else np.ascontiguousarray(inputs[name], dtype=dt)
+            for name, dt in zip(self.input_names, self._plan.in_dtypes)
+        ]
         outs = self._plan(arrays)
         return dict(zip(self.output_names, outs))
 
