@@ -165,6 +165,8 @@ def conv2d(
 # Output elements per block of the depthwise loop: bounds the scratch product. Measured here,
 # smaller (L2-sized) blocks lose more to per-call overhead than they gain in cache hits.
 _DW_BLOCK = 1 << 18
+# Up to this many multiply-adds a depthwise conv is one product and one sum over im2col.
+_DW_SMALL = 1 << 15
 # Below this many channels a strided depthwise conv copies its input into phase planes.
 _PHASE_MAX_C = 32
 
@@ -189,6 +191,16 @@ def _depthwise(
     m = o // c
     if m > 1:
         xp = np.repeat(xp, m, axis=3)
+    if n * oh * ow * kh * kw * o <= _DW_SMALL:
+        # Small maps: one product over the im2col view and one reduction, instead of two
+        # NumPy calls (and their fixed cost) per tap.
+        pv = W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw)
+        prod = pv * w[:, :, :, 0].transpose(1, 2, 0).astype(dt, copy=False)
+        out4 = prod.sum(axis=(3, 4))
+        bias = _bias("Conv2DFusion", inputs, o)
+        if bias is not None:
+            out4 += bias.astype(dt, copy=False)
+        return fused(out4, activation, "Conv2DFusion", inplace=True), True
     # Strided taps read phase planes: plane (a, b) holds xp[:, a::sh, b::sw], so every tap is a
     # unit-stride window of one plane and its (ow, O) block is one contiguous row.
     # With few channels the per-row inner loops of a strided view are short, so the planes'
