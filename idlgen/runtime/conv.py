@@ -70,6 +70,35 @@ def _transposed(w: np.ndarray) -> np.ndarray:
     return t
 
 
+_WB: dict[tuple[int, int], tuple[Any, Any, np.ndarray]] = {}
+
+
+def _with_bias(wt: np.ndarray, bias: np.ndarray | None) -> np.ndarray:
+    """``wt`` ([K, O]) with the bias appended as row K, cached like ``_transposed`` while both
+    arrays live and are read-only."""
+    if bias is None:
+        return wt
+    b = bias.astype(wt.dtype, copy=False).reshape(1, -1)
+    if wt.flags.writeable or b.flags.writeable:
+        return np.concatenate([wt, b])
+    bb = b if b.base is None else b.base
+    key = (id(wt), id(bb))
+    hit = _WB.get(key)
+    if hit is not None and hit[0]() is wt and hit[1]() is bb:
+        return hit[2]
+    m = np.concatenate([wt, b])
+    m.flags.writeable = False
+
+    def forget(_ref: Any, k: tuple[int, int] = key) -> None:
+        _WB.pop(k, None)
+
+    try:
+        _WB[key] = (weakref.ref(wt, forget), weakref.ref(bb, forget), m)
+    except TypeError:
+        pass
+    return m
+
+
 def _float_dtype(*arrs: np.ndarray) -> np.dtype[np.generic]:
     """Compute dtype: float32 for integer and float16 operands (accumulate wider, round once)."""
     dt = np.result_type(*arrs)
@@ -131,17 +160,45 @@ def conv2d(
     xp = W.pad_hw(x.astype(dt, copy=False), pt, pb, pl, pr, tmp=True)
     w = w.astype(dt, copy=False)
     if g == 1:
-        if kh == kw == sh == sw == 1 and xp.flags.c_contiguous:
-            cols = xp.reshape(n * oh * ow, c)  # 1x1: the input already is the matrix
+        bias = _bias(op, inputs, o)
+        p, k = n * oh * ow, kh * kw * c
+        direct = kh == kw == sh == sw == 1 and xp.flags.c_contiguous
+        # The bias rides in the GEMM (a column of ones in the matrix, the bias as the weights'
+        # last row): one more matrix column instead of a pass over the output. A 1x1 conv's
+        # matrix is x itself, so there it pays only when copying x is cheaper than that pass.
+        fold = bias is not None and (not direct or o > 2 * c)
+        if direct and not fold:
+            cols = xp.reshape(p, c)  # 1x1: the input already is the matrix
         else:
             # im2col into a reused buffer (the matrix is a temporary, often the largest one).
-            cols = W.scratch("cols", (n * oh * ow, kh * kw * c), dt)
-            np.copyto(
-                cols.reshape(n, oh, ow, kh, kw, c), W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw)
-            )
+            kk = k + 1 if fold else k
+            cols = W.scratch("cols", (p, kk), dt)
+            if direct:
+                cols[:, :c] = xp.reshape(p, c)
+            else:
+                isz = cols.itemsize
+                dst = np.lib.stride_tricks.as_strided(
+                    cols,
+                    shape=(n, oh, ow, kh, kw, c),
+                    strides=(
+                        oh * ow * kk * isz,
+                        ow * kk * isz,
+                        kk * isz,
+                        kw * c * isz,
+                        c * isz,
+                        isz,
+                    ),
+                )
+                np.copyto(dst, W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw))
+            if fold:
+                cols[:, k] = 1
         # One GEMM call: row blocks re-pack the weight matrix per call, which costs more here
         # than keeping the output block in cache for the bias and activation passes saves.
-        out = gemm(cols, _transposed(w.reshape(o, -1))).reshape(n, oh, ow, o)
+        wm = _with_bias(_transposed(w.reshape(o, -1)), bias if fold else None)
+        out = gemm(cols, wm).reshape(n, oh, ow, o)
+        if bias is not None and not fold:
+            out += bias.astype(dt, copy=False)
+        return [fused(_out(out, res_dt), activation, op, inplace=True)]
     elif cg == 1:
         out, done = _depthwise(xp, w, inputs, oh, ow, (kh, kw, sh, sw, dh, dw), dt, activation)
         if done:
