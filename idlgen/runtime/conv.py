@@ -102,12 +102,12 @@ def _with_bias(wt: np.ndarray, bias: np.ndarray | None) -> np.ndarray:
 def _float_dtype(*arrs: np.ndarray) -> np.dtype[np.generic]:
     """Compute dtype: float32 for integer and float16 operands (accumulate wider, round once)."""
     dt = np.result_type(*arrs)
-    return dt if np.issubdtype(dt, np.floating) and dt.itemsize >= 4 else np.dtype(np.float32)
+    return dt if dt.kind == "f" and dt.itemsize >= 4 else np.dtype(np.float32)
 
 
 def _out(y: np.ndarray, dt: np.dtype[np.generic]) -> np.ndarray:
     """Back to the operands' float dtype (float16 stays float16)."""
-    return y.astype(dt, copy=False) if np.issubdtype(dt, np.floating) else y
+    return y.astype(dt, copy=False) if dt.kind == "f" else y
 
 
 def _bias(op: str, inputs: Sequence[np.ndarray], out_c: int) -> np.ndarray | None:

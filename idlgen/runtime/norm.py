@@ -30,7 +30,7 @@ def _axis(op: str, axis: int, ndim: int) -> int:
 
 def _float(op: str, x: np.ndarray) -> np.ndarray:
     x = np.asarray(x)
-    if not np.issubdtype(x.dtype, np.floating):
+    if x.dtype.kind != "f":
         raise KernelError(op, f"needs a float tensor, got {x.dtype}")
     return x
 

@@ -54,11 +54,13 @@ def _bind(km: Any, nt: Any, attrs: Any, version: str) -> Kernel:
 
 
 class _Step:
-    __slots__ = ("where", "fn", "ins", "outs", "deq", "pre", "conv", "qcast", "free")
+    __slots__ = ("where", "fn", "fast", "ins", "outs", "deq", "pre", "conv", "qcast", "free")
 
     def __init__(self) -> None:
         self.where = ""
         self.fn: Kernel | None = None
+        #: ``fn`` when the node needs no dequantisation: called with the raw inputs directly.
+        self.fast: Kernel | None = None
         self.ins: list[int] = []
         self.outs: list[int] = []
         self.deq: list[Q.QuantParams | None] | None = None
@@ -118,6 +120,8 @@ class CompiledModel:
                         st.pre.append((k, f))
                         deq[k] = None
                 st.deq = deq if any(q is not None for q in deq) else None
+                if st.deq is None and not st.pre:
+                    st.fast = st.fn
             for t in st.outs:
                 dt = _declared(tensors[t])
                 qp = _qp(tensors[t]) if dt is not None and _is_quant(tensors[t], dt) else None
@@ -156,7 +160,9 @@ class CompiledModel:
         for st in self.steps:
             raw = [values[t] for t in st.ins]
             try:
-                if st.qcast is not None:
+                if st.fast is not None:
+                    outs = st.fast(raw)
+                elif st.qcast is not None:
                     outs = st.qcast(raw)
                 else:
                     for k, f in st.pre:
@@ -188,7 +194,7 @@ class CompiledModel:
                 if qp is not None and out.dtype.kind not in "iu":
                     assert dt is not None
                     out = Q.quantize(out, qp, dt)
-                elif dt is not None and out.dtype != dt:
+                elif dt is not None and out.dtype is not dt and out.dtype != dt:
                     out = out.astype(dt)
                 values[t] = out
             for t in st.free:
