@@ -9,6 +9,7 @@ convolutions accumulate one strided multiply per kernel tap.
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -423,7 +424,7 @@ def full_connection(
     res_dt = np.result_type(x, w)
     if use_axis:
         ax = axis + x.ndim if axis < 0 else axis
-        if not 0 <= ax < x.ndim or int(np.prod(x.shape[ax:])) != k:
+        if not 0 <= ax < x.ndim or math.prod(x.shape[ax:]) != k:
             raise KernelError(op, f"axis {axis} of {x.shape} does not flatten to {k} features")
         lead = x.shape[:ax]
     else:

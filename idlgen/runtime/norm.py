@@ -3,6 +3,7 @@ Softmax, LogSoftmax. Channel-wise parameters act on the last (NHWC channel) axis
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -93,7 +94,7 @@ def layer_norm(
     if len(inputs) > 1 and inputs[1] is not None:
         gshape = x.shape[pa:]
         g = np.asarray(inputs[1])
-        if g.size != int(np.prod(gshape)):
+        if g.size != math.prod(gshape):
             raise KernelError(op, f"gamma {g.shape} does not match x.shape[{pa}:] = {gshape}")
         if np.result_type(y, g) == y.dtype:
             y *= g.reshape(gshape)
@@ -135,7 +136,7 @@ def _layer_norm_rows(
         return None
     gamma = np.asarray(inputs[1]) if len(inputs) > 1 and inputs[1] is not None else None
     beta = np.asarray(inputs[2]) if len(inputs) > 2 and inputs[2] is not None else None
-    n = int(np.prod(x.shape[na:]))
+    n = math.prod(x.shape[na:])
     for p in (gamma, beta):
         if p is None or p.size != n or p.dtype != np.float32:
             return None

@@ -4,6 +4,7 @@ tensor creation."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -165,7 +166,7 @@ def flatten(inputs: Sequence[np.ndarray], *, axis: int = 1) -> list[np.ndarray]:
     ax = int(axis) + x.ndim if int(axis) < 0 else int(axis)
     if not 0 <= ax <= x.ndim:
         raise KernelError("Flatten", f"axis {axis} out of range for rank {x.ndim}")
-    return [x.reshape(int(np.prod(x.shape[:ax])), int(np.prod(x.shape[ax:])))]
+    return [x.reshape(math.prod(x.shape[:ax]), math.prod(x.shape[ax:]))]
 
 
 def tile(inputs: Sequence[np.ndarray], *, dims: Sequence[int] = ()) -> list[np.ndarray]:
