@@ -276,9 +276,16 @@ def _cnn(rng: np.random.Generator) -> list[Result]:
         {"x": _nchw(x)},
         {"w1": _nchw(w1), "w2": _nchw(w2), "w3": _nchw(w3), "fc": fc},
     )
-    return _case(
+    rows = _case(
         "End-to-end CNN 1x64x64x3 (execute)",
         lambda: execute(model, [x], buffers=buffers, kernels=kernels),
         m,
         {"x": _nchw(x)},
     )
+    if runner.round_trip:
+        from idlgen.runtime.plan import compile_model
+
+        plan = compile_model(model, buffers)
+        rows += _case("End-to-end CNN 1x64x64x3 (compiled plan)", lambda: plan([x]), m,
+                      {"x": _nchw(x)})  # fmt: skip
+    return rows

@@ -71,6 +71,10 @@ def _transposed(w: np.ndarray) -> np.ndarray:
     return t
 
 
+# Fold a 1x1 convolution's bias into its GEMM (measured: an im2col matrix with an odd extra
+# column slows the copy and the GEMM by more than the bias pass costs, so only 1x1).
+_FOLD_1X1 = True
+
 _WB: dict[tuple[int, int], tuple[Any, Any, np.ndarray]] = {}
 
 
@@ -167,7 +171,7 @@ def conv2d(
         # The bias rides in the GEMM (a column of ones in the matrix, the bias as the weights'
         # last row): one more matrix column instead of a pass over the output. A 1x1 conv's
         # matrix is x itself, so there it pays only when copying x is cheaper than that pass.
-        fold = bias is not None and (not direct or o > 2 * c)
+        fold = bias is not None and direct and o > 2 * c and _FOLD_1X1
         if direct and not fold:
             cols = xp.reshape(p, c)  # 1x1: the input already is the matrix
         else:
