@@ -469,5 +469,13 @@ def matmul(
     except ValueError as e:
         raise KernelError(op, f"shapes {a.shape} and {b.shape} do not multiply: {e}") from None
     if len(inputs) > 2 and inputs[2] is not None:
-        out = out + np.asarray(inputs[2])
+        bias = np.asarray(inputs[2])
+        if (
+            out.flags.writeable
+            and np.result_type(out, bias) == out.dtype
+            and (np.broadcast_shapes(out.shape, bias.shape) == out.shape)
+        ):
+            out += bias
+        else:
+            out = out + bias
     return [fused(np.asarray(out), activation, op, inplace=True)]
