@@ -430,3 +430,57 @@ def import_tflite(data: bytes, *, package: str, source: str = "") -> Program:
     model = tfl.Model.from_flatbuffer(data)
     pkg = importlib.import_module(package)
     return TfliteImporter(model, pkg, tfl).run(source)
+
+
+@_h("BATCH_MATMUL")
+def _batch_matmul(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    o = op.builtin_options
+    adj_x, adj_y = (bool(o.adj_x), bool(o.adj_y)) if o is not None else (False, False)
+    attrs = {"transposeA": adj_x, "transposeB": adj_y, "activationType": 0}
+    imp.emit("MatMulFusion", attrs, [imp.tensor(i) for i in ins[:2]], outs, node)
+
+
+@_h("GATHER")
+def _gather(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    o = op.builtin_options
+    if o is not None and int(o.batch_dims):
+        raise _Unsupported("batch_dims != 0")
+    axis = int(o.axis) if o is not None else 0
+    ax = imp.const(node + ":axis", np.array([axis], np.int32))
+    imp.emit("Gather", {}, [imp.tensor(ins[0]), imp.tensor(ins[1]), ax], outs, node)
+
+
+@_h("SPLIT")
+def _split(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    axis = imp.data(ins[0])  # SPLIT takes (axis, input)
+    if axis is None:
+        raise _Unsupported("axis computed at run time")
+    ax = int(axis.reshape(-1)[0])
+    shape = imp.shape(ins[1])
+    ax = ax + len(shape) if ax < 0 else ax
+    n = len(outs)
+    if shape[ax] < 0 or shape[ax] % n:
+        raise _Unsupported(f"dimension {shape[ax]} does not split evenly into {n}")
+    attrs = {"outputNum": n, "sizeSplits": [shape[ax] // n] * n, "axis": ax}
+    imp.emit("Split", attrs, [imp.tensor(ins[1])], outs, node)
+
+
+@_h("PACK")
+def _pack(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    axis = int(op.builtin_options.axis) if op.builtin_options is not None else 0
+    imp.emit("Stack", {"axis": axis}, [imp.tensor(i) for i in ins], outs, node)
+
+
+@_h("EXP")
+def _exp(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    attrs = {"base": -1.0, "scale": 1.0, "shift": 0.0}
+    imp.emit("ExpFusion", attrs, [imp.tensor(ins[0])], outs, node)
+
+
+@_h("DEPTH_TO_SPACE", "SPACE_TO_DEPTH")
+def _d2s(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    attrs: dict[str, Any] = {"blockSize": int(op.builtin_options.block_size), "format": 1}
+    if _opname(imp, op) == "DEPTH_TO_SPACE":
+        imp.emit("DepthToSpace", {**attrs, "mode": "DCR"}, [imp.tensor(ins[0])], outs, node)
+    else:
+        imp.emit("SpaceToDepth", attrs, [imp.tensor(ins[0])], outs, node)

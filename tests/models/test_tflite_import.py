@@ -130,3 +130,41 @@ def test_companion_schema_carries_upstream_facts() -> None:
     ours = REPO / "schemas" / "fbs" / "tflite.fbs"
     assert _tokens(ours.read_text()) == _tokens(upstream.read_text())
     assert "//" not in "".join(ours.read_text().splitlines()[1:])  # no upstream prose
+
+
+def test_more_builtins_match_litert() -> None:
+    """BATCH_MATMUL, EXP, GATHER, SPLIT, PACK and DEPTH_TO_SPACE in one two-input graph."""
+    interp = pytest.importorskip("ai_edge_litert.interpreter")
+    b = TB(3)
+    r = b.rng
+    x, y = b.input("x", [2, 4, 6]), b.input("y", [2, 6, 5])
+    mm = b.tensor("mm", [2, 4, 5])
+    b.op("BATCH_MATMUL", [x, y], [mm], T.BatchMatMulOptions())
+    e = b.tensor("e", [2, 4, 5])
+    b.op("EXP", [mm], [e], T.ExpOptions())
+    g = b.tensor("g", [2, 2, 5])
+    idx = b.const("idx", np.array([3, 1], np.int32))
+    b.op("GATHER", [e, idx], [g], T.GatherOptions(axis=1))
+    s1, s2 = b.tensor("s1", [2, 1, 5]), b.tensor("s2", [2, 1, 5])
+    b.op("SPLIT", [b.const("ax", np.array(1, np.int32)), g], [s1, s2], T.SplitOptions(num_splits=2))
+    pk = b.tensor("pk", [2, 2, 1, 5])
+    b.op("PACK", [s1, s2], [pk], T.PackOptions(values_count=2, axis=0))
+    d = b.input("d", [1, 4, 4, 8])
+    d2s = b.tensor("d2s", [1, 8, 8, 2])
+    b.op("DEPTH_TO_SPACE", [d], [d2s], T.DepthToSpaceOptions(block_size=2))
+    b.outputs = [pk, d2s]
+    data = b.finish()
+    feeds = {
+        "x": (r.standard_normal((2, 4, 6)) * 0.3).astype(np.float32),
+        "y": (r.standard_normal((2, 6, 5)) * 0.3).astype(np.float32),
+        "d": r.standard_normal((1, 4, 4, 8)).astype(np.float32),
+    }
+    it = interp.Interpreter(model_content=data, num_threads=1)
+    it.allocate_tensors()
+    for det in it.get_input_details():
+        it.set_tensor(det["index"], feeds[det["name"]])
+    it.invoke()
+    got = load(data).run(feeds)
+    for det in it.get_output_details():
+        want = it.get_tensor(det["index"])
+        np.testing.assert_allclose(got[det["name"]], want, rtol=1e-5, atol=1e-6)
