@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from idlgen.errors import IdlgenError
+from idlgen.errors import ConfigError, IdlgenError
 
 __all__ = ["main", "output_file_name", "random_inputs"]
 
@@ -148,6 +148,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         program = load(args.model)
+    except ConfigError as e:
+        print(f"idlgen run: error: {e}", file=sys.stderr)
+        return 2
     except IdlgenError as e:
         print(f"idlgen run: error: {args.model}: {e}", file=sys.stderr)
         return 1

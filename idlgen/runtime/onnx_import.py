@@ -18,8 +18,10 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from idlgen.errors import ConfigError
+
 from .builder import ModelBuilder
-from .program import Program, UnsupportedModelError
+from .program import Program, UnsupportedModelError, target_package
 
 __all__ = ["import_onnx"]
 
@@ -1323,13 +1325,11 @@ def _qdq(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> No
 
 
 def import_onnx(model: Any, *, package: str, source: str = "") -> Program:
-    import importlib
-
     try:
         import onnx
     except ImportError:
-        raise UnsupportedModelError(
-            "onnx", source, "reading .onnx needs the onnx package: pip install 'idlgen[onnx]'"
+        raise ConfigError(
+            "reading .onnx models needs the onnx package: pip install 'idlgen[onnx]'"
         ) from None
     if isinstance(model, (bytes, bytearray)):
         model = onnx.load_from_string(bytes(model))
@@ -1337,6 +1337,6 @@ def import_onnx(model: Any, *, package: str, source: str = "") -> Program:
         model = onnx.load(model)
     for o in model.opset_import:
         if o.domain in ("", "ai.onnx") and not 7 <= int(o.version) <= 21:
-            raise UnsupportedModelError("opset", source, f"opset {o.version} (supported: 11-21)")
-    pkg = importlib.import_module(package)
+            raise UnsupportedModelError("opset", source, f"opset {o.version} (supported: 7-21)")
+    pkg = target_package(package)
     return Importer(model, pkg).run(source)

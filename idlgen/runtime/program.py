@@ -9,13 +9,13 @@ and runs it with the NumPy executor. Only numpy, the committed generated package
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from idlgen.errors import IdlgenError
+from idlgen.errors import ConfigError, IdlgenError
 
 __all__ = ["Program", "UnsupportedModelError", "load", "DEFAULT_PACKAGE"]
 
@@ -107,5 +107,14 @@ def load(path_or_model: Any, *, package: str = DEFAULT_PACKAGE) -> Program:
     raise TypeError(f"load() takes a path, bytes or an onnx.ModelProto, not {type(path_or_model)}")
 
 
-def _names(xs: Sequence[Any]) -> list[str]:
-    return [str(x) for x in xs]
+def target_package(package: str) -> Any:
+    """The generated NNRt package models are lowered onto (``package`` is its dotted name)."""
+    import importlib
+
+    try:
+        return importlib.import_module(package)
+    except ImportError as e:
+        raise ConfigError(
+            f"generated package {package!r} is not importable ({e}); run from the repository "
+            "root (its committed generated/ tree) or pass package= naming an idlgen build"
+        ) from None

@@ -10,7 +10,6 @@ convolution weights like NNRt, so no layout changes are needed except for depthw
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -20,7 +19,7 @@ from idlgen.errors import DecodeError
 
 from .builder import ModelBuilder
 from .dtypes import from_numpy
-from .program import Program, UnsupportedModelError
+from .program import Program, UnsupportedModelError, target_package
 
 __all__ = ["import_tflite", "TFLITE_PACKAGE"]
 
@@ -421,14 +420,9 @@ def _quant(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: 
 
 
 def import_tflite(data: bytes, *, package: str, source: str = "") -> Program:
-    try:
-        tfl = importlib.import_module(TFLITE_PACKAGE)
-    except ImportError as e:
-        raise UnsupportedModelError(
-            "tflite", source, f"no generated TFLite package ({e})"
-        ) from None
+    tfl = target_package(TFLITE_PACKAGE)
     model = tfl.Model.from_flatbuffer(data)
-    pkg = importlib.import_module(package)
+    pkg = target_package(package)
     return TfliteImporter(model, pkg, tfl).run(source)
 
 

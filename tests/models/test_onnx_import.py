@@ -188,3 +188,10 @@ def test_qdq_int8_model_within_one_quantum() -> None:
     got, want = p.run(f)[yq], reference(m, f)[0]
     assert got.dtype == np.int8
     assert np.max(np.abs(got.astype(np.int32) - want.astype(np.int32))) <= 1
+
+
+def test_missing_target_package_is_a_config_error() -> None:
+    from idlgen.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="no_such_pkg"):
+        load(resnet_block(8, 4), package="no_such_pkg.v2_1")
