@@ -590,10 +590,19 @@ class CustomQuantization:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> CustomQuantization:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_CustomQuantization.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_CustomQuantization.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -648,10 +657,19 @@ class BlockwiseQuantization:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BlockwiseQuantization:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BlockwiseQuantization.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BlockwiseQuantization.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -719,10 +737,19 @@ class MultiAxisQuantization:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MultiAxisQuantization:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MultiAxisQuantization.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MultiAxisQuantization.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -799,10 +826,19 @@ class QuantizationParameters:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> QuantizationParameters:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_QuantizationParameters.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_QuantizationParameters.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -856,10 +892,19 @@ class Int32Vector:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Int32Vector:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Int32Vector.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Int32Vector.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -904,10 +949,19 @@ class Uint16Vector:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Uint16Vector:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Uint16Vector.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Uint16Vector.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -952,10 +1006,19 @@ class Uint8Vector:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Uint8Vector:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Uint8Vector.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Uint8Vector.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1019,10 +1082,19 @@ class DimensionMetadata:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DimensionMetadata:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_DimensionMetadata.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_DimensionMetadata.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1086,10 +1158,19 @@ class SparsityParameters:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SparsityParameters:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SparsityParameters.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SparsityParameters.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1150,10 +1231,19 @@ class VariantSubType:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> VariantSubType:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_VariantSubType.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_VariantSubType.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1258,10 +1348,19 @@ class Tensor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Tensor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Tensor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Tensor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1347,10 +1446,19 @@ class StablehloGatherOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StablehloGatherOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_StablehloGatherOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_StablehloGatherOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1404,11 +1512,18 @@ class StablehloTransposeOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StablehloTransposeOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_StablehloTransposeOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -1490,11 +1605,18 @@ class StablehloDotGeneralOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StablehloDotGeneralOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_StablehloDotGeneralOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -1579,11 +1701,18 @@ class StablehloReduceWindowOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StablehloReduceWindowOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_StablehloReduceWindowOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -1643,10 +1772,19 @@ class StablehloWhileOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StablehloWhileOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_StablehloWhileOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_StablehloWhileOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1706,10 +1844,19 @@ class StablehloSortOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StablehloSortOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_StablehloSortOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_StablehloSortOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1760,11 +1907,18 @@ class StablehloConcatenateOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StablehloConcatenateOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_StablehloConcatenateOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -1814,11 +1968,18 @@ class StablehloBroadcastInDimOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StablehloBroadcastInDimOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_StablehloBroadcastInDimOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -1869,10 +2030,19 @@ class StablehloCompareOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StablehloCompareOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_StablehloCompareOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_StablehloCompareOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1924,11 +2094,18 @@ class StablehloDynamicSliceOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StablehloDynamicSliceOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_StablehloDynamicSliceOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -1990,10 +2167,19 @@ class StablehloPadOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StablehloPadOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_StablehloPadOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_StablehloPadOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2044,10 +2230,19 @@ class StablehloIotaOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StablehloIotaOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_StablehloIotaOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_StablehloIotaOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2121,11 +2316,18 @@ class StablehloCustomCallOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StablehloCustomCallOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_StablehloCustomCallOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -2185,10 +2387,19 @@ class StablehloReduceOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StablehloReduceOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_StablehloReduceOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_StablehloReduceOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2248,10 +2459,19 @@ class StablehloSliceOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StablehloSliceOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_StablehloSliceOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_StablehloSliceOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2398,11 +2618,18 @@ class StablehloConvolutionOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StablehloConvolutionOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_StablehloConvolutionOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -2506,10 +2733,19 @@ class StablehloScatterOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StablehloScatterOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_StablehloScatterOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_StablehloScatterOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2566,10 +2802,19 @@ class StablehloCaseOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StablehloCaseOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_StablehloCaseOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_StablehloCaseOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2616,11 +2861,18 @@ class StablehloRngBitGeneratorOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StablehloRngBitGeneratorOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_StablehloRngBitGeneratorOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -2696,10 +2948,19 @@ class Conv2DOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Conv2DOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Conv2DOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Conv2DOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2789,10 +3050,19 @@ class Conv3DOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Conv3DOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Conv3DOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Conv3DOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2873,10 +3143,19 @@ class Pool2DOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Pool2DOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Pool2DOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Pool2DOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2960,10 +3239,19 @@ class DepthwiseConv2DOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DepthwiseConv2DOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_DepthwiseConv2DOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_DepthwiseConv2DOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3034,10 +3322,19 @@ class ConcatEmbeddingsOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ConcatEmbeddingsOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ConcatEmbeddingsOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ConcatEmbeddingsOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3088,10 +3385,19 @@ class LSHProjectionOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LSHProjectionOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LSHProjectionOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LSHProjectionOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3146,10 +3452,19 @@ class SVDFOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SVDFOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SVDFOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SVDFOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3205,10 +3520,19 @@ class RNNOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> RNNOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_RNNOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_RNNOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3268,10 +3592,19 @@ class SequenceRNNOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SequenceRNNOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SequenceRNNOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SequenceRNNOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3339,11 +3672,18 @@ class BidirectionalSequenceRNNOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BidirectionalSequenceRNNOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_BidirectionalSequenceRNNOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -3416,10 +3756,19 @@ class FullyConnectedOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> FullyConnectedOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_FullyConnectedOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_FullyConnectedOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3472,10 +3821,19 @@ class SoftmaxOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SoftmaxOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SoftmaxOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SoftmaxOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3525,10 +3883,19 @@ class ConcatenationOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ConcatenationOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ConcatenationOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ConcatenationOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3583,10 +3950,19 @@ class AddOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> AddOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_AddOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_AddOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3636,10 +4012,19 @@ class MulOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MulOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MulOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MulOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3684,10 +4069,19 @@ class L2NormOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> L2NormOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_L2NormOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_L2NormOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3749,11 +4143,18 @@ class LocalResponseNormalizationOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LocalResponseNormalizationOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_LocalResponseNormalizationOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -3826,10 +4227,19 @@ class LSTMOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LSTMOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LSTMOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LSTMOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3909,11 +4319,18 @@ class UnidirectionalSequenceLSTMOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> UnidirectionalSequenceLSTMOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_UnidirectionalSequenceLSTMOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -3995,11 +4412,18 @@ class BidirectionalSequenceLSTMOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BidirectionalSequenceLSTMOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_BidirectionalSequenceLSTMOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -4028,16 +4452,12 @@ _FIELDS_BidirectionalSequenceLSTMOptions: frozenset[str] = frozenset(
 class ResizeBilinearOptions:
     """ResizeBilinearOptions"""
 
-    new_height: int = 0
-    new_width: int = 0
     align_corners: bool = False
     half_pixel_centers: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """This value as a dict keyed by schema field names."""
         return {
-            "new_height": self.new_height,
-            "new_width": self.new_width,
             "align_corners": self.align_corners,
             "half_pixel_centers": self.half_pixel_centers,
         }
@@ -4049,12 +4469,6 @@ class ResizeBilinearOptions:
         if unknown:
             raise ValueError(f"unknown field(s) for ResizeBilinearOptions: {sorted(unknown)}")
         obj = cls()
-        if "new_height" in d:
-            v = d["new_height"]
-            obj.new_height = int(v)
-        if "new_width" in d:
-            v = d["new_width"]
-            obj.new_width = int(v)
         if "align_corners" in d:
             v = d["align_corners"]
             obj.align_corners = bool(v)
@@ -4069,10 +4483,19 @@ class ResizeBilinearOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ResizeBilinearOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ResizeBilinearOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ResizeBilinearOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4086,8 +4509,6 @@ class ResizeBilinearOptions:
 
 _FIELDS_ResizeBilinearOptions: frozenset[str] = frozenset(
     (
-        "new_height",
-        "new_width",
         "align_corners",
         "half_pixel_centers",
     )
@@ -4131,11 +4552,18 @@ class ResizeNearestNeighborOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ResizeNearestNeighborOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_ResizeNearestNeighborOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -4186,10 +4614,19 @@ class CallOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> CallOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_CallOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_CallOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4227,10 +4664,19 @@ class PadOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> PadOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_PadOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_PadOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4268,10 +4714,19 @@ class PadV2Options:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> PadV2Options:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_PadV2Options.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_PadV2Options.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4316,10 +4771,19 @@ class ReshapeOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ReshapeOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ReshapeOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ReshapeOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4357,10 +4821,19 @@ class SpaceToBatchNDOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SpaceToBatchNDOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SpaceToBatchNDOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SpaceToBatchNDOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4398,10 +4871,19 @@ class BatchToSpaceNDOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BatchToSpaceNDOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BatchToSpaceNDOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BatchToSpaceNDOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4456,10 +4938,19 @@ class SkipGramOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SkipGramOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SkipGramOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SkipGramOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4510,10 +5001,19 @@ class SpaceToDepthOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SpaceToDepthOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SpaceToDepthOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SpaceToDepthOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4558,10 +5058,19 @@ class DepthToSpaceOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DepthToSpaceOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_DepthToSpaceOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_DepthToSpaceOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4611,10 +5120,19 @@ class SubOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SubOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SubOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SubOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4664,10 +5182,19 @@ class DivOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DivOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_DivOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_DivOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4705,10 +5232,19 @@ class TopKV2Options:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> TopKV2Options:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_TopKV2Options.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_TopKV2Options.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4755,11 +5291,18 @@ class EmbeddingLookupSparseOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> EmbeddingLookupSparseOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_EmbeddingLookupSparseOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -4810,10 +5353,19 @@ class GatherOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> GatherOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_GatherOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_GatherOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4856,10 +5408,19 @@ class TransposeOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> TransposeOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_TransposeOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_TransposeOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4897,10 +5458,19 @@ class ExpOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ExpOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ExpOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ExpOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4938,10 +5508,19 @@ class CosOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> CosOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_CosOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_CosOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4986,10 +5565,19 @@ class ReducerOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ReducerOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ReducerOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ReducerOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5034,10 +5622,19 @@ class SqueezeOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SqueezeOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SqueezeOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SqueezeOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5082,10 +5679,19 @@ class SplitOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SplitOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SplitOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SplitOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5130,10 +5736,19 @@ class SplitVOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SplitVOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SplitVOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SplitVOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5203,10 +5818,19 @@ class StridedSliceOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StridedSliceOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_StridedSliceOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_StridedSliceOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5253,10 +5877,19 @@ class LogSoftmaxOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LogSoftmaxOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LogSoftmaxOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LogSoftmaxOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5306,10 +5939,19 @@ class CastOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> CastOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_CastOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_CastOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5352,10 +5994,19 @@ class DequantizeOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DequantizeOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_DequantizeOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_DequantizeOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5393,10 +6044,19 @@ class MaximumMinimumOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MaximumMinimumOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MaximumMinimumOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MaximumMinimumOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5434,10 +6094,19 @@ class TileOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> TileOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_TileOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_TileOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5482,10 +6151,19 @@ class ArgMaxOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ArgMaxOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ArgMaxOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ArgMaxOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5530,10 +6208,19 @@ class ArgMinOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ArgMinOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ArgMinOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ArgMinOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5571,10 +6258,19 @@ class GreaterOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> GreaterOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_GreaterOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_GreaterOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5612,10 +6308,19 @@ class GreaterEqualOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> GreaterEqualOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_GreaterEqualOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_GreaterEqualOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5653,10 +6358,19 @@ class LessOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LessOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LessOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LessOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5694,10 +6408,19 @@ class LessEqualOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LessEqualOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LessEqualOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LessEqualOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5735,10 +6458,19 @@ class NegOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> NegOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_NegOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_NegOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5776,10 +6508,19 @@ class SelectOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SelectOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SelectOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SelectOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5817,10 +6558,19 @@ class SliceOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SliceOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SliceOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SliceOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5885,10 +6635,19 @@ class TransposeConvOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> TransposeConvOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_TransposeConvOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_TransposeConvOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5934,10 +6693,19 @@ class ExpandDimsOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ExpandDimsOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ExpandDimsOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ExpandDimsOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5982,10 +6750,19 @@ class SparseToDenseOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SparseToDenseOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SparseToDenseOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SparseToDenseOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6023,10 +6800,19 @@ class EqualOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> EqualOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_EqualOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_EqualOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6064,10 +6850,19 @@ class NotEqualOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> NotEqualOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_NotEqualOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_NotEqualOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6112,10 +6907,19 @@ class ShapeOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ShapeOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ShapeOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ShapeOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6153,10 +6957,19 @@ class RankOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> RankOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_RankOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_RankOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6194,10 +7007,19 @@ class PowOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> PowOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_PowOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_PowOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6257,10 +7079,19 @@ class FakeQuantOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> FakeQuantOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_FakeQuantOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_FakeQuantOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6317,10 +7148,19 @@ class PackOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> PackOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_PackOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_PackOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6363,10 +7203,19 @@ class LogicalOrOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LogicalOrOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LogicalOrOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LogicalOrOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6411,10 +7260,19 @@ class OneHotOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> OneHotOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_OneHotOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_OneHotOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6452,10 +7310,19 @@ class AbsOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> AbsOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_AbsOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_AbsOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6493,10 +7360,19 @@ class HardSwishOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> HardSwishOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_HardSwishOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_HardSwishOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6534,10 +7410,19 @@ class LogicalAndOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LogicalAndOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LogicalAndOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LogicalAndOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6575,10 +7460,19 @@ class LogicalNotOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LogicalNotOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LogicalNotOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LogicalNotOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6628,10 +7522,19 @@ class UnpackOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> UnpackOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_UnpackOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_UnpackOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6674,10 +7577,19 @@ class FloorDivOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> FloorDivOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_FloorDivOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_FloorDivOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6715,10 +7627,19 @@ class SquareOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SquareOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SquareOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SquareOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6756,10 +7677,19 @@ class ZerosLikeOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ZerosLikeOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ZerosLikeOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ZerosLikeOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6797,10 +7727,19 @@ class FillOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> FillOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_FillOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_FillOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6838,10 +7777,19 @@ class FloorModOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> FloorModOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_FloorModOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_FloorModOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6879,10 +7827,19 @@ class RangeOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> RangeOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_RangeOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_RangeOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6927,10 +7884,19 @@ class LeakyReluOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LeakyReluOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LeakyReluOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LeakyReluOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6968,10 +7934,19 @@ class SquaredDifferenceOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SquaredDifferenceOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SquaredDifferenceOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SquaredDifferenceOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7016,10 +7991,19 @@ class MirrorPadOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MirrorPadOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MirrorPadOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MirrorPadOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7064,10 +8048,19 @@ class UniqueOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> UniqueOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_UniqueOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_UniqueOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7105,10 +8098,19 @@ class ReverseV2Options:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ReverseV2Options:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ReverseV2Options.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ReverseV2Options.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7146,10 +8148,19 @@ class AddNOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> AddNOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_AddNOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_AddNOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7187,10 +8198,19 @@ class GatherNdOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> GatherNdOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_GatherNdOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_GatherNdOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7228,10 +8248,19 @@ class WhereOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> WhereOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_WhereOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_WhereOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7281,10 +8310,19 @@ class ReverseSequenceOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ReverseSequenceOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ReverseSequenceOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ReverseSequenceOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7327,10 +8365,19 @@ class MatrixDiagOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MatrixDiagOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MatrixDiagOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MatrixDiagOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7368,10 +8415,19 @@ class QuantizeOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> QuantizeOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_QuantizeOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_QuantizeOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7409,10 +8465,19 @@ class MatrixSetDiagOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MatrixSetDiagOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MatrixSetDiagOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MatrixSetDiagOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7462,10 +8527,19 @@ class IfOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> IfOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_IfOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_IfOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7515,10 +8589,19 @@ class CallOnceOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> CallOnceOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_CallOnceOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_CallOnceOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7568,10 +8651,19 @@ class WhileOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> WhileOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_WhileOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_WhileOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7614,11 +8706,18 @@ class NonMaxSuppressionV4Options:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> NonMaxSuppressionV4Options:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_NonMaxSuppressionV4Options.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -7657,11 +8756,18 @@ class NonMaxSuppressionV5Options:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> NonMaxSuppressionV5Options:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_NonMaxSuppressionV5Options.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -7700,10 +8806,19 @@ class ScatterNdOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ScatterNdOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ScatterNdOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ScatterNdOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7741,10 +8856,19 @@ class SelectV2Options:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SelectV2Options:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SelectV2Options.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SelectV2Options.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7782,10 +8906,19 @@ class DensifyOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DensifyOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_DensifyOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_DensifyOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7823,10 +8956,19 @@ class SegmentSumOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SegmentSumOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SegmentSumOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SegmentSumOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7881,10 +9023,19 @@ class BatchMatMulOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BatchMatMulOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BatchMatMulOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BatchMatMulOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7940,10 +9091,19 @@ class CumsumOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> CumsumOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_CumsumOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_CumsumOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7986,10 +9146,19 @@ class BroadcastToOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BroadcastToOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BroadcastToOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BroadcastToOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8027,10 +9196,19 @@ class Rfft2dOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Rfft2dOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Rfft2dOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Rfft2dOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8085,10 +9263,19 @@ class HashtableOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> HashtableOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_HashtableOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_HashtableOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8132,10 +9319,19 @@ class HashtableFindOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> HashtableFindOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_HashtableFindOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_HashtableFindOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8173,10 +9369,19 @@ class HashtableImportOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> HashtableImportOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_HashtableImportOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_HashtableImportOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8214,10 +9419,19 @@ class HashtableSizeOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> HashtableSizeOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_HashtableSizeOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_HashtableSizeOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8267,10 +9481,19 @@ class VarHandleOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> VarHandleOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_VarHandleOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_VarHandleOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8313,10 +9536,19 @@ class ReadVariableOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ReadVariableOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ReadVariableOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ReadVariableOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8354,10 +9586,19 @@ class AssignVariableOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> AssignVariableOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_AssignVariableOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_AssignVariableOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8407,10 +9648,19 @@ class RandomOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> RandomOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_RandomOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_RandomOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8460,10 +9710,19 @@ class BucketizeOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BucketizeOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BucketizeOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BucketizeOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8508,10 +9767,19 @@ class GeluOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> GeluOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_GeluOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_GeluOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8549,11 +9817,18 @@ class DynamicUpdateSliceOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DynamicUpdateSliceOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_DynamicUpdateSliceOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -8592,11 +9867,18 @@ class UnsortedSegmentProdOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> UnsortedSegmentProdOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_UnsortedSegmentProdOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -8635,11 +9917,18 @@ class UnsortedSegmentMaxOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> UnsortedSegmentMaxOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_UnsortedSegmentMaxOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -8678,11 +9967,18 @@ class UnsortedSegmentSumOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> UnsortedSegmentSumOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_UnsortedSegmentSumOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -8721,10 +10017,19 @@ class ATan2Options:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ATan2Options:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ATan2Options.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ATan2Options.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8762,11 +10067,18 @@ class UnsortedSegmentMinOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> UnsortedSegmentMinOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_UnsortedSegmentMinOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -8805,10 +10117,19 @@ class SignOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SignOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SignOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SignOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8846,10 +10167,19 @@ class BitcastOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BitcastOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BitcastOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BitcastOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8887,10 +10217,19 @@ class BitwiseXorOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BitwiseXorOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BitwiseXorOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BitwiseXorOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8928,10 +10267,19 @@ class RightShiftOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> RightShiftOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_RightShiftOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_RightShiftOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8969,10 +10317,19 @@ class DilateOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DilateOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_DilateOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_DilateOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9017,10 +10374,19 @@ class ReduceWindowOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ReduceWindowOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ReduceWindowOptions.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ReduceWindowOptions.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9080,10 +10446,19 @@ class OperatorCode:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> OperatorCode:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_OperatorCode.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_OperatorCode.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9157,11 +10532,18 @@ class StableHLOCompositeOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StableHLOCompositeOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_StableHLOCompositeOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -9208,11 +10590,18 @@ class StablehloShiftLeftOptions:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StablehloShiftLeftOptions:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_StablehloShiftLeftOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -9476,10 +10865,19 @@ class Operator:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Operator:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Operator.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Operator.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9566,10 +10964,19 @@ class SubGraph:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SubGraph:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SubGraph.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SubGraph.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9633,10 +11040,19 @@ class Buffer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Buffer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Buffer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Buffer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9687,10 +11103,19 @@ class ExternalBufferGroup:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ExternalBufferGroup:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ExternalBufferGroup.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ExternalBufferGroup.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9755,10 +11180,19 @@ class ExternalBuffer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ExternalBuffer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ExternalBuffer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ExternalBuffer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9816,10 +11250,19 @@ class Metadata:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Metadata:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Metadata.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Metadata.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9874,10 +11317,19 @@ class TensorMap:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> TensorMap:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_TensorMap.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_TensorMap.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9904,7 +11356,6 @@ class SignatureDef:
     inputs: list[TensorMap] | None = None
     outputs: list[TensorMap] | None = None
     signature_key: str | None = None
-    deprecated_tag: str | None = None
     subgraph_index: int = 0
 
     def to_dict(self) -> dict[str, Any]:
@@ -9913,7 +11364,6 @@ class SignatureDef:
             "inputs": None if self.inputs is None else [e0.to_dict() for e0 in self.inputs],
             "outputs": None if self.outputs is None else [e0.to_dict() for e0 in self.outputs],
             "signature_key": self.signature_key,
-            "deprecated_tag": self.deprecated_tag,
             "subgraph_index": self.subgraph_index,
         }
 
@@ -9933,9 +11383,6 @@ class SignatureDef:
         if "signature_key" in d:
             v = d["signature_key"]
             obj.signature_key = None if v is None else str(v)
-        if "deprecated_tag" in d:
-            v = d["deprecated_tag"]
-            obj.deprecated_tag = None if v is None else str(v)
         if "subgraph_index" in d:
             v = d["subgraph_index"]
             obj.subgraph_index = int(v)
@@ -9947,10 +11394,19 @@ class SignatureDef:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SignatureDef:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SignatureDef.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SignatureDef.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9967,7 +11423,6 @@ _FIELDS_SignatureDef: frozenset[str] = frozenset(
         "inputs",
         "outputs",
         "signature_key",
-        "deprecated_tag",
         "subgraph_index",
     )
 )
@@ -10068,10 +11523,19 @@ class Model:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Model:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Model.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Model.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
