@@ -24,7 +24,7 @@ from . import __version__
 from .config import Config
 from .diagnostics import Diagnostics
 from .frontend import LoadResult, load
-from .pygen.generate import GenerateOptions, generate
+from .backend.generate import GenerateOptions, generate
 
 __all__ = ["BuildResult", "expand_inputs", "run_build", "MANIFEST", "CACHE"]
 

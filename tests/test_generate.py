@@ -207,7 +207,7 @@ def test_repository_package_imports() -> None:
 
 def test_format_cache_gives_blacks_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Cached, parallel and plain formatting produce the same bytes."""
-    from idlgen.pygen import formatting
+    from idlgen.backend import formatting
 
     sources = {f"m{i}.py": f"x = [ {i},\n  2 ]\ndef f( a ):\n  return a\n" * 40 for i in range(6)}
     monkeypatch.setenv("IDLGEN_CACHE_DIR", "")

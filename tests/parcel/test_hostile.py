@@ -116,7 +116,7 @@ def test_allocation_is_bounded(name: str) -> None:
 
 
 def test_reply_decoding_is_safe() -> None:
-    from idlgen.hdi import codegen
+    from idlgen.backend import hdi_codec as codegen
 
     schema, classes = nnrt("v2_1")
     ifaces = codegen.build_interfaces(schema, classes)

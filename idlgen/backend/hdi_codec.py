@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from .. import ir
+from .views import CodecView, ModuleBuilder, RecordView
 from ..wire import ipc, parcel
-from . import layout
+from ..hdi import layout
 
 __all__ = [
     "Sym",
@@ -467,7 +468,7 @@ def node_type_mapping(
 
 
 # ----------------------------------------------------------------------------------------------
-# Generator plugin (idlgen.pygen: CODEC_PLUGINS["hdi"])
+# The codec block of generated modules (templates/hdi_codec.j2)
 
 
 def method_py_name(m: ir.Method) -> str:
@@ -475,13 +476,14 @@ def method_py_name(m: ir.Method) -> str:
     return m.name + (f"_{m.cmd_id}" if m.overload else "")
 
 
-def codec_view(b: Any, f: ir.SchemaFile, records: list[Any], schema: ir.Schema) -> Any:
+def codec_view(
+    b: ModuleBuilder, f: ir.SchemaFile, records: list[RecordView], schema: ir.Schema
+) -> CodecView:
     """The Parcel codec block of one generated module, and ``to_parcel``/``from_parcel`` methods.
 
     ``b`` is the generator's ModuleBuilder (``b.imports.ref(qualname)`` names a class, importing
     it when it lives in another module), ``records`` its RecordViews in dependency order.
     """
-    from ..pygen.views import CodecView
 
     decls = schema.decls()
     resolve = decls.__getitem__
@@ -510,10 +512,7 @@ def codec_view(b: Any, f: ir.SchemaFile, records: list[Any], schema: ir.Schema) 
             lines.append(
                 f"_IPC_{b.names.class_name(d.qualname)} = {render(interface_codec(d, resolve), class_name)}"
             )
-    imports = [
-        "from idlgen.wire import parcel as _parcel",
-        "from collections.abc import Sequence",
-    ]
+    imports = ["from idlgen.wire import parcel as _parcel"]
     if any(isinstance(decls[r.qualname], ir.Union) for r in records):
         imports.append("from typing import TYPE_CHECKING")
     if any(line.startswith("_IPC_") for line in lines):

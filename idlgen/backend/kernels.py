@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .. import ir
 from ..diagnostics import Diagnostics
-from .generate import _env
+from .render import env as _env
 from .naming import docstring, module_name, py_ident
 from .views import ImportSet, ModuleRef, Names
 

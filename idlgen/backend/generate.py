@@ -3,40 +3,35 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import jinja2
-
 from .. import __version__, ir
 from ..diagnostics import Diagnostics
-from ..resources import resource_dir
+from . import fbs_codec, hdi_codec, kernels
 from .formatting import format_many
+from .render import env as _env
 from .naming import docstring, module_name
 from .views import (
     CodecView,
     ModuleBuilder,
     ModuleView,
     Names,
+    RecordView,
     order_records,
 )
 
-__all__ = ["generate", "GenerateOptions", "CODEC_PLUGINS", "KERNEL_PLUGIN"]
+__all__ = ["generate", "GenerateOptions"]
 
-# Wire-format plugins by schema language: "module:function", imported lazily. A plugin takes
-# (ModuleBuilder, SchemaFile, list[RecordView], Schema) and returns a CodecView or None.
-CODEC_PLUGINS: dict[str, str] = {
-    "hdi": "idlgen.hdi.codegen:codec_view",
-    "fbs": "idlgen.fbs.codegen:codec_view",
+
+# The wire-format codec block of a module, by schema language.
+_CODECS: dict[str, Callable[[ModuleBuilder, ir.SchemaFile, list[RecordView], ir.Schema], CodecView | None]] = {
+    "hdi": hdi_codec.codec_view,
+    "fbs": fbs_codec.codec_view,
 }
-# Extra per-package modules (NNRt kernels): takes (package, files, Schema, Names, header
-# function, Diagnostics) and returns {module name: source} (unformatted).
-KERNEL_PLUGIN = "idlgen.pygen.kernels:package_modules"
 
 
 @dataclass(frozen=True)
@@ -44,31 +39,11 @@ class GenerateOptions:
     line_length: int = 100
     # Paths in headers are made relative to this directory (keeps output machine-independent).
     base_dir: Path | None = None
+    # black-format the output (tests that only import the modules may skip it)
+    format: bool = True
 
 
-@functools.cache
-def _env() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(resource_dir("templates"))),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
-    return env
 
-
-def _plugin(spec: str) -> Callable[..., Any] | None:
-    mod, _, fn = spec.partition(":")
-    try:
-        m = importlib.import_module(mod)
-    except ModuleNotFoundError as e:
-        if e.name and mod.startswith(e.name):
-            return None  # plugin not available (yet): generate without it
-        raise
-    found: Callable[..., Any] | None = getattr(m, fn, None)
-    return found
 
 
 def _rel(path: str, base: Path | None) -> str:
@@ -124,11 +99,9 @@ def generate(
             pkg_sources.setdefault(ns, []).append((f.path, f.digest))
             pkg_files.setdefault(ns, []).append(f)
 
-    kernels = _plugin(KERNEL_PLUGIN)
     for ns in sorted(packages):
         header = header_for(pkg_sources[ns], options.base_dir)
-        if kernels is not None:
-            for mod, src in kernels(ns, pkg_files[ns], schema, names, header, diags).items():
+        for mod, src in kernels.package_modules(ns, pkg_files[ns], schema, names, header, diags).items():
                 rel = "/".join([*ns.split("."), f"{mod}.py"]) if ns else f"{mod}.py"
                 out[rel] = src
     # Package __init__ files: re-exports for namespaces, plain markers for their parents.
@@ -152,7 +125,8 @@ def generate(
         )
         rel = "/".join([*pkg.split("."), "__init__.py"]) if pkg else "__init__.py"
         out[rel] = src
-    return format_many(dict(sorted(out.items())), options.line_length)
+    out = dict(sorted(out.items()))
+    return format_many(out, options.line_length) if options.format else out
 
 
 def build_module(
@@ -178,8 +152,7 @@ def build_module(
     records = order_records(records, {d.qualname for d in decls})
     interfaces = [b.interface(d) for d in decls if isinstance(d, ir.Interface)]
     codecs: list[CodecView] = []
-    spec = CODEC_PLUGINS.get(f.language)
-    plugin = _plugin(spec) if spec else None
+    plugin = _CODECS.get(f.language)
     if plugin is not None and (records or any(isinstance(d, ir.Interface) for d in decls)):
         cv = plugin(b, f, records, schema)
         if cv is not None:

@@ -183,18 +183,21 @@ class ImportSet:
             if line.startswith("from "):
                 mod, _, names = line[5:].partition(" import ")
                 froms.setdefault(mod, set()).update(n.strip() for n in names.split(","))
-        first = [m for m in froms if not m.startswith("idlgen")]
-        out = plain + [f"from {m} import {', '.join(sorted(froms[m]))}" for m in sorted(first)]
-        out += [
-            f"from {m} import {', '.join(sorted(froms[m]))}"
-            for m in sorted(froms)
-            if m.startswith("idlgen")
-        ]
+        third = [m for m in froms if not m.startswith(("idlgen", "."))]
+        ours = [m for m in froms if m.startswith("idlgen")]
+        cycle = [m for m in froms if m.startswith(".")]
+        stdlib = plain + [f"from {m} import {', '.join(sorted(froms[m]))}" for m in sorted(third)]
+        idlgen = [f"from {m} import {', '.join(sorted(froms[m]))}" for m in sorted(ours)]
         by_mod: dict[str, list[str]] = {}
         for (path, name), alias in self.local.items():
             by_mod.setdefault(path, []).append(name if alias == name else f"{name} as {alias}")
-        for path in sorted(by_mod):
-            out.append(f"from {path} import {', '.join(sorted(by_mod[path]))}")
+        local = [f"from {m} import {', '.join(sorted(froms[m]))}" for m in sorted(cycle)]
+        local += [f"from {p} import {', '.join(sorted(by_mod[p]))}" for p in sorted(by_mod)]
+        # Groups (stdlib and third party / idlgen / this package) separated by a blank line.
+        out: list[str] = []
+        for group in (stdlib, idlgen, local):
+            if group:
+                out += ([""] if out else []) + group
         return out
 
 
@@ -237,8 +240,6 @@ class FieldView:
     annotation: str
     default: str  # "= …" right-hand side, e.g. "0", "field(default_factory=Foo)"
     doc: str
-    to_dict: str  # expression over `self.<name>`
-    from_dict: str  # expression over `v`
 
 
 @dataclass(frozen=True)
@@ -249,6 +250,7 @@ class RecordView:
     qualname: str
     kind: str  # "struct", "table", "union"
     ir: Any  # the IR declaration (for codec plugins)
+    base: str = "_rec.Record"  # the runtime base class (idlgen.wire.records)
     template: str = "_record.j2"  # a codec plugin may render some kinds its own way
 
 
@@ -418,9 +420,13 @@ class ModuleBuilder:
             value = (
                 f.default if isinstance(f.default, int) and not isinstance(f.default, bool) else 0
             )
+            member = next((m.name for m in e.members if m.value == value), None)
+            # Written as the member (ActivationType.ACTIVATION_TYPE_NONE); a value no member
+            # has (open enums, flag sets) as a call.
+            expr = f"{cls}.{enum_member_name(member)}" if member is not None else f"{cls}({value})"
             if "." in cls:  # defined in a module of an import cycle: build it when needed
-                return f"field(default_factory=lambda: {cls}({value}))"
-            return f"{cls}({value})"
+                return f"field(default_factory=lambda: {expr})"
+            return expr
         if t.kind in (ir.RefKind.INTERFACE, ir.RefKind.SEQUENCEABLE):
             return "None"
         if self.fbs:
@@ -432,68 +438,13 @@ class ModuleBuilder:
             else f"field(default_factory={cls})"
         )
 
-    def to_dict_expr(self, t: ir.TypeRef, x: str, depth: int = 0) -> str:
-        if isinstance(t, (ir.Scalar, ir.String, ir.Handle, ir.SharedMemQueue)):
-            return x
-        if isinstance(t, (ir.Vector, ir.FixedArray)):
-            if _is_bytes(t, self.fbs):
-                return f"bytes({x})" if self.fbs else x  # FlatBuffers may hand a ScalarVector
-            e = f"e{depth}"
-            inner = self.to_dict_expr(t.element, e, depth + 1)
-            return f"list({x})" if inner == e else f"[{inner} for {e} in {x}]"
-        if isinstance(t, ir.Map):
-            k, v = f"k{depth}", f"v{depth}"
-            ki = self.to_dict_expr(t.key, k, depth + 1)
-            vi = self.to_dict_expr(t.value, v, depth + 1)
-            return (
-                f"dict({x})"
-                if (ki, vi) == (k, v)
-                else f"{{{ki}: {vi} for {k}, {v} in {x}.items()}}"
-            )
-        if t.kind is ir.RefKind.ENUM:
-            return f"int({x})"
-        if t.kind in (ir.RefKind.INTERFACE, ir.RefKind.SEQUENCEABLE):
-            return x
-        if t.kind is ir.RefKind.UNION and self.fbs:
-            return f"_rec.union_to_dict({x})"
-        return f"{x}.to_dict()"
-
-    def from_dict_expr(self, t: ir.TypeRef, v: str, depth: int = 0) -> str:
-        if isinstance(t, ir.Scalar):
-            return f"{_SCALAR_PY[t.kind]}({v})"
-        if isinstance(t, ir.String):
-            return f"str({v})"
-        if isinstance(t, (ir.Vector, ir.FixedArray)):
-            if _is_bytes(t, self.fbs):
-                return f"_rec.bytes_from({v})"
-            e = f"e{depth}"
-            return f"[{self.from_dict_expr(t.element, e, depth + 1)} for {e} in {v}]"
-        if isinstance(t, ir.Map):
-            k, w = f"k{depth}", f"w{depth}"
-            ki = self.from_dict_expr(t.key, k, depth + 1)
-            vi = self.from_dict_expr(t.value, w, depth + 1)
-            return f"{{{ki}: {vi} for {k}, {w} in _rec.map_items({v})}}"
-        if isinstance(t, ir.Handle):
-            if t.kind in (ir.HandleKind.FILE_DESCRIPTOR, ir.HandleKind.POINTER):
-                return f"int({v})"
-            return v
-        if isinstance(t, ir.SharedMemQueue):
-            return v
-        if t.kind is ir.RefKind.ENUM:
-            return f"_rec.enum_from({self.imports.ref(t.qualname)}, {v})"
-        if t.kind in (ir.RefKind.INTERFACE, ir.RefKind.SEQUENCEABLE):
-            return v
-        if t.kind is ir.RefKind.UNION and self.fbs:
-            return v
-        return f"{self.imports.ref(t.qualname)}.from_dict({v})"
-
     # ---- declarations
     def enum(self, e: ir.Enum) -> EnumView:
-        base = "enum.IntFlag" if e.bit_flags else "OpenIntEnum"
+        base = "enum.IntFlag" if e.bit_flags else "_rec.OpenIntEnum"
         if e.bit_flags:
             self.imports.stdlib.add("import enum")
         else:
-            self.imports.stdlib.add("from idlgen.wire.records import OpenIntEnum")
+            self.imports.stdlib.add("from idlgen.wire import records as _rec")
         members = tuple(
             EnumMemberView(
                 enum_member_name(m.name), m.name, m.value, docstring(m.doc, 4) if m.doc else ""
@@ -526,17 +477,14 @@ class ModuleBuilder:
                     ann,
                     _with_schema_name(default, f.name) if name != f.name else default,
                     docstring(f.doc, 4) if f.doc else "",
-                    self._guard(self.to_dict_expr(f.type, f"self.{name}"), f"self.{name}", default),
-                    self._guard(self.from_dict_expr(f.type, "v"), "v", default),
                 )
             )
         if any("field(" in fv.default for fv in fields):
             self.imports.stdlib.add("from dataclasses import dataclass, field")
         else:
             self.imports.stdlib.add("from dataclasses import dataclass")
-        self.imports.stdlib.add("from typing import Any")
-        self.imports.stdlib.add("from collections.abc import Mapping")
         self.imports.stdlib.add("from idlgen.wire import records as _rec")
+        base = "_rec.FlatRecord" if self.fbs else "_rec.ParcelRecord"
         return RecordView(
             self.names.class_name(s.qualname),
             _doc_or(s.doc, s.name),
@@ -544,14 +492,8 @@ class ModuleBuilder:
             s.qualname,
             kind,
             s,
+            base=base,
         )
-
-    @staticmethod
-    def _guard(expr: str, x: str, default: str) -> str:
-        """Optional values (default None) pass None through unconverted."""
-        if default != "None" or expr == x:
-            return expr
-        return f"None if {x} is None else {expr}"
 
     def interface(self, i: ir.Interface) -> InterfaceView:
         self.imports.stdlib.add("from typing import ClassVar, Protocol")
