@@ -231,6 +231,7 @@ class EnumView:
     doc: str
     members: tuple[EnumMemberView, ...]
     qualname: str
+    renamed: tuple[tuple[str, str], ...] = ()  # (Python name, schema name) of escaped members
 
 
 @dataclass(frozen=True)
@@ -451,8 +452,16 @@ class ModuleBuilder:
             )
             for m in e.members
         )
+        renamed = tuple((m.name, m.schema_name) for m in members if m.name != m.schema_name)
+        if renamed:
+            self.imports.stdlib.add("from idlgen.wire import records as _rec")
         return EnumView(
-            self.names.class_name(e.qualname), base, _doc_or(e.doc, e.name), members, e.qualname
+            self.names.class_name(e.qualname),
+            base,
+            _doc_or(e.doc, e.name),
+            members,
+            e.qualname,
+            renamed,
         )
 
     def record(self, s: ir.Struct | ir.Union) -> RecordView:

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from ..errors import DecodeError
 from . import flatbuffers as fb
+from . import records
 
 __all__ = ["to_json", "from_json", "parse_json", "JsonNumber"]
 
@@ -86,17 +87,17 @@ def _scalar(h: fb._ScalarH, v: Any) -> str:
             if iv:
                 names = []
                 rest = iv
-                for m in cls.__members__.values():
+                for name, m in records.schema_members(cls).items():
                     mv = int(m)
-                    if mv and iv & mv == mv and m.name not in names:
-                        names.append(m.name)
+                    if mv and iv & mv == mv and name not in names:
+                        names.append(name)
                         rest &= ~mv
                 if not rest and names:
                     return _esc(" ".join(names))
         else:
-            for m in cls.__members__.values():
+            for name, m in records.schema_members(cls).items():
                 if int(m) == iv:
-                    return _esc(m.name)
+                    return _esc(name)
     return str(iv)
 
 
@@ -431,8 +432,9 @@ def _to_scalar(h: fb._ScalarH, v: Any, f: fb.Field | None) -> Any:
             total = 0
             for word in (s.replace(".", " ").split() if " " in s else [s.rsplit(".", 1)[-1]]):
                 word = word.rsplit(".", 1)[-1]
-                if word in cls.__members__:
-                    total |= int(cls.__members__[word])
+                members = records.schema_members(cls)
+                if word in members:
+                    total |= int(members[word])
                 else:
                     try:
                         total |= _num(word, fmt)

@@ -24,6 +24,8 @@ __all__ = [
     "FlatRecord",
     "descriptor_of",
     "enum_from",
+    "set_schema_names",
+    "schema_members",
     "bytes_from",
     "map_items",
     "union_to_dict",
@@ -50,15 +52,25 @@ class OpenIntEnum(enum.IntEnum):
         return pseudo
 
 
+def set_schema_names(cls: type[enum.Enum], names: Mapping[str, str]) -> None:
+    """Record the schema names of members whose Python names were escaped (``None`` → ``None_``)."""
+    setattr(cls, "_schema_names_", dict(names))
+
+
+def schema_members(cls: type[E]) -> dict[str, E]:
+    """Members (aliases included) by their schema names."""
+    renamed: Mapping[str, str] = getattr(cls, "_schema_names_", {})
+    return {renamed.get(n, n): m for n, m in cls.__members__.items()}
+
+
 def enum_from(cls: type[E], v: object) -> E:
     """An enum member from an int or a member name (the schema's or the Python one)."""
     if isinstance(v, cls):
         return v
     if isinstance(v, str):
-        for name in (v, v + "_"):
-            member = cls.__members__.get(name)
-            if member is not None:
-                return member
+        member = cls.__members__.get(v) or schema_members(cls).get(v)
+        if member is not None:
+            return member
         raise ValueError(f"{v!r} is not a member of {cls.__name__}")
     if isinstance(v, bool) or not isinstance(v, int):
         raise TypeError(f"{cls.__name__} value must be an int or a name, not {type(v).__name__}")
