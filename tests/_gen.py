@@ -133,7 +133,7 @@ def generate_schema(
             try:
                 mod = importlib.import_module(dotted)
             except ModuleNotFoundError as e:
-                if e.name != dotted:
+                if not e.name or not (dotted + ".").startswith(e.name + "."):
                     raise
                 continue  # nothing generated for it (e.g. a file of sequenceables only)
             g.modules[dotted] = mod

@@ -171,7 +171,7 @@ class _Plan:
         hints = typing.get_type_hints(cls)
         self.fields: tuple[tuple[str, str, _Conv, _Conv], ...] = tuple(
             (f.name, f.metadata.get("schema_name", f.name), *_converters(hints[f.name]))
-            for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+            for f in dataclasses.fields(cls)
         )
         self.names = frozenset(n for _, n, _, _ in self.fields)
 

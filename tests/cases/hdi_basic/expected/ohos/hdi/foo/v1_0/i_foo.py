@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar, Protocol
+
 from idlgen.wire import ipc as _ipc, parcel as _parcel
+
 from .i_foo_callback import IFooCallback
 from .types import Everything, Point
 

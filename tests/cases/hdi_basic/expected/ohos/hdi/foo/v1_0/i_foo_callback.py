@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar, Protocol
+
 from idlgen.wire import ipc as _ipc, parcel as _parcel
 
 __all__ = [

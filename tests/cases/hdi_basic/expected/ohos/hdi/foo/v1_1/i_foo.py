@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar, Protocol
+
 from idlgen.wire import ipc as _ipc, parcel as _parcel
+
 from ..v1_0.i_foo import IFoo as _ohos_hdi_foo_v1_0_IFoo
 from ..v1_0.types import Point
 
