@@ -5,14 +5,12 @@ constructors of :mod:`idlgen.wire.parcel` with literal arguments and references 
 classes. The tree is pure data, so it can be
 
 * rendered as Python source for the generated module's codec block (:func:`render`), or
-* evaluated directly against a mapping of classes (:func:`build`), which lets tests and tools
-  use the codecs straight from the IR, without generating code (:func:`runtime_classes`).
+* evaluated directly against a mapping of classes (:func:`build`), e.g. the interface codecs
+  of generated classes (:func:`build_interfaces`).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 import keyword
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -40,7 +38,6 @@ __all__ = [
     "render",
     "build",
     "build_codecs",
-    "runtime_classes",
     "node_type_mapping",
     "py_name",
 ]
@@ -348,91 +345,6 @@ def build_codecs(
         if isinstance(d, ir.Union) or (isinstance(d, ir.Struct) and not d.is_table)
     }
     return {q: build(calls[q], classes) for q in codec_order(calls)}
-
-
-# ----------------------------------------------------------------------------------------------
-# Classes without code generation (tests, tools)
-
-
-def _open_enum_base() -> type:
-    try:
-        from ..wire.records import OpenIntEnum
-    except ImportError:  # pragma: no cover - until the records runtime lands
-        return enum.IntEnum
-    return OpenIntEnum
-
-
-def _zero(t: ir.TypeRef, resolve: layout.Resolver, classes: Mapping[str, Any]) -> Callable[[], Any]:
-    if isinstance(t, ir.Scalar):
-        return (
-            (lambda: False)
-            if t.kind is ir.ScalarKind.BOOL
-            else ((lambda: 0.0) if t.kind.is_float else (lambda: 0))
-        )
-    if isinstance(t, ir.String):
-        return str
-    if isinstance(t, ir.Vector):
-        e = t.element
-        bytes_like = isinstance(e, ir.Scalar) and e.kind in (
-            ir.ScalarKind.I8,
-            ir.ScalarKind.U8,
-        )
-        return bytes if bytes_like else list
-    if isinstance(t, ir.Map):
-        return dict
-    if isinstance(t, ir.Handle) and t.kind is ir.HandleKind.FILE_DESCRIPTOR:
-        return lambda: -1
-    if isinstance(t, ir.Handle) and t.kind is ir.HandleKind.POINTER:
-        return lambda: 0
-    if isinstance(t, ir.Ref):
-        decl = resolve(t.qualname)
-        if isinstance(decl, ir.Enum):
-            first = decl.members[0].value if decl.members else 0
-            return lambda: classes[t.qualname](first)
-        if isinstance(decl, (ir.Struct, ir.Union)):
-            return lambda: classes[t.qualname]()
-    return lambda: None
-
-
-def _to_parcel(self: Any, objects: list[object] | None = None) -> bytes:
-    return parcel.codec_of(type(self)).encode(self, objects)
-
-
-def _from_parcel(cls: type, data: bytes, objects: list[object] | None = None) -> Any:
-    return parcel.codec_of(cls).decode(data, objects)
-
-
-def runtime_classes(schema: ir.Schema) -> dict[str, Any]:
-    """Plain record classes for every enum/struct/union of ``schema`` with codecs attached.
-
-    Structs become dataclasses (attributes named by :func:`py_name`, positional order = wire
-    order) with ``to_parcel``/``from_parcel``; unions subclass :class:`parcel.UnionRecord`;
-    enums are open int enums. Meant for tests and tools that work from the IR directly.
-    """
-    decls = schema.decls()
-    resolve = decls.__getitem__
-    classes: dict[str, Any] = {}
-    base = _open_enum_base()
-    for q, d in decls.items():
-        if isinstance(d, ir.Enum):
-            classes[q] = base(d.name, [(m.name, m.value) for m in d.members] or [("_EMPTY", 0)])
-    for q, d in decls.items():
-        if isinstance(d, ir.Union):
-            classes[q] = type(d.name, (parcel.UnionRecord,), {"__slots__": ()})
-        elif isinstance(d, ir.Struct) and not d.is_table:
-            fields = [
-                (
-                    py_name(f.name),
-                    Any,
-                    dataclasses.field(default_factory=_zero(f.type, resolve, classes)),
-                )
-                for f in d.fields
-            ]
-            ns = {"to_parcel": _to_parcel, "from_parcel": classmethod(_from_parcel)}
-            cls = dataclasses.make_dataclass(d.name, fields, namespace=ns)
-            classes[q] = cls
-    build_codecs(decls.values(), resolve, classes)
-    return classes
 
 
 # ----------------------------------------------------------------------------------------------
