@@ -9,11 +9,11 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
 from ...errors import DecodeError, EncodeError
+from .codecs import BOOL, STRING, Codec, Enum, _Scalar
 from .stream import (
     DEFAULT_CAPACITY,
     _ENCODE_ERRORS,
     HDI_BUFF_MAX_SIZE,
-    _I32,
     _LITTLE,
     _NULPAD,
     _PAD,
@@ -23,7 +23,6 @@ from .stream import (
     _U64,
     Writer,
 )
-from .codecs import BOOL, Codec, Enum, _Scalar, STRING
 
 # ----------------------------------------------------------------------------------------------
 # Arrays and maps
@@ -272,26 +271,20 @@ class PodStruct(Codec):
             elif names:
                 get1 = operator.attrgetter(names[0])
                 self.pack = lambda v: st_pack(get1(v))  # type: ignore[method-assign]
+        make = cls
         if self._simple:
-            make = cls
             self.from_block = lambda buf, pos: make(*st_unpack(buf, pos))  # type: ignore[method-assign]
         elif all(k == 0 or k == 1 for k, _ in self._plan):
-            # Straight-line code (like dataclasses' generated __init__): unpack, convert the
-            # enum/union leaves, construct; no per-field loop.
-            leaves = [f"x{i}" for i in range(len(self._plan))]
-            args = [
-                x if k == 0 else f"c{i}({x})"
-                for i, ((k, _), x) in enumerate(zip(self._plan, leaves))
-            ]
-            env: dict[str, Any] = {"make": cls, "unpack": st_unpack}
-            env.update({f"c{i}": c for i, (k, c) in enumerate(self._plan) if k == 1})
-            src = (
-                "def from_block(buf, pos):\n"
-                f"    {', '.join(leaves)}, = unpack(buf, pos)\n"
-                f"    return make({', '.join(args)})\n"
-            )
-            exec(src, env)  # noqa: S102 - source built from this function's own literals
-            self.from_block = env["from_block"]  # type: ignore[method-assign]
+            # Unpack, convert the enum/union leaves in place, construct: no per-field dispatch.
+            convert = tuple((i, c) for i, (k, c) in enumerate(self._plan) if k == 1)
+
+            def from_block(buf: bytes, pos: int) -> Any:
+                vals = list(st_unpack(buf, pos))
+                for i, c in convert:
+                    vals[i] = c(vals[i])
+                return make(*vals)
+
+            self.from_block = from_block  # type: ignore[method-assign]
         cls._parcel_codec_ = self
 
     @property
@@ -387,21 +380,162 @@ class PodStruct(Codec):
             raise DecodeError(e.reason, path=self.name, offset=0) from None
 
 
+# A struct's fast path is a small table interpreted by ``Struct.read``/``Struct.write``: one
+# entry per member, or per run of consecutive fixed-size members (one precompiled
+# ``struct.Struct``). The common member kinds are handled inline in the interpreter loop (no
+# call per member); anything unusual raises, and the struct redoes the value member by member
+# through the codecs (the reference), which raises the located error.
+_RUN1, _ENUM, _RUN, _CSTRING, _BLOCK, _CODEC = range(6)
+_Conv = Callable[[Any], Any]
+
+
+def _run_member(c: Codec) -> tuple[str, _Conv | None, _Conv | None]:
+    """(wire format, read conversion, write conversion) of a fixed-size member, or ("", ...)."""
+    if c is BOOL:
+        return "i", bool, _bool_to_int
+    if isinstance(c, _Scalar) and not c._narrow:
+        return c._wire.format.lstrip("<"), None, None
+    if isinstance(c, Enum):
+        return "Q", _enum_reader(c), _enum_writer(c)
+    return "", None, None
+
+
+def _bool_to_int(x: Any) -> int:
+    return 1 if x else 0
+
+
+def _enum_reader(c: Enum) -> Callable[[int], Any]:
+    members = c._members = {int(m): m for m in c.cls}
+    signed, lo, hi = c._signed, c._lo, c._hi
+
+    def read(v: int) -> Any:
+        if signed and v > 0x7FFF_FFFF_FFFF_FFFF:
+            v -= 1 << 64
+        if not lo <= v <= hi:
+            raise _Fallback
+        m = members.get(v)
+        return c.convert(v) if m is None else m
+
+    return read
+
+
+def _enum_writer(c: Enum) -> Callable[[Any], int]:
+    lo, hi = c._lo, c._hi
+
+    def write(x: Any) -> int:
+        if not lo <= x <= hi:
+            raise _Fallback
+        masked: int = x & 0xFFFF_FFFF_FFFF_FFFF  # a float fails here, as in Enum.write
+        return masked
+
+    return write
+
+
+class _Fallback(Exception):
+    """The fast path met something it does not handle: redo the value the reference way."""
+
+
 class Struct(Codec):
-    """A non-POD struct: members in declaration order (parent's first), each by its codec."""
+    """A non-POD struct: members in declaration order (parent's first), each by its codec.
+
+    ``read``/``write`` interpret a per-struct table (see above); ``read_generic`` /
+    ``write_generic`` go member by member through the codecs and are the reference.
+    """
 
     def __init__(self, cls: Any, fields: Iterable[tuple[str, Codec]]) -> None:
         self.cls = cls
         self.name = cls.__name__
         self.fields = tuple(fields)
         self.min_size = sum(c.min_size for _, c in self.fields)
-        self.read = _compile_reader(self)  # type: ignore[method-assign,assignment]
-        self.write = _compile_writer(self)  # type: ignore[method-assign,assignment]
+        # read entries: (op, a, b, c); write entries: (op, getter, a, b)
+        self._rplan: list[tuple[int, Any, Any, Any]] = []
+        self._wplan: list[tuple[int, Callable[[Any], Any], Any, Any]] = []
+        run: list[tuple[str, str, _Conv | None, _Conv | None, Codec]] = []
+
+        def close_run() -> None:
+            if not run:
+                return
+            st = struct.Struct("<" + "".join(f for _, f, _, _, _ in run))
+            names = [n for n, _, _, _, _ in run]
+            if len(run) == 1 and isinstance(run[0][4], Enum):
+                e = run[0][4]
+                e._members = {int(m): m for m in e.cls}
+                self._rplan.append((_ENUM, e, e._members, None))
+                self._wplan.append((_ENUM, operator.attrgetter(names[0]), e._lo, e._hi))
+            elif len(run) == 1:
+                _, _, rc, wc, _ = run[0]
+                self._rplan.append((_RUN1, st.unpack_from, st.size, rc))
+                self._wplan.append((_RUN1, operator.attrgetter(names[0]), st.pack, wc))
+            else:
+                rconv = tuple((i, r) for i, (_, _, r, _, _) in enumerate(run) if r is not None)
+                wconv = tuple((i, w) for i, (_, _, _, w, _) in enumerate(run) if w is not None)
+                self._rplan.append((_RUN, st.unpack_from, st.size, rconv))
+                self._wplan.append((_RUN, operator.attrgetter(*names), st.pack, wconv))
+            run.clear()
+
+        for name, c in self.fields:
+            fmt, rconv, wconv = _run_member(c)
+            if fmt:
+                run.append((name, fmt, rconv, wconv, c))
+                continue
+            close_run()
+            get = operator.attrgetter(name)
+            if c is STRING:
+                self._rplan.append((_CSTRING, None, None, None))
+                self._wplan.append((_CSTRING, get, None, None))
+                continue
+            if c is BYTES:
+                self._rplan.append((_BLOCK, 1, None, None))
+            elif isinstance(c, PodArray) and c._typecode and c._enum is None and c._record is None:
+                self._rplan.append((_BLOCK, c._size, c._typecode, None))
+                self._wplan.append((_BLOCK, get, c._typecode, None))
+                continue
+            else:
+                self._rplan.append((_CODEC, c.read, None, None))
+            self._wplan.append((_CODEC, get, c.write, None))
+        close_run()
         cls._parcel_codec_ = self
 
     def write(self, w: Writer, v: Any) -> None:
-        # replaced per instance by the compiled writer (see __init__)
-        self.write_generic(w, v)
+        buf = w.buf
+        start = len(buf)
+        objects = w.objects
+        nobj = len(objects) if objects is not None else 0
+        try:
+            for op, get, a, b in self._wplan:
+                x = get(v)
+                if op == _RUN1:
+                    buf += a(x if b is None else b(x))
+                elif op == _ENUM:
+                    if not a <= x <= b:
+                        raise _Fallback
+                    buf += _U64.pack(x & 0xFFFF_FFFF_FFFF_FFFF)
+                elif op == _CSTRING:
+                    data = x.encode("utf-8")
+                    if b"\0" in data:
+                        raise _Fallback
+                    buf += data
+                    buf += _NULPAD[len(data) & 3]
+                elif op == _RUN:
+                    if b:
+                        x = list(x)
+                        for i, conv in b:
+                            x[i] = conv(x[i])
+                    buf += a(*x)
+                elif op == _BLOCK:
+                    n = len(x)
+                    buf += _U32.pack(n)
+                    if n:
+                        data = array(a, x).tobytes()
+                        buf += data
+                        buf += _PAD[len(data) & 3]
+                else:
+                    a(w, x)
+        except Exception:  # the reference path raises the located error (or agrees)
+            del buf[start:]
+            if objects is not None:
+                del objects[nobj:]
+            self.write_generic(w, v)
 
     def write_generic(self, w: Writer, v: Any) -> None:
         """Member by member through each codec's ``write`` (the reference for the fast path)."""
@@ -413,8 +547,79 @@ class Struct(Codec):
             _rethrow(e, name)
 
     def read(self, r: Reader) -> Any:
-        # replaced per instance by the compiled reader (see __init__)
-        return self.read_generic(r)
+        start, obj_pos = r.pos, r.obj_pos
+        buf, end = r.buf, r.end
+        args: list[Any] = []
+        pos = start
+        try:
+            for op, a, b, c in self._rplan:
+                if op == _RUN1:
+                    if pos + b > end:
+                        raise _Fallback
+                    x = a(buf, pos)[0]
+                    pos += b
+                    args.append(x if c is None else c(x))
+                elif op == _ENUM:
+                    if pos + 8 > end:
+                        raise _Fallback
+                    x = _U64.unpack_from(buf, pos)[0]
+                    pos += 8
+                    if a._signed and x > 0x7FFF_FFFF_FFFF_FFFF:
+                        x -= 1 << 64
+                    if not a._lo <= x <= a._hi:
+                        raise _Fallback
+                    m = b.get(x)
+                    args.append(a.convert(x) if m is None else m)
+                elif op == _CSTRING:
+                    nul = buf.find(b"\0", pos, end)
+                    if nul < 0:
+                        raise _Fallback
+                    n = nul - pos + 1
+                    e = pos + n + (-n & 3)
+                    if e > end:
+                        raise _Fallback
+                    args.append(buf[pos:nul].decode("utf-8"))
+                    pos = e
+                elif op == _RUN:
+                    if pos + b > end:
+                        raise _Fallback
+                    vals = a(buf, pos)
+                    pos += b
+                    if c:
+                        vals = list(vals)
+                        for i, conv in c:
+                            vals[i] = conv(vals[i])
+                    args += vals
+                elif op == _BLOCK:
+                    if pos + 4 > end:
+                        raise _Fallback
+                    n = _U32.unpack_from(buf, pos)[0]
+                    pos += 4
+                    if not n:
+                        args.append(b"" if b is None else [])
+                        continue
+                    if n > (end - pos) // a:
+                        raise _Fallback
+                    k = n * a
+                    e = pos + k + (-k & 3)
+                    if e > end:
+                        raise _Fallback
+                    if b is None:
+                        args.append(buf[pos : pos + k])
+                    else:
+                        arr = array(b)
+                        arr.frombytes(buf[pos : pos + k])
+                        args.append(arr.tolist())
+                    pos = e
+                else:
+                    r.pos = pos
+                    args.append(a(r))
+                    pos = r.pos
+        except Exception:  # the reference path raises the located error
+            r.pos, r.obj_pos = start, obj_pos
+            return self.read_generic(r)
+        r.pos = pos
+        return self.cls(*args)
 
     def read_generic(self, r: Reader) -> Any:
         """Member by member through each codec's ``read`` (the reference for the fast path)."""
@@ -426,201 +631,6 @@ class Struct(Codec):
         except DecodeError as e:
             _rethrow(e, name)
         return self.cls(*args)
-
-
-_TRUNCATED = "truncated: need {} bytes, {} left"
-
-
-def _compile_reader(codec: Struct) -> Callable[[Reader], Any]:
-    """Straight-line ``read`` for a struct: common members inlined, others delegated.
-
-    Like the ``__init__`` dataclasses generates, the source is built from the codec's own
-    descriptors; it mirrors the per-codec ``read`` methods byte for byte and error for error.
-    """
-    env: dict[str, Any] = {
-        "make": codec.cls,
-        "DecodeError": DecodeError,
-        "rethrow": _rethrow,
-        "TRUNC": _TRUNCATED,
-        "u32": _U32.unpack_from,
-        "i32": _I32.unpack_from,
-        "u64": _U64.unpack_from,
-        "array": array,
-    }
-    body: list[str] = []
-    out: list[str] = []
-
-    def emit(*lines: str) -> None:
-        body.extend("        " + line for line in lines)
-
-    def need(n: str) -> None:
-        emit(
-            f"if pos + {n} > end:",
-            f"    r.pos = pos; r.fail(TRUNC.format({n}, end - pos))",
-        )
-
-    for i, (name, c) in enumerate(codec.fields):
-        v = f"v{i}"
-        out.append(v)
-        emit(f"f = {name!r}")
-        if c is BOOL:
-            need("4")
-            emit(f"{v} = i32(buf, pos)[0] != 0", "pos += 4")
-        elif isinstance(c, _Scalar) and not c._narrow:
-            env[f"un{i}"] = c._unpack
-            need(str(c.min_size))
-            emit(f"{v} = un{i}(buf, pos)[0]", f"pos += {c.min_size}")
-        elif c is STRING:
-            emit(
-                "nul = buf.find(b'\\0', pos, end)",
-                "if nul < 0:",
-                "    r.pos = pos; r.fail('C string without NUL terminator')",
-                "n = nul - pos + 1",
-                "e = pos + n + (-n & 3)",
-                "if e > end:",
-                "    r.pos = pos",
-                "    r.fail(f'truncated: C string padding needs {e - end} more bytes', nul + 1)",
-                "try:",
-                f"    {v} = buf[pos:nul].decode('utf-8')",
-                "except UnicodeDecodeError as ex:",
-                "    r.pos = pos; r.fail(f'invalid UTF-8 in string: {ex.reason}', pos + ex.start)",
-                "pos = e",
-            )
-        elif isinstance(c, Enum):
-            env[f"en{i}"] = c
-            env[f"mem{i}"] = c._members = {int(m): m for m in c.cls}
-            need("8")
-            emit(f"{v} = u64(buf, pos)[0]")
-            if c._signed:
-                emit(f"if {v} > 0x7FFFFFFFFFFFFFFF:", f"    {v} -= 1 << 64")
-            emit(
-                f"if not {c._lo} <= {v} <= {c._hi}:",
-                f"    r.fail(f'enum {c.name} value {{{v}:#x}} does not fit its base type', pos)",
-                f"m = mem{i}.get({v})",
-                f"if m is None:",
-                f"    r.pos = pos; m = en{i}.read(r)",
-                f"{v} = m",
-                "pos += 8",
-            )
-        elif c is BYTES or (
-            isinstance(c, PodArray) and c._typecode and c._enum is None and c._record is None
-        ):
-            pod = c if isinstance(c, PodArray) else None
-            size = pod._size if pod is not None else 1
-            of = f"of {size}-byte elements " if pod is not None else ""
-            need("4")
-            emit(f"n = u32(buf, pos)[0]", "pos += 4")
-            empty = "[]" if pod is not None else 'b""'
-            emit("if not n:", f"    {v} = {empty}", "else:")
-            emit(
-                f"    if n > (end - pos) // {size}:",
-                "        r.pos = pos",
-                f"        r.fail(f'count {{n}} {of}exceeds the {{end - pos}} bytes left', pos - 4)",
-                f"    k = n * {size}",
-                "    e = pos + k + (-k & 3)",
-                "    if e > end:",
-                "        r.pos = pos; r.fail(TRUNC.format(e - pos, end - pos))",
-            )
-            if pod is None:
-                emit(f"    {v} = buf[pos : pos + k]")
-            else:
-                emit(
-                    f"    a = array({pod._typecode!r})",
-                    "    a.frombytes(buf[pos : pos + k])",
-                    f"    {v} = a.tolist()",
-                )
-            emit("    pos = e")
-        else:
-            env[f"c{i}"] = c
-            emit("r.pos = pos", f"{v} = c{i}.read(r)", "pos = r.pos")
-    src = "\n".join(
-        [
-            "def read(r):",
-            "    buf = r.buf",
-            "    end = r.end",
-            "    pos = r.pos",
-            "    f = ''",
-            "    try:",
-            *body,
-            "    except DecodeError as ex:",
-            "        rethrow(ex, f)",
-            "    r.pos = pos",
-            f"    return make({', '.join(out)})",
-            "",
-        ]
-    )
-    exec(src, env)  # noqa: S102 - source built from this codec's own descriptors
-    fn: Callable[[Reader], Any] = env["read"]
-    return fn
-
-
-def _compile_writer(codec: Struct) -> Callable[[Writer, Any], None]:
-    """Straight-line ``write`` for a struct, mirroring :meth:`Struct.write_generic`."""
-    env: dict[str, Any] = {
-        "EncodeError": EncodeError,
-        "ERRORS": (EncodeError, *_ENCODE_ERRORS),
-        "rethrow": _rethrow,
-        "i32p": _I32.pack,
-        "u32p": _U32.pack,
-        "u64p": _U64.pack,
-        "PAD": _PAD,
-        "NULPAD": _NULPAD,
-        "array": array,
-    }
-    body: list[str] = []
-
-    def emit(*lines: str) -> None:
-        body.extend("        " + line for line in lines)
-
-    for i, (name, c) in enumerate(codec.fields):
-        get = f"v.{name}" if name.isidentifier() else f"getattr(v, {name!r})"
-        emit(f"f = {name!r}", f"x = {get}")
-        if c is BOOL:
-            emit("buf += i32p(1 if x else 0)")
-        elif isinstance(c, _Scalar) and not c._narrow:
-            env[f"pk{i}"] = c._pack
-            emit(f"buf += pk{i}(x)")
-        elif c is STRING:
-            emit(
-                "b = x.encode('utf-8')",
-                "if b'\\0' in b:",
-                "    raise EncodeError('string contains NUL; a C string cannot carry it')",
-                "buf += b",
-                "buf += NULPAD[len(b) & 3]",
-            )
-        elif isinstance(c, Enum):
-            emit(
-                f"if not {c._lo} <= x <= {c._hi}:",
-                f"    raise EncodeError(f'{{x!r}} out of range for enum {c.name} ({c.pod_fmt})')",
-                "buf += u64p(x & 0xFFFFFFFFFFFFFFFF)",
-            )
-        elif isinstance(c, PodArray) and c._typecode and c._enum is None and c._record is None:
-            emit(
-                "n = len(x)",
-                "buf += u32p(n)",
-                "if n:",
-                f"    b = array({c._typecode!r}, x).tobytes()",
-                "    buf += b",
-                "    buf += PAD[len(b) & 3]",
-            )
-        else:
-            env[f"c{i}"] = c
-            emit(f"c{i}.write(w, x)")
-    src = "\n".join(
-        [
-            "def write(w, v):",
-            "    buf = w.buf",
-            "    f = ''",
-            "    try:",
-            *body,
-            "    except ERRORS as ex:",
-            "        rethrow(ex, f)",
-            "",
-        ]
-    )
-    exec(src, env)  # noqa: S102 - source built from this codec's own descriptors
-    fn: Callable[[Writer, Any], None] = env["write"]
-    return fn
 
 
 class Union(Codec):
