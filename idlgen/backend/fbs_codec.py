@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import ir
 from ..fbs.descriptors import DescriptorCall, descriptor_calls, py_attr
+from .naming import string_literal
 from .views import CodecView, ModuleBuilder, RecordView
 
 __all__ = ["codec_view", "render_calls"]
@@ -26,19 +27,20 @@ def _lit(v: Any) -> str:
         return f"({inner},)" if len(v) == 1 else f"({inner})"
     if isinstance(v, dict):
         return "{" + ", ".join(f"{_lit(k)}: {_lit(x)}" for k, x in v.items()) + "}"
-    return repr(v)
+    return string_literal(v) if isinstance(v, str) else repr(v)
 
 
 def render_calls(calls: list[DescriptorCall], class_name: Callable[[str], str]) -> list[str]:
-    """Python statements creating the descriptors (one per table/struct, ``_FB_<Class>``)."""
+    """Python statements creating the descriptors (one per table/struct; each binds itself to
+    its class as ``_FB_DESC``, so no module-level name can collide with a schema's)."""
     lines = ['_FB_REG = _fb.registry(__name__.split(".")[0])']
     for c in calls:
         if c.kind not in ("Table", "Struct"):
             continue  # enums and unions are spelled inline in the specs that use them
         name = class_name(c.qualname)
-        args = ", ".join([repr(c.qualname), name, *(_lit(a) for a in c.args)])
+        args = ", ".join([string_literal(c.qualname), name, *(_lit(a) for a in c.args)])
         kw = "".join(f", {k}={_lit(v)}" for k, v in c.kwargs.items()) + ", reg=_FB_REG"
-        lines.append(f"_FB_{name}: _fb.{c.kind}[{name}] = _fb.{c.kind}({args}{kw})")
+        lines.append(f"_fb.{c.kind}({args}{kw})")
     return lines
 
 

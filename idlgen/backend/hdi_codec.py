@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from .. import ir
+from .naming import method_name, param_name, string_literal
 from .views import CodecView, ModuleBuilder, RecordView
 from ..wire import ipc, parcel
 from ..hdi import layout
@@ -251,14 +252,14 @@ def render(
     if isinstance(e, CodecRef):
         return f"{module}.codec_of({class_name(e.qualname)})"
     if isinstance(e, IfaceRef):
-        return f"{ipc}.interface_codec({e.qualname!r})"
+        return f"{ipc}.interface_codec({string_literal(e.qualname)})"
     if isinstance(e, Call):
         args = ", ".join(render(a, class_name, module, ipc) for a in e.args)
         return f"{module if e.module == 'parcel' else ipc}.{e.func}({args})"
     if isinstance(e, tuple):
         inner = ", ".join(render(a, class_name, module, ipc) for a in e)
         return f"({inner},)" if len(e) == 1 else f"({inner})"
-    return repr(e)
+    return string_literal(e) if isinstance(e, str) else repr(e)
 
 
 def build(e: Any, classes: Mapping[str, Any]) -> Any:
@@ -285,7 +286,7 @@ def _version(namespace: str) -> tuple[int, int]:
 
 
 def _param_name(name: str) -> str:
-    return name + "_" if keyword.iskeyword(name) else name
+    return param_name(name)
 
 
 def interface_codec(iface: ir.Interface, resolve: layout.Resolver) -> Call:
@@ -384,8 +385,8 @@ def node_type_mapping(
 
 
 def method_py_name(m: ir.Method) -> str:
-    """Python name of an interface method: an overload of an ancestor's method gets ``_<id>``."""
-    return m.name + (f"_{m.cmd_id}" if m.overload else "")
+    """Python name of an interface method (the generated Protocol's, see naming.method_name)."""
+    return method_name(m.name, m.cmd_id, m.overload)
 
 
 def codec_view(
@@ -417,17 +418,14 @@ def codec_view(
 
         calls[r.qualname] = record_codec(d, resolve, attr)
     for q in codec_order(calls):
-        name = b.names.class_name(q)
-        lines.append(f"_PARCEL_{name} = {render(calls[q], class_name)}")
+        lines.append(render(calls[q], class_name))
     for d in f.decls:
         if isinstance(d, ir.Interface) and d.namespace == b.namespace:
-            lines.append(
-                f"_IPC_{b.names.class_name(d.qualname)} = {render(interface_codec(d, resolve), class_name)}"
-            )
+            lines.append(render(interface_codec(d, resolve), class_name))
     imports = ["from idlgen.wire import parcel as _parcel"]
     if any(isinstance(decls[r.qualname], ir.Union) for r in records):
         imports.append("from typing import TYPE_CHECKING")
-    if any(line.startswith("_IPC_") for line in lines):
+    if any(line.startswith("_ipc.") for line in lines):
         imports.append("from idlgen.wire import ipc as _ipc")
     return CodecView(
         method_template="hdi_methods.j2",

@@ -136,7 +136,7 @@ def package_modules(
         s = by_name[struct]
         ftypes = {x.name: x.type for x in s.fields}
         args = tuple(
-            (param, _convert(ftypes[field], f"attrs.{py_ident(field)}"))
+            (param, _convert(ftypes[field], f"attrs.{names.field_names(s.qualname)[field]}"))
             for field, param in spec.params
         )
         ignored = "".join(f"\n{f}: not used ({why})." for f, why in spec.ignored)

@@ -11,7 +11,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import ir
-from .naming import docstring, enum_member_name, module_name, py_ident
+from ..diagnostics import Diagnostics
+from .naming import (
+    RECORD_NAMES,
+    UNION_NAMES,
+    class_name,
+    docstring,
+    enum_member_name,
+    identifier,
+    method_name,
+    module_name,
+    param_name,
+    string_literal,
+)
 
 __all__ = [
     "ModuleRef",
@@ -49,9 +61,35 @@ class Names:
                 self.where[d.qualname] = ModuleRef(d.namespace, mod)
                 self.lang[d.qualname] = f.language
         self.cycle_of = _module_cycles(self.decls, self.where)
+        self._fields: dict[str, dict[str, str]] = {}
 
     def class_name(self, qualname: str) -> str:
-        return py_ident(qualname.rsplit(".", 1)[-1], frozenset())
+        return class_name(qualname.rsplit(".", 1)[-1])
+
+    def field_names(self, qualname: str) -> dict[str, str]:
+        """Python attribute of each field (or HDI union member) of a record, by schema name.
+
+        Besides the names every record binds (:data:`naming.RECORD_NAMES`), a field may not
+        take a name the class body uses: the classes its annotations and defaults name.
+        """
+        cached = self._fields.get(qualname)
+        if cached is not None:
+            return cached
+        d = self.decls[qualname]
+        members: list[ir.Field | ir.UnionMember] = []
+        if isinstance(d, ir.Struct):
+            members += d.fields
+        elif isinstance(d, ir.Union):
+            members += d.members
+        used = set(UNION_NAMES if isinstance(d, ir.Union) else RECORD_NAMES)
+        for m in members:
+            for r in _type_refs(m.type):
+                used.add(self.class_name(r))
+                used.add("_" + r.replace(".", "_"))  # the alias of a name taken by an import
+        taken = frozenset(used)
+        out = {m.name: identifier(m.name, taken) for m in members}
+        self._fields[qualname] = out
+        return out
 
     def in_cycle(self, a: ModuleRef, b: ModuleRef) -> bool:
         """Whether modules ``a`` and ``b`` import each other, directly or through others."""
@@ -231,7 +269,8 @@ class EnumView:
     doc: str
     members: tuple[EnumMemberView, ...]
     qualname: str
-    renamed: tuple[tuple[str, str], ...] = ()  # (Python name, schema name) of escaped members
+    # (Python name, schema name) string literals of the members whose names were escaped
+    renamed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -279,7 +318,7 @@ class InterfaceView:
     bases: str
     methods: tuple[MethodView, ...]
     qualname: str
-    descriptor: str
+    descriptor: str  # a string literal
 
 
 @dataclass(frozen=True)
@@ -323,8 +362,16 @@ _SCALAR_PY = {
 class ModuleBuilder:
     """Builds the ModuleView of one (schema file, namespace) pair."""
 
-    def __init__(self, names: Names, file: ir.SchemaFile, namespace: str, header: str) -> None:
+    def __init__(
+        self,
+        names: Names,
+        file: ir.SchemaFile,
+        namespace: str,
+        header: str,
+        diags: Diagnostics | None = None,
+    ) -> None:
         self.names = names
+        self.diags = diags if diags is not None else Diagnostics()
         self.file = file
         self.namespace = namespace
         self.here = ModuleRef(namespace, module_name(file.stem))
@@ -396,7 +443,7 @@ class ModuleBuilder:
         if isinstance(t, ir.String):
             if self.fbs and not (f.required or f.key) and not isinstance(f.default, str):
                 return "None"
-            return repr(f.default) if isinstance(f.default, str) else "''"
+            return string_literal(f.default) if isinstance(f.default, str) else "''"
         if isinstance(t, (ir.Vector, ir.FixedArray)):
             if _is_bytes(t, self.fbs):
                 # FlatBuffers: None = absent; b'' would store an empty vector.
@@ -452,7 +499,15 @@ class ModuleBuilder:
             )
             for m in e.members
         )
-        renamed = tuple((m.name, m.schema_name) for m in members if m.name != m.schema_name)
+        self.unique(
+            [(enum_member_name(m.name), m.name, m.span) for m in e.members],
+            f"members of {e.qualname}",
+        )
+        renamed = tuple(
+            (string_literal(m.name), string_literal(m.schema_name))
+            for m in members
+            if m.name != m.schema_name
+        )
         if renamed:
             self.imports.stdlib.add("from idlgen.wire import records as _rec")
         return EnumView(
@@ -473,8 +528,12 @@ class ModuleBuilder:
             assert isinstance(s, ir.Struct)
             irfields = [f for f in s.fields]
             kind = "table" if s.is_table else "struct"
+        py_names = self.names.field_names(s.qualname)
+        self.unique(
+            [(py_names[f.name], f.name, f.span) for f in irfields], f"fields of {s.qualname}"
+        )
         for f in irfields:
-            name = py_ident(f.name)
+            name = py_names[f.name]
             ann = self.annotation(f.type)
             default = self.default(f)
             if default == "None" and not ann.endswith("| None"):
@@ -504,12 +563,36 @@ class ModuleBuilder:
             base=base,
         )
 
+    def unique(self, names: Sequence[tuple[str, str, ir.Span | None]], what: str) -> None:
+        """Report schema names that escaping maps onto the same Python name (``global`` and
+        ``global_`` both become ``global_``): the second one, located."""
+        first: dict[str, str] = {}
+        for py, schema, span in names:
+            other = first.setdefault(py, schema)
+            if other != schema:
+                self.diags.error(
+                    "GEN001",
+                    f"{what}: '{other}' and '{schema}' both become the Python name '{py}'",
+                    span,
+                    help=[
+                        f"rename '{schema}' (Python keywords and names generated code uses get a trailing '_')"
+                    ],
+                )
+
     def interface(self, i: ir.Interface) -> InterfaceView:
         self.imports.stdlib.add("from typing import ClassVar, Protocol")
         methods = []
+        self.unique(
+            [(method_name(m.name, m.cmd_id, m.overload), m.name, m.span) for m in i.methods],
+            f"methods of {i.qualname}",
+        )
         for m in i.methods:
+            self.unique(
+                [(param_name(p.name), p.name, p.span) for p in m.params if p.direction == "in"],
+                f"parameters of {i.qualname}.{m.name}",
+            )
             ins = tuple(
-                ParamView(py_ident(p.name, frozenset()), p.name, self.annotation(p.type))
+                ParamView(param_name(p.name), p.name, self.annotation(p.type))
                 for p in m.params
                 if p.direction == "in"
             )
@@ -521,7 +604,7 @@ class ModuleBuilder:
                 MethodView(
                     # An overload of an ancestor's method is suffixed with its command id, as
                     # hdi-gen names its command constant (CMD_FOO_PING_4).
-                    py_ident(m.name, frozenset()) + (f"_{m.cmd_id}" if m.overload else ""),
+                    method_name(m.name, m.cmd_id, m.overload),
                     _method_doc(m),
                     ins,
                     returns,
@@ -538,14 +621,14 @@ class ModuleBuilder:
             bases,
             tuple(methods),
             i.qualname,
-            i.qualname,
+            string_literal(i.qualname),
         )
 
 
 def _with_schema_name(default: str, schema_name: str) -> str:
     """A field declaration that records the schema's name of an escaped field
     (``dataclasses.fields(cls)[i].metadata["schema_name"]``)."""
-    meta = f"metadata={{'schema_name': {schema_name!r}}}"
+    meta = f"metadata={{'schema_name': {string_literal(schema_name)}}}"
     if default.startswith("field(") and default.endswith(")"):
         return f"{default[:-1]}, {meta})"
     return f"field(default={default}, {meta})"

@@ -101,8 +101,9 @@ class Derived(_rec.ParcelRecord):
     """Added by the child."""
 
 
-# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
-_PARCEL_Keywords = _parcel.Struct(
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import; each binds
+# itself to its class (``_parcel_codec_``) or registers its interface descriptor.
+_parcel.Struct(
     Keywords,
     (
         ("global_", _parcel.BOOL),
@@ -112,11 +113,11 @@ _PARCEL_Keywords = _parcel.Struct(
         ("lambda_", _parcel.Enum(Color, "b")),
     ),
 )
-_PARCEL_Point = _parcel.PodStruct(Point, "<ff", (("x", None), ("y", None)))
-_PARCEL_Value = _parcel.Union(
+_parcel.PodStruct(Point, "<ff", (("x", None), ("y", None)))
+_parcel.Union(
     Value, 8, (("i", _parcel.INT32), ("f", _parcel.FLOAT), ("p", _parcel.codec_of(Point)))
 )
-_PARCEL_Everything = _parcel.Struct(
+_parcel.Struct(
     Everything,
     (
         ("b", _parcel.INT8),
@@ -137,4 +138,4 @@ _PARCEL_Everything = _parcel.Struct(
         ("fd", _parcel.FD),
     ),
 )
-_PARCEL_Derived = _parcel.PodStruct(Derived, "<ffd", (("x", None), ("y", None), ("z", None)))
+_parcel.PodStruct(Derived, "<ffd", (("x", None), ("y", None), ("z", None)))
