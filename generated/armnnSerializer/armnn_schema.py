@@ -1069,9 +1069,10 @@ class SerializedGraph(_rec.FlatRecord):
     outputIds: list[int] | ScalarVector | None = None
 
 
-# FlatBuffers codecs (idlgen.wire.flatbuffers): built once at import, resolved on first use.
+# FlatBuffers codecs (idlgen.wire.flatbuffers), built once at import and resolved on first
+# use; each binds itself to its class (``_FB_DESC``).
 _FB_REG = _fb.registry(__name__.split(".")[0])
-_FB_TensorInfo: _fb.Table[TensorInfo] = _fb.Table(
+_fb.Table(
     "armnnSerializer.TensorInfo",
     TensorInfo,
     (
@@ -1082,37 +1083,37 @@ _FB_TensorInfo: _fb.Table[TensorInfo] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Connection: _fb.Struct[Connection] = _fb.Struct(
+_fb.Struct(
     "armnnSerializer.Connection",
     Connection,
     (("sourceLayerIndex", "sourceLayerIndex", "I"), ("outputSlotIndex", "outputSlotIndex", "I")),
     reg=_FB_REG,
 )
-_FB_ByteData: _fb.Table[ByteData] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ByteData",
     ByteData,
     (("data", "data", 0, ("vector", "b"), None, {}),),
     reg=_FB_REG,
 )
-_FB_ShortData: _fb.Table[ShortData] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ShortData",
     ShortData,
     (("data", "data", 0, ("vector", "h"), None, {}),),
     reg=_FB_REG,
 )
-_FB_IntData: _fb.Table[IntData] = _fb.Table(
+_fb.Table(
     "armnnSerializer.IntData",
     IntData,
     (("data", "data", 0, ("vector", "i"), None, {}),),
     reg=_FB_REG,
 )
-_FB_LongData: _fb.Table[LongData] = _fb.Table(
+_fb.Table(
     "armnnSerializer.LongData",
     LongData,
     (("data", "data", 0, ("vector", "q"), None, {}),),
     reg=_FB_REG,
 )
-_FB_ConstTensor: _fb.Table[ConstTensor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ConstTensor",
     ConstTensor,
     (
@@ -1138,7 +1139,7 @@ _FB_ConstTensor: _fb.Table[ConstTensor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_InputSlot: _fb.Table[InputSlot] = _fb.Table(
+_fb.Table(
     "armnnSerializer.InputSlot",
     InputSlot,
     (
@@ -1147,7 +1148,7 @@ _FB_InputSlot: _fb.Table[InputSlot] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_OutputSlot: _fb.Table[OutputSlot] = _fb.Table(
+_fb.Table(
     "armnnSerializer.OutputSlot",
     OutputSlot,
     (
@@ -1156,7 +1157,7 @@ _FB_OutputSlot: _fb.Table[OutputSlot] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_LayerBase: _fb.Table[LayerBase] = _fb.Table(
+_fb.Table(
     "armnnSerializer.LayerBase",
     LayerBase,
     (
@@ -1189,7 +1190,7 @@ _FB_LayerBase: _fb.Table[LayerBase] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_BindableLayerBase: _fb.Table[BindableLayerBase] = _fb.Table(
+_fb.Table(
     "armnnSerializer.BindableLayerBase",
     BindableLayerBase,
     (
@@ -1198,7 +1199,7 @@ _FB_BindableLayerBase: _fb.Table[BindableLayerBase] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ActivationLayer: _fb.Table[ActivationLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ActivationLayer",
     ActivationLayer,
     (
@@ -1214,7 +1215,7 @@ _FB_ActivationLayer: _fb.Table[ActivationLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ActivationDescriptor: _fb.Table[ActivationDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ActivationDescriptor",
     ActivationDescriptor,
     (
@@ -1231,13 +1232,13 @@ _FB_ActivationDescriptor: _fb.Table[ActivationDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_AdditionLayer: _fb.Table[AdditionLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.AdditionLayer",
     AdditionLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_ConstantLayer: _fb.Table[ConstantLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ConstantLayer",
     ConstantLayer,
     (
@@ -1246,7 +1247,7 @@ _FB_ConstantLayer: _fb.Table[ConstantLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Convolution2dLayer: _fb.Table[Convolution2dLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.Convolution2dLayer",
     Convolution2dLayer,
     (
@@ -1264,7 +1265,7 @@ _FB_Convolution2dLayer: _fb.Table[Convolution2dLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Convolution2dDescriptor: _fb.Table[Convolution2dDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.Convolution2dDescriptor",
     Convolution2dDescriptor,
     (
@@ -1288,25 +1289,25 @@ _FB_Convolution2dDescriptor: _fb.Table[Convolution2dDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_DivisionLayer: _fb.Table[DivisionLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.DivisionLayer",
     DivisionLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_EqualLayer: _fb.Table[EqualLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.EqualLayer",
     EqualLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_FloorLayer: _fb.Table[FloorLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.FloorLayer",
     FloorLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_FullyConnectedLayer: _fb.Table[FullyConnectedLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.FullyConnectedLayer",
     FullyConnectedLayer,
     (
@@ -1324,7 +1325,7 @@ _FB_FullyConnectedLayer: _fb.Table[FullyConnectedLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_FullyConnectedDescriptor: _fb.Table[FullyConnectedDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.FullyConnectedDescriptor",
     FullyConnectedDescriptor,
     (
@@ -1333,25 +1334,25 @@ _FB_FullyConnectedDescriptor: _fb.Table[FullyConnectedDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_GatherLayer: _fb.Table[GatherLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.GatherLayer",
     GatherLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_GreaterLayer: _fb.Table[GreaterLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.GreaterLayer",
     GreaterLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_InputLayer: _fb.Table[InputLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.InputLayer",
     InputLayer,
     (("base", "base", 0, ("table", "armnnSerializer.BindableLayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_L2NormalizationLayer: _fb.Table[L2NormalizationLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.L2NormalizationLayer",
     L2NormalizationLayer,
     (
@@ -1367,7 +1368,7 @@ _FB_L2NormalizationLayer: _fb.Table[L2NormalizationLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_L2NormalizationDescriptor: _fb.Table[L2NormalizationDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.L2NormalizationDescriptor",
     L2NormalizationDescriptor,
     (
@@ -1383,25 +1384,25 @@ _FB_L2NormalizationDescriptor: _fb.Table[L2NormalizationDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_MinimumLayer: _fb.Table[MinimumLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.MinimumLayer",
     MinimumLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_MaximumLayer: _fb.Table[MaximumLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.MaximumLayer",
     MaximumLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_MultiplicationLayer: _fb.Table[MultiplicationLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.MultiplicationLayer",
     MultiplicationLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_Pooling2dLayer: _fb.Table[Pooling2dLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.Pooling2dLayer",
     Pooling2dLayer,
     (
@@ -1410,7 +1411,7 @@ _FB_Pooling2dLayer: _fb.Table[Pooling2dLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Pooling2dDescriptor: _fb.Table[Pooling2dDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.Pooling2dDescriptor",
     Pooling2dDescriptor,
     (
@@ -1457,13 +1458,13 @@ _FB_Pooling2dDescriptor: _fb.Table[Pooling2dDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_QuantizeLayer: _fb.Table[QuantizeLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.QuantizeLayer",
     QuantizeLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_SoftmaxLayer: _fb.Table[SoftmaxLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.SoftmaxLayer",
     SoftmaxLayer,
     (
@@ -1472,13 +1473,13 @@ _FB_SoftmaxLayer: _fb.Table[SoftmaxLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SoftmaxDescriptor: _fb.Table[SoftmaxDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.SoftmaxDescriptor",
     SoftmaxDescriptor,
     (("beta", "beta", 0, "f", 0.0, {}),),
     reg=_FB_REG,
 )
-_FB_DepthwiseConvolution2dLayer: _fb.Table[DepthwiseConvolution2dLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.DepthwiseConvolution2dLayer",
     DepthwiseConvolution2dLayer,
     (
@@ -1496,7 +1497,7 @@ _FB_DepthwiseConvolution2dLayer: _fb.Table[DepthwiseConvolution2dLayer] = _fb.Ta
     ),
     reg=_FB_REG,
 )
-_FB_DepthwiseConvolution2dDescriptor: _fb.Table[DepthwiseConvolution2dDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.DepthwiseConvolution2dDescriptor",
     DepthwiseConvolution2dDescriptor,
     (
@@ -1520,13 +1521,13 @@ _FB_DepthwiseConvolution2dDescriptor: _fb.Table[DepthwiseConvolution2dDescriptor
     ),
     reg=_FB_REG,
 )
-_FB_OutputLayer: _fb.Table[OutputLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.OutputLayer",
     OutputLayer,
     (("base", "base", 0, ("table", "armnnSerializer.BindableLayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_ReshapeLayer: _fb.Table[ReshapeLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ReshapeLayer",
     ReshapeLayer,
     (
@@ -1535,13 +1536,13 @@ _FB_ReshapeLayer: _fb.Table[ReshapeLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ReshapeDescriptor: _fb.Table[ReshapeDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ReshapeDescriptor",
     ReshapeDescriptor,
     (("targetShape", "targetShape", 0, ("vector", "I"), None, {}),),
     reg=_FB_REG,
 )
-_FB_PermuteLayer: _fb.Table[PermuteLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.PermuteLayer",
     PermuteLayer,
     (
@@ -1550,13 +1551,13 @@ _FB_PermuteLayer: _fb.Table[PermuteLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_PermuteDescriptor: _fb.Table[PermuteDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.PermuteDescriptor",
     PermuteDescriptor,
     (("dimMappings", "dimMappings", 0, ("vector", "I"), None, {}),),
     reg=_FB_REG,
 )
-_FB_SpaceToBatchNdLayer: _fb.Table[SpaceToBatchNdLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.SpaceToBatchNdLayer",
     SpaceToBatchNdLayer,
     (
@@ -1572,7 +1573,7 @@ _FB_SpaceToBatchNdLayer: _fb.Table[SpaceToBatchNdLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SpaceToBatchNdDescriptor: _fb.Table[SpaceToBatchNdDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.SpaceToBatchNdDescriptor",
     SpaceToBatchNdDescriptor,
     (
@@ -1589,7 +1590,7 @@ _FB_SpaceToBatchNdDescriptor: _fb.Table[SpaceToBatchNdDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SpaceToDepthLayer: _fb.Table[SpaceToDepthLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.SpaceToDepthLayer",
     SpaceToDepthLayer,
     (
@@ -1605,7 +1606,7 @@ _FB_SpaceToDepthLayer: _fb.Table[SpaceToDepthLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SpaceToDepthDescriptor: _fb.Table[SpaceToDepthDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.SpaceToDepthDescriptor",
     SpaceToDepthDescriptor,
     (
@@ -1621,13 +1622,13 @@ _FB_SpaceToDepthDescriptor: _fb.Table[SpaceToDepthDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SubtractionLayer: _fb.Table[SubtractionLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.SubtractionLayer",
     SubtractionLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_BatchToSpaceNdLayer: _fb.Table[BatchToSpaceNdLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.BatchToSpaceNdLayer",
     BatchToSpaceNdLayer,
     (
@@ -1643,7 +1644,7 @@ _FB_BatchToSpaceNdLayer: _fb.Table[BatchToSpaceNdLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_BatchToSpaceNdDescriptor: _fb.Table[BatchToSpaceNdDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.BatchToSpaceNdDescriptor",
     BatchToSpaceNdDescriptor,
     (
@@ -1660,7 +1661,7 @@ _FB_BatchToSpaceNdDescriptor: _fb.Table[BatchToSpaceNdDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_NormalizationLayer: _fb.Table[NormalizationLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.NormalizationLayer",
     NormalizationLayer,
     (
@@ -1676,7 +1677,7 @@ _FB_NormalizationLayer: _fb.Table[NormalizationLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_NormalizationDescriptor: _fb.Table[NormalizationDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.NormalizationDescriptor",
     NormalizationDescriptor,
     (
@@ -1721,7 +1722,7 @@ _FB_NormalizationDescriptor: _fb.Table[NormalizationDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_MeanLayer: _fb.Table[MeanLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.MeanLayer",
     MeanLayer,
     (
@@ -1730,13 +1731,13 @@ _FB_MeanLayer: _fb.Table[MeanLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_MeanDescriptor: _fb.Table[MeanDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.MeanDescriptor",
     MeanDescriptor,
     (("axis", "axis", 0, ("vector", "I"), None, {}), ("keepDims", "keepDims", 1, "?", False, {})),
     reg=_FB_REG,
 )
-_FB_PadLayer: _fb.Table[PadLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.PadLayer",
     PadLayer,
     (
@@ -1745,7 +1746,7 @@ _FB_PadLayer: _fb.Table[PadLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_PadDescriptor: _fb.Table[PadDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.PadDescriptor",
     PadDescriptor,
     (
@@ -1754,13 +1755,13 @@ _FB_PadDescriptor: _fb.Table[PadDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_RsqrtLayer: _fb.Table[RsqrtLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.RsqrtLayer",
     RsqrtLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_BatchNormalizationLayer: _fb.Table[BatchNormalizationLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.BatchNormalizationLayer",
     BatchNormalizationLayer,
     (
@@ -1780,7 +1781,7 @@ _FB_BatchNormalizationLayer: _fb.Table[BatchNormalizationLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_BatchNormalizationDescriptor: _fb.Table[BatchNormalizationDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.BatchNormalizationDescriptor",
     BatchNormalizationDescriptor,
     (
@@ -1796,7 +1797,7 @@ _FB_BatchNormalizationDescriptor: _fb.Table[BatchNormalizationDescriptor] = _fb.
     ),
     reg=_FB_REG,
 )
-_FB_ResizeBilinearLayer: _fb.Table[ResizeBilinearLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ResizeBilinearLayer",
     ResizeBilinearLayer,
     (
@@ -1812,7 +1813,7 @@ _FB_ResizeBilinearLayer: _fb.Table[ResizeBilinearLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ResizeBilinearDescriptor: _fb.Table[ResizeBilinearDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ResizeBilinearDescriptor",
     ResizeBilinearDescriptor,
     (
@@ -1829,7 +1830,7 @@ _FB_ResizeBilinearDescriptor: _fb.Table[ResizeBilinearDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_StridedSliceLayer: _fb.Table[StridedSliceLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.StridedSliceLayer",
     StridedSliceLayer,
     (
@@ -1845,7 +1846,7 @@ _FB_StridedSliceLayer: _fb.Table[StridedSliceLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_StridedSliceDescriptor: _fb.Table[StridedSliceDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.StridedSliceDescriptor",
     StridedSliceDescriptor,
     (
@@ -1868,7 +1869,7 @@ _FB_StridedSliceDescriptor: _fb.Table[StridedSliceDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ConcatLayer: _fb.Table[ConcatLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ConcatLayer",
     ConcatLayer,
     (
@@ -1877,7 +1878,7 @@ _FB_ConcatLayer: _fb.Table[ConcatLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_MergerLayer: _fb.Table[MergerLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.MergerLayer",
     MergerLayer,
     (
@@ -1886,13 +1887,13 @@ _FB_MergerLayer: _fb.Table[MergerLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_UintVector: _fb.Table[UintVector] = _fb.Table(
+_fb.Table(
     "armnnSerializer.UintVector",
     UintVector,
     (("data", "data", 0, ("vector", "I"), None, {}),),
     reg=_FB_REG,
 )
-_FB_OriginsDescriptor: _fb.Table[OriginsDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.OriginsDescriptor",
     OriginsDescriptor,
     (
@@ -1910,7 +1911,7 @@ _FB_OriginsDescriptor: _fb.Table[OriginsDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ViewsDescriptor: _fb.Table[ViewsDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ViewsDescriptor",
     ViewsDescriptor,
     (
@@ -1926,7 +1927,7 @@ _FB_ViewsDescriptor: _fb.Table[ViewsDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SplitterLayer: _fb.Table[SplitterLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.SplitterLayer",
     SplitterLayer,
     (
@@ -1935,7 +1936,7 @@ _FB_SplitterLayer: _fb.Table[SplitterLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_DetectionPostProcessLayer: _fb.Table[DetectionPostProcessLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.DetectionPostProcessLayer",
     DetectionPostProcessLayer,
     (
@@ -1952,7 +1953,7 @@ _FB_DetectionPostProcessLayer: _fb.Table[DetectionPostProcessLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_DetectionPostProcessDescriptor: _fb.Table[DetectionPostProcessDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.DetectionPostProcessDescriptor",
     DetectionPostProcessDescriptor,
     (
@@ -1970,7 +1971,7 @@ _FB_DetectionPostProcessDescriptor: _fb.Table[DetectionPostProcessDescriptor] = 
     ),
     reg=_FB_REG,
 )
-_FB_LstmInputParams: _fb.Table[LstmInputParams] = _fb.Table(
+_fb.Table(
     "armnnSerializer.LstmInputParams",
     LstmInputParams,
     (
@@ -2117,7 +2118,7 @@ _FB_LstmInputParams: _fb.Table[LstmInputParams] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_QuantizedLstmInputParams: _fb.Table[QuantizedLstmInputParams] = _fb.Table(
+_fb.Table(
     "armnnSerializer.QuantizedLstmInputParams",
     QuantizedLstmInputParams,
     (
@@ -2199,7 +2200,7 @@ _FB_QuantizedLstmInputParams: _fb.Table[QuantizedLstmInputParams] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_LstmDescriptor: _fb.Table[LstmDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.LstmDescriptor",
     LstmDescriptor,
     (
@@ -2213,7 +2214,7 @@ _FB_LstmDescriptor: _fb.Table[LstmDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_LstmLayer: _fb.Table[LstmLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.LstmLayer",
     LstmLayer,
     (
@@ -2223,7 +2224,7 @@ _FB_LstmLayer: _fb.Table[LstmLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_QuantizedLstmLayer: _fb.Table[QuantizedLstmLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.QuantizedLstmLayer",
     QuantizedLstmLayer,
     (
@@ -2239,31 +2240,31 @@ _FB_QuantizedLstmLayer: _fb.Table[QuantizedLstmLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_DequantizeLayer: _fb.Table[DequantizeLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.DequantizeLayer",
     DequantizeLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_MergeLayer: _fb.Table[MergeLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.MergeLayer",
     MergeLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_SwitchLayer: _fb.Table[SwitchLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.SwitchLayer",
     SwitchLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_PreluLayer: _fb.Table[PreluLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.PreluLayer",
     PreluLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_TransposeConvolution2dLayer: _fb.Table[TransposeConvolution2dLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.TransposeConvolution2dLayer",
     TransposeConvolution2dLayer,
     (
@@ -2281,7 +2282,7 @@ _FB_TransposeConvolution2dLayer: _fb.Table[TransposeConvolution2dLayer] = _fb.Ta
     ),
     reg=_FB_REG,
 )
-_FB_TransposeConvolution2dDescriptor: _fb.Table[TransposeConvolution2dDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.TransposeConvolution2dDescriptor",
     TransposeConvolution2dDescriptor,
     (
@@ -2303,7 +2304,7 @@ _FB_TransposeConvolution2dDescriptor: _fb.Table[TransposeConvolution2dDescriptor
     ),
     reg=_FB_REG,
 )
-_FB_ResizeLayer: _fb.Table[ResizeLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ResizeLayer",
     ResizeLayer,
     (
@@ -2312,7 +2313,7 @@ _FB_ResizeLayer: _fb.Table[ResizeLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ResizeDescriptor: _fb.Table[ResizeDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ResizeDescriptor",
     ResizeDescriptor,
     (
@@ -2337,7 +2338,7 @@ _FB_ResizeDescriptor: _fb.Table[ResizeDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_StackLayer: _fb.Table[StackLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.StackLayer",
     StackLayer,
     (
@@ -2346,7 +2347,7 @@ _FB_StackLayer: _fb.Table[StackLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_StackDescriptor: _fb.Table[StackDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.StackDescriptor",
     StackDescriptor,
     (
@@ -2356,7 +2357,7 @@ _FB_StackDescriptor: _fb.Table[StackDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_AnyLayer: _fb.Table[AnyLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.AnyLayer",
     AnyLayer,
     (
@@ -2439,7 +2440,7 @@ _FB_AnyLayer: _fb.Table[AnyLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SerializedGraph: _fb.Table[SerializedGraph] = _fb.Table(
+_fb.Table(
     "armnnSerializer.SerializedGraph",
     SerializedGraph,
     (

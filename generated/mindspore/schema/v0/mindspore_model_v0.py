@@ -528,9 +528,10 @@ class MetaGraph(_rec.FlatRecord):
     subGraph: list[SubGraph] | None = None
 
 
-# FlatBuffers codecs (idlgen.wire.flatbuffers): built once at import, resolved on first use.
+# FlatBuffers codecs (idlgen.wire.flatbuffers), built once at import and resolved on first
+# use; each binds itself to its class (``_FB_DESC``).
 _FB_REG = _fb.registry(__name__.split(".")[0])
-_FB_QuantParam: _fb.Table[QuantParam] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.QuantParam",
     QuantParam,
     (
@@ -549,7 +550,7 @@ _FB_QuantParam: _fb.Table[QuantParam] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Tensor: _fb.Table[Tensor] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Tensor",
     Tensor,
     (
@@ -580,7 +581,7 @@ _FB_Tensor: _fb.Table[Tensor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Primitive: _fb.Table[Primitive] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Primitive",
     Primitive,
     (
@@ -876,7 +877,7 @@ _FB_Primitive: _fb.Table[Primitive] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_CNode: _fb.Table[CNode] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.CNode",
     CNode,
     (
@@ -903,7 +904,7 @@ _FB_CNode: _fb.Table[CNode] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SubGraph: _fb.Table[SubGraph] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SubGraph",
     SubGraph,
     (
@@ -915,7 +916,7 @@ _FB_SubGraph: _fb.Table[SubGraph] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_MetaGraph: _fb.Table[MetaGraph] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.MetaGraph",
     MetaGraph,
     (

@@ -2014,9 +2014,10 @@ class GeLU(_rec.FlatRecord):
     approximate: bool = False
 
 
-# FlatBuffers codecs (idlgen.wire.flatbuffers): built once at import, resolved on first use.
+# FlatBuffers codecs (idlgen.wire.flatbuffers), built once at import and resolved on first
+# use; each binds itself to its class (``_FB_DESC``).
 _FB_REG = _fb.registry(__name__.split(".")[0])
-_FB_Pad: _fb.Table[Pad] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Pad",
     Pad,
     (
@@ -2033,22 +2034,18 @@ _FB_Pad: _fb.Table[Pad] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Maximum: _fb.Table[Maximum] = _fb.Table("mindspore.schema.v0.Maximum", Maximum, (), reg=_FB_REG)
-_FB_Minimum: _fb.Table[Minimum] = _fb.Table("mindspore.schema.v0.Minimum", Minimum, (), reg=_FB_REG)
-_FB_Flatten: _fb.Table[Flatten] = _fb.Table("mindspore.schema.v0.Flatten", Flatten, (), reg=_FB_REG)
-_FB_FlattenGrad: _fb.Table[FlattenGrad] = _fb.Table(
-    "mindspore.schema.v0.FlattenGrad", FlattenGrad, (), reg=_FB_REG
-)
-_FB_Concat: _fb.Table[Concat] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Maximum", Maximum, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Minimum", Minimum, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Flatten", Flatten, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.FlattenGrad", FlattenGrad, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Concat",
     Concat,
     (("axis", "axis", 0, "i", 0, {}), ("n", "n", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_SoftMax: _fb.Table[SoftMax] = _fb.Table(
-    "mindspore.schema.v0.SoftMax", SoftMax, (("axis", "axis", 0, "i", -1, {}),), reg=_FB_REG
-)
-_FB_Activation: _fb.Table[Activation] = _fb.Table(
+_fb.Table("mindspore.schema.v0.SoftMax", SoftMax, (("axis", "axis", 0, "i", -1, {}),), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Activation",
     Activation,
     (
@@ -2066,7 +2063,7 @@ _FB_Activation: _fb.Table[Activation] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ActivationGrad: _fb.Table[ActivationGrad] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.ActivationGrad",
     ActivationGrad,
     (
@@ -2082,7 +2079,7 @@ _FB_ActivationGrad: _fb.Table[ActivationGrad] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Conv2D: _fb.Table[Conv2D] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Conv2D",
     Conv2D,
     (
@@ -2113,7 +2110,7 @@ _FB_Conv2D: _fb.Table[Conv2D] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Adder: _fb.Table[Adder] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Adder",
     Adder,
     (
@@ -2144,7 +2141,7 @@ _FB_Adder: _fb.Table[Adder] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Conv2DGradFilter: _fb.Table[Conv2DGradFilter] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Conv2DGradFilter",
     Conv2DGradFilter,
     (
@@ -2176,7 +2173,7 @@ _FB_Conv2DGradFilter: _fb.Table[Conv2DGradFilter] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Conv2DGradInput: _fb.Table[Conv2DGradInput] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Conv2DGradInput",
     Conv2DGradInput,
     (
@@ -2208,7 +2205,7 @@ _FB_Conv2DGradInput: _fb.Table[Conv2DGradInput] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_GroupConv2DGradInput: _fb.Table[GroupConv2DGradInput] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.GroupConv2DGradInput",
     GroupConv2DGradInput,
     (
@@ -2240,7 +2237,7 @@ _FB_GroupConv2DGradInput: _fb.Table[GroupConv2DGradInput] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_FusedBatchNorm: _fb.Table[FusedBatchNorm] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.FusedBatchNorm",
     FusedBatchNorm,
     (
@@ -2250,34 +2247,32 @@ _FB_FusedBatchNorm: _fb.Table[FusedBatchNorm] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_BatchNorm: _fb.Table[BatchNorm] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.BatchNorm",
     BatchNorm,
     (("epsilon", "epsilon", 0, "f", 1e-05, {}),),
     reg=_FB_REG,
 )
-_FB_BiasGrad: _fb.Table[BiasGrad] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.BiasGrad",
     BiasGrad,
     (("axis", "axis", 0, ("vector", "i"), None, {}),),
     reg=_FB_REG,
 )
-_FB_SoftmaxCrossEntropy: _fb.Table[SoftmaxCrossEntropy] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SoftmaxCrossEntropy",
     SoftmaxCrossEntropy,
     (("axis", "axis", 0, ("vector", "i"), None, {}),),
     reg=_FB_REG,
 )
-_FB_SparseSoftmaxCrossEntropy: _fb.Table[SparseSoftmaxCrossEntropy] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SparseSoftmaxCrossEntropy",
     SparseSoftmaxCrossEntropy,
     (("isGrad", "isGrad", 0, "i", 0, {}),),
     reg=_FB_REG,
 )
-_FB_make_tuple: _fb.Table[make_tuple] = _fb.Table(
-    "mindspore.schema.v0.make_tuple", make_tuple, (), reg=_FB_REG
-)
-_FB_PoolingGrad: _fb.Table[PoolingGrad] = _fb.Table(
+_fb.Table("mindspore.schema.v0.make_tuple", make_tuple, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.PoolingGrad",
     PoolingGrad,
     (
@@ -2311,32 +2306,28 @@ _FB_PoolingGrad: _fb.Table[PoolingGrad] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Shape: _fb.Table[Shape] = _fb.Table("mindspore.schema.v0.Shape", Shape, (), reg=_FB_REG)
-_FB_ConstantOfShape: _fb.Table[ConstantOfShape] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Shape", Shape, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.ConstantOfShape",
     ConstantOfShape,
     (("dataType", "dataType", 0, "i", 0, {}), ("value", "value", 1, ("vector", "f"), None, {})),
     reg=_FB_REG,
 )
-_FB_Nchw2Nhwc: _fb.Table[Nchw2Nhwc] = _fb.Table(
-    "mindspore.schema.v0.Nchw2Nhwc", Nchw2Nhwc, (), reg=_FB_REG
-)
-_FB_Nhwc2Nchw: _fb.Table[Nhwc2Nchw] = _fb.Table(
-    "mindspore.schema.v0.Nhwc2Nchw", Nhwc2Nchw, (), reg=_FB_REG
-)
-_FB_FakeQuantWithMinMaxVars: _fb.Table[FakeQuantWithMinMaxVars] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Nchw2Nhwc", Nchw2Nhwc, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Nhwc2Nchw", Nhwc2Nchw, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.FakeQuantWithMinMaxVars",
     FakeQuantWithMinMaxVars,
     (("narrowRange", "narrowRange", 0, "?", False, {}), ("numBits", "numBits", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_BiasAdd: _fb.Table[BiasAdd] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.BiasAdd",
     BiasAdd,
     (("axis", "axis", 0, ("vector", "i"), None, {}),),
     reg=_FB_REG,
 )
-_FB_ROIPooling: _fb.Table[ROIPooling] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.ROIPooling",
     ROIPooling,
     (
@@ -2346,7 +2337,7 @@ _FB_ROIPooling: _fb.Table[ROIPooling] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Pooling: _fb.Table[Pooling] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Pooling",
     Pooling,
     (
@@ -2389,7 +2380,7 @@ _FB_Pooling: _fb.Table[Pooling] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_DepthwiseConv2D: _fb.Table[DepthwiseConv2D] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.DepthwiseConv2D",
     DepthwiseConv2D,
     (
@@ -2419,7 +2410,7 @@ _FB_DepthwiseConv2D: _fb.Table[DepthwiseConv2D] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_DeDepthwiseConv2D: _fb.Table[DeDepthwiseConv2D] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.DeDepthwiseConv2D",
     DeDepthwiseConv2D,
     (
@@ -2449,7 +2440,7 @@ _FB_DeDepthwiseConv2D: _fb.Table[DeDepthwiseConv2D] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Resize: _fb.Table[Resize] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Resize",
     Resize,
     (
@@ -2488,7 +2479,7 @@ _FB_Resize: _fb.Table[Resize] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_DetectionPostProcess: _fb.Table[DetectionPostProcess] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.DetectionPostProcess",
     DetectionPostProcess,
     (
@@ -2509,7 +2500,7 @@ _FB_DetectionPostProcess: _fb.Table[DetectionPostProcess] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_FullConnection: _fb.Table[FullConnection] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.FullConnection",
     FullConnection,
     (
@@ -2527,13 +2518,13 @@ _FB_FullConnection: _fb.Table[FullConnection] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Mean: _fb.Table[Mean] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Mean",
     Mean,
     (("axis", "axis", 0, ("vector", "i"), None, {}), ("keepDims", "keepDims", 1, "?", False, {})),
     reg=_FB_REG,
 )
-_FB_DeConv2D: _fb.Table[DeConv2D] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.DeConv2D",
     DeConv2D,
     (
@@ -2564,7 +2555,7 @@ _FB_DeConv2D: _fb.Table[DeConv2D] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_DeConv2DGradFilter: _fb.Table[DeConv2DGradFilter] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.DeConv2DGradFilter",
     DeConv2DGradFilter,
     (
@@ -2595,13 +2586,13 @@ _FB_DeConv2DGradFilter: _fb.Table[DeConv2DGradFilter] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_BNGrad: _fb.Table[BNGrad] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.BNGrad",
     BNGrad,
     (("eps", "eps", 0, "f", 0.0, {}), ("momentum", "momentum", 1, "f", 0.0, {})),
     reg=_FB_REG,
 )
-_FB_Scale: _fb.Table[Scale] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Scale",
     Scale,
     (
@@ -2617,13 +2608,13 @@ _FB_Scale: _fb.Table[Scale] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Eltwise: _fb.Table[Eltwise] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Eltwise",
     Eltwise,
     (("mode", "mode", 0, ("enum", "mindspore.schema.v0.EltwiseMode", "b", "EltwiseMode"), 0, {}),),
     reg=_FB_REG,
 )
-_FB_Add: _fb.Table[Add] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Add",
     Add,
     (
@@ -2638,7 +2629,7 @@ _FB_Add: _fb.Table[Add] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Sub: _fb.Table[Sub] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Sub",
     Sub,
     (
@@ -2653,7 +2644,7 @@ _FB_Sub: _fb.Table[Sub] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Mul: _fb.Table[Mul] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Mul",
     Mul,
     (
@@ -2668,7 +2659,7 @@ _FB_Mul: _fb.Table[Mul] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Div: _fb.Table[Div] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Div",
     Div,
     (
@@ -2683,26 +2674,20 @@ _FB_Div: _fb.Table[Div] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_AddGrad: _fb.Table[AddGrad] = _fb.Table("mindspore.schema.v0.AddGrad", AddGrad, (), reg=_FB_REG)
-_FB_SubGrad: _fb.Table[SubGrad] = _fb.Table("mindspore.schema.v0.SubGrad", SubGrad, (), reg=_FB_REG)
-_FB_MulGrad: _fb.Table[MulGrad] = _fb.Table("mindspore.schema.v0.MulGrad", MulGrad, (), reg=_FB_REG)
-_FB_DivGrad: _fb.Table[DivGrad] = _fb.Table("mindspore.schema.v0.DivGrad", DivGrad, (), reg=_FB_REG)
-_FB_RealDiv: _fb.Table[RealDiv] = _fb.Table("mindspore.schema.v0.RealDiv", RealDiv, (), reg=_FB_REG)
-_FB_Rsqrt: _fb.Table[Rsqrt] = _fb.Table("mindspore.schema.v0.Rsqrt", Rsqrt, (), reg=_FB_REG)
-_FB_Equal: _fb.Table[Equal] = _fb.Table("mindspore.schema.v0.Equal", Equal, (), reg=_FB_REG)
-_FB_Less: _fb.Table[Less] = _fb.Table("mindspore.schema.v0.Less", Less, (), reg=_FB_REG)
-_FB_Greater: _fb.Table[Greater] = _fb.Table("mindspore.schema.v0.Greater", Greater, (), reg=_FB_REG)
-_FB_NotEqual: _fb.Table[NotEqual] = _fb.Table(
-    "mindspore.schema.v0.NotEqual", NotEqual, (), reg=_FB_REG
-)
-_FB_LessEqual: _fb.Table[LessEqual] = _fb.Table(
-    "mindspore.schema.v0.LessEqual", LessEqual, (), reg=_FB_REG
-)
-_FB_GreaterEqual: _fb.Table[GreaterEqual] = _fb.Table(
-    "mindspore.schema.v0.GreaterEqual", GreaterEqual, (), reg=_FB_REG
-)
-_FB_Min: _fb.Table[Min] = _fb.Table("mindspore.schema.v0.Min", Min, (), reg=_FB_REG)
-_FB_Slice: _fb.Table[Slice] = _fb.Table(
+_fb.Table("mindspore.schema.v0.AddGrad", AddGrad, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.SubGrad", SubGrad, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.MulGrad", MulGrad, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.DivGrad", DivGrad, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.RealDiv", RealDiv, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Rsqrt", Rsqrt, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Equal", Equal, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Less", Less, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Greater", Greater, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.NotEqual", NotEqual, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.LessEqual", LessEqual, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.GreaterEqual", GreaterEqual, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Min", Min, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Slice",
     Slice,
     (
@@ -2713,11 +2698,11 @@ _FB_Slice: _fb.Table[Slice] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Floor: _fb.Table[Floor] = _fb.Table("mindspore.schema.v0.Floor", Floor, (), reg=_FB_REG)
-_FB_Abs: _fb.Table[Abs] = _fb.Table("mindspore.schema.v0.Abs", Abs, (), reg=_FB_REG)
-_FB_Neg: _fb.Table[Neg] = _fb.Table("mindspore.schema.v0.Neg", Neg, (), reg=_FB_REG)
-_FB_NegGrad: _fb.Table[NegGrad] = _fb.Table("mindspore.schema.v0.NegGrad", NegGrad, (), reg=_FB_REG)
-_FB_Exp: _fb.Table[Exp] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Floor", Floor, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Abs", Abs, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Neg", Neg, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.NegGrad", NegGrad, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Exp",
     Exp,
     (
@@ -2727,17 +2712,17 @@ _FB_Exp: _fb.Table[Exp] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Cos: _fb.Table[Cos] = _fb.Table("mindspore.schema.v0.Cos", Cos, (), reg=_FB_REG)
-_FB_Sin: _fb.Table[Sin] = _fb.Table("mindspore.schema.v0.Sin", Sin, (), reg=_FB_REG)
-_FB_Sqrt: _fb.Table[Sqrt] = _fb.Table("mindspore.schema.v0.Sqrt", Sqrt, (), reg=_FB_REG)
-_FB_Square: _fb.Table[Square] = _fb.Table("mindspore.schema.v0.Square", Square, (), reg=_FB_REG)
-_FB_Ceil: _fb.Table[Ceil] = _fb.Table("mindspore.schema.v0.Ceil", Ceil, (), reg=_FB_REG)
-_FB_Log: _fb.Table[Log] = _fb.Table("mindspore.schema.v0.Log", Log, (), reg=_FB_REG)
-_FB_LogGrad: _fb.Table[LogGrad] = _fb.Table("mindspore.schema.v0.LogGrad", LogGrad, (), reg=_FB_REG)
-_FB_Tan: _fb.Table[Tan] = _fb.Table("mindspore.schema.v0.Tan", Tan, (), reg=_FB_REG)
-_FB_Atan: _fb.Table[Atan] = _fb.Table("mindspore.schema.v0.Atan", Atan, (), reg=_FB_REG)
-_FB_Asin: _fb.Table[Asin] = _fb.Table("mindspore.schema.v0.Asin", Asin, (), reg=_FB_REG)
-_FB_Reshape: _fb.Table[Reshape] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Cos", Cos, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Sin", Sin, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Sqrt", Sqrt, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Square", Square, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Ceil", Ceil, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Log", Log, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.LogGrad", LogGrad, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Tan", Tan, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Atan", Atan, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Asin", Asin, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Reshape",
     Reshape,
     (
@@ -2746,7 +2731,7 @@ _FB_Reshape: _fb.Table[Reshape] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Power: _fb.Table[Power] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Power",
     Power,
     (
@@ -2756,7 +2741,7 @@ _FB_Power: _fb.Table[Power] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_PowerGrad: _fb.Table[PowerGrad] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.PowerGrad",
     PowerGrad,
     (
@@ -2766,7 +2751,7 @@ _FB_PowerGrad: _fb.Table[PowerGrad] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ArgMax: _fb.Table[ArgMax] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.ArgMax",
     ArgMax,
     (
@@ -2778,7 +2763,7 @@ _FB_ArgMax: _fb.Table[ArgMax] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ArgMin: _fb.Table[ArgMin] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.ArgMin",
     ArgMin,
     (
@@ -2790,10 +2775,8 @@ _FB_ArgMin: _fb.Table[ArgMin] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_NetOutput: _fb.Table[NetOutput] = _fb.Table(
-    "mindspore.schema.v0.NetOutput", NetOutput, (), reg=_FB_REG
-)
-_FB_MatMul: _fb.Table[MatMul] = _fb.Table(
+_fb.Table("mindspore.schema.v0.NetOutput", NetOutput, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.MatMul",
     MatMul,
     (
@@ -2803,7 +2786,7 @@ _FB_MatMul: _fb.Table[MatMul] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_PReLU: _fb.Table[PReLU] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.PReLU",
     PReLU,
     (
@@ -2812,13 +2795,13 @@ _FB_PReLU: _fb.Table[PReLU] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_LeakyReLU: _fb.Table[LeakyReLU] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.LeakyReLU",
     LeakyReLU,
     (("negativeSlope", "negativeSlope", 0, "f", 0.0, {}),),
     reg=_FB_REG,
 )
-_FB_StridedSlice: _fb.Table[StridedSlice] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.StridedSlice",
     StridedSlice,
     (
@@ -2834,7 +2817,7 @@ _FB_StridedSlice: _fb.Table[StridedSlice] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Stack: _fb.Table[Stack] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Stack",
     Stack,
     (
@@ -2844,7 +2827,7 @@ _FB_Stack: _fb.Table[Stack] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Range: _fb.Table[Range] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Range",
     Range,
     (
@@ -2855,10 +2838,10 @@ _FB_Range: _fb.Table[Range] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ExpandDims: _fb.Table[ExpandDims] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.ExpandDims", ExpandDims, (("dim", "dim", 0, "i", 0, {}),), reg=_FB_REG
 )
-_FB_Tile: _fb.Table[Tile] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Tile",
     Tile,
     (
@@ -2867,19 +2850,19 @@ _FB_Tile: _fb.Table[Tile] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Cast: _fb.Table[Cast] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Cast",
     Cast,
     (("srcT", "srcT", 0, "i", 0, {}), ("dstT", "dstT", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_QuantDTypeCast: _fb.Table[QuantDTypeCast] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.QuantDTypeCast",
     QuantDTypeCast,
     (("srcT", "srcT", 0, "i", 0, {}), ("dstT", "dstT", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_Split: _fb.Table[Split] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Split",
     Split,
     (
@@ -2889,40 +2872,34 @@ _FB_Split: _fb.Table[Split] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Crop: _fb.Table[Crop] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Crop",
     Crop,
     (("axis", "axis", 0, "q", 0, {}), ("offsets", "offsets", 1, ("vector", "q"), None, {})),
     reg=_FB_REG,
 )
-_FB_Permute: _fb.Table[Permute] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Permute",
     Permute,
     (("order", "order", 0, ("vector", "q"), None, {}),),
     reg=_FB_REG,
 )
-_FB_Clip: _fb.Table[Clip] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Clip",
     Clip,
     (("max", "max", 0, "f", 0.0, {}), ("min", "min", 1, "f", 0.0, {})),
     reg=_FB_REG,
 )
-_FB_Constant: _fb.Table[Constant] = _fb.Table(
-    "mindspore.schema.v0.Constant", Constant, (), reg=_FB_REG
-)
-_FB_Elu: _fb.Table[Elu] = _fb.Table(
-    "mindspore.schema.v0.Elu", Elu, (("alpha", "alpha", 0, "f", 1.0, {}),), reg=_FB_REG
-)
-_FB_Broadcast: _fb.Table[Broadcast] = _fb.Table(
-    "mindspore.schema.v0.Broadcast", Broadcast, (), reg=_FB_REG
-)
-_FB_BroadcastTo: _fb.Table[BroadcastTo] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Constant", Constant, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Elu", Elu, (("alpha", "alpha", 0, "f", 1.0, {}),), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Broadcast", Broadcast, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.BroadcastTo",
     BroadcastTo,
     (("dst_shape", "dst_shape", 0, ("vector", "i"), None, {}),),
     reg=_FB_REG,
 )
-_FB_Lrn: _fb.Table[Lrn] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Lrn",
     Lrn,
     (
@@ -2933,7 +2910,7 @@ _FB_Lrn: _fb.Table[Lrn] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Reduce: _fb.Table[Reduce] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Reduce",
     Reduce,
     (
@@ -2945,34 +2922,34 @@ _FB_Reduce: _fb.Table[Reduce] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Transpose: _fb.Table[Transpose] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Transpose",
     Transpose,
     (("perm", "perm", 0, ("vector", "i"), None, {}), ("conjugate", "conjugate", 1, "?", False, {})),
     reg=_FB_REG,
 )
-_FB_Squeeze: _fb.Table[Squeeze] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Squeeze",
     Squeeze,
     (("axis", "axis", 0, ("vector", "i"), None, {}),),
     reg=_FB_REG,
 )
-_FB_Unsqueeze: _fb.Table[Unsqueeze] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Unsqueeze",
     Unsqueeze,
     (("axis", "axis", 0, ("vector", "i"), None, {}),),
     reg=_FB_REG,
 )
-_FB_Upsample: _fb.Table[Upsample] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Upsample",
     Upsample,
     (("mode", "mode", 0, "string", None, {}), ("scales", "scales", 1, ("vector", "f"), None, {})),
     reg=_FB_REG,
 )
-_FB_Dropout: _fb.Table[Dropout] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Dropout", Dropout, (("ratio", "ratio", 0, "f", 0.5, {}),), reg=_FB_REG
 )
-_FB_LocalResponseNormalization: _fb.Table[LocalResponseNormalization] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.LocalResponseNormalization",
     LocalResponseNormalization,
     (
@@ -2983,16 +2960,14 @@ _FB_LocalResponseNormalization: _fb.Table[LocalResponseNormalization] = _fb.Tabl
     ),
     reg=_FB_REG,
 )
-_FB_ZerosLike: _fb.Table[ZerosLike] = _fb.Table(
-    "mindspore.schema.v0.ZerosLike", ZerosLike, (), reg=_FB_REG
-)
-_FB_TopK: _fb.Table[TopK] = _fb.Table(
+_fb.Table("mindspore.schema.v0.ZerosLike", ZerosLike, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.TopK",
     TopK,
     (("k", "k", 0, "i", 0, {}), ("sorted", "sorted", 1, "?", True, {})),
     reg=_FB_REG,
 )
-_FB_SpaceToDepth: _fb.Table[SpaceToDepth] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SpaceToDepth",
     SpaceToDepth,
     (
@@ -3001,7 +2976,7 @@ _FB_SpaceToDepth: _fb.Table[SpaceToDepth] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SpaceToBatch: _fb.Table[SpaceToBatch] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SpaceToBatch",
     SpaceToBatch,
     (
@@ -3010,35 +2985,35 @@ _FB_SpaceToBatch: _fb.Table[SpaceToBatch] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SparseToDense: _fb.Table[SparseToDense] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SparseToDense",
     SparseToDense,
     (("validateIndices", "validateIndices", 0, "?", False, {}),),
     reg=_FB_REG,
 )
-_FB_ReverseSequence: _fb.Table[ReverseSequence] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.ReverseSequence",
     ReverseSequence,
     (("seqAxis", "seqAxis", 0, "i", 0, {}), ("batchAxis", "batchAxis", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_Rank: _fb.Table[Rank] = _fb.Table("mindspore.schema.v0.Rank", Rank, (), reg=_FB_REG)
-_FB_Gather: _fb.Table[Gather] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Rank", Rank, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Gather",
     Gather,
     (("axis", "axis", 0, "i", 0, {}), ("batchDims", "batchDims", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_GatherNd: _fb.Table[GatherNd] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.GatherNd",
     GatherNd,
     (("batchDims", "batchDims", 0, "i", 0, {}),),
     reg=_FB_REG,
 )
-_FB_Fill: _fb.Table[Fill] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Fill", Fill, (("dims", "dims", 0, ("vector", "i"), None, {}),), reg=_FB_REG
 )
-_FB_DepthToSpace: _fb.Table[DepthToSpace] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.DepthToSpace",
     DepthToSpace,
     (
@@ -3047,7 +3022,7 @@ _FB_DepthToSpace: _fb.Table[DepthToSpace] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_BatchToSpace: _fb.Table[BatchToSpace] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.BatchToSpace",
     BatchToSpace,
     (
@@ -3056,7 +3031,7 @@ _FB_BatchToSpace: _fb.Table[BatchToSpace] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_BatchToSpaceND: _fb.Table[BatchToSpaceND] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.BatchToSpaceND",
     BatchToSpaceND,
     (
@@ -3065,16 +3040,14 @@ _FB_BatchToSpaceND: _fb.Table[BatchToSpaceND] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_AddN: _fb.Table[AddN] = _fb.Table(
-    "mindspore.schema.v0.AddN", AddN, (("N", "N", 0, "i", 0, {}),), reg=_FB_REG
-)
-_FB_EmbeddingLookup: _fb.Table[EmbeddingLookup] = _fb.Table(
+_fb.Table("mindspore.schema.v0.AddN", AddN, (("N", "N", 0, "i", 0, {}),), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.EmbeddingLookup",
     EmbeddingLookup,
     (("maxNorm", "maxNorm", 0, "f", 0.0, {}),),
     reg=_FB_REG,
 )
-_FB_EmbeddingLookupSparse: _fb.Table[EmbeddingLookupSparse] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.EmbeddingLookupSparse",
     EmbeddingLookupSparse,
     (
@@ -3084,14 +3057,10 @@ _FB_EmbeddingLookupSparse: _fb.Table[EmbeddingLookupSparse] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_FloorDiv: _fb.Table[FloorDiv] = _fb.Table(
-    "mindspore.schema.v0.FloorDiv", FloorDiv, (), reg=_FB_REG
-)
-_FB_FloorMod: _fb.Table[FloorMod] = _fb.Table(
-    "mindspore.schema.v0.FloorMod", FloorMod, (), reg=_FB_REG
-)
-_FB_Mod: _fb.Table[Mod] = _fb.Table("mindspore.schema.v0.Mod", Mod, (), reg=_FB_REG)
-_FB_L2Norm: _fb.Table[L2Norm] = _fb.Table(
+_fb.Table("mindspore.schema.v0.FloorDiv", FloorDiv, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.FloorMod", FloorMod, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Mod", Mod, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.L2Norm",
     L2Norm,
     (
@@ -3108,19 +3077,11 @@ _FB_L2Norm: _fb.Table[L2Norm] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_LogicalAnd: _fb.Table[LogicalAnd] = _fb.Table(
-    "mindspore.schema.v0.LogicalAnd", LogicalAnd, (), reg=_FB_REG
-)
-_FB_LogicalOr: _fb.Table[LogicalOr] = _fb.Table(
-    "mindspore.schema.v0.LogicalOr", LogicalOr, (), reg=_FB_REG
-)
-_FB_LogicalXor: _fb.Table[LogicalXor] = _fb.Table(
-    "mindspore.schema.v0.LogicalXor", LogicalXor, (), reg=_FB_REG
-)
-_FB_LogicalNot: _fb.Table[LogicalNot] = _fb.Table(
-    "mindspore.schema.v0.LogicalNot", LogicalNot, (), reg=_FB_REG
-)
-_FB_MatrixDiag: _fb.Table[MatrixDiag] = _fb.Table(
+_fb.Table("mindspore.schema.v0.LogicalAnd", LogicalAnd, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.LogicalOr", LogicalOr, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.LogicalXor", LogicalXor, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.LogicalNot", LogicalNot, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.MatrixDiag",
     MatrixDiag,
     (
@@ -3131,60 +3092,46 @@ _FB_MatrixDiag: _fb.Table[MatrixDiag] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Select: _fb.Table[Select] = _fb.Table("mindspore.schema.v0.Select", Select, (), reg=_FB_REG)
-_FB_TfReduce: _fb.Table[TfReduce] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Select", Select, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.TfReduce",
     TfReduce,
     (("type", "type", 0, ("enum", "mindspore.schema.v0.ReduceType", "b", "ReduceType"), 7, {}),),
     reg=_FB_REG,
 )
-_FB_Reverse: _fb.Table[Reverse] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Reverse",
     Reverse,
     (("axis", "axis", 0, ("vector", "i"), None, {}),),
     reg=_FB_REG,
 )
-_FB_Round: _fb.Table[Round] = _fb.Table("mindspore.schema.v0.Round", Round, (), reg=_FB_REG)
-_FB_Scatter: _fb.Table[Scatter] = _fb.Table("mindspore.schema.v0.Scatter", Scatter, (), reg=_FB_REG)
-_FB_ScatterND: _fb.Table[ScatterND] = _fb.Table(
-    "mindspore.schema.v0.ScatterND", ScatterND, (), reg=_FB_REG
-)
-_FB_Unique: _fb.Table[Unique] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Round", Round, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Scatter", Scatter, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.ScatterND", ScatterND, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Unique", Unique, (("outType", "outType", 0, "i", 0, {}),), reg=_FB_REG
 )
-_FB_Unstack: _fb.Table[Unstack] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Unstack",
     Unstack,
     (("num", "num", 0, "i", 0, {}), ("axis", "axis", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_OnnxInt8Quantize: _fb.Table[OnnxInt8Quantize] = _fb.Table(
-    "mindspore.schema.v0.OnnxInt8Quantize", OnnxInt8Quantize, (), reg=_FB_REG
-)
-_FB_OnnxInt8Dequantize: _fb.Table[OnnxInt8Dequantize] = _fb.Table(
-    "mindspore.schema.v0.OnnxInt8Dequantize", OnnxInt8Dequantize, (), reg=_FB_REG
-)
-_FB_FakeQuantWithMinMax: _fb.Table[FakeQuantWithMinMax] = _fb.Table(
-    "mindspore.schema.v0.FakeQuantWithMinMax", FakeQuantWithMinMax, (), reg=_FB_REG
-)
-_FB_FakeQuantWithMinMaxPerChannel: _fb.Table[FakeQuantWithMinMaxPerChannel] = _fb.Table(
+_fb.Table("mindspore.schema.v0.OnnxInt8Quantize", OnnxInt8Quantize, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.OnnxInt8Dequantize", OnnxInt8Dequantize, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.FakeQuantWithMinMax", FakeQuantWithMinMax, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.FakeQuantWithMinMaxPerChannel",
     FakeQuantWithMinMaxPerChannel,
     (),
     reg=_FB_REG,
 )
-_FB_BatchNormFold: _fb.Table[BatchNormFold] = _fb.Table(
-    "mindspore.schema.v0.BatchNormFold", BatchNormFold, (), reg=_FB_REG
-)
-_FB_MulFold: _fb.Table[MulFold] = _fb.Table("mindspore.schema.v0.MulFold", MulFold, (), reg=_FB_REG)
-_FB_AddFold: _fb.Table[AddFold] = _fb.Table("mindspore.schema.v0.AddFold", AddFold, (), reg=_FB_REG)
-_FB_SquaredDifference: _fb.Table[SquaredDifference] = _fb.Table(
-    "mindspore.schema.v0.SquaredDifference", SquaredDifference, (), reg=_FB_REG
-)
-_FB_TupleGetItem: _fb.Table[TupleGetItem] = _fb.Table(
-    "mindspore.schema.v0.TupleGetItem", TupleGetItem, (), reg=_FB_REG
-)
-_FB_ApplyMomentum: _fb.Table[ApplyMomentum] = _fb.Table(
+_fb.Table("mindspore.schema.v0.BatchNormFold", BatchNormFold, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.MulFold", MulFold, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.AddFold", AddFold, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.SquaredDifference", SquaredDifference, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.TupleGetItem", TupleGetItem, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.ApplyMomentum",
     ApplyMomentum,
     (
@@ -3193,7 +3140,7 @@ _FB_ApplyMomentum: _fb.Table[ApplyMomentum] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Sgd: _fb.Table[Sgd] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Sgd",
     Sgd,
     (
@@ -3203,32 +3150,28 @@ _FB_Sgd: _fb.Table[Sgd] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Adam: _fb.Table[Adam] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Adam",
     Adam,
     (("useNesterov", "useNesterov", 0, "?", False, {}),),
     reg=_FB_REG,
 )
-_FB_Assign: _fb.Table[Assign] = _fb.Table("mindspore.schema.v0.Assign", Assign, (), reg=_FB_REG)
-_FB_AssignAdd: _fb.Table[AssignAdd] = _fb.Table(
-    "mindspore.schema.v0.AssignAdd", AssignAdd, (), reg=_FB_REG
-)
-_FB_Where: _fb.Table[Where] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Assign", Assign, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.AssignAdd", AssignAdd, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Where",
     Where,
     (("condition", "condition", 0, ("vector", "?"), None, {}),),
     reg=_FB_REG,
 )
-_FB_OneHot: _fb.Table[OneHot] = _fb.Table(
-    "mindspore.schema.v0.OneHot", OneHot, (("axis", "axis", 0, "i", 0, {}),), reg=_FB_REG
-)
-_FB_Lstm: _fb.Table[Lstm] = _fb.Table(
+_fb.Table("mindspore.schema.v0.OneHot", OneHot, (("axis", "axis", 0, "i", 0, {}),), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Lstm",
     Lstm,
     (("bidirection", "bidirection", 0, "?", False, {}),),
     reg=_FB_REG,
 )
-_FB_PriorBox: _fb.Table[PriorBox] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.PriorBox",
     PriorBox,
     (
@@ -3246,7 +3189,7 @@ _FB_PriorBox: _fb.Table[PriorBox] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SpaceToBatchND: _fb.Table[SpaceToBatchND] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SpaceToBatchND",
     SpaceToBatchND,
     (
@@ -3255,21 +3198,17 @@ _FB_SpaceToBatchND: _fb.Table[SpaceToBatchND] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_MakeTuple: _fb.Table[MakeTuple] = _fb.Table(
-    "mindspore.schema.v0.MakeTuple", MakeTuple, (), reg=_FB_REG
-)
-_FB_ToFormat: _fb.Table[ToFormat] = _fb.Table(
+_fb.Table("mindspore.schema.v0.MakeTuple", MakeTuple, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.ToFormat",
     ToFormat,
     (("srcT", "srcT", 0, "i", 0, {}), ("dstT", "dstT", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_Depend: _fb.Table[Depend] = _fb.Table("mindspore.schema.v0.Depend", Depend, (), reg=_FB_REG)
-_FB_ControlDepend: _fb.Table[ControlDepend] = _fb.Table(
-    "mindspore.schema.v0.ControlDepend", ControlDepend, (), reg=_FB_REG
-)
-_FB_Return: _fb.Table[Return] = _fb.Table("mindspore.schema.v0.Return", Return, (), reg=_FB_REG)
-_FB_Proposal: _fb.Table[Proposal] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Depend", Depend, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.ControlDepend", ControlDepend, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Return", Return, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Proposal",
     Proposal,
     (
@@ -3284,13 +3223,13 @@ _FB_Proposal: _fb.Table[Proposal] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Custom: _fb.Table[Custom] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Custom",
     Custom,
     (("custom", "custom", 0, ("vector", "B"), None, {}),),
     reg=_FB_REG,
 )
-_FB_BlackBox: _fb.Table[BlackBox] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.BlackBox",
     BlackBox,
     (
@@ -3300,7 +3239,7 @@ _FB_BlackBox: _fb.Table[BlackBox] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_LshProjection: _fb.Table[LshProjection] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.LshProjection",
     LshProjection,
     (
@@ -3315,10 +3254,8 @@ _FB_LshProjection: _fb.Table[LshProjection] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_HashtableLookup: _fb.Table[HashtableLookup] = _fb.Table(
-    "mindspore.schema.v0.HashtableLookup", HashtableLookup, (), reg=_FB_REG
-)
-_FB_SkipGram: _fb.Table[SkipGram] = _fb.Table(
+_fb.Table("mindspore.schema.v0.HashtableLookup", HashtableLookup, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.SkipGram",
     SkipGram,
     (
@@ -3328,7 +3265,7 @@ _FB_SkipGram: _fb.Table[SkipGram] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_CustomPredict: _fb.Table[CustomPredict] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.CustomPredict",
     CustomPredict,
     (
@@ -3337,13 +3274,9 @@ _FB_CustomPredict: _fb.Table[CustomPredict] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_CustomNormalize: _fb.Table[CustomNormalize] = _fb.Table(
-    "mindspore.schema.v0.CustomNormalize", CustomNormalize, (), reg=_FB_REG
-)
-_FB_CustomExtractFeatures: _fb.Table[CustomExtractFeatures] = _fb.Table(
-    "mindspore.schema.v0.CustomExtractFeatures", CustomExtractFeatures, (), reg=_FB_REG
-)
-_FB_AudioSpectrogram: _fb.Table[AudioSpectrogram] = _fb.Table(
+_fb.Table("mindspore.schema.v0.CustomNormalize", CustomNormalize, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.CustomExtractFeatures", CustomExtractFeatures, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.AudioSpectrogram",
     AudioSpectrogram,
     (
@@ -3353,7 +3286,7 @@ _FB_AudioSpectrogram: _fb.Table[AudioSpectrogram] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Mfcc: _fb.Table[Mfcc] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Mfcc",
     Mfcc,
     (
@@ -3364,45 +3297,39 @@ _FB_Mfcc: _fb.Table[Mfcc] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Rfft: _fb.Table[Rfft] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Rfft", Rfft, (("fftLength", "fftLength", 0, "i", 0, {}),), reg=_FB_REG
 )
-_FB_FftReal: _fb.Table[FftReal] = _fb.Table("mindspore.schema.v0.FftReal", FftReal, (), reg=_FB_REG)
-_FB_FftImag: _fb.Table[FftImag] = _fb.Table("mindspore.schema.v0.FftImag", FftImag, (), reg=_FB_REG)
-_FB_DropoutGrad: _fb.Table[DropoutGrad] = _fb.Table(
+_fb.Table("mindspore.schema.v0.FftReal", FftReal, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.FftImag", FftImag, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.DropoutGrad",
     DropoutGrad,
     (("ratio", "ratio", 0, "f", 0.5, {}),),
     reg=_FB_REG,
 )
-_FB_MaximumGrad: _fb.Table[MaximumGrad] = _fb.Table(
-    "mindspore.schema.v0.MaximumGrad", MaximumGrad, (), reg=_FB_REG
-)
-_FB_MinimumGrad: _fb.Table[MinimumGrad] = _fb.Table(
-    "mindspore.schema.v0.MinimumGrad", MinimumGrad, (), reg=_FB_REG
-)
-_FB_NonMaxSuppression: _fb.Table[NonMaxSuppression] = _fb.Table(
+_fb.Table("mindspore.schema.v0.MaximumGrad", MaximumGrad, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.MinimumGrad", MinimumGrad, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.NonMaxSuppression",
     NonMaxSuppression,
     (("centerPointBox", "centerPointBox", 0, "i", 0, {}),),
     reg=_FB_REG,
 )
-_FB_InstanceNorm: _fb.Table[InstanceNorm] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.InstanceNorm",
     InstanceNorm,
     (("epsilon", "epsilon", 0, "f", 1e-05, {}),),
     reg=_FB_REG,
 )
-_FB_Loop: _fb.Table[Loop] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Loop",
     Loop,
     (("subGraphIndex", "subGraphIndex", 0, "i", 0, {}),),
     reg=_FB_REG,
 )
-_FB_Identity: _fb.Table[Identity] = _fb.Table(
-    "mindspore.schema.v0.Identity", Identity, (), reg=_FB_REG
-)
-_FB_LayerNorm: _fb.Table[LayerNorm] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Identity", Identity, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.LayerNorm",
     LayerNorm,
     (
@@ -3412,7 +3339,7 @@ _FB_LayerNorm: _fb.Table[LayerNorm] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_While: _fb.Table[While] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.While",
     While,
     (
@@ -3421,47 +3348,45 @@ _FB_While: _fb.Table[While] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_UnsortedSegmentSum: _fb.Table[UnsortedSegmentSum] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.UnsortedSegmentSum",
     UnsortedSegmentSum,
     (("numSegments", "numSegments", 0, "i", 0, {}),),
     reg=_FB_REG,
 )
-_FB_OnesLike: _fb.Table[OnesLike] = _fb.Table(
-    "mindspore.schema.v0.OnesLike", OnesLike, (), reg=_FB_REG
-)
-_FB_BinaryCrossEntropy: _fb.Table[BinaryCrossEntropy] = _fb.Table(
+_fb.Table("mindspore.schema.v0.OnesLike", OnesLike, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.BinaryCrossEntropy",
     BinaryCrossEntropy,
     (("reduction", "reduction", 0, "i", 1, {}),),
     reg=_FB_REG,
 )
-_FB_BinaryCrossEntropyGrad: _fb.Table[BinaryCrossEntropyGrad] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.BinaryCrossEntropyGrad",
     BinaryCrossEntropyGrad,
     (("reduction", "reduction", 0, "i", 1, {}),),
     reg=_FB_REG,
 )
-_FB_LpNormalization: _fb.Table[LpNormalization] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.LpNormalization",
     LpNormalization,
     (("axis", "axis", 0, "i", 0, {}), ("p", "p", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_Switch: _fb.Table[Switch] = _fb.Table("mindspore.schema.v0.Switch", Switch, (), reg=_FB_REG)
-_FB_Partial: _fb.Table[Partial] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Switch", Switch, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Partial",
     Partial,
     (("subGraphIndex", "subGraphIndex", 0, "i", 0, {}),),
     reg=_FB_REG,
 )
-_FB_TensorListFromTensor: _fb.Table[TensorListFromTensor] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.TensorListFromTensor",
     TensorListFromTensor,
     (("elementDType", "elementDType", 0, "i", 0, {}), ("shapeType", "shapeType", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_TensorListStack: _fb.Table[TensorListStack] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.TensorListStack",
     TensorListStack,
     (
@@ -3470,59 +3395,55 @@ _FB_TensorListStack: _fb.Table[TensorListStack] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_TensorListGetItem: _fb.Table[TensorListGetItem] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.TensorListGetItem",
     TensorListGetItem,
     (("elementDType", "elementDType", 0, "i", 0, {}),),
     reg=_FB_REG,
 )
-_FB_TensorListSetItem: _fb.Table[TensorListSetItem] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.TensorListSetItem",
     TensorListSetItem,
     (("elementDType", "elementDType", 0, "i", 0, {}),),
     reg=_FB_REG,
 )
-_FB_TensorListReserve: _fb.Table[TensorListReserve] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.TensorListReserve",
     TensorListReserve,
     (("elementDType", "elementDType", 0, "i", 0, {}), ("shapeType", "shapeType", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_All: _fb.Table[All] = _fb.Table(
-    "mindspore.schema.v0.All", All, (("keepDims", "keepDims", 0, "i", 0, {}),), reg=_FB_REG
-)
-_FB_Assert: _fb.Table[Assert] = _fb.Table(
+_fb.Table("mindspore.schema.v0.All", All, (("keepDims", "keepDims", 0, "i", 0, {}),), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Assert", Assert, (("summarize", "summarize", 0, "i", 0, {}),), reg=_FB_REG
 )
-_FB_SmoothL1Loss: _fb.Table[SmoothL1Loss] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SmoothL1Loss",
     SmoothL1Loss,
     (("beta", "beta", 0, "f", 0.0, {}),),
     reg=_FB_REG,
 )
-_FB_SmoothL1LossGrad: _fb.Table[SmoothL1LossGrad] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SmoothL1LossGrad",
     SmoothL1LossGrad,
     (("beta", "beta", 0, "f", 0.0, {}),),
     reg=_FB_REG,
 )
-_FB_SigmoidCrossEntropyWithLogits: _fb.Table[SigmoidCrossEntropyWithLogits] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SigmoidCrossEntropyWithLogits",
     SigmoidCrossEntropyWithLogits,
     (("beta", "beta", 0, "f", 0.0, {}),),
     reg=_FB_REG,
 )
-_FB_SigmoidCrossEntropyWithLogitsGrad: _fb.Table[SigmoidCrossEntropyWithLogitsGrad] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SigmoidCrossEntropyWithLogitsGrad",
     SigmoidCrossEntropyWithLogitsGrad,
     (("beta", "beta", 0, "f", 0.0, {}),),
     reg=_FB_REG,
 )
-_FB_Reciprocal: _fb.Table[Reciprocal] = _fb.Table(
-    "mindspore.schema.v0.Reciprocal", Reciprocal, (), reg=_FB_REG
-)
-_FB_Merge: _fb.Table[Merge] = _fb.Table("mindspore.schema.v0.Merge", Merge, (), reg=_FB_REG)
-_FB_GeLU: _fb.Table[GeLU] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Reciprocal", Reciprocal, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Merge", Merge, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.GeLU",
     GeLU,
     (("approximate", "approximate", 0, "?", False, {}),),

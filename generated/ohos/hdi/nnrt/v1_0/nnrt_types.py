@@ -294,8 +294,9 @@ class IOTensor(_rec.ParcelRecord):
     data: SharedBuffer = field(default_factory=SharedBuffer)
 
 
-# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
-_PARCEL_SharedBuffer = _parcel.Struct(
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import; each binds
+# itself to its class (``_parcel_codec_``) or registers its interface descriptor.
+_parcel.Struct(
     SharedBuffer,
     (
         ("fd", _parcel.FD),
@@ -304,15 +305,13 @@ _PARCEL_SharedBuffer = _parcel.Struct(
         ("dataSize", _parcel.UINT32),
     ),
 )
-_PARCEL_ModelConfig = _parcel.PodStruct(
+_parcel.PodStruct(
     ModelConfig,
     "<?3xii4x",
     (("enableFloat16", None), ("mode", PerformanceMode), ("priority", Priority)),
 )
-_PARCEL_QuantParam = _parcel.PodStruct(
-    QuantParam, "<iid", (("numBits", None), ("zeroPoint", None), ("scale", None))
-)
-_PARCEL_IOTensor = _parcel.Struct(
+_parcel.PodStruct(QuantParam, "<iid", (("numBits", None), ("zeroPoint", None), ("scale", None)))
+_parcel.Struct(
     IOTensor,
     (
         ("name", _parcel.STRING),

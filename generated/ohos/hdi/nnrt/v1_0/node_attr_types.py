@@ -1312,8 +1312,9 @@ class Unsqueeze(_rec.ParcelRecord):
     """Dimension to add. The value of <b>axis</b> can be an integer or an array of integers. The value range of the integer is [-n, n)."""
 
 
-# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
-_PARCEL_Activation = _parcel.PodStruct(
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import; each binds
+# itself to its class (``_parcel_codec_``) or registers its interface descriptor.
+_parcel.PodStruct(
     Activation,
     "<b3xfff?7x",
     (
@@ -1324,13 +1325,13 @@ _PARCEL_Activation = _parcel.PodStruct(
         ("approximate", None),
     ),
 )
-_PARCEL_AddFusion = _parcel.PodStruct(AddFusion, "<b7x", (("activationType", ActivationType),))
-_PARCEL_ArgMaxFusion = _parcel.PodStruct(
+_parcel.PodStruct(AddFusion, "<b7x", (("activationType", ActivationType),))
+_parcel.PodStruct(
     ArgMaxFusion,
     "<qq??6x",
     (("axis", None), ("topK", None), ("keepDims", None), ("outMaxValue", None)),
 )
-_PARCEL_AvgPoolFusion = _parcel.Struct(
+_parcel.Struct(
     AvgPoolFusion,
     (
         ("kernelSize", _parcel.PodArray(_parcel.INT64)),
@@ -1343,17 +1344,17 @@ _PARCEL_AvgPoolFusion = _parcel.Struct(
         ("activationType", _parcel.Enum(ActivationType, "b")),
     ),
 )
-_PARCEL_BatchToSpaceND = _parcel.Struct(
+_parcel.Struct(
     BatchToSpaceND,
     (
         ("blockShape", _parcel.PodArray(_parcel.INT64)),
         ("crops", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
     ),
 )
-_PARCEL_BiasAdd = _parcel.PodStruct(BiasAdd, "<8x", ())
-_PARCEL_Cast = _parcel.PodStruct(Cast, "<8x", ())
-_PARCEL_Concat = _parcel.PodStruct(Concat, "<q", (("axis", None),))
-_PARCEL_Conv2DFusion = _parcel.Struct(
+_parcel.PodStruct(BiasAdd, "<8x", ())
+_parcel.PodStruct(Cast, "<8x", ())
+_parcel.PodStruct(Concat, "<q", (("axis", None),))
+_parcel.Struct(
     Conv2DFusion,
     (
         ("kernelSize", _parcel.PodArray(_parcel.INT64)),
@@ -1367,7 +1368,7 @@ _PARCEL_Conv2DFusion = _parcel.Struct(
         ("activationType", _parcel.Enum(ActivationType, "b")),
     ),
 )
-_PARCEL_Conv2dTransposeFusion = _parcel.Struct(
+_parcel.Struct(
     Conv2dTransposeFusion,
     (
         ("kernelSize", _parcel.PodArray(_parcel.INT64)),
@@ -1382,18 +1383,18 @@ _PARCEL_Conv2dTransposeFusion = _parcel.Struct(
         ("outputPaddings", _parcel.PodArray(_parcel.INT64)),
     ),
 )
-_PARCEL_DivFusion = _parcel.PodStruct(DivFusion, "<b7x", (("activationType", ActivationType),))
-_PARCEL_Eltwise = _parcel.PodStruct(Eltwise, "<b7x", (("mode", EltwiseMode),))
-_PARCEL_ExpandDims = _parcel.PodStruct(ExpandDims, "<8x", ())
-_PARCEL_Fill = _parcel.PodStruct(Fill, "<8x", ())
-_PARCEL_FullConnection = _parcel.PodStruct(
+_parcel.PodStruct(DivFusion, "<b7x", (("activationType", ActivationType),))
+_parcel.PodStruct(Eltwise, "<b7x", (("mode", EltwiseMode),))
+_parcel.PodStruct(ExpandDims, "<8x", ())
+_parcel.PodStruct(Fill, "<8x", ())
+_parcel.PodStruct(
     FullConnection,
     "<??6xqb7x",
     (("hasBias", None), ("useAxis", None), ("axis", None), ("activationType", ActivationType)),
 )
-_PARCEL_FusedBatchNorm = _parcel.PodStruct(FusedBatchNorm, "<f4x", (("epsilon", None),))
-_PARCEL_Gather = _parcel.PodStruct(Gather, "<8x", ())
-_PARCEL_LayerNormFusion = _parcel.PodStruct(
+_parcel.PodStruct(FusedBatchNorm, "<f4x", (("epsilon", None),))
+_parcel.PodStruct(Gather, "<8x", ())
+_parcel.PodStruct(
     LayerNormFusion,
     "<qf?3xq",
     (
@@ -1403,14 +1404,14 @@ _PARCEL_LayerNormFusion = _parcel.PodStruct(
         ("beginParamsAxis", None),
     ),
 )
-_PARCEL_LessEqual = _parcel.PodStruct(LessEqual, "<8x", ())
-_PARCEL_MatMulFusion = _parcel.PodStruct(
+_parcel.PodStruct(LessEqual, "<8x", ())
+_parcel.PodStruct(
     MatMulFusion,
     "<??b5x",
     (("transposeA", None), ("transposeB", None), ("activationType", ActivationType)),
 )
-_PARCEL_Maximum = _parcel.PodStruct(Maximum, "<8x", ())
-_PARCEL_MaxPoolFusion = _parcel.Struct(
+_parcel.PodStruct(Maximum, "<8x", ())
+_parcel.Struct(
     MaxPoolFusion,
     (
         ("kernelSize", _parcel.PodArray(_parcel.INT64)),
@@ -1422,9 +1423,9 @@ _PARCEL_MaxPoolFusion = _parcel.Struct(
         ("activationType", _parcel.Enum(ActivationType, "b")),
     ),
 )
-_PARCEL_MulFusion = _parcel.PodStruct(MulFusion, "<b7x", (("activationType", ActivationType),))
-_PARCEL_OneHot = _parcel.PodStruct(OneHot, "<q", (("axis", None),))
-_PARCEL_PadFusion = _parcel.Struct(
+_parcel.PodStruct(MulFusion, "<b7x", (("activationType", ActivationType),))
+_parcel.PodStruct(OneHot, "<q", (("axis", None),))
+_parcel.Struct(
     PadFusion,
     (
         ("paddings", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
@@ -1432,16 +1433,16 @@ _PARCEL_PadFusion = _parcel.Struct(
         ("constantValue", _parcel.FLOAT),
     ),
 )
-_PARCEL_PowFusion = _parcel.PodStruct(PowFusion, "<ff", (("scale", None), ("shift", None)))
-_PARCEL_PReLUFusion = _parcel.PodStruct(PReLUFusion, "<?7x", (("channelShared", None),))
-_PARCEL_QuantDTypeCast = _parcel.PodStruct(QuantDTypeCast, "<qq", (("srcT", None), ("dstT", None)))
-_PARCEL_ReduceFusion = _parcel.PodStruct(
+_parcel.PodStruct(PowFusion, "<ff", (("scale", None), ("shift", None)))
+_parcel.PodStruct(PReLUFusion, "<?7x", (("channelShared", None),))
+_parcel.PodStruct(QuantDTypeCast, "<qq", (("srcT", None), ("dstT", None)))
+_parcel.PodStruct(
     ReduceFusion,
     "<?b?xf",
     (("keepDims", None), ("mode", ReduceMode), ("reduceToEnd", None), ("coeff", None)),
 )
-_PARCEL_Reshape = _parcel.PodStruct(Reshape, "<8x", ())
-_PARCEL_Resize = _parcel.PodStruct(
+_parcel.PodStruct(Reshape, "<8x", ())
+_parcel.PodStruct(
     Resize,
     "<b7xqq?b2xfqfb3x",
     (
@@ -1456,21 +1457,19 @@ _PARCEL_Resize = _parcel.PodStruct(
         ("nearestMode", NearestMode),
     ),
 )
-_PARCEL_Rsqrt = _parcel.PodStruct(Rsqrt, "<8x", ())
-_PARCEL_ScaleFusion = _parcel.PodStruct(
-    ScaleFusion, "<qb7x", (("axis", None), ("activationType", ActivationType))
-)
-_PARCEL_Shape = _parcel.PodStruct(Shape, "<8x", ())
-_PARCEL_SliceFusion = _parcel.Struct(SliceFusion, (("axes", _parcel.PodArray(_parcel.INT64)),))
-_PARCEL_Softmax = _parcel.Struct(Softmax, (("axis", _parcel.PodArray(_parcel.INT64)),))
-_PARCEL_SpaceToBatchND = _parcel.Struct(
+_parcel.PodStruct(Rsqrt, "<8x", ())
+_parcel.PodStruct(ScaleFusion, "<qb7x", (("axis", None), ("activationType", ActivationType)))
+_parcel.PodStruct(Shape, "<8x", ())
+_parcel.Struct(SliceFusion, (("axes", _parcel.PodArray(_parcel.INT64)),))
+_parcel.Struct(Softmax, (("axis", _parcel.PodArray(_parcel.INT64)),))
+_parcel.Struct(
     SpaceToBatchND,
     (
         ("blockShape", _parcel.PodArray(_parcel.INT64)),
         ("paddings", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
     ),
 )
-_PARCEL_Split = _parcel.Struct(
+_parcel.Struct(
     Split,
     (
         ("outputNum", _parcel.INT64),
@@ -1478,11 +1477,11 @@ _PARCEL_Split = _parcel.Struct(
         ("axis", _parcel.INT64),
     ),
 )
-_PARCEL_Sqrt = _parcel.PodStruct(Sqrt, "<8x", ())
-_PARCEL_SquaredDifference = _parcel.PodStruct(SquaredDifference, "<8x", ())
-_PARCEL_Squeeze = _parcel.Struct(Squeeze, (("axis", _parcel.PodArray(_parcel.INT64)),))
-_PARCEL_Stack = _parcel.PodStruct(Stack, "<q", (("axis", None),))
-_PARCEL_StridedSlice = _parcel.PodStruct(
+_parcel.PodStruct(Sqrt, "<8x", ())
+_parcel.PodStruct(SquaredDifference, "<8x", ())
+_parcel.Struct(Squeeze, (("axis", _parcel.PodArray(_parcel.INT64)),))
+_parcel.PodStruct(Stack, "<q", (("axis", None),))
+_parcel.PodStruct(
     StridedSlice,
     "<qqqqq",
     (
@@ -1493,8 +1492,8 @@ _PARCEL_StridedSlice = _parcel.PodStruct(
         ("shrinkAxisMask", None),
     ),
 )
-_PARCEL_SubFusion = _parcel.PodStruct(SubFusion, "<b7x", (("activationType", ActivationType),))
-_PARCEL_TileFusion = _parcel.Struct(TileFusion, (("dims", _parcel.PodArray(_parcel.INT64)),))
-_PARCEL_TopKFusion = _parcel.PodStruct(TopKFusion, "<?7xq", (("sorted", None), ("axis", None)))
-_PARCEL_Transpose = _parcel.PodStruct(Transpose, "<8x", ())
-_PARCEL_Unsqueeze = _parcel.Struct(Unsqueeze, (("axis", _parcel.PodArray(_parcel.INT64)),))
+_parcel.PodStruct(SubFusion, "<b7x", (("activationType", ActivationType),))
+_parcel.Struct(TileFusion, (("dims", _parcel.PodArray(_parcel.INT64)),))
+_parcel.PodStruct(TopKFusion, "<?7xq", (("sorted", None), ("axis", None)))
+_parcel.PodStruct(Transpose, "<8x", ())
+_parcel.Struct(Unsqueeze, (("axis", _parcel.PodArray(_parcel.INT64)),))

@@ -63,8 +63,9 @@ class Model(_rec.ParcelRecord):
     subGraph: list[SubGraph] = field(default_factory=list)
 
 
-# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
-_PARCEL_Tensor = _parcel.Struct(
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import; each binds
+# itself to its class (``_parcel_codec_``) or registers its interface descriptor.
+_parcel.Struct(
     Tensor,
     (
         ("name", _parcel.STRING),
@@ -75,7 +76,7 @@ _PARCEL_Tensor = _parcel.Struct(
         ("quantParams", _parcel.PodArray(_parcel.codec_of(QuantParam))),
     ),
 )
-_PARCEL_Node = _parcel.Struct(
+_parcel.Struct(
     Node,
     (
         ("name", _parcel.STRING),
@@ -86,7 +87,7 @@ _PARCEL_Node = _parcel.Struct(
         ("quantType", _parcel.Enum(QuantType, "b")),
     ),
 )
-_PARCEL_SubGraph = _parcel.Struct(
+_parcel.Struct(
     SubGraph,
     (
         ("name", _parcel.STRING),
@@ -95,7 +96,7 @@ _PARCEL_SubGraph = _parcel.Struct(
         ("nodeIndices", _parcel.PodArray(_parcel.UINT32)),
     ),
 )
-_PARCEL_Model = _parcel.Struct(
+_parcel.Struct(
     Model,
     (
         ("name", _parcel.STRING),

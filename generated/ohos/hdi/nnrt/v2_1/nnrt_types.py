@@ -384,8 +384,9 @@ class IOTensor(_rec.ParcelRecord):
     data: SharedBuffer = field(default_factory=SharedBuffer)
 
 
-# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
-_PARCEL_SharedBuffer = _parcel.Struct(
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import; each binds
+# itself to its class (``_parcel_codec_``) or registers its interface descriptor.
+_parcel.Struct(
     SharedBuffer,
     (
         ("fd", _parcel.FD),
@@ -394,7 +395,7 @@ _PARCEL_SharedBuffer = _parcel.Struct(
         ("dataSize", _parcel.UINT32),
     ),
 )
-_PARCEL_ModelConfig = _parcel.Struct(
+_parcel.Struct(
     ModelConfig,
     (
         ("enableFloat16", _parcel.BOOL),
@@ -403,10 +404,8 @@ _PARCEL_ModelConfig = _parcel.Struct(
         ("extensions", _parcel.Map(_parcel.STRING, _parcel.BYTES)),
     ),
 )
-_PARCEL_QuantParam = _parcel.PodStruct(
-    QuantParam, "<iid", (("numBits", None), ("zeroPoint", None), ("scale", None))
-)
-_PARCEL_IOTensor = _parcel.Struct(
+_parcel.PodStruct(QuantParam, "<iid", (("numBits", None), ("zeroPoint", None), ("scale", None)))
+_parcel.Struct(
     IOTensor,
     (
         ("name", _parcel.STRING),

@@ -2581,9 +2581,10 @@ class QuantDTypeCastV2(_rec.ParcelRecord):
     """The axis to apply QuantDTypeCastV2 operation."""
 
 
-# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
-_PARCEL_Abs = _parcel.PodStruct(Abs, "<8x", ())
-_PARCEL_Activation = _parcel.PodStruct(
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import; each binds
+# itself to its class (``_parcel_codec_``) or registers its interface descriptor.
+_parcel.PodStruct(Abs, "<8x", ())
+_parcel.PodStruct(
     Activation,
     "<b3xfff?7x",
     (
@@ -2594,15 +2595,15 @@ _PARCEL_Activation = _parcel.PodStruct(
         ("approximate", None),
     ),
 )
-_PARCEL_AddFusion = _parcel.PodStruct(AddFusion, "<b7x", (("activationType", ActivationType),))
-_PARCEL_All = _parcel.PodStruct(All, "<q", (("keepDims", None),))
-_PARCEL_ArgMaxFusion = _parcel.PodStruct(
+_parcel.PodStruct(AddFusion, "<b7x", (("activationType", ActivationType),))
+_parcel.PodStruct(All, "<q", (("keepDims", None),))
+_parcel.PodStruct(
     ArgMaxFusion,
     "<qq??6x",
     (("axis", None), ("topK", None), ("keepDims", None), ("outMaxValue", None)),
 )
-_PARCEL_Assert = _parcel.PodStruct(Assert, "<q", (("summarize", None),))
-_PARCEL_AvgPoolFusion = _parcel.Struct(
+_parcel.PodStruct(Assert, "<q", (("summarize", None),))
+_parcel.Struct(
     AvgPoolFusion,
     (
         ("kernelSize", _parcel.PodArray(_parcel.INT64)),
@@ -2615,20 +2616,20 @@ _PARCEL_AvgPoolFusion = _parcel.Struct(
         ("activationType", _parcel.Enum(ActivationType, "b")),
     ),
 )
-_PARCEL_BatchToSpaceND = _parcel.Struct(
+_parcel.Struct(
     BatchToSpaceND,
     (
         ("blockShape", _parcel.PodArray(_parcel.INT64)),
         ("crops", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
     ),
 )
-_PARCEL_BiasAdd = _parcel.PodStruct(BiasAdd, "<8x", ())
-_PARCEL_BroadcastTo = _parcel.Struct(BroadcastTo, (("shape", _parcel.PodArray(_parcel.INT64)),))
-_PARCEL_Cast = _parcel.PodStruct(Cast, "<8x", ())
-_PARCEL_Ceil = _parcel.PodStruct(Ceil, "<8x", ())
-_PARCEL_Clip = _parcel.PodStruct(Clip, "<ff", (("max", None), ("min", None)))
-_PARCEL_Concat = _parcel.PodStruct(Concat, "<q", (("axis", None),))
-_PARCEL_Conv2DFusion = _parcel.Struct(
+_parcel.PodStruct(BiasAdd, "<8x", ())
+_parcel.Struct(BroadcastTo, (("shape", _parcel.PodArray(_parcel.INT64)),))
+_parcel.PodStruct(Cast, "<8x", ())
+_parcel.PodStruct(Ceil, "<8x", ())
+_parcel.PodStruct(Clip, "<ff", (("max", None), ("min", None)))
+_parcel.PodStruct(Concat, "<q", (("axis", None),))
+_parcel.Struct(
     Conv2DFusion,
     (
         ("kernelSize", _parcel.PodArray(_parcel.INT64)),
@@ -2642,7 +2643,7 @@ _PARCEL_Conv2DFusion = _parcel.Struct(
         ("activationType", _parcel.Enum(ActivationType, "b")),
     ),
 )
-_PARCEL_Conv2dTransposeFusion = _parcel.Struct(
+_parcel.Struct(
     Conv2dTransposeFusion,
     (
         ("kernelSize", _parcel.PodArray(_parcel.INT64)),
@@ -2657,14 +2658,12 @@ _PARCEL_Conv2dTransposeFusion = _parcel.Struct(
         ("outputPaddings", _parcel.PodArray(_parcel.INT64)),
     ),
 )
-_PARCEL_Cos = _parcel.PodStruct(Cos, "<8x", ())
-_PARCEL_ConstantOfShape = _parcel.Struct(
+_parcel.PodStruct(Cos, "<8x", ())
+_parcel.Struct(
     ConstantOfShape, (("dataType", _parcel.INT64), ("value", _parcel.PodArray(_parcel.FLOAT)))
 )
-_PARCEL_Crop = _parcel.Struct(
-    Crop, (("axis", _parcel.INT64), ("offset", _parcel.PodArray(_parcel.INT64)))
-)
-_PARCEL_DetectionPostProcess = _parcel.Struct(
+_parcel.Struct(Crop, (("axis", _parcel.INT64), ("offset", _parcel.PodArray(_parcel.INT64))))
+_parcel.Struct(
     DetectionPostProcess,
     (
         ("format", _parcel.Enum(Format, "b")),
@@ -2680,31 +2679,29 @@ _PARCEL_DetectionPostProcess = _parcel.Struct(
         ("outQuantized", _parcel.BOOL),
     ),
 )
-_PARCEL_DepthToSpace = _parcel.Struct(
+_parcel.Struct(
     DepthToSpace,
     (("blockSize", _parcel.INT64), ("format", _parcel.Enum(Format, "b")), ("mode", _parcel.STRING)),
 )
-_PARCEL_DivFusion = _parcel.PodStruct(DivFusion, "<b7x", (("activationType", ActivationType),))
-_PARCEL_Eltwise = _parcel.PodStruct(Eltwise, "<b7x", (("mode", EltwiseMode),))
-_PARCEL_Equal = _parcel.PodStruct(Equal, "<8x", ())
-_PARCEL_ExpFusion = _parcel.PodStruct(
-    ExpFusion, "<fff4x", (("base", None), ("scale", None), ("shift", None))
-)
-_PARCEL_ExpandDims = _parcel.PodStruct(ExpandDims, "<8x", ())
-_PARCEL_Flatten = _parcel.PodStruct(Flatten, "<q", (("axis", None),))
-_PARCEL_Floor = _parcel.PodStruct(Floor, "<8x", ())
-_PARCEL_Fill = _parcel.PodStruct(Fill, "<8x", ())
-_PARCEL_FullConnection = _parcel.PodStruct(
+_parcel.PodStruct(DivFusion, "<b7x", (("activationType", ActivationType),))
+_parcel.PodStruct(Eltwise, "<b7x", (("mode", EltwiseMode),))
+_parcel.PodStruct(Equal, "<8x", ())
+_parcel.PodStruct(ExpFusion, "<fff4x", (("base", None), ("scale", None), ("shift", None)))
+_parcel.PodStruct(ExpandDims, "<8x", ())
+_parcel.PodStruct(Flatten, "<q", (("axis", None),))
+_parcel.PodStruct(Floor, "<8x", ())
+_parcel.PodStruct(Fill, "<8x", ())
+_parcel.PodStruct(
     FullConnection,
     "<??6xqb7x",
     (("hasBias", None), ("useAxis", None), ("axis", None), ("activationType", ActivationType)),
 )
-_PARCEL_FusedBatchNorm = _parcel.PodStruct(FusedBatchNorm, "<f4x", (("epsilon", None),))
-_PARCEL_Gather = _parcel.PodStruct(Gather, "<8x", ())
-_PARCEL_Greater = _parcel.PodStruct(Greater, "<8x", ())
-_PARCEL_GreaterEqual = _parcel.PodStruct(GreaterEqual, "<8x", ())
-_PARCEL_InstanceNorm = _parcel.PodStruct(InstanceNorm, "<f4x", (("epsilon", None),))
-_PARCEL_LayerNormFusion = _parcel.PodStruct(
+_parcel.PodStruct(FusedBatchNorm, "<f4x", (("epsilon", None),))
+_parcel.PodStruct(Gather, "<8x", ())
+_parcel.PodStruct(Greater, "<8x", ())
+_parcel.PodStruct(GreaterEqual, "<8x", ())
+_parcel.PodStruct(InstanceNorm, "<f4x", (("epsilon", None),))
+_parcel.PodStruct(
     LayerNormFusion,
     "<qf?3xq",
     (
@@ -2714,14 +2711,14 @@ _PARCEL_LayerNormFusion = _parcel.PodStruct(
         ("beginParamsAxis", None),
     ),
 )
-_PARCEL_LeakyRelu = _parcel.PodStruct(LeakyRelu, "<f4x", (("negativeSlope", None),))
-_PARCEL_Less = _parcel.PodStruct(Less, "<8x", ())
-_PARCEL_LessEqual = _parcel.PodStruct(LessEqual, "<8x", ())
-_PARCEL_Log = _parcel.PodStruct(Log, "<8x", ())
-_PARCEL_LogicalAnd = _parcel.PodStruct(LogicalAnd, "<8x", ())
-_PARCEL_LogicalNot = _parcel.PodStruct(LogicalNot, "<8x", ())
-_PARCEL_LogicalOr = _parcel.PodStruct(LogicalOr, "<8x", ())
-_PARCEL_LRN = _parcel.Struct(
+_parcel.PodStruct(LeakyRelu, "<f4x", (("negativeSlope", None),))
+_parcel.PodStruct(Less, "<8x", ())
+_parcel.PodStruct(LessEqual, "<8x", ())
+_parcel.PodStruct(Log, "<8x", ())
+_parcel.PodStruct(LogicalAnd, "<8x", ())
+_parcel.PodStruct(LogicalNot, "<8x", ())
+_parcel.PodStruct(LogicalOr, "<8x", ())
+_parcel.Struct(
     LRN,
     (
         ("depthRadius", _parcel.INT64),
@@ -2731,7 +2728,7 @@ _PARCEL_LRN = _parcel.Struct(
         ("normRegion", _parcel.STRING),
     ),
 )
-_PARCEL_L2NormalizeFusion = _parcel.Struct(
+_parcel.Struct(
     L2NormalizeFusion,
     (
         ("axis", _parcel.PodArray(_parcel.INT64)),
@@ -2739,7 +2736,7 @@ _PARCEL_L2NormalizeFusion = _parcel.Struct(
         ("activationType", _parcel.Enum(ActivationType, "b")),
     ),
 )
-_PARCEL_LSTM = _parcel.PodStruct(
+_parcel.PodStruct(
     LSTM,
     "<??6xqqqqfff4xq",
     (
@@ -2755,13 +2752,13 @@ _PARCEL_LSTM = _parcel.PodStruct(
         ("projSize", None),
     ),
 )
-_PARCEL_MatMulFusion = _parcel.PodStruct(
+_parcel.PodStruct(
     MatMulFusion,
     "<??b5x",
     (("transposeA", None), ("transposeB", None), ("activationType", ActivationType)),
 )
-_PARCEL_Maximum = _parcel.PodStruct(Maximum, "<8x", ())
-_PARCEL_MaxPoolFusion = _parcel.Struct(
+_parcel.PodStruct(Maximum, "<8x", ())
+_parcel.Struct(
     MaxPoolFusion,
     (
         ("kernelSize", _parcel.PodArray(_parcel.INT64)),
@@ -2774,13 +2771,13 @@ _PARCEL_MaxPoolFusion = _parcel.Struct(
         ("activationType", _parcel.Enum(ActivationType, "b")),
     ),
 )
-_PARCEL_Minimum = _parcel.PodStruct(Minimum, "<8x", ())
-_PARCEL_Mod = _parcel.PodStruct(Mod, "<8x", ())
-_PARCEL_MulFusion = _parcel.PodStruct(MulFusion, "<b7x", (("activationType", ActivationType),))
-_PARCEL_Neg = _parcel.PodStruct(Neg, "<8x", ())
-_PARCEL_NotEqual = _parcel.PodStruct(NotEqual, "<8x", ())
-_PARCEL_OneHot = _parcel.PodStruct(OneHot, "<q", (("axis", None),))
-_PARCEL_PadFusion = _parcel.Struct(
+_parcel.PodStruct(Minimum, "<8x", ())
+_parcel.PodStruct(Mod, "<8x", ())
+_parcel.PodStruct(MulFusion, "<b7x", (("activationType", ActivationType),))
+_parcel.PodStruct(Neg, "<8x", ())
+_parcel.PodStruct(NotEqual, "<8x", ())
+_parcel.PodStruct(OneHot, "<q", (("axis", None),))
+_parcel.Struct(
     PadFusion,
     (
         ("paddings", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
@@ -2788,22 +2785,22 @@ _PARCEL_PadFusion = _parcel.Struct(
         ("constantValue", _parcel.FLOAT),
     ),
 )
-_PARCEL_PowFusion = _parcel.PodStruct(PowFusion, "<ff", (("scale", None), ("shift", None)))
-_PARCEL_PReLUFusion = _parcel.PodStruct(PReLUFusion, "<?7x", (("channelShared", None),))
-_PARCEL_QuantDTypeCast = _parcel.PodStruct(QuantDTypeCast, "<qq", (("srcT", None), ("dstT", None)))
-_PARCEL_Rank = _parcel.PodStruct(Rank, "<8x", ())
-_PARCEL_Range = _parcel.PodStruct(
+_parcel.PodStruct(PowFusion, "<ff", (("scale", None), ("shift", None)))
+_parcel.PodStruct(PReLUFusion, "<?7x", (("channelShared", None),))
+_parcel.PodStruct(QuantDTypeCast, "<qq", (("srcT", None), ("dstT", None)))
+_parcel.PodStruct(Rank, "<8x", ())
+_parcel.PodStruct(
     Range, "<qqqq", (("dataType", None), ("start", None), ("limit", None), ("delta", None))
 )
-_PARCEL_Reciprocal = _parcel.PodStruct(Reciprocal, "<8x", ())
-_PARCEL_RealDiv = _parcel.PodStruct(RealDiv, "<8x", ())
-_PARCEL_ReduceFusion = _parcel.PodStruct(
+_parcel.PodStruct(Reciprocal, "<8x", ())
+_parcel.PodStruct(RealDiv, "<8x", ())
+_parcel.PodStruct(
     ReduceFusion,
     "<?b?xf",
     (("keepDims", None), ("mode", ReduceMode), ("reduceToEnd", None), ("coeff", None)),
 )
-_PARCEL_Reshape = _parcel.PodStruct(Reshape, "<8x", ())
-_PARCEL_Resize = _parcel.PodStruct(
+_parcel.PodStruct(Reshape, "<8x", ())
+_parcel.PodStruct(
     Resize,
     "<b7xqq?b2xfqfb3x",
     (
@@ -2818,28 +2815,24 @@ _PARCEL_Resize = _parcel.PodStruct(
         ("nearestMode", NearestMode),
     ),
 )
-_PARCEL_Round = _parcel.PodStruct(Round, "<8x", ())
-_PARCEL_Rsqrt = _parcel.PodStruct(Rsqrt, "<8x", ())
-_PARCEL_ScaleFusion = _parcel.PodStruct(
-    ScaleFusion, "<qb7x", (("axis", None), ("activationType", ActivationType))
-)
-_PARCEL_ScatterNd = _parcel.PodStruct(ScatterNd, "<8x", ())
-_PARCEL_Shape = _parcel.PodStruct(Shape, "<8x", ())
-_PARCEL_Sin = _parcel.PodStruct(Sin, "<8x", ())
-_PARCEL_SliceFusion = _parcel.Struct(SliceFusion, (("axes", _parcel.PodArray(_parcel.INT64)),))
-_PARCEL_Softmax = _parcel.Struct(Softmax, (("axis", _parcel.PodArray(_parcel.INT64)),))
-_PARCEL_SpaceToBatchND = _parcel.Struct(
+_parcel.PodStruct(Round, "<8x", ())
+_parcel.PodStruct(Rsqrt, "<8x", ())
+_parcel.PodStruct(ScaleFusion, "<qb7x", (("axis", None), ("activationType", ActivationType)))
+_parcel.PodStruct(ScatterNd, "<8x", ())
+_parcel.PodStruct(Shape, "<8x", ())
+_parcel.PodStruct(Sin, "<8x", ())
+_parcel.Struct(SliceFusion, (("axes", _parcel.PodArray(_parcel.INT64)),))
+_parcel.Struct(Softmax, (("axis", _parcel.PodArray(_parcel.INT64)),))
+_parcel.Struct(
     SpaceToBatchND,
     (
         ("blockShape", _parcel.PodArray(_parcel.INT64)),
         ("paddings", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
     ),
 )
-_PARCEL_SpaceToDepth = _parcel.PodStruct(
-    SpaceToDepth, "<qb7x", (("blockSize", None), ("format", Format))
-)
-_PARCEL_SparseToDense = _parcel.PodStruct(SparseToDense, "<8x", ())
-_PARCEL_Split = _parcel.Struct(
+_parcel.PodStruct(SpaceToDepth, "<qb7x", (("blockSize", None), ("format", Format)))
+_parcel.PodStruct(SparseToDense, "<8x", ())
+_parcel.Struct(
     Split,
     (
         ("outputNum", _parcel.INT64),
@@ -2847,12 +2840,12 @@ _PARCEL_Split = _parcel.Struct(
         ("axis", _parcel.INT64),
     ),
 )
-_PARCEL_Sqrt = _parcel.PodStruct(Sqrt, "<8x", ())
-_PARCEL_Square = _parcel.PodStruct(Square, "<8x", ())
-_PARCEL_SquaredDifference = _parcel.PodStruct(SquaredDifference, "<8x", ())
-_PARCEL_Squeeze = _parcel.Struct(Squeeze, (("axis", _parcel.PodArray(_parcel.INT64)),))
-_PARCEL_Stack = _parcel.PodStruct(Stack, "<q", (("axis", None),))
-_PARCEL_StridedSlice = _parcel.PodStruct(
+_parcel.PodStruct(Sqrt, "<8x", ())
+_parcel.PodStruct(Square, "<8x", ())
+_parcel.PodStruct(SquaredDifference, "<8x", ())
+_parcel.Struct(Squeeze, (("axis", _parcel.PodArray(_parcel.INT64)),))
+_parcel.PodStruct(Stack, "<q", (("axis", None),))
+_parcel.PodStruct(
     StridedSlice,
     "<qqqqq",
     (
@@ -2863,17 +2856,15 @@ _PARCEL_StridedSlice = _parcel.PodStruct(
         ("shrinkAxisMask", None),
     ),
 )
-_PARCEL_SubFusion = _parcel.PodStruct(SubFusion, "<b7x", (("activationType", ActivationType),))
-_PARCEL_TileFusion = _parcel.Struct(TileFusion, (("dims", _parcel.PodArray(_parcel.INT64)),))
-_PARCEL_TopKFusion = _parcel.PodStruct(TopKFusion, "<?7xq", (("sorted", None), ("axis", None)))
-_PARCEL_Transpose = _parcel.PodStruct(Transpose, "<8x", ())
-_PARCEL_Unsqueeze = _parcel.Struct(Unsqueeze, (("axis", _parcel.PodArray(_parcel.INT64)),))
-_PARCEL_Unstack = _parcel.PodStruct(Unstack, "<q", (("axis", None),))
-_PARCEL_Where = _parcel.PodStruct(Where, "<8x", ())
-_PARCEL_Select = _parcel.PodStruct(Select, "<8x", ())
-_PARCEL_Erf = _parcel.PodStruct(Erf, "<8x", ())
-_PARCEL_LogSoftmax = _parcel.PodStruct(LogSoftmax, "<q", (("axis", None),))
-_PARCEL_GatherNd = _parcel.PodStruct(GatherNd, "<8x", ())
-_PARCEL_QuantDTypeCastV2 = _parcel.PodStruct(
-    QuantDTypeCastV2, "<qqq", (("srcT", None), ("dstT", None), ("axis", None))
-)
+_parcel.PodStruct(SubFusion, "<b7x", (("activationType", ActivationType),))
+_parcel.Struct(TileFusion, (("dims", _parcel.PodArray(_parcel.INT64)),))
+_parcel.PodStruct(TopKFusion, "<?7xq", (("sorted", None), ("axis", None)))
+_parcel.PodStruct(Transpose, "<8x", ())
+_parcel.Struct(Unsqueeze, (("axis", _parcel.PodArray(_parcel.INT64)),))
+_parcel.PodStruct(Unstack, "<q", (("axis", None),))
+_parcel.PodStruct(Where, "<8x", ())
+_parcel.PodStruct(Select, "<8x", ())
+_parcel.PodStruct(Erf, "<8x", ())
+_parcel.PodStruct(LogSoftmax, "<q", (("axis", None),))
+_parcel.PodStruct(GatherNd, "<8x", ())
+_parcel.PodStruct(QuantDTypeCastV2, "<qqq", (("srcT", None), ("dstT", None), ("axis", None)))
