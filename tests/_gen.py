@@ -24,6 +24,7 @@ from types import ModuleType
 from typing import Any
 
 from idlgen import ir
+from idlgen.diagnostics import render_all
 from idlgen.frontend import LoadResult, load
 
 __all__ = [
@@ -85,7 +86,7 @@ def _load(
         paths = sorted(p.rglob("*.idl")) + sorted(p.rglob("*.fbs")) if p.is_dir() else [p]
     res = load(paths, roots=roots, include_dirs=include_dirs)
     if not res.ok:
-        raise AssertionError("schema has errors:\n" + res.diagnostics.render(res.sources))
+        raise AssertionError("schema has errors:\n" + render_all(res.diagnostics, res.sources))
     return res.schema, res, list(res.inputs)
 
 
@@ -118,7 +119,7 @@ def generate_schema(
     diags = Diagnostics()
     tree = generate(s, list(s.files), diags, GenerateOptions(format=False))
     if diags.has_errors:
-        raise AssertionError("generation failed:\n" + diags.render(res.sources if res else {}))
+        raise AssertionError("generation failed:\n" + render_all(diags, res.sources if res else {}))
     for rel, text in tree.items():
         p = out / rel
         p.parent.mkdir(parents=True, exist_ok=True)
