@@ -20,6 +20,7 @@ from idlgen.backend import GenerateOptions, generate
 from idlgen.backend.naming import comment_text, docstring, identifier, string_literal
 from idlgen.diagnostics import Diagnostics, render_all
 from idlgen.frontend import load
+from idlgen.wire.records import FlatRecord, ParcelRecord
 
 # Names generated code binds or Python treats specially.
 HOSTILE = [
@@ -148,8 +149,7 @@ def test_hostile_names_and_docs(tmp_path_factory: pytest.TempPathFactory, case: 
             assert d.span is not None and d.span.line >= 1, d
         assert re.search(r"hostile\.fbs:\d+:\d+", rendered) and "^" in rendered, rendered
         return
-    classes = [v for v in ns.values() if isinstance(v, type) and hasattr(v, "_FB_DESC")]
-    (cls,) = classes
+    (cls,) = [v for v in ns.values() if isinstance(v, type) and issubclass(v, FlatRecord)]
     schema_fields = list(dict.fromkeys(fields))
     obj = cls.from_dict({f: i + 1 for i, f in enumerate(schema_fields)})
     d = obj.to_dict()
@@ -159,7 +159,6 @@ def test_hostile_names_and_docs(tmp_path_factory: pytest.TempPathFactory, case: 
     assert cls.from_json(obj.to_json()) == obj
     assert cls.from_dict(d) == obj
     # every enum member keeps its schema name in JSON
-    (enum,) = [v for v in ns.values() if isinstance(v, type) and hasattr(v, "__members__")]
     for i, m in enumerate(members):
         tagged = cls.from_dict({"tagged": m})
         assert int(tagged.tagged) == i
@@ -201,3 +200,61 @@ def test_text_contexts_round_trip(text: str) -> None:
     assert "\n" not in line and "\r" not in line and "\x0c" not in line
     value = eval(docstring(text))  # noqa: S307 - our own literal
     assert value == text.strip() or not text.isprintable()
+
+
+@st.composite
+def hdi_schemas(draw: st.DrawFn) -> tuple[str, list[str], str]:
+    fields = list(dict.fromkeys(draw(_idents(4))))
+    members = list(dict.fromkeys(draw(_idents(3))))
+    struct, enum = draw(st.sampled_from(HOSTILE)), draw(st.sampled_from(HOSTILE))
+    doc = draw(st.sampled_from(DOCS)).replace("*/", "* /")
+    body = "".join(f"    /** {doc} */\n    int {f};\n" for f in fields)
+    text = (
+        "package ohos.hdi.t.v1_0;\n\n"
+        f"/** {doc} */\nenum {enum} {{ {', '.join(members)} }};\n\n"
+        f"/** {doc} */\nstruct {struct} {{\n{body}    enum {enum} tagged;\n}};\n"
+    )
+    return text, fields, struct
+
+
+def _build_hdi(text: str, tmp: Path) -> tuple[Diagnostics, dict[str, Any] | None, Any]:
+    tag = f"_esc{next(_counter)}"
+    src = tmp / tag / "t" / "v1_0" / "Hostile.idl"
+    src.parent.mkdir(parents=True)
+    src.write_text(text, encoding="utf-8")
+    res = load([src], roots={"ohos.hdi": tmp / tag})
+    diags = Diagnostics()
+    diags.extend(res.diagnostics)
+    if diags.has_errors:
+        return diags, None, res
+    tree = generate(res.schema, list(res.schema.files), diags, GenerateOptions(format=False))
+    if diags.has_errors:
+        return diags, None, res
+    out = tmp / tag / tag
+    for rel, code in tree.items():
+        p = out / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(code, encoding="utf-8")
+    sys.path.insert(0, str(tmp / tag))
+    importlib.invalidate_caches()
+    mod = importlib.import_module(f"{tag}.ohos.hdi.t.v1_0.hostile")
+    return diags, dict(vars(mod)), res
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(hdi_schemas())
+def test_hostile_hdi_names_and_docs(tmp_path_factory: pytest.TempPathFactory, case: Any) -> None:
+    text, fields, _ = case
+    diags, ns, res = _build_hdi(text, tmp_path_factory.mktemp("esc"))
+    assert not hasattr(builtins, "IDLGEN_PWNED")
+    if ns is None:
+        errors = [d for d in diags if d.severity.name == "ERROR"]
+        assert errors and all(d.span is not None and d.span.line >= 1 for d in errors), errors
+        assert re.search(r"Hostile\.idl:\d+:\d+", render_all(diags, res.sources))
+        return
+    (cls,) = [v for v in ns.values() if isinstance(v, type) and issubclass(v, ParcelRecord)]
+    obj = cls.from_dict({f: -(i + 1) for i, f in enumerate(fields)})
+    d = obj.to_dict()
+    assert [k for k in d if k != "tagged"] == fields
+    assert [d[f] for f in fields] == [-(i + 1) for i in range(len(fields))]
+    assert cls.from_parcel(obj.to_parcel()) == obj and cls.from_dict(d) == obj

@@ -98,6 +98,7 @@ def generate(
             pkg_sources.setdefault(ns, []).append((f.path, f.digest))
             pkg_files.setdefault(ns, []).append(f)
 
+    _check_class_names(names, diags)
     for ns in sorted(packages):
         header = header_for(pkg_sources[ns], options.base_dir)
         for mod, src in kernels.package_modules(
@@ -128,6 +129,25 @@ def generate(
         out[rel] = src
     out = dict(sorted(out.items()))
     return format_many(out, options.line_length) if options.format else out
+
+
+def _check_class_names(names: Names, diags: Diagnostics) -> None:
+    """A namespace package re-exports the classes of all its modules: two declarations whose
+    escaped class names are equal (``__x`` and ``x__``) would clash there (GEN001)."""
+    seen: dict[tuple[str, str], ir.Decl] = {}
+    for q, d in sorted(names.decls.items()):
+        if isinstance(d, ir.Sequenceable):
+            continue
+        key = (d.namespace, names.class_name(q))
+        other = seen.setdefault(key, d)
+        if other is not d:
+            diags.error(
+                "GEN001",
+                f"namespace '{d.namespace}': '{other.name}' and '{d.name}' both become the "
+                f"Python class name '{key[1]}'",
+                d.span,
+                help=[f"rename '{d.name}'"],
+            )
 
 
 def build_module(

@@ -73,6 +73,7 @@ RECORD_NAMES = frozenset(
         "from_json",
         "lookup_by_key",
         "_lookup_by_key",
+        "_FB_DESC",
         "field",
         "Any",
         "Sequence",
@@ -91,7 +92,8 @@ RECORD_NAMES = frozenset(
 # HDI unions (idlgen.wire.parcel.UnionRecord) also have these.
 UNION_NAMES = RECORD_NAMES | frozenset({"raw", "_raw", "_member", "_from_raw", "_SIZE", "_MEMBERS"})
 RESERVED_METHODS = RECORD_NAMES  # kept for callers of the old name
-_ENUM_NAMES = frozenset({"name", "value", "mro"})
+# Enum classes: names Enum itself gives meaning to, and the runtimes' class attributes.
+_ENUM_NAMES = frozenset({"name", "value", "mro", "_FB_DESC"})
 
 
 def identifier(name: str, taken: frozenset[str] = frozenset()) -> str:
