@@ -502,26 +502,19 @@ class Struct(Codec):
         objects = w.objects
         nobj = len(objects) if objects is not None else 0
         try:
+            # most frequent kinds first
             for op, get, a, b in self._wplan:
                 x = get(v)
-                if op == _RUN1:
-                    buf += a(x if b is None else b(x))
-                elif op == _ENUM:
+                if op == _ENUM:
                     if not a <= x <= b:
                         raise _Fallback
                     buf += _U64.pack(x & 0xFFFF_FFFF_FFFF_FFFF)
                 elif op == _CSTRING:
-                    data = x.encode("utf-8")
+                    data = x.encode()
                     if b"\0" in data:
                         raise _Fallback
                     buf += data
                     buf += _NULPAD[len(data) & 3]
-                elif op == _RUN:
-                    if b:
-                        x = list(x)
-                        for i, conv in b:
-                            x[i] = conv(x[i])
-                    buf += a(*x)
                 elif op == _BLOCK:
                     n = len(x)
                     buf += _U32.pack(n)
@@ -529,6 +522,14 @@ class Struct(Codec):
                         data = array(a, x).tobytes()
                         buf += data
                         buf += _PAD[len(data) & 3]
+                elif op == _RUN1:
+                    buf += a(x if b is None else b(x))
+                elif op == _RUN:
+                    if b:
+                        x = list(x)
+                        for i, conv in b:
+                            x[i] = conv(x[i])
+                    buf += a(*x)
                 else:
                     a(w, x)
         except Exception:  # the reference path raises the located error (or agrees)
