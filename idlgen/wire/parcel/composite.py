@@ -6,7 +6,7 @@ import operator
 import struct
 from array import array
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self, cast
 
 from ...errors import DecodeError, EncodeError
 from .codecs import BOOL, STRING, Codec, Enum, _Scalar
@@ -715,8 +715,9 @@ class UnionRecord:
         return codec_of(type(self)).encode(self, objects, limit=limit)
 
     @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Any:
-        return codec_of(cls).decode(data, objects)
+    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Self:
+        """Decode the raw memory image; malformed input raises ``idlgen.DecodeError``."""
+        return cast(Self, codec_of(cls).decode(data, objects))
 
     @property
     def raw(self) -> bytes:
@@ -771,7 +772,7 @@ class UnionRecord:
         return {name: v.to_dict() if hasattr(v, "to_dict") else v}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Any:
+    def from_dict(cls, d: dict[str, Any]) -> Self:
         if len(d) > 1:
             raise ValueError(f"{cls.__name__}: at most one member, got {sorted(d)}")
         self = cls()
