@@ -14,7 +14,7 @@ from ..diagnostics import Diagnostics
 from . import fbs_codec, hdi_codec, kernels
 from .formatting import format_many
 from .render import env as _env
-from .naming import comment_text, docstring, module_name
+from .naming import comment_text, docstring, module_name, string_literal
 from .views import (
     CodecView,
     ModuleBuilder,
@@ -123,7 +123,12 @@ def generate(
             f"Types of the schema namespace '{pkg}'." if mods else "Generated schema packages."
         )
         src = env.get_template("package_init.py.j2").render(
-            p={"header": header, "doc": doc, "imports": imports, "all_names": exported}
+            p={
+                "header": header,
+                "doc": doc,
+                "imports": imports,
+                "exports": [string_literal(n) for n in exported],
+            }
         )
         rel = "/".join([*pkg.split("."), "__init__.py"]) if pkg else "__init__.py"
         out[rel] = src

@@ -346,7 +346,13 @@ class ModuleView:
     records: list[RecordView]
     interfaces: list[InterfaceView]
     all_names: list[str]
+
     codecs: list[CodecView] = field(default_factory=list)
+
+    @property
+    def exports(self) -> list[str]:
+        """``__all__`` entries as string literals."""
+        return [string_literal(n) for n in self.all_names]
 
 
 # ---------------------------------------------------------------------------------------------
