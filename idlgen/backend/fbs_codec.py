@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import ir
-from ..fbs.descriptors import DescriptorCall, descriptor_calls, py_attr
+from ..fbs.descriptors import DescriptorCall, descriptor_calls
 from .naming import string_literal
 from .views import CodecView, ModuleBuilder, RecordView
 
@@ -49,14 +49,10 @@ def codec_view(
 ) -> CodecView:
     """CodecView for one generated module: thin methods per record + descriptor block."""
 
-    attrs: dict[tuple[str, str], str] = {}
-    for r in records:
-        for fv in r.fields:
-            attrs[(r.qualname, fv.schema_name)] = fv.name
     decls = schema.decls()
 
     def attr(q: str, n: str) -> str:
-        return attrs.get((q, n), py_attr(n))
+        return b.names.field_names(q)[n]
 
     calls = descriptor_calls(schema, f, attr, b.names.class_name, b.namespace)
     keyed = {

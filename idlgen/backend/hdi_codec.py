@@ -11,7 +11,6 @@ classes. The tree is pure data, so it can be
 
 from __future__ import annotations
 
-import keyword
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -38,9 +37,7 @@ __all__ = [
     "codec_order",
     "render",
     "build",
-    "build_codecs",
     "node_type_mapping",
-    "py_name",
 ]
 
 
@@ -83,27 +80,6 @@ class Call:
 
 # Arguments are Expr, str, int, None, or tuples of them.
 Expr: TypeAlias = Sym | ClassRef | CodecRef | IfaceRef | Call
-
-_RESERVED = frozenset(
-    {
-        "to_dict",
-        "from_dict",
-        "to_parcel",
-        "from_parcel",
-        "to_flatbuffer",
-        "from_flatbuffer",
-        "to_json",
-        "from_json",
-    }
-)
-
-
-def py_name(name: str) -> str:
-    """The Python attribute name of a schema field (``global`` → ``global_``)."""
-    if keyword.iskeyword(name) or name in _RESERVED or name.startswith("__"):
-        return name + "_"
-    return name
-
 
 _SCALARS = {
     ir.ScalarKind.BOOL: "BOOL",
@@ -176,9 +152,10 @@ def _type_name(t: ir.TypeRef) -> str:
 def record_codec(
     decl: ir.Struct | ir.Union,
     resolve: layout.Resolver,
-    names: Callable[[str], str] = py_name,
+    names: Callable[[str], str],
 ) -> Call:
-    """The codec constructor call for an HDI struct or union."""
+    """The codec constructor call for an HDI struct or union; ``names`` maps a schema field
+    (or union member) name to the class's attribute (``Names.field_names``)."""
     me = ClassRef(decl.qualname)
     if isinstance(decl, ir.Union):
         lay = layout.union_layout(decl, resolve)
@@ -336,18 +313,6 @@ def build_interfaces(
     return out
 
 
-def build_codecs(
-    decls: Iterable[ir.Decl], resolve: layout.Resolver, classes: Mapping[str, Any]
-) -> dict[str, parcel.Codec]:
-    """Codecs for every struct/union in ``decls``, bound to their classes in ``classes``."""
-    calls = {
-        d.qualname: record_codec(d, resolve)
-        for d in decls
-        if isinstance(d, ir.Union) or (isinstance(d, ir.Struct) and not d.is_table)
-    }
-    return {q: build(calls[q], classes) for q in codec_order(calls)}
-
-
 # ----------------------------------------------------------------------------------------------
 # NNRt: NodeType members ↔ attribute structs
 
@@ -400,9 +365,6 @@ def codec_view(
 
     decls = schema.decls()
     resolve = decls.__getitem__
-    attrs: dict[tuple[str, str], str] = {
-        (r.qualname, fv.schema_name): fv.name for r in records for fv in r.fields
-    }
 
     def class_name(q: str) -> str:
         return str(b.imports.ref(q))
@@ -413,10 +375,7 @@ def codec_view(
         d = decls[r.qualname]
         assert isinstance(d, (ir.Struct, ir.Union))
 
-        def attr(n: str, q: str = r.qualname) -> str:
-            return attrs.get((q, n), py_name(n))
-
-        calls[r.qualname] = record_codec(d, resolve, attr)
+        calls[r.qualname] = record_codec(d, resolve, b.names.field_names(r.qualname).__getitem__)
     for q in codec_order(calls):
         lines.append(render(calls[q], class_name))
     for d in f.decls:

@@ -7,6 +7,7 @@ import struct
 import pytest
 
 from idlgen import DecodeError, ir
+from idlgen.backend import Names
 from idlgen.backend import hdi_codec as codegen
 from idlgen.hdi import layout
 from idlgen.wire import parcel
@@ -290,7 +291,10 @@ def test_rendered_source_builds_the_same_codecs() -> None:
     env.update({q.rsplit(".", 1)[1]: c for q, c in classes.items()})
     for q, d in decls.items():
         if isinstance(d, (ir.Struct, ir.Union)):
-            src = codegen.render(codegen.record_codec(d, resolve), lambda n: n.rsplit(".", 1)[1])
+            attrs = Names(schema).field_names(q).__getitem__
+            src = codegen.render(
+                codegen.record_codec(d, resolve, attrs), lambda n: n.rsplit(".", 1)[1]
+            )
             codec = eval(src, env)  # noqa: S307 - our own generated expression
             value = classes[q]()
             assert codec.encode(value, []) == parcel.codec_of(classes[q]).encode(value, [])
@@ -368,7 +372,10 @@ def test_union_template_renders_a_union_record() -> None:
         "E": classes["t.v1_0.E"],
     }
     exec(src, ns)  # noqa: S102
-    line = codegen.render(codegen.record_codec(u, decls.__getitem__), lambda q: q.rsplit(".", 1)[1])
+    attrs = Names(schema).field_names(u.qualname).__getitem__
+    line = codegen.render(
+        codegen.record_codec(u, decls.__getitem__, attrs), lambda q: q.rsplit(".", 1)[1]
+    )
     exec(f"_PARCEL_U = {line}", ns)  # noqa: S102
     U = ns["U"]
     assert issubclass(U, parcel.UnionRecord) and U.__doc__ == "A union."  # type: ignore[arg-type]
