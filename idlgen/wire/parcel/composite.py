@@ -554,13 +554,8 @@ class Struct(Codec):
         pos = start
         try:
             for op, a, b, c in self._rplan:
-                if op == _RUN1:
-                    if pos + b > end:
-                        raise _Fallback
-                    x = a(buf, pos)[0]
-                    pos += b
-                    args.append(x if c is None else c(x))
-                elif op == _ENUM:
+                # most frequent kinds first
+                if op == _ENUM:
                     if pos + 8 > end:
                         raise _Fallback
                     x = _U64.unpack_from(buf, pos)[0]
@@ -581,16 +576,6 @@ class Struct(Codec):
                         raise _Fallback
                     args.append(buf[pos:nul].decode("utf-8"))
                     pos = e
-                elif op == _RUN:
-                    if pos + b > end:
-                        raise _Fallback
-                    vals = a(buf, pos)
-                    pos += b
-                    if c:
-                        vals = list(vals)
-                        for i, conv in c:
-                            vals[i] = conv(vals[i])
-                    args += vals
                 elif op == _BLOCK:
                     if pos + 4 > end:
                         raise _Fallback
@@ -612,6 +597,22 @@ class Struct(Codec):
                         arr.frombytes(buf[pos : pos + k])
                         args.append(arr.tolist())
                     pos = e
+                elif op == _RUN1:
+                    if pos + b > end:
+                        raise _Fallback
+                    x = a(buf, pos)[0]
+                    pos += b
+                    args.append(x if c is None else c(x))
+                elif op == _RUN:
+                    if pos + b > end:
+                        raise _Fallback
+                    vals = a(buf, pos)
+                    pos += b
+                    if c:
+                        vals = list(vals)
+                        for i, conv in c:
+                            vals[i] = conv(vals[i])
+                    args += vals
                 else:
                     r.pos = pos
                     args.append(a(r))
