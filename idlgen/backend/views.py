@@ -346,7 +346,6 @@ class ModuleView:
     records: list[RecordView]
     interfaces: list[InterfaceView]
     all_names: list[str]
-
     codecs: list[CodecView] = field(default_factory=list)
 
     @property

@@ -158,8 +158,8 @@ def _outcome(codec: parcel.Struct, data: bytes, objects: list[object], generic: 
         "Conv2DFusion",
     ],
 )
-def test_inlined_reader_matches_generic(name: str) -> None:
-    """The compiled struct reader behaves exactly like member-by-member reading."""
+def test_fast_reader_matches_generic(name: str) -> None:
+    """The struct fast-path reader behaves exactly like member-by-member reading."""
     schema, classes = nnrt("v2_1")
     decls = schema.decls()
     codec = parcel.codec_of(classes[f"{NS}.{name}"])

@@ -114,7 +114,7 @@ _NON_POD = [(v, q) for v, q in NNRT if isinstance(parcel.codec_of(nnrt(v)[1][q])
     _NON_POD,
     ids=[f"{v}-{q.rsplit('.', 1)[1]}" for v, q in _NON_POD],
 )
-def test_compiled_writer_matches_generic(version: str, qualname: str) -> None:
+def test_fast_writer_matches_generic(version: str, qualname: str) -> None:
     schema, classes = nnrt(version)
     decls = schema.decls()
     codec = parcel.codec_of(classes[qualname])
