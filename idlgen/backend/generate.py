@@ -14,7 +14,13 @@ from ..diagnostics import Diagnostics
 from . import fbs_codec, hdi_codec, kernels
 from .formatting import format_many
 from .render import env as _env
-from .naming import comment_text, docstring, module_name, string_literal
+from .naming import (
+    comment_text,
+    docstring,
+    module_name,
+    package_segment_problem,
+    string_literal,
+)
 from .views import (
     CodecView,
     ModuleBuilder,
@@ -99,6 +105,7 @@ def generate(
             pkg_files.setdefault(ns, []).append(f)
 
     _check_class_names(names, diags)
+    _check_layout(sorted(files, key=lambda f: f.path), packages, diags)
     for ns in sorted(packages):
         header = header_for(pkg_sources[ns], options.base_dir)
         for mod, src in kernels.package_modules(
@@ -153,6 +160,66 @@ def _check_class_names(names: Names, diags: Diagnostics) -> None:
                 d.span,
                 help=[f"rename '{d.name}'"],
             )
+
+
+def _file_span(f: ir.SchemaFile, ns: str) -> ir.Span:
+    """Where to report a problem with the module of ``f`` in namespace ``ns``: its first
+    declaration there (or the file's first line)."""
+    d = next((d for d in f.decls if d.namespace == ns and d.span is not None), None)
+    if d is not None and d.span is not None:
+        return d.span
+    return f.span or ir.Span(f.path, 1, 1, 1, 2)
+
+
+def _check_layout(
+    files: list[ir.SchemaFile],
+    packages: dict[str, list[tuple[str, list[str]]]],
+    diags: Diagnostics,
+) -> None:
+    """The package tree must be importable as written: namespace segments are plain Python
+    names, and within a package no two of {module, subpackage, re-exported class} share a
+    name (``aB.fbs`` and ``a_b.fbs``; namespace ``t.x`` and ``t/x.fbs``; a class ``x`` and
+    module ``x``), or one would silently replace the other (GEN002)."""
+    where: dict[tuple[str, str], tuple[str, ir.SchemaFile]] = {}  # (package, name) → what
+    for f in files:
+        for ns in sorted({d.namespace for d in f.decls} or {f.namespace}):
+            if ns not in packages:
+                continue
+            for seg in ns.split(".") if ns else []:
+                problem = package_segment_problem(seg)
+                if problem:
+                    diags.error(
+                        "GEN002",
+                        f"namespace '{ns}': segment '{seg}' {problem}, so it cannot be a "
+                        "Python package name",
+                        _file_span(f, ns),
+                        help=["rename the namespace/package"],
+                    )
+                    return
+    # Subpackages first: a namespace ``t.x`` binds ``x`` in package ``t``.
+    for ns in sorted(packages):
+        parts = ns.split(".") if ns else []
+        for i in range(len(parts)):
+            key = (".".join(parts[:i]), parts[i])
+            if key not in where:
+                f = next(f for f in files if ns in {d.namespace for d in f.decls} | {f.namespace})
+                where[key] = (f"namespace '{'.'.join(parts[: i + 1])}'", f)
+    for f in files:
+        for ns in sorted({d.namespace for d in f.decls if not isinstance(d, ir.Sequenceable)}):
+            mod = module_name(f.stem)
+            exported = next((ex for m, ex in packages.get(ns, []) if m == mod), [])
+            claims = [(mod, f"module '{mod}' (from {PurePosixPath(f.path).name})")]
+            claims += [(c, f"class '{c}'") for c in exported]
+            for name, what in claims:
+                other = where.setdefault((ns, name), (what, f))
+                if other[1] is not f or other[0] != what:
+                    diags.error(
+                        "GEN002",
+                        f"package '{ns or '.'}': {other[0]} and {what} both bind the name "
+                        f"'{name}'",
+                        _file_span(f, ns),
+                        help=["rename one of them"],
+                    )
 
 
 def build_module(

@@ -18,7 +18,7 @@ from typing import Any, TypeAlias
 
 from .. import ir
 from .naming import method_name, param_name, string_literal
-from .views import CodecView, ModuleBuilder, RecordView
+from .views import CodecView, ModuleBuilder, Names, RecordView
 from ..wire import ipc, parcel
 from ..hdi import layout
 
@@ -266,8 +266,13 @@ def _param_name(name: str) -> str:
     return param_name(name)
 
 
-def interface_codec(iface: ir.Interface, resolve: layout.Resolver) -> Call:
-    """The ``ipc.InterfaceCodec`` constructor call for an interface (own methods; parent by ref)."""
+def interface_codec(
+    iface: ir.Interface, resolve: layout.Resolver, py_names: Mapping[int, str] | None = None
+) -> Call:
+    """The ``ipc.InterfaceCodec`` constructor call for an interface (own methods; parent by ref).
+
+    ``py_names``: the generated Protocol's method names by command id (Names.method_names).
+    """
     methods = []
     for m in iface.methods:
         ins = tuple(
@@ -281,8 +286,9 @@ def interface_codec(iface: ir.Interface, resolve: layout.Resolver) -> Call:
             if p.direction == "out"
         )
         args: tuple[Any, ...] = (m.name, m.cmd_id, ins, outs, m.oneway)
-        if m.overload:
-            args += (method_py_name(m),)
+        py_name = py_names[m.cmd_id] if py_names is not None else method_py_name(m)
+        if py_name != m.name:  # escaped or an overload: the implementation's method name
+            args += (py_name,)
         methods.append(Call("MethodCodec", args, "ipc"))
     parent = IfaceRef(iface.parent) if iface.parent else None
     return Call(
@@ -298,6 +304,7 @@ def build_interfaces(
     """Interface codecs for every interface of ``schema`` (parents built first)."""
     decls = schema.decls()
     ifaces = {q: d for q, d in decls.items() if isinstance(d, ir.Interface)}
+    names = Names(schema)
     out: dict[str, ipc.InterfaceCodec] = {}
 
     def visit(q: str) -> ipc.InterfaceCodec:
@@ -305,7 +312,7 @@ def build_interfaces(
             d = ifaces[q]
             if d.parent:
                 visit(d.parent)
-            out[q] = build(interface_codec(d, decls.__getitem__), classes)
+            out[q] = build(interface_codec(d, decls.__getitem__, names.method_names(q)), classes)
         return out[q]
 
     for q in ifaces:
@@ -380,7 +387,8 @@ def codec_view(
         lines.append(render(calls[q], class_name))
     for d in f.decls:
         if isinstance(d, ir.Interface) and d.namespace == b.namespace:
-            lines.append(render(interface_codec(d, resolve), class_name))
+            py_names = b.names.method_names(d.qualname)
+            lines.append(render(interface_codec(d, resolve, py_names), class_name))
     imports = ["from idlgen.wire import parcel as _parcel"]
     if any(isinstance(decls[r.qualname], ir.Union) for r in records):
         imports.append("from typing import TYPE_CHECKING")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .. import ir
 from ..diagnostics import Diagnostics
 from .render import env as _env
-from .naming import docstring, module_name, py_ident
+from .naming import MODULE_NAMES, docstring, enum_member_name, identifier, module_name
 from .views import ImportSet, ModuleRef, Names
 
 __all__ = ["package_modules"]
@@ -130,6 +130,9 @@ def package_modules(
     specs = b.stub_specs(struct_fields, version)  # type: ignore[attr-defined]
     runtime_aliases: dict[str, str] = {}
     stubs: list[StubView] = []
+    # Stubs are module-level functions: they may not rebind what the module imports or defines.
+    taken = set(MODULE_NAMES) | {"KERNELS", "ATTRIBUTE_TYPES", "encode_node_attr"}
+    taken |= {"decode_node_attr", "attrs", "inputs", "node_type", "data", nt}
     for member, struct in sorted(pairs, key=lambda p: members[p[0]].value):
         spec = specs[struct]
         alias = runtime_aliases.setdefault(spec.module, "_rt_" + spec.module.rsplit(".", 1)[-1])
@@ -140,11 +143,15 @@ def package_modules(
             for field, param in spec.params
         )
         ignored = "".join(f"\n{f}: not used ({why})." for f, why in spec.ignored)
+        cls = imports.ref(s.qualname)
+        taken |= {cls, alias}
+        name = identifier(member.removeprefix("NODE_TYPE_").lower(), frozenset(taken))
+        taken.add(name)  # distinct from the stubs after it too
         stubs.append(
             StubView(
-                name=py_ident(member.removeprefix("NODE_TYPE_").lower()),
-                struct=imports.ref(s.qualname),
-                member=member,
+                name=name,
+                struct=cls,
+                member=enum_member_name(member),
                 call=f"{alias}.{spec.function}",
                 args=args,
                 doc=docstring(f"{member}: runs {spec.module}.{spec.function}.{ignored}", 4),

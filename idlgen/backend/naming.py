@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import keyword
 import re
+import unicodedata
 
 __all__ = [
     "MODULE_NAMES",
@@ -20,6 +21,8 @@ __all__ = [
     "enum_member_name",
     "docstring",
     "string_literal",
+    "INTERFACE_NAMES",
+    "package_segment_problem",
 ]
 
 # Every schema identifier reaches generated Python through ``identifier`` with the set of
@@ -104,7 +107,8 @@ def identifier(name: str, taken: frozenset[str] = frozenset()) -> str:
     the way (``__x`` → ``x__``). Private names of the runtime (``_name_``-like, ``_plan_``)
     and helper aliases (``_parcel``, ``_m_…``) count as taken.
     """
-    out = name
+    # Python reads identifiers NFKC-normalised (``ﬁeld`` is ``field``): check what it will see.
+    out = unicodedata.normalize("NFKC", name)
     if out.startswith("__") or out.startswith(_HELPER_PREFIX):
         out = out.lstrip("_") + "_" * (len(out) - len(out.lstrip("_")))
     while (
@@ -126,10 +130,14 @@ def enum_member_name(name: str) -> str:
     return identifier(name, _ENUM_NAMES)
 
 
-def method_name(name: str, cmd_id: int, overload: bool) -> str:
+def method_name(
+    name: str, cmd_id: int, overload: bool, taken: frozenset[str] = frozenset()
+) -> str:
     """An interface method: an overload of an ancestor's method gets ``_<cmd_id>`` (as hdi-gen
-    names its command constant ``CMD_FOO_PING_4``)."""
-    return identifier(name, _INTERFACE_NAMES) + (f"_{cmd_id}" if overload else "")
+    names its command constant ``CMD_FOO_PING_4``). ``taken``: the class names the interface's
+    annotations use (a method binds its name in the class body, where later annotations are
+    resolved)."""
+    return identifier(name, INTERFACE_NAMES | taken) + (f"_{cmd_id}" if overload else "")
 
 
 def param_name(name: str) -> str:
@@ -137,7 +145,19 @@ def param_name(name: str) -> str:
     return identifier(name, _PARAM_NAMES)
 
 
-_INTERFACE_NAMES = frozenset({"DESCRIPTOR"})
+# An interface class (a typing.Protocol) binds these besides its methods; its annotations use
+# the module's names.
+INTERFACE_NAMES = MODULE_NAMES | frozenset(
+    {
+        "DESCRIPTOR",
+        "self",
+        "tuple",
+        "None",
+        "_is_protocol",
+        "_is_runtime_protocol",
+        "_abc_impl",
+    }
+)
 _PARAM_NAMES = frozenset({"self"})
 
 
@@ -154,11 +174,32 @@ def module_name(stem: str) -> str:
     ``INnrtDevice`` → ``innrt_device``, ``monster_test`` → ``monster_test``."""
     s = _CAMEL.sub("_", stem).lower()
     s = re.sub(r"[^0-9a-z_]", "_", s)
-    if not s or s[0].isdigit():
+    if not s or s[0].isdigit() or s[0] == "_":  # ``__init__.fbs`` must not be the package's
         s = "m_" + s
     if keyword.iskeyword(s) or s in ("kernels", "reports"):
         s += "_"
     return s
+
+
+def package_segment_problem(segment: str) -> str | None:
+    """Why a namespace segment cannot be a Python package directory name, or None."""
+    if not segment.isidentifier() or not segment.isascii():
+        return "is not an ASCII Python identifier"
+    if keyword.iskeyword(segment):
+        return "is a Python keyword"
+    if segment.startswith("__") or segment in ("kernels", "reports"):
+        return "is a name Python or idlgen reserves"
+    return None
+
+
+# Characters a docstring shows as escapes: controls (CR, NEL, ...), format characters (bidi
+# overrides, zero-width), line/paragraph separators, surrogates, private use, unassigned.
+_HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
+
+
+def _visible(ch: str) -> str:
+    o = ord(ch)
+    return f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}"
 
 
 def _escape_body(text: str) -> str:
@@ -168,8 +209,10 @@ def _escape_body(text: str) -> str:
             out.append("\\\\")
         elif ch == "\n" or ch == "\t":
             out.append(ch)
-        elif ord(ch) < 0x20 or ch == "\x7f":
-            out.append(f"\\x{ord(ch):02x}")
+        elif not ch.isascii() and unicodedata.category(ch) in _HIDDEN or ord(ch) < 0x20:
+            out.append(_visible(ch))
+        elif ch == "\x7f":
+            out.append("\\x7f")
         else:
             out.append(ch)
     return "".join(out).replace('"""', '\\"\\"\\"')
@@ -184,7 +227,8 @@ def docstring(text: str, indent: int = 0) -> str:
     body = _escape_body(text.strip())
     if indent:
         body = body.replace("\n", "\n" + " " * indent).replace(" " * indent + "\n", "\n")
-    if body.endswith('"'):
+    # A closing quote must not touch ours; one already escaped (odd run of backslashes) is fine.
+    if body.endswith('"') and (len(body) - 1 - len(body[:-1].rstrip("\\"))) % 2 == 0:
         body = body[:-1] + '\\"'
     return f'"""{body}"""'
 

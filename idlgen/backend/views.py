@@ -91,6 +91,23 @@ class Names:
         self._fields[qualname] = out
         return out
 
+    def method_names(self, qualname: str) -> dict[int, str]:
+        """Python name of each method of an interface, by command id.
+
+        A method may not take a name its class body's annotations use: the names every
+        interface binds (:data:`naming.INTERFACE_NAMES`) and the classes its parameters and
+        base name (and their import aliases).
+        """
+        d = self.decls[qualname]
+        assert isinstance(d, ir.Interface)
+        used: set[str] = set()
+        refs = [r for m in d.methods for p in m.params for r in _type_refs(p.type)]
+        for r in refs + ([d.parent] if d.parent else []):
+            used.add(self.class_name(r))
+            used.add("_" + r.replace(".", "_"))
+        taken = frozenset(used)
+        return {m.cmd_id: method_name(m.name, m.cmd_id, m.overload, taken) for m in d.methods}
+
     def in_cycle(self, a: ModuleRef, b: ModuleRef) -> bool:
         """Whether modules ``a`` and ``b`` import each other, directly or through others."""
         ca = self.cycle_of.get(a)
@@ -589,8 +606,9 @@ class ModuleBuilder:
     def interface(self, i: ir.Interface) -> InterfaceView:
         self.imports.stdlib.add("from typing import ClassVar, Protocol")
         methods = []
+        py_names = self.names.method_names(i.qualname)
         self.unique(
-            [(method_name(m.name, m.cmd_id, m.overload), m.name, m.span) for m in i.methods],
+            [(py_names[m.cmd_id], m.name, m.span) for m in i.methods],
             f"methods of {i.qualname}",
         )
         for m in i.methods:
@@ -611,7 +629,7 @@ class ModuleBuilder:
                 MethodView(
                     # An overload of an ancestor's method is suffixed with its command id, as
                     # hdi-gen names its command constant (CMD_FOO_PING_4).
-                    method_name(m.name, m.cmd_id, m.overload),
+                    py_names[m.cmd_id],
                     _method_doc(m),
                     ins,
                     returns,
