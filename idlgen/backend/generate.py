@@ -105,7 +105,7 @@ def generate(
             pkg_files.setdefault(ns, []).append(f)
 
     _check_class_names(names, diags)
-    _check_layout(sorted(files, key=lambda f: f.path), packages, diags)
+    _check_layout(sorted(files, key=lambda f: f.path), packages, names, diags)
     for ns in sorted(packages):
         header = header_for(pkg_sources[ns], options.base_dir)
         for mod, src in kernels.package_modules(
@@ -174,6 +174,7 @@ def _file_span(f: ir.SchemaFile, ns: str) -> ir.Span:
 def _check_layout(
     files: list[ir.SchemaFile],
     packages: dict[str, list[tuple[str, list[str]]]],
+    names: Names,
     diags: Diagnostics,
 ) -> None:
     """The package tree must be importable as written: namespace segments are plain Python
@@ -196,18 +197,34 @@ def _check_layout(
                         help=["rename the namespace/package"],
                     )
                     return
-    # Subpackages first: a namespace ``t.x`` binds ``x`` in package ``t``.
+    # Subpackages first: a namespace ``t.x`` binds ``x`` in package ``t``. Modules and packages
+    # are files: they are compared case-insensitively too (``T/`` and ``t/`` on macOS).
+    fs: dict[tuple[str, str], str] = {}
     for ns in sorted(packages):
         parts = ns.split(".") if ns else []
         for i in range(len(parts)):
             key = (".".join(parts[:i]), parts[i])
-            if key not in where:
-                f = next(f for f in files if ns in {d.namespace for d in f.decls} | {f.namespace})
-                where[key] = (f"namespace '{'.'.join(parts[: i + 1])}'", f)
+            what = f"namespace '{'.'.join(parts[: i + 1])}'"
+            f = next(f for f in files if ns in {d.namespace for d in f.decls} | {f.namespace})
+            if key in where:
+                continue
+            where[key] = (what, f)
+            other = fs.setdefault((key[0].casefold(), key[1].casefold()), what)
+            if other != what:
+                diags.error(
+                    "GEN002",
+                    f"{other} and {what} differ only in case (one directory on some systems)",
+                    _file_span(f, ns),
+                    help=["rename one of them"],
+                )
     for f in files:
         for ns in sorted({d.namespace for d in f.decls if not isinstance(d, ir.Sequenceable)}):
             mod = module_name(f.stem)
-            exported = next((ex for m, ex in packages.get(ns, []) if m == mod), [])
+            exported = [
+                names.class_name(d.qualname)
+                for d in f.decls
+                if d.namespace == ns and not isinstance(d, ir.Sequenceable)
+            ]
             claims = [(mod, f"module '{mod}' (from {PurePosixPath(f.path).name})")]
             claims += [(c, f"class '{c}'") for c in exported]
             for name, what in claims:
@@ -220,6 +237,7 @@ def _check_layout(
                         _file_span(f, ns),
                         help=["rename one of them"],
                     )
+                    break  # one report per module
 
 
 def build_module(

@@ -162,7 +162,8 @@ def record_codec(
         if lay is None:
             raise ValueError(f"union {decl.qualname} has a non-POD member")
         members = tuple((names(m.name), type_codec(m.type, resolve)) for m in decl.members)
-        return Call("Union", (me, lay.size, members))
+        renamed = tuple((names(m.name), m.name) for m in decl.members if names(m.name) != m.name)
+        return Call("Union", (me, lay.size, members) + ((renamed,) if renamed else ()))
     lay = layout.struct_layout(decl, resolve)
     if lay is not None:
         convs: list[tuple[str, Any]] = []

@@ -93,7 +93,9 @@ RECORD_NAMES = frozenset(
     }
 )
 # HDI unions (idlgen.wire.parcel.UnionRecord) also have these.
-UNION_NAMES = RECORD_NAMES | frozenset({"raw", "_raw", "_member", "_from_raw", "_SIZE", "_MEMBERS"})
+UNION_NAMES = RECORD_NAMES | frozenset(
+    {"raw", "_raw", "_member", "_from_raw", "_SIZE", "_MEMBERS", "_SCHEMA_NAMES"}
+)
 RESERVED_METHODS = RECORD_NAMES  # kept for callers of the old name
 # Enum classes: names Enum itself gives meaning to, and the runtimes' class attributes.
 _ENUM_NAMES = frozenset({"name", "value", "mro", "_FB_DESC"})

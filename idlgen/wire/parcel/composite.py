@@ -642,7 +642,13 @@ class Union(Codec):
     :data:`INT32`, an :class:`Enum` or a :class:`PodStruct`). Binds the layout to ``cls``.
     """
 
-    def __init__(self, cls: Any, size: int, members: Iterable[tuple[str, Codec]]) -> None:
+    def __init__(
+        self,
+        cls: Any,
+        size: int,
+        members: Iterable[tuple[str, Codec]],
+        schema_names: Iterable[tuple[str, str]] = (),
+    ) -> None:
         self.cls = cls
         self.name = cls.__name__
         self.cpp_size = self.min_size = size
@@ -651,6 +657,8 @@ class Union(Codec):
         cls._parcel_codec_ = self
         cls._SIZE = size
         cls._MEMBERS = self.members
+        # (attribute, schema name) of members whose names were escaped: dicts use schema names
+        cls._SCHEMA_NAMES = dict(schema_names)
 
     def pack(self, v: Any) -> bytes:
         if not isinstance(v, UnionRecord):
@@ -690,6 +698,7 @@ class UnionRecord:
     __slots__ = ("_raw", "_member")
     _SIZE: ClassVar[int] = 0
     _MEMBERS: ClassVar[dict[str, Codec]] = {}
+    _SCHEMA_NAMES: ClassVar[dict[str, str]] = {}
 
     def __init__(self, **member: Any) -> None:
         if len(member) > 1:
@@ -770,14 +779,17 @@ class UnionRecord:
         if name is None:
             return {}
         v = getattr(self, name)
-        return {name: v.to_dict() if hasattr(v, "to_dict") else v}
+        key = self._SCHEMA_NAMES.get(name, name)
+        return {key: v.to_dict() if hasattr(v, "to_dict") else v}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
         if len(d) > 1:
             raise ValueError(f"{cls.__name__}: at most one member, got {sorted(d)}")
         self = cls()
-        for name, value in d.items():
+        by_schema = {v: k for k, v in cls._SCHEMA_NAMES.items()}
+        for key, value in d.items():
+            name = by_schema.get(key, key)
             codec = cls._MEMBERS.get(name)
             if isinstance(codec, PodStruct | Union) and isinstance(value, dict):
                 from_dict = getattr(codec.cls, "from_dict", None)
