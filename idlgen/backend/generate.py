@@ -209,11 +209,11 @@ def _check_layout(
             if key in where:
                 continue
             where[key] = (what, f)
-            other = fs.setdefault((key[0].casefold(), key[1].casefold()), what)
-            if other != what:
+            seen = fs.setdefault((key[0].casefold(), key[1].casefold()), what)
+            if seen != what:
                 diags.error(
                     "GEN002",
-                    f"{other} and {what} differ only in case (one directory on some systems)",
+                    f"{seen} and {what} differ only in case (one directory on some systems)",
                     _file_span(f, ns),
                     help=["rename one of them"],
                 )
@@ -238,6 +238,16 @@ def _check_layout(
                         help=["rename one of them"],
                     )
                     break  # one report per module
+                if name == mod:
+                    seen = fs.setdefault((ns.casefold(), mod), what)
+                    if seen != what:
+                        diags.error(
+                            "GEN002",
+                            f"{seen} and {what} differ only in case (one name on some systems)",
+                            _file_span(f, ns),
+                            help=["rename one of them"],
+                        )
+                        break
 
 
 def build_module(

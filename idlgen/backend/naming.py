@@ -132,9 +132,7 @@ def enum_member_name(name: str) -> str:
     return identifier(name, _ENUM_NAMES)
 
 
-def method_name(
-    name: str, cmd_id: int, overload: bool, taken: frozenset[str] = frozenset()
-) -> str:
+def method_name(name: str, cmd_id: int, overload: bool, taken: frozenset[str] = frozenset()) -> str:
     """An interface method: an overload of an ancestor's method gets ``_<cmd_id>`` (as hdi-gen
     names its command constant ``CMD_FOO_PING_4``). ``taken``: the class names the interface's
     annotations use (a method binds its name in the class body, where later annotations are

@@ -227,6 +227,8 @@ class ImportSet:
         alias = name
         if alias in self.taken:
             alias = "_" + qualname.replace(".", "_")
+            while alias in self.taken:  # a local class may have that name too
+                alias += "_"
         self.local[key] = alias
         self.taken.add(alias)
         return alias
