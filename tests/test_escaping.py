@@ -258,3 +258,151 @@ def test_hostile_hdi_names_and_docs(tmp_path_factory: pytest.TempPathFactory, ca
     assert [k for k in d if k != "tagged"] == fields
     assert [d[f] for f in fields] == [-(i + 1) for i in range(len(fields))]
     assert cls.from_parcel(obj.to_parcel()) == obj and cls.from_dict(d) == obj
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['a """', 'a ""', 'a "', 'a \\"', 'a \\\\"', '"""', "x\u2028y\x85z\u202e", "end \\"],
+)
+def test_docstring_ends(text: str) -> None:
+    lit = docstring(text)
+    assert eval(lit) == text.strip()  # noqa: S307 - our own literal
+    assert "\u2028" not in lit and "\x85" not in lit and "\u202e" not in lit
+
+
+def _files(tmp: Path, files: dict[str, str]) -> tuple[Diagnostics, Any]:
+    """Load and generate ``files`` (name → text) from one directory; no import."""
+    tag = f"_lay{next(_counter)}"
+    paths = []
+    for name, text in files.items():
+        p = tmp / tag / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+        paths.append(p)
+    res = load(sorted(paths))
+    diags = Diagnostics()
+    diags.extend(res.diagnostics)
+    if not diags.has_errors:
+        generate(res.schema, list(res.schema.files), diags, GenerateOptions(format=False))
+    return diags, res
+
+
+@pytest.mark.parametrize(
+    "files,message",
+    [
+        (
+            {
+                "aB.fbs": "namespace t;\ntable A { x:int; }\n",
+                "a_b.fbs": "namespace t;\ntable B { x:int; }\n",
+            },
+            "module 'a_b' (from aB.fbs) and module 'a_b' (from a_b.fbs)",
+        ),
+        (
+            {
+                "a.fbs": "namespace t.x;\ntable A { x:int; }\n",
+                "x.fbs": "namespace t;\ntable B { x:int; }\n",
+            },
+            "namespace 't.x' and module 'x' (from x.fbs)",
+        ),
+        ({"x.fbs": "namespace t;\ntable x { y:int; }\n"}, "module 'x' (from x.fbs) and class 'x'"),
+        (
+            {"x.fbs": "namespace class.y;\ntable A { y:int; }\n"},
+            "segment 'class' is a Python keyword",
+        ),
+        (
+            {
+                "a.fbs": "namespace T.q;\ntable A { x:int; }\n",
+                "b.fbs": "namespace t.r;\ntable B { x:int; }\n",
+            },
+            "namespace 'T' and namespace 't' differ only in case",
+        ),
+    ],
+)
+def test_layout_collisions_are_located_errors(
+    tmp_path: Path, files: dict[str, str], message: str
+) -> None:
+    diags, res = _files(tmp_path, files)
+    errors = [d for d in diags if d.code == "GEN002"]
+    assert any(message in d.message for d in errors), [d.message for d in diags]
+    assert all(d.span is not None and d.span.line >= 1 for d in errors)
+    assert re.search(r"\.fbs:\d+:\d+", render_all(diags, res.sources))
+
+
+def test_hdi_keyword_package_segment(tmp_path: Path) -> None:
+    src = tmp_path / "import" / "v1_0" / "Types.idl"
+    src.parent.mkdir(parents=True)
+    src.write_text("package ohos.hdi.import.v1_0;\nstruct S { int x; };\n", encoding="utf-8")
+    res = load([src], roots={"ohos.hdi": tmp_path})
+    diags = Diagnostics()
+    diags.extend(res.diagnostics)
+    generate(res.schema, list(res.schema.files), diags, GenerateOptions(format=False))
+    (err,) = [d for d in diags if d.code == "GEN002"]
+    assert "segment 'import' is a Python keyword" in err.message
+    assert re.search(r"Types\.idl:1:\d+", render_all(diags, res.sources))  # the package line
+
+
+_HDI_TYPES = """package ohos.hdi.t.v1_0;
+/** ends in quotes "\"" */
+struct self { int field; int DESCRIPTOR; };
+union raw { int self; float _raw; int from_parcel; };
+"""
+_HDI_IFACE = """package ohos.hdi.t.v1_0;
+import ohos.hdi.t.v1_0.Types;
+/** iface doc \"\"\" */
+interface ITypes {
+    global([in] int self, [in] struct self field, [out] int Protocol);
+    self([in] int ClassVar, [in] union raw raw);
+    to_dict([in] int _parcel, [out] int int);
+}
+"""
+
+
+def test_hostile_hdi_interface_and_union(tmp_path: Path) -> None:
+    """Methods, parameters and union members named like what the generated code binds: the
+    Protocol and the union escape them, dicts keep schema names, and IPC dispatches to the
+    escaped method names."""
+    from idlgen.wire import ipc
+
+    tag = f"_esc{next(_counter)}"
+    d = tmp_path / tag / "t" / "v1_0"
+    d.mkdir(parents=True)
+    (d / "Types.idl").write_text(_HDI_TYPES, encoding="utf-8")
+    (d / "ITypes.idl").write_text(_HDI_IFACE, encoding="utf-8")
+    res = load(sorted(d.iterdir()), roots={"ohos.hdi": tmp_path / tag})
+    diags = Diagnostics()
+    diags.extend(res.diagnostics)
+    tree = generate(res.schema, list(res.schema.files), diags, GenerateOptions())
+    assert not diags.has_errors, render_all(diags, res.sources)
+    for rel, code in tree.items():
+        p = tmp_path / tag / tag / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(code, encoding="utf-8")
+    sys.path.insert(0, str(tmp_path / tag))
+    importlib.invalidate_caches()
+    types = importlib.import_module(f"{tag}.ohos.hdi.t.v1_0.types")
+    iface = importlib.import_module(f"{tag}.ohos.hdi.t.v1_0.i_types").ITypes
+    assert not hasattr(builtins, "IDLGEN_PWNED")
+
+    u = types.raw(self_=7)
+    assert u.to_dict() == {"self": 7} and types.raw.from_dict({"self": 7}) == u
+    assert types.raw.from_parcel(u.to_parcel()) == u
+    s = vars(types)["self"].from_dict({"field": 1, "DESCRIPTOR": 2})
+    assert s.to_dict() == {"field": 1, "DESCRIPTOR": 2}
+
+    assert {"global_", "self_", "to_dict"} <= set(vars(iface))
+    codec = ipc.interface_codec(iface.DESCRIPTOR)
+    assert codec is not None and {"global_", "self_", "to_dict"} <= set(codec.by_name)
+
+    class Impl:
+        def global_(self, self_: int, field: Any) -> int:
+            return self_ + field.field_
+
+        def self_(self, ClassVar: int, raw: Any) -> None:
+            return None
+
+        def to_dict(self, _parcel__: int) -> int:
+            return -_parcel__
+
+    proxy = ipc.loopback(codec, Impl())
+    assert proxy.global_(40, s) == 41
+    assert proxy.to_dict(5) == -5

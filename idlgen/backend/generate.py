@@ -193,7 +193,7 @@ def _check_layout(
                         "GEN002",
                         f"namespace '{ns}': segment '{seg}' {problem}, so it cannot be a "
                         "Python package name",
-                        _file_span(f, ns),
+                        f.span if f.span is not None and ns == f.namespace else _file_span(f, ns),
                         help=["rename the namespace/package"],
                     )
                     return
