@@ -12,7 +12,7 @@ classes. The tree is pure data, so it can be
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -268,14 +268,14 @@ def _param_name(name: str) -> str:
 
 
 def interface_codec(
-    iface: ir.Interface, resolve: layout.Resolver, py_names: Mapping[int, str] | None = None
+    iface: ir.Interface, resolve: layout.Resolver, py_names: Sequence[str] | None = None
 ) -> Call:
     """The ``ipc.InterfaceCodec`` constructor call for an interface (own methods; parent by ref).
 
-    ``py_names``: the generated Protocol's method names by command id (Names.method_names).
+    ``py_names``: the generated Protocol's method names, in order (Names.method_names).
     """
     methods = []
-    for m in iface.methods:
+    for k, m in enumerate(iface.methods):
         ins = tuple(
             (_param_name(p.name), type_codec(p.type, resolve, param=True))
             for p in m.params
@@ -287,7 +287,7 @@ def interface_codec(
             if p.direction == "out"
         )
         args: tuple[Any, ...] = (m.name, m.cmd_id, ins, outs, m.oneway)
-        py_name = py_names[m.cmd_id] if py_names is not None else method_py_name(m)
+        py_name = py_names[k] if py_names is not None else method_py_name(m)
         if py_name != m.name:  # escaped or an overload: the implementation's method name
             args += (py_name,)
         methods.append(Call("MethodCodec", args, "ipc"))

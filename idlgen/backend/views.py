@@ -82,6 +82,7 @@ class Names:
         elif isinstance(d, ir.Union):
             members += d.members
         used = set(UNION_NAMES if isinstance(d, ir.Union) else RECORD_NAMES)
+        used.add(self.class_name(qualname))  # ``lookup_by_key`` names its own class
         for m in members:
             for r in _type_refs(m.type):
                 used.add(self.class_name(r))
@@ -91,8 +92,8 @@ class Names:
         self._fields[qualname] = out
         return out
 
-    def method_names(self, qualname: str) -> dict[int, str]:
-        """Python name of each method of an interface, by command id.
+    def method_names(self, qualname: str) -> list[str]:
+        """Python name of each method of an interface, in declaration order.
 
         A method may not take a name its class body's annotations use: the names every
         interface binds (:data:`naming.INTERFACE_NAMES`) and the classes its parameters and
@@ -106,7 +107,7 @@ class Names:
             used.add(self.class_name(r))
             used.add("_" + r.replace(".", "_"))
         taken = frozenset(used)
-        return {m.cmd_id: method_name(m.name, m.cmd_id, m.overload, taken) for m in d.methods}
+        return [method_name(m.name, m.cmd_id, m.overload, taken) for m in d.methods]
 
     def in_cycle(self, a: ModuleRef, b: ModuleRef) -> bool:
         """Whether modules ``a`` and ``b`` import each other, directly or through others."""
@@ -610,10 +611,10 @@ class ModuleBuilder:
         methods = []
         py_names = self.names.method_names(i.qualname)
         self.unique(
-            [(py_names[m.cmd_id], m.name, m.span) for m in i.methods],
+            [(py, m.name, m.span) for py, m in zip(py_names, i.methods)],
             f"methods of {i.qualname}",
         )
-        for m in i.methods:
+        for py_name, m in zip(py_names, i.methods):
             self.unique(
                 [(param_name(p.name), p.name, p.span) for p in m.params if p.direction == "in"],
                 f"parameters of {i.qualname}.{m.name}",
@@ -631,7 +632,7 @@ class ModuleBuilder:
                 MethodView(
                     # An overload of an ancestor's method is suffixed with its command id, as
                     # hdi-gen names its command constant (CMD_FOO_PING_4).
-                    py_names[m.cmd_id],
+                    py_name,
                     _method_doc(m),
                     ins,
                     returns,

@@ -133,7 +133,9 @@ def fbs_layouts(draw: st.DrawFn) -> dict[str, str]:
         parts.append(f"union {union} {{ {table} }}\n")
         h = draw(st.lists(names, min_size=3, max_size=3, unique=True))
         parts.append(f"table {holder} {{ {h[0]}:{union}; {h[1]}:{struct}; {h[2]}:{enum}; }}\n")
-        parts.append(f"rpc_service {service} {{ {draw(names)}({table}):{holder}; }}\n")
+        rpc = draw(st.lists(names, min_size=1, max_size=3, unique=True))
+        calls = " ".join(f"{m}({table}):{holder};" for m in rpc)
+        parts.append(f"rpc_service {service} {{ {calls} }}\n")
         parts.append(f"root_type {holder};\n")
         files[f"{draw(stems)}.fbs" if k == 0 else f"{draw(stems)}{k}.fbs"] = "".join(parts)
     return files
