@@ -592,19 +592,27 @@ class ModuleBuilder:
 
     def unique(self, names: Sequence[tuple[str, str, ir.Span | None]], what: str) -> None:
         """Report schema names that escaping maps onto the same Python name (``global`` and
-        ``global_`` both become ``global_``): the second one, located."""
+        ``global_`` both become ``global_``), and a name given twice (a declared ``GetVersion``
+        beside the implicit one): the second one, located."""
         first: dict[str, str] = {}
         for py, schema, span in names:
-            other = first.setdefault(py, schema)
-            if other != schema:
-                self.diags.error(
-                    "GEN001",
-                    f"{what}: '{other}' and '{schema}' both become the Python name '{py}'",
-                    span,
-                    help=[
-                        f"rename '{schema}' (Python keywords and names generated code uses get a trailing '_')"
-                    ],
-                )
+            if py not in first:
+                first[py] = schema
+                continue
+            other = first[py]
+            message = (
+                f"{what}: '{schema}' is declared twice"
+                if other == schema
+                else f"{what}: '{other}' and '{schema}' both become the Python name '{py}'"
+            )
+            self.diags.error(
+                "GEN001",
+                message,
+                span,
+                help=[
+                    f"rename '{schema}' (Python keywords and names generated code uses get a trailing '_')"
+                ],
+            )
 
     def interface(self, i: ir.Interface) -> InterfaceView:
         self.imports.stdlib.add("from typing import ClassVar, Protocol")
