@@ -82,7 +82,7 @@ def _text() -> st.SearchStrategy[str]:
 
 names = st.sampled_from(ASCII_NAMES)
 # One name per schema may be non-ASCII (the front ends refuse those today, with a location).
-any_name = st.one_of(names, names, names, st.sampled_from(_UNICODE))
+any_name = st.one_of(*[names] * 7, st.sampled_from(_UNICODE))
 # File stems: the names above, case/underscore near-collisions, and path-hostile characters.
 stems = st.one_of(
     names,
