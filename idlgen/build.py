@@ -1,7 +1,7 @@
 """``idlgen build`` / ``check``: load, generate in memory, then write only what changed.
 
-Nothing is written unless the whole generation succeeded. Each file is replaced atomically
-(temporary file + rename). A manifest (``.idlgen-manifest.json``, committed with the output)
+Nothing is written unless the whole generation succeeded, and then the changed files are
+committed as one crash-safe step (see ``outtree``: staging dir, journal, lock). A manifest (``.idlgen-manifest.json``, committed with the output)
 lists the files idlgen produced, so a later build removes the stale ones and nothing else. A
 cache file (``.idlgen-cache.json``, not meant for version control) lets a build whose inputs,
 options and generator are unchanged skip parsing and generation.
@@ -13,7 +13,6 @@ import difflib
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +23,8 @@ from . import __version__
 from .config import Config
 from .diagnostics import Diagnostics
 from .frontend import LoadResult, load
+from . import outtree
+from .outtree import contained, read_regular, safe_rel
 from .pygen.generate import GenerateOptions, generate
 
 __all__ = ["BuildResult", "expand_inputs", "run_build", "MANIFEST", "CACHE"]
@@ -92,15 +93,36 @@ def _sha(text: str) -> str:
 
 
 def _read_json(p: Path) -> dict[str, object]:
+    """A JSON object from a regular file (never through a symlink), else ``{}``."""
+    raw = read_regular(p)
+    if raw is None:
+        return {}
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
-def _cache_hit(out: Path, key: str) -> list[str] | None:
-    """The output list when the cache says nothing changed and the files are intact."""
+def _trusted_bases(cfg: Config) -> list[Path]:
+    """Directories sources may come from: the named inputs, roots and include dirs."""
+    bases = [p.resolve() if p.is_dir() else p.resolve().parent for p in cfg.inputs]
+    bases += [p.resolve() for p in cfg.roots.values()]
+    bases += [p.resolve() for p in cfg.include]
+    return bases
+
+
+def _under(p: Path, bases: Sequence[Path]) -> bool:
+    return any(p == b or b in p.parents for b in bases)
+
+
+def _cache_hit(out: Path, key: str, cfg: Config, diags: Diagnostics) -> list[str] | None:
+    """The output list when the cache says nothing changed and the files are intact.
+
+    The cache is a file in the (untrusted) output tree: entries naming files outside the
+    inputs or the output (elsewhere, ``..``, through symlinks) are ignored with a warning and
+    never read.
+    """
     cache = _read_json(out / CACHE)
     if cache.get("key") != key:
         return None
@@ -108,34 +130,24 @@ def _cache_hit(out: Path, key: str) -> list[str] | None:
     outputs = cache.get("outputs")
     if not isinstance(sources, dict) or not isinstance(outputs, dict):
         return None
+    bases = _trusted_bases(cfg)
     for path, digest in sources.items():
-        try:
-            if hashlib.sha256(Path(path).read_bytes()).hexdigest() != digest:
-                return None
-        except OSError:
+        ok = isinstance(path, str) and "\x00" not in path and os.path.isabs(path)
+        if not ok or os.path.realpath(path) != path or not _under(Path(path), bases):
+            diags.warning("IDL006", f"ignoring cache entry outside the inputs: {path!r}")
+            return None
+        data = read_regular(Path(path))
+        if data is None or hashlib.sha256(data).hexdigest() != digest:
             return None
     for rel, digest in outputs.items():
-        try:
-            if hashlib.sha256((out / rel).read_bytes()).hexdigest() != digest:
-                return None
-        except OSError:
+        target = contained(out, rel)
+        if target is None:
+            diags.warning("IDL006", f"ignoring cache entry outside the output: {rel!r}")
+            return None
+        data = read_regular(target)
+        if data is None or hashlib.sha256(data).hexdigest() != digest:
             return None
     return sorted(outputs)
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 ExtraFiles = Callable[[Config, LoadResult, Diagnostics], dict[str, str]]
@@ -160,92 +172,131 @@ def run_build(
     inputs = expand_inputs(cfg.inputs, diags)
     if diags.has_errors:
         return result, diags
-    out = cfg.out
+    if cfg.out.is_symlink():
+        diags.error(
+            "IDL004", f"output directory '{cfg.out}' is a symlink; pass the directory it names"
+        )
+        return result, diags
+    out = cfg.out.resolve()
     key = _cache_key(cfg, inputs, "reports" if extra_files else "")
-    if not check:
-        hit = _cache_hit(out, key)
-        if hit is not None:
-            result.cached = True
-            result.unchanged = hit
+    job = _Job(cfg, inputs, out, key, check, want_diffs, extra_files, result, diags)
+    try:
+        if check:
+            if os.path.lexists(out / outtree.JOURNAL):
+                diags.warning("IDL007", f"an interrupted build left '{out}' incomplete")
+            with outtree.locked(out, exclusive=False):
+                job.run()
             return result, diags
+        out.mkdir(parents=True, exist_ok=True)
+        with outtree.locked(out):
+            for w in outtree.recover(out):
+                diags.warning("IDL006", w)
+            hit = _cache_hit(out, key, cfg, diags)
+            if hit is not None:
+                result.cached = True
+                result.unchanged = hit
+                return result, diags
+            job.run()
+    except (OSError, outtree.OutputError) as e:
+        msg = str(e) if isinstance(e, outtree.OutputError) else f"{e.strerror or e}: '{out}'"
+        diags.error("IDL005", f"cannot write the output: {msg}")
+        result.written = []
+        result.removed = []
+    return result, diags
 
-    lr = load(inputs, roots=cfg.roots, include_dirs=cfg.include)
-    result.load = lr
-    diags.extend(lr.diagnostics)
-    if lr.diagnostics.has_errors:
-        return result, diags
-    options = GenerateOptions(line_length=cfg.line_length, base_dir=cfg.base_dir)
-    files = generate(lr.schema, list(lr.schema.files), diags, options)
-    if extra_files is not None:
-        files.update(extra_files(cfg, lr, diags))
-    if diags.has_errors:
-        return result, diags
-    files[MANIFEST] = json.dumps({"generator": "idlgen", "files": sorted(files)}, indent=2) + "\n"
-    result.files = files
 
-    previous = _read_json(out / MANIFEST).get("files")
-    old_files = {f for f in previous if isinstance(f, str)} if isinstance(previous, list) else set()
-    stale_old = sorted(old_files - set(files) - {MANIFEST})
+@dataclass
+class _Job:
+    cfg: Config
+    inputs: Sequence[Path]
+    out: Path
+    key: str
+    check: bool
+    want_diffs: bool
+    extra_files: ExtraFiles | None
+    result: BuildResult
+    diags: Diagnostics
 
-    for rel, text in files.items():
-        path = out / rel
-        try:
-            current = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            current = None
-        if current == text:
-            result.unchanged.append(rel)
-            continue
-        if check:
-            result.stale.append(rel)
-            if want_diffs:
-                result.diffs.append(
-                    "".join(
-                        difflib.unified_diff(
-                            (current or "").splitlines(keepends=True),
-                            text.splitlines(keepends=True),
-                            f"a/{rel}",
-                            f"b/{rel}",
-                        )
-                    )
-                )
-        else:
-            _atomic_write(path, text)
-            result.written.append(rel)
-    for rel in stale_old:
-        if check:
-            if (out / rel).exists():
-                result.extra.append(rel)
-            continue
-        try:
-            (out / rel).unlink()
-            result.removed.append(rel)
-        except FileNotFoundError:
-            continue
-        _prune_empty(out / rel, out)
-    if not check:
-        sources = {
-            str(Path(p).resolve()): hashlib.sha256(Path(p).read_bytes()).hexdigest()
-            for p in _source_paths(lr)
-        }
+    def run(self) -> None:
+        """Load and generate; then compare (check) or commit the changes in one step."""
+        cfg, out, result, diags = self.cfg, self.out, self.result, self.diags
+        lr = load(self.inputs, roots=cfg.roots, include_dirs=cfg.include)
+        result.load = lr
+        diags.extend(lr.diagnostics)
+        if lr.diagnostics.has_errors:
+            return
+        options = GenerateOptions(line_length=cfg.line_length, base_dir=cfg.base_dir)
+        files = generate(lr.schema, list(lr.schema.files), diags, options)
+        if self.extra_files is not None:
+            files.update(self.extra_files(cfg, lr, diags))
+        for rel in files:
+            if safe_rel(rel) != rel:
+                diags.error("IDL008", f"generated file name {rel!r} would leave the output")
+        if diags.has_errors:
+            return
+        files[MANIFEST] = json.dumps({"generator": "idlgen", "files": sorted(files)}, indent=2)
+        files[MANIFEST] += "\n"
+        result.files = files
+
+        changed: dict[str, str] = {}
+        for rel, text in files.items():
+            path = contained(out, rel)
+            raw = read_regular(path) if path is not None else None
+            try:
+                current = raw.decode("utf-8") if raw is not None else None
+            except UnicodeDecodeError:
+                current = None
+            if current == text:
+                result.unchanged.append(rel)
+            elif not self.check:
+                changed[rel] = text
+            else:
+                result.stale.append(rel)
+                if self.want_diffs:
+                    result.diffs.append(_unified(rel, current or "", text))
+        removed = [
+            rel
+            for rel in self._previous_files(set(files))
+            if (p := contained(out, rel)) is not None and os.path.lexists(p) and not p.is_dir()
+        ]
+        if self.check:
+            result.extra = removed
+            return
+        sources = {}
+        for src in _source_paths(lr):
+            real = Path(src).resolve()
+            data = read_regular(real)
+            if data is not None:
+                sources[str(real)] = hashlib.sha256(data).hexdigest()
         cache = {
-            "key": key,
+            "key": self.key,
             "sources": sources,
             "outputs": {rel: _sha(text) for rel, text in files.items()},
         }
-        _atomic_write(out / CACHE, json.dumps(cache, indent=1, sort_keys=True) + "\n")
-    return result, diags
+        changed[CACHE] = json.dumps(cache, indent=1, sort_keys=True) + "\n"
+        outtree.commit(out, changed, removed)
+        result.written = sorted(set(changed) - {CACHE})
+        result.removed = removed
+
+    def _previous_files(self, current: set[str]) -> list[str]:
+        """Files the last build produced and this one does not; foreign entries ignored."""
+        previous = _read_json(self.out / MANIFEST).get("files")
+        old: set[str] = set()
+        for f in previous if isinstance(previous, list) else []:
+            if isinstance(f, str) and safe_rel(f) == f:
+                old.add(f)
+            else:
+                self.diags.warning("IDL006", f"ignoring manifest entry outside the output: {f!r}")
+        return sorted(old - current - {MANIFEST, CACHE})
+
+
+def _unified(rel: str, old: str, new: str) -> str:
+    return "".join(
+        difflib.unified_diff(
+            old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{rel}", f"b/{rel}"
+        )
+    )
 
 
 def _source_paths(lr: LoadResult) -> list[str]:
     return sorted(f.path for f in lr.schema.files)
-
-
-def _prune_empty(path: Path, stop: Path) -> None:
-    d = path.parent
-    while d != stop and stop in d.parents:
-        try:
-            d.rmdir()
-        except OSError:
-            return
-        d = d.parent
