@@ -52,9 +52,15 @@ def expand_inputs(paths: Iterable[Path], diags: Diagnostics) -> list[Path]:
     out: list[Path] = []
     for p in paths:
         if p.is_dir():
-            out.extend(
-                sorted(q for q in p.rglob("*") if q.suffix in SCHEMA_SUFFIXES and q.is_file())
-            )
+            real = p.resolve()
+            for q in sorted(p.rglob("*")):
+                if q.suffix not in SCHEMA_SUFFIXES or not q.is_file():
+                    continue
+                # A committed symlink must not smuggle a file from elsewhere into the build.
+                if real not in q.resolve().parents:
+                    diags.error("IDL009", f"ignoring '{q}': a symlink to a file outside '{p}'")
+                    continue
+                out.append(q)
         elif p.is_file():
             out.append(p)
         else:

@@ -40,6 +40,10 @@ def load(paths: Sequence[Path], *, include_dirs: Sequence[Path] = ()) -> LoadRes
     inputs: list[str] = []
 
     roots: list[Path] = []
+    # Includes may only resolve below the inputs' directories and -I directories: no
+    # absolute paths, '..' escapes or symlinks out (the file is never read, so never shown).
+    bases = [Path(os.path.abspath(p)).parent.resolve() for p in paths]
+    bases += [Path(d).resolve() for d in include_dirs]
 
     def visit(path: Path) -> str | None:
         real = path.resolve()
@@ -78,6 +82,14 @@ def load(paths: Sequence[Path], *, include_dirs: Sequence[Path] = ()) -> LoadRes
                         f"unable to locate include file: {it.value}",
                         it.span,
                         help=["add the directory that holds it with -I"],
+                    )
+                    continue
+                if not any(b in target.resolve().parents for b in bases):
+                    diags.error(
+                        "FBS011",
+                        f"include file outside the schema directories: {it.value}",
+                        it.span,
+                        help=["includes resolve only below the inputs' directories and -I dirs"],
                     )
                     continue
                 visit(target)

@@ -112,6 +112,9 @@ def load(
     inputs: list[str] = []
     edges: dict[Path, list[tuple[Path, A.Name]]] = {}
 
+    # Imports may only resolve below these (a schema must not pull in, say, ~/.ssh/x.idl
+    # through '..', an absolute root inferred from a crafted package name, or a symlink).
+    bases = _bases(paths, roots, include_dirs)
     queue = [p.resolve() for p in paths]
     for p in queue:
         if p not in units:
@@ -164,6 +167,17 @@ def load(
                 )
                 continue
             target = _find_import(m.group(1), m.group(2), r, include_dirs)
+            if target is not None and not _contained(target, bases):
+                diags.error(
+                    "HDI107",
+                    f"import '{imp.text}' resolves outside the schema directories",
+                    imp.span,
+                    help=[
+                        "imports resolve only below the inputs' directories, --root and -I"
+                        " directories; pass --root PREFIX:DIR for the package's root"
+                    ],
+                )
+                continue
             if target is None:
                 d = r.dir_for(m.group(1))
                 where = f" (looked for '{display_path(d / (m.group(2) + '.idl'))}')" if d else ""
@@ -191,6 +205,20 @@ def load(
         {u.display: u.text for u in units.values()},
         tuple(dict.fromkeys(inputs)),
     )
+
+
+def _bases(
+    paths: Sequence[Path], roots: Mapping[str, Path], include_dirs: Sequence[Path]
+) -> list[Path]:
+    bases = [Path(os.path.abspath(p)).parent.resolve() for p in paths]
+    bases += [Path(d).resolve() for d in roots.values()]
+    bases += [Path(d).resolve() for d in include_dirs]
+    return list(dict.fromkeys(bases))
+
+
+def _contained(target: Path, bases: Sequence[Path]) -> bool:
+    """``target`` (resolved) is one of the bases' files, at any depth."""
+    return any(b in target.parents for b in bases)
 
 
 def _find_import(
