@@ -58,7 +58,7 @@ def expand_inputs(paths: Iterable[Path], diags: Diagnostics) -> list[Path]:
                     continue
                 # A committed symlink must not smuggle a file from elsewhere into the build.
                 if real not in q.resolve().parents:
-                    diags.error("IDL009", f"ignoring '{q}': a symlink to a file outside '{p}'")
+                    diags.error("IDL009", f"'{q}' is a symlink to a file outside '{p}'")
                     continue
                 out.append(q)
         elif p.is_file():

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..bounds import MAX_SCHEMA_BYTES
 from ..diagnostics import Diagnostics
 from ..frontend import LoadResult
 from ..ir import Schema, Span
@@ -76,6 +77,9 @@ class _Roots:
 def _read(path: Path, diags: Diagnostics) -> _Unit | None:
     display = display_path(path)
     try:
+        if path.stat().st_size > MAX_SCHEMA_BYTES:
+            diags.error("HDI100", f"cannot read '{display}': larger than 16 MiB")
+            return None
         data = path.read_bytes()
     except OSError as e:
         diags.error("HDI100", f"cannot read '{display}': {e.strerror or e}")
@@ -169,7 +173,7 @@ def load(
             target = _find_import(m.group(1), m.group(2), r, include_dirs)
             if target is not None and not _contained(target, bases):
                 diags.error(
-                    "HDI107",
+                    "HDI108",
                     f"import '{imp.text}' resolves outside the schema directories",
                     imp.span,
                     help=[
@@ -239,51 +243,64 @@ def _check_cycles(
     units: Mapping[Path, _Unit],
     diags: Diagnostics,
 ) -> None:
+    """Report each import cycle once (iterative DFS: an import chain can be very long)."""
     state: dict[Path, int] = {}
-    stack: list[tuple[Path, A.Name | None]] = []
+    stack: list[Path] = []  # the current DFS path
     reported: set[frozenset[Path]] = set()
 
     def name(p: Path) -> str:
         raw = units[p].raw
         return f"{raw.package.text}.{p.stem}" if raw else units[p].display
 
-    def visit(p: Path, via: A.Name | None) -> None:
-        state[p] = 1
-        stack.append((p, via))
-        for t, imp in edges.get(p, []):
+    for start in edges:
+        if start in state:
+            continue
+        state[start] = 1
+        stack.append(start)
+        work = [iter(edges.get(start, []))]
+        while work:
+            step = next(work[-1], None)
+            if step is None:
+                work.pop()
+                state[stack.pop()] = 2
+                continue
+            t, imp = step
             if state.get(t) == 1:
-                idx = next(i for i, (q, _) in enumerate(stack) if q == t)
-                cyc = [q for q, _ in stack[idx:]]
+                cyc = stack[stack.index(t) :]
                 key = frozenset(cyc)
                 if key not in reported:
                     reported.add(key)
                     chain = " -> ".join(name(q) for q in cyc + [t])
                     diags.error("HDI106", f"circular import: {chain}", imp.span)
             elif t not in state:
-                visit(t, imp)
-        stack.pop()
-        state[p] = 2
-
-    for p in edges:
-        if p not in state:
-            visit(p, None)
+                state[t] = 1
+                stack.append(t)
+                work.append(iter(edges.get(t, [])))
 
 
 def _topo_order(order: list[Path], edges: Mapping[Path, list[tuple[Path, A.Name]]]) -> list[Path]:
     """Imported files before their importers (cycles already reported; broken arbitrarily)."""
     out: list[Path] = []
     done: set[Path] = set()
-
-    def visit(p: Path, active: set[Path]) -> None:
-        if p in done or p in active:
-            return
-        active.add(p)
-        for t, _ in edges.get(p, []):
-            visit(t, active)
-        active.discard(p)
-        done.add(p)
-        out.append(p)
-
-    for p in order:
-        visit(p, set())
+    for start in order:
+        if start in done:
+            continue
+        active = {start}
+        path = [start]
+        work = [iter(edges.get(start, []))]
+        while work:
+            step = next(work[-1], None)
+            if step is None:
+                work.pop()
+                p = path.pop()
+                active.discard(p)
+                done.add(p)
+                out.append(p)
+                continue
+            t = step[0]
+            if t in done or t in active:
+                continue
+            active.add(t)
+            path.append(t)
+            work.append(iter(edges.get(t, [])))
     return out

@@ -11,6 +11,8 @@ from typing import Any
 import lark
 from lark import Token, Transformer, v_args
 
+from ..bounds import MAX_TREE_DEPTH, too_deep
+
 from ..diagnostics import Diagnostics
 from ..ir import Span
 from ..resources import grammar_text
@@ -424,6 +426,15 @@ def parse(path: str, text: str, diags: Diagnostics) -> A.RawFile | None:
 
     try:
         tree = _parse_with_docs(parser, text, collector, recover)
+        deep = too_deep(tree)
+        if deep is not None:
+            line, col = deep
+            diags.error(
+                "HDI005",
+                f"nesting too deep (more than {MAX_TREE_DEPTH} levels of syntax)",
+                Span(path, line, col, line, col + 1),
+            )
+            return None
         raw: A.RawFile = _TRANSFORMER.transform(tree)
     except lark.exceptions.UnexpectedToken as e:
         for r in repaired:

@@ -1,0 +1,48 @@
+"""Limits that keep hostile schemas cheap: nesting depth, suggestion work, file size.
+
+The parsers (LALR) are iterative, but the tree transformers, lowering and the enum evaluator
+recurse once per nesting level; a depth check on the parse tree, done iteratively before any
+of them runs, turns ``((((…`` into a located diagnostic instead of a ``RecursionError``.
+"""
+
+from __future__ import annotations
+
+from lark import Token, Tree
+
+__all__ = ["MAX_TREE_DEPTH", "MAX_INCLUDE_DEPTH", "MAX_SCHEMA_BYTES", "too_deep"]
+
+# Parse-tree levels (one nesting level of a type or expression is 1-2 tree levels). Real
+# schemas stay below 15; the limit leaves the recursive passes far from Python's stack limit.
+MAX_TREE_DEPTH = 100
+# Nested includes/imports followed recursively.
+MAX_INCLUDE_DEPTH = 64
+# A schema file larger than this is refused before it is parsed.
+MAX_SCHEMA_BYTES = 16 << 20
+
+
+def too_deep(tree: Tree[Token], limit: int = MAX_TREE_DEPTH) -> tuple[int, int] | None:
+    """(line, column) of the first place the tree is deeper than ``limit``, else None."""
+    stack: list[tuple[Tree[Token] | Token, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return _position(node)
+        if isinstance(node, Tree):
+            stack.extend((c, depth + 1) for c in node.children if isinstance(c, (Tree, Token)))
+    return None
+
+
+def _position(node: Tree[Token] | Token) -> tuple[int, int]:
+    """The first token position at or below ``node`` (trees without tokens: (1, 1))."""
+    stack: list[Tree[Token] | Token] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Token):
+            if n.line is not None and n.column is not None:
+                return n.line, n.column
+            continue
+        meta = getattr(n, "_meta", None)
+        if meta is not None and not getattr(meta, "empty", True):
+            return meta.line, meta.column
+        stack.extend(c for c in reversed(n.children) if isinstance(c, (Tree, Token)))
+    return 1, 1
