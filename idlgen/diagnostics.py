@@ -10,6 +10,7 @@ Rendering (compiler style, what editors and CI problem matchers parse)::
 
 from __future__ import annotations
 
+import difflib
 import enum
 import json
 from collections.abc import Iterable, Mapping
@@ -17,7 +18,22 @@ from dataclasses import dataclass
 
 from .ir import Span
 
-__all__ = ["Severity", "Diagnostic", "Diagnostics", "render", "render_all", "render_github"]
+__all__ = [
+    "Severity",
+    "Diagnostic",
+    "Diagnostics",
+    "render",
+    "render_all",
+    "render_github",
+    "suggest",
+]
+
+# "Did you mean" must stay linear in the input: names longer than this get no suggestion, one
+# call looks at most MAX_SUGGEST_CANDIDATES names, and one Diagnostics spends at most
+# SUGGEST_BUDGET candidate looks in all (a file with 50 000 typos costs no more than 100).
+MAX_SUGGEST_NAME = 64
+MAX_SUGGEST_CANDIDATES = 1000
+SUGGEST_BUDGET = 200_000
 
 
 class Severity(enum.Enum):
@@ -48,6 +64,8 @@ class Diagnostic:
 class Diagnostics(list[Diagnostic]):
     """A list of diagnostics with helpers for the common cases."""
 
+    suggest_budget: int = SUGGEST_BUDGET
+
     def error(
         self,
         code: str,
@@ -73,6 +91,27 @@ class Diagnostics(list[Diagnostic]):
     @property
     def has_errors(self) -> bool:
         return any(d.is_error for d in self)
+
+
+def suggest(
+    diags: Diagnostics, name: str, candidates: Iterable[str], *, n: int = 1, cutoff: float = 0.6
+) -> list[str]:
+    """Up to ``n`` close matches for ``name`` (``difflib``), within the bounds above.
+
+    ``candidates`` may be a generator: it is consumed only as far as the bounds allow.
+    """
+    if len(name) > MAX_SUGGEST_NAME or diags.suggest_budget <= 0:
+        return []
+    pool: dict[str, None] = {}
+    looked = 0
+    for c in candidates:
+        looked += 1
+        if len(c) <= MAX_SUGGEST_NAME:
+            pool[c] = None
+        if looked >= MAX_SUGGEST_CANDIDATES or looked >= diags.suggest_budget:
+            break
+    diags.suggest_budget -= looked
+    return difflib.get_close_matches(name, list(pool), n=n, cutoff=cutoff)
 
 
 def _source_line(sources: Mapping[str, str], span: Span) -> str | None:

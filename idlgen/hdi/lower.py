@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import difflib
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .. import ir
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, suggest
 from ..ir import Span
 from . import ast as A
 from .cexpr import CInt, CType, EvalError, evaluate
@@ -171,8 +171,8 @@ class Lowerer:
         return None
 
     def _unknown_type(self, f: _File, name: str, span: Span) -> None:
-        candidates = [s for s, _ in self._visible(f)] + _BASIC_NAMES
-        close = difflib.get_close_matches(name, candidates, n=3, cutoff=0.6)
+        candidates = itertools.chain(_BASIC_NAMES, (s for s, _ in self._visible(f)))
+        close = suggest(self.diags, name, candidates, n=3)
         help = [f"did you mean {' or '.join(repr(c) for c in close)}?"] if close else []
         if "." in name:
             help.append("a qualified name must refer to a type in an imported file")
@@ -374,7 +374,7 @@ class Lowerer:
                     msg = str(e)
                     help: list[str] = []
                     if isinstance(e.node, A.NameRef):
-                        close = difflib.get_close_matches(e.node.name, list(values), n=1)
+                        close = suggest(self.diags, e.node.name, values)
                         if close:
                             help.append(f"did you mean '{close[0]}'?")
                     self.diags.error("HDI304", msg, span, help=help)
