@@ -98,6 +98,8 @@ __all__ = [
 DEFAULT_CAPACITY = 204800
 #: hdi-gen ``HDI_BUFF_MAX_SIZE`` (1024 * 200): element-wise arrays hold at most this / sizeof(T).
 HDI_BUFF_MAX_SIZE = 1024 * 200
+# Zero-size array elements one decode may produce beyond one per input byte.
+ZERO_SIZE_ELEMENTS = 4096
 
 _LITTLE = sys.byteorder == "little"
 _U32 = struct.Struct("<I")
@@ -237,7 +239,7 @@ class Writer:
 class Reader:
     """A read cursor over in-band bytes plus the object table they refer to."""
 
-    __slots__ = ("buf", "pos", "end", "objects", "obj_pos", "import_remote")
+    __slots__ = ("buf", "pos", "end", "objects", "obj_pos", "import_remote", "free_elements")
 
     def __init__(
         self,
@@ -251,6 +253,9 @@ class Reader:
         self.objects = objects
         self.obj_pos = 0
         self.import_remote = import_remote
+        # Elements that take no in-band bytes (structs of interfaces only) are not bounded by
+        # the bytes left; this budget keeps a small input from decoding into a huge list.
+        self.free_elements = len(data) + ZERO_SIZE_ELEMENTS
 
     def fail(self, message: str, offset: int | None = None) -> NoReturn:
         raise DecodeError(message, offset=self.pos if offset is None else offset)
@@ -844,6 +849,10 @@ class Array(Codec):
         elem = self.element
         if n * elem.min_size > r.end - r.pos:
             r.fail(f"count {n} exceeds the {r.end - r.pos} bytes left", r.pos - 4)
+        if not elem.min_size:
+            r.free_elements -= n
+            if r.free_elements < 0:
+                r.fail(f"count {n} of zero-size elements exceeds the decode budget", r.pos - 4)
         out = []
         i = 0
         try:
