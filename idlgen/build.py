@@ -260,11 +260,13 @@ class _Job:
                 result.stale.append(rel)
                 if self.want_diffs:
                     result.diffs.append(_unified(rel, current or "", text))
-        removed = [
-            rel
-            for rel in self._previous_files(set(files))
-            if (p := contained(out, rel)) is not None and os.path.lexists(p) and not p.is_dir()
-        ]
+        removed = []
+        for rel in self._previous_files(set(files)):
+            path = contained(out, rel)
+            if path is None:
+                diags.warning("IDL006", f"ignoring manifest entry through a symlink: {rel!r}")
+            elif os.path.lexists(path) and not path.is_dir():
+                removed.append(rel)
         if self.check:
             result.extra = removed
             return
