@@ -44,6 +44,7 @@ __all__ = [
 
 STAGE = ".idlgen-stage"
 JOURNAL = ".idlgen-journal.json"
+_JOURNAL_TMP = ".journal.tmp"  # inside STAGE; generated names never start with '.journal'
 # Manifests, caches and generated modules are small; anything bigger is not ours.
 MAX_READ = 64 << 20
 
@@ -266,17 +267,12 @@ def commit(root: Path, files: Mapping[str, str], delete: Sequence[str]) -> None:
             if _real_dirs(root, rel, create=False) is None and _blocked(root, rel):
                 raise OutputError(f"refusing to write '{rel}': a symlink or file is in the way")
         journal = json.dumps({"write": sorted(files), "delete": sorted(delete)}).encode()
-        if os.path.lexists(root / (JOURNAL + ".tmp")):
-            os.unlink(root / (JOURNAL + ".tmp"))
-        _write_new(root / (JOURNAL + ".tmp"), journal)
-        os.replace(root / (JOURNAL + ".tmp"), root / JOURNAL)  # the commit point
+        # Written inside the staging dir (so a leftover goes with it), renamed into place.
+        _write_new(stage / _JOURNAL_TMP, journal)
+        os.replace(stage / _JOURNAL_TMP, root / JOURNAL)  # the commit point
         _fsync_dir(root)
     except OSError as e:
         _remove_tree(stage)
-        try:
-            os.unlink(root / (JOURNAL + ".tmp"))
-        except OSError:
-            pass
         raise OutputError(_why(e)) from e
     except BaseException:
         _remove_tree(stage)
