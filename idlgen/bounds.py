@@ -9,13 +9,21 @@ from __future__ import annotations
 
 from lark import Token, Tree
 
-__all__ = ["MAX_TREE_DEPTH", "MAX_INCLUDE_DEPTH", "MAX_SCHEMA_BYTES", "too_deep"]
+__all__ = [
+    "MAX_INCLUDE_DEPTH",
+    "MAX_INHERITANCE",
+    "MAX_SCHEMA_BYTES",
+    "MAX_TREE_DEPTH",
+    "too_deep",
+]
 
 # Parse-tree levels (one nesting level of a type or expression is 1-2 tree levels). Real
 # schemas stay below 15; the limit leaves the recursive passes far from Python's stack limit.
 MAX_TREE_DEPTH = 100
 # Nested includes/imports followed recursively.
 MAX_INCLUDE_DEPTH = 64
+# Struct inheritance levels (each level copies its parent's fields).
+MAX_INHERITANCE = 64
 # A schema file larger than this is refused before it is parsed.
 MAX_SCHEMA_BYTES = 16 << 20
 

@@ -772,23 +772,31 @@ def _check_struct_cycles(ctx: _Ctx, structs: dict[str, Struct]) -> set[str]:
                 out.append(e.qualname)
         return out
 
-    def visit(q: str, stack: list[str]) -> None:
-        if state.get(q) == 2 or q not in structs:
-            return
-        if state.get(q) == 1:
-            cyc = stack[stack.index(q) :] + [q]
-            s = structs[q]
-            if q not in bad:
-                ctx.diags.error("FBS035", f"circular struct dependency: {' -> '.join(cyc)}", s.span)
-            bad.update(cyc)
-            return
-        state[q] = 1
-        for dq in deps(structs[q]):
-            visit(dq, stack + [q])
-        state[q] = 2
-
-    for q in structs:
-        visit(q, [])
+    for start in structs:  # iterative DFS: a chain of structs can be very long
+        if state.get(start) == 2:
+            continue
+        state[start] = 1
+        stack = [start]
+        work = [iter(deps(structs[start]))]
+        while work:
+            q = next(work[-1], None)
+            if q is None:
+                work.pop()
+                state[stack.pop()] = 2
+                continue
+            if state.get(q) == 2 or q not in structs:
+                continue
+            if state.get(q) == 1:
+                cyc = stack[stack.index(q) :] + [q]
+                if q not in bad:
+                    ctx.diags.error(
+                        "FBS035", f"circular struct dependency: {' -> '.join(cyc)}", structs[q].span
+                    )
+                bad.update(cyc)
+                continue
+            state[q] = 1
+            stack.append(q)
+            work.append(iter(deps(structs[q])))
     return bad
 
 

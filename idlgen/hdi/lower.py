@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .. import ir
+from ..bounds import MAX_INHERITANCE
 from ..diagnostics import Diagnostics, suggest
 from ..ir import Span
 from . import ast as A
@@ -112,6 +113,7 @@ class Lowerer:
         self.structs: dict[str, ir.Struct | None] = {}
         self._enum_stack: list[str] = []
         self._struct_stack: list[str] = []
+        self._depth: dict[str, int] = {}  # struct qualname -> inheritance depth
 
     # ---------------------------------------------------------------- collection
     def add(
@@ -165,9 +167,26 @@ class Lowerer:
     def _lookup(self, f: _File, name: str) -> str | None:
         if "." in name:
             return name if name in self.index else None
-        for short, qual in self._visible(f):
-            if short == name:
-                return qual
+        # Same order as _visible (own, then imports breadth-first), a dict probe per file.
+        qual = f.own.get(name)
+        if qual is not None:
+            return qual
+        seen = {id(f.raw)}
+        frontier = [raw for raw, _ in f.imports if raw is not None]
+        while frontier:
+            nxt: list[A.RawFile] = []
+            for raw in frontier:
+                if id(raw) in seen:
+                    continue
+                seen.add(id(raw))
+                g = self.by_raw.get(id(raw))
+                if g is None:
+                    continue
+                qual = g.own.get(name)
+                if qual is not None:
+                    return qual
+                nxt.extend(r for r, _ in g.imports if r is not None)
+            frontier = nxt
         return None
 
     def _unknown_type(self, f: _File, name: str, span: Span) -> None:
@@ -435,6 +454,13 @@ class Lowerer:
         if qual in self._struct_stack:
             self.diags.error("HDI310", f"struct '{d.name.text}' extends itself", d.name.span)
             return None
+        if len(self._struct_stack) > MAX_INHERITANCE:  # bounds the recursion below
+            self.diags.error(
+                "HDI314",
+                f"struct '{d.name.text}' is more than {MAX_INHERITANCE} levels of inheritance deep",
+                d.name.span,
+            )
+            return None
         self._struct_stack.append(qual)
         try:
             result = self._struct_body(f, d)
@@ -458,6 +484,17 @@ class Lowerer:
             ps = self._struct(pt.qualname)
             if ps is None:
                 return None
+            depth = self._depth.get(ps.qualname, 0) + 1
+            if depth > MAX_INHERITANCE:
+                # each level copies all inherited fields: deep chains cost quadratic time
+                self.diags.error(
+                    "HDI314",
+                    f"struct '{d.name.text}' is more than {MAX_INHERITANCE} levels of "
+                    "inheritance deep",
+                    d.name.span,
+                )
+                return None
+            self._depth[f"{f.package}.{d.name.text}"] = depth
             parent = ps.qualname
             fields = [
                 ir.Field(
