@@ -14,6 +14,7 @@ __all__ = [
     "MAX_INHERITANCE",
     "MAX_SCHEMA_BYTES",
     "MAX_TREE_DEPTH",
+    "MAX_TYPE_NESTING",
     "too_deep",
 ]
 
@@ -22,6 +23,8 @@ __all__ = [
 MAX_TREE_DEPTH = 100
 # Nested includes/imports followed recursively.
 MAX_INCLUDE_DEPTH = 64
+# Nesting of one type (List<…>, Map<…>, trailing []): generated annotations recurse on it.
+MAX_TYPE_NESTING = 32
 # Struct inheritance levels (each level copies its parent's fields).
 MAX_INHERITANCE = 64
 # A schema file larger than this is refused before it is parsed.

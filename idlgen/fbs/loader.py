@@ -141,7 +141,8 @@ def _check_json(
         desc = rt["desc:" + sf.root_type]
         try:
             desc.encode(fbjson.from_json(desc, sources[f.path][start:]))
-        except (DecodeError, ValueError, TypeError) as e:
+        # AttributeError: fbjson given a list where it wants a scalar (``a: [[1]]`` for [int])
+        except (DecodeError, ValueError, TypeError, AttributeError) as e:
             msg = e.reason if isinstance(e, DecodeError) else str(e)
             diags.error("FBS053", f"invalid JSON for root type {sf.root_type}: {msg}", span)
 
@@ -159,7 +160,9 @@ def _decode(data: bytes, display: str, diags: Diagnostics) -> str | None:
         col = len(before[line_start:].decode("utf-8", errors="replace")) + 1
         prefix = before[line_start:].replace(b"\\\\", b"").replace(b'\\"', b"")
         in_string = prefix.count(b'"') % 2 == 1
-        what = "illegal UTF-8 sequence" if in_string else f"invalid UTF-8 byte 0x{data[e.start]:02x}"
+        what = (
+            "illegal UTF-8 sequence" if in_string else f"invalid UTF-8 byte 0x{data[e.start]:02x}"
+        )
         diags.error("FBS004", what, Span(display, line, col, line, col + 1))
         return None
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .. import ir
-from ..bounds import MAX_INHERITANCE
+from ..bounds import MAX_INHERITANCE, MAX_TYPE_NESTING
 from ..diagnostics import Diagnostics, suggest
 from ..ir import Span
 from . import ast as A
@@ -197,21 +197,27 @@ class Lowerer:
             help.append("a qualified name must refer to a type in an imported file")
         self.diags.error("HDI202", f"unknown type '{name}'", span, help=help)
 
-    def _type(self, f: _File, t: A.RawType) -> ir.TypeRef | None:
+    def _type(self, f: _File, t: A.RawType, depth: int = 0) -> ir.TypeRef | None:
         base: ir.TypeRef | None
+        depth += 1 + t.dims
+        if depth > MAX_TYPE_NESTING:  # `int[][]…` is flat syntax but a deep type
+            self.diags.error(
+                "HDI203", f"type nested more than {MAX_TYPE_NESTING} levels deep", t.span
+            )
+            return None
         if t.kind == "prim":
             base = _PRIM[t.name]
         elif t.kind == "unsigned":
             base = ir.Scalar(_UNSIGNED[t.name])
         elif t.kind == "list":
-            el = self._type(f, t.args[0])
+            el = self._type(f, t.args[0], depth)
             base = ir.Vector(el, "list") if el is not None else None
         elif t.kind == "smq":
-            el = self._type(f, t.args[0])
+            el = self._type(f, t.args[0], depth)
             base = ir.SharedMemQueue(el) if el is not None else None
         elif t.kind == "map":
-            k = self._type(f, t.args[0])
-            v = self._type(f, t.args[1])
+            k = self._type(f, t.args[0], depth)
+            v = self._type(f, t.args[1], depth)
             base = ir.Map(k, v) if k is not None and v is not None else None
         else:
             qual = self._lookup(f, t.name)
