@@ -7,6 +7,11 @@ of them runs, turns ``((((…`` into a located diagnostic instead of a ``Recursi
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
+from pathlib import Path
+
 from lark import Token, Tree
 
 __all__ = [
@@ -15,6 +20,7 @@ __all__ = [
     "MAX_SCHEMA_BYTES",
     "MAX_TREE_DEPTH",
     "MAX_TYPE_NESTING",
+    "read_schema",
     "too_deep",
 ]
 
@@ -57,3 +63,22 @@ def _position(node: Tree[Token] | Token) -> tuple[int, int]:
             return meta.line, meta.column
         stack.extend(c for c in reversed(n.children) if isinstance(c, (Tree, Token)))
     return 1, 1
+
+
+def read_schema(path: Path) -> bytes:
+    """A schema file's bytes; ``OSError`` for non-regular files (a FIFO must not hang us,
+    ``/dev/zero`` must not fill memory) and for files over ``MAX_SCHEMA_BYTES``."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if st.st_size > MAX_SCHEMA_BYTES:
+            raise OSError(errno.EFBIG, f"larger than {MAX_SCHEMA_BYTES >> 20} MiB", str(path))
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_SCHEMA_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_SCHEMA_BYTES:
+        raise OSError(errno.EFBIG, f"larger than {MAX_SCHEMA_BYTES >> 20} MiB", str(path))
+    return data

@@ -188,7 +188,7 @@ def recover(root: Path) -> list[str]:
     if raw is not None:
         try:
             journal = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
+        except (UnicodeDecodeError, ValueError, RecursionError):  # '[[[[…' is hostile too
             journal = None
         if isinstance(journal, dict):
             _replay(root, journal, warnings)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..diagnostics import Diagnostics
 from ..frontend import LoadResult
-from ..bounds import MAX_INCLUDE_DEPTH, MAX_SCHEMA_BYTES
+from ..bounds import MAX_INCLUDE_DEPTH, read_schema
 from ..ir import Schema, Span
 from . import ast as A
 from .lower import lower
@@ -56,10 +56,7 @@ def load(paths: Sequence[Path], *, include_dirs: Sequence[Path] = ()) -> LoadRes
         if real in active:
             return None  # include cycle: flatc tolerates it (the file is already being parsed)
         try:
-            if real.stat().st_size > MAX_SCHEMA_BYTES:
-                diags.error("FBS010", f"unable to load file: {path}: larger than 16 MiB", span)
-                return None
-            data = real.read_bytes()
+            data = read_schema(real)
         except OSError as e:
             diags.error("FBS010", f"unable to load file: {path}: {e.strerror or e}", span)
             return None

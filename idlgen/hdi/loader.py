@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..bounds import MAX_SCHEMA_BYTES
+from ..bounds import read_schema
 from ..diagnostics import Diagnostics
 from ..frontend import LoadResult
 from ..ir import Schema, Span
@@ -77,10 +77,7 @@ class _Roots:
 def _read(path: Path, diags: Diagnostics) -> _Unit | None:
     display = display_path(path)
     try:
-        if path.stat().st_size > MAX_SCHEMA_BYTES:
-            diags.error("HDI100", f"cannot read '{display}': larger than 16 MiB")
-            return None
-        data = path.read_bytes()
+        data = read_schema(path)
     except OSError as e:
         diags.error("HDI100", f"cannot read '{display}': {e.strerror or e}")
         return None
