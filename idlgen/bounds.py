@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import unicodedata
 from pathlib import Path
 
 from lark import Token, Tree
@@ -20,6 +21,7 @@ __all__ = [
     "MAX_SCHEMA_BYTES",
     "MAX_TREE_DEPTH",
     "MAX_TYPE_NESTING",
+    "bad_name",
     "read_schema",
     "too_deep",
 ]
@@ -82,3 +84,15 @@ def read_schema(path: Path) -> bytes:
     if len(data) > MAX_SCHEMA_BYTES:
         raise OSError(errno.EFBIG, f"larger than {MAX_SCHEMA_BYTES >> 20} MiB", str(path))
     return data
+
+
+def bad_name(path: str) -> str | None:
+    """Why ``path`` is refused as a schema file name, if it is.
+
+    Control characters (newlines, escapes) would end up verbatim in generated headers, in
+    diagnostics and in CI annotations; no real schema needs them.
+    """
+    for ch in path:
+        if unicodedata.category(ch) == "Cc":
+            return f"file name {path!r} contains a control character"
+    return None

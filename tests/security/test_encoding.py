@@ -62,3 +62,13 @@ def test_cli_prints_invalid_utf8_diagnostics(tmp_path: Path, fmt: str) -> None:
     f.write_bytes(b'table T { a:string = "\xff"; }\n')
     rc, out, err = run("parse", str(f), "--format", fmt)
     assert rc == 1 and "illegal UTF-8 sequence" in out + err
+
+
+@pytest.mark.parametrize("name", ["\n.idl", "a\rb.fbs", "x\x1b[2J.idl", "t\x85.fbs"])
+def test_control_characters_in_file_names_are_refused(tmp_path: Path, name: str) -> None:
+    d = tmp_path / "a" / "v1_0"
+    d.mkdir(parents=True)
+    f = d / name
+    f.write_text("package a.v1_0;\nstruct S { int a; };\n" if name.endswith(".idl") else "")
+    rc, _, err = run("build", str(f), "--out", str(tmp_path / "gen"))
+    assert rc == 1 and "control character" in err and "Traceback" not in err
