@@ -90,9 +90,13 @@ def bad_name(path: str) -> str | None:
     """Why ``path`` is refused as a schema file name, if it is.
 
     Control characters (newlines, escapes) would end up verbatim in generated headers, in
-    diagnostics and in CI annotations; no real schema needs them.
+    diagnostics and in CI annotations, and undecodable bytes cannot be written to UTF-8 output;
+    no real schema needs either.
     """
     for ch in path:
-        if unicodedata.category(ch) == "Cc":
+        cat = unicodedata.category(ch)
+        if cat == "Cc":
             return f"file name {path!r} contains a control character"
+        if cat == "Cs":  # os.fsdecode's stand-in for a byte that is not UTF-8
+            return f"file name {path!r} is not valid UTF-8"
     return None

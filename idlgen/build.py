@@ -183,7 +183,11 @@ def run_build(
             "IDL004", f"output directory '{cfg.out}' is a symlink; pass the directory it names"
         )
         return result, diags
-    out = cfg.out.resolve()
+    try:
+        out = cfg.out.resolve()
+    except (OSError, RuntimeError) as e:  # RuntimeError: a symlink loop on the way
+        diags.error("IDL005", f"cannot use the output directory '{cfg.out}': {e}")
+        return result, diags
     key = _cache_key(cfg, inputs, "reports" if extra_files else "")
     job = _Job(cfg, inputs, out, key, check, want_diffs, extra_files, result, diags)
     try:

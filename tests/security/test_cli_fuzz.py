@@ -125,8 +125,22 @@ NAME_CHARS = st.characters(
 )
 hostile_name = st.one_of(
     st.text(NAME_CHARS, min_size=1, max_size=40),
-    st.sampled_from(["\n", "a\nb", "\x1b[31m", "-I", "--out", " ", "é", "\u202e", "x" * 240]),
-).filter(lambda s: s not in (".", "..") and len(s.encode()) <= 240)
+    st.sampled_from(
+        [
+            "\n",
+            "a\nb",
+            "\x1b[31m",
+            "-I",
+            "--out",
+            " ",
+            "é",
+            "\u202e",
+            "x" * 240,
+            "\udcff",
+            "a\udc80b",
+        ]
+    ),
+).filter(lambda s: s not in (".", "..") and len(os.fsencode(s)) <= 240)
 
 
 def _assert_no_internal_error(rc: int, err: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,16 @@ def test_control_characters_in_file_names_are_refused(tmp_path: Path, name: str)
     f.write_text("package a.v1_0;\nstruct S { int a; };\n" if name.endswith(".idl") else "")
     rc, _, err = run("build", str(f), "--out", str(tmp_path / "gen"))
     assert rc == 1 and "control character" in err and "Traceback" not in err
+
+
+def test_file_names_that_are_not_utf8_are_refused(tmp_path: Path) -> None:
+    d = tmp_path / "a" / "v1_0"
+    d.mkdir(parents=True)
+    for raw in (b"\xff.idl", b"T\xfe.fbs"):
+        with open(os.path.join(os.fsencode(d), raw), "w") as f:
+            f.write("package a.v1_0;\nstruct S { int a; };\n" if raw.endswith(b".idl") else "")
+    for fmt in ("text", "github", "json"):
+        rc, _, err = run("build", str(tmp_path), "--out", str(tmp_path / "gen"), "--format", fmt)
+        assert rc == 1 and "Traceback" not in err
+    rc, _, err = run("build", str(tmp_path), "--out", str(tmp_path / "gen"))
+    assert err.count("is not valid UTF-8") == 2
