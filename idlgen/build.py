@@ -197,8 +197,8 @@ def run_build(
             with outtree.locked(out, exclusive=False):
                 job.run()
             return result, diags
-        out.mkdir(parents=True, exist_ok=True)
-        with outtree.locked(out):
+        created = not os.path.lexists(out)
+        with outtree.locked(out, create=True):
             for w in outtree.recover(out):
                 diags.warning("IDL006", w)
             hit = _cache_hit(out, key, cfg, diags)
@@ -207,12 +207,21 @@ def run_build(
                 result.unchanged = hit
                 return result, diags
             job.run()
+            if created and diags.has_errors:
+                _remove_if_empty(out)  # a failed first build leaves no trace
     except (OSError, outtree.OutputError) as e:
         msg = str(e) if isinstance(e, outtree.OutputError) else f"{e.strerror or e}: '{out}'"
         diags.error("IDL005", f"cannot write the output: {msg}")
         result.written = []
         result.removed = []
     return result, diags
+
+
+def _remove_if_empty(d: Path) -> None:
+    try:
+        d.rmdir()
+    except OSError:
+        pass
 
 
 @dataclass

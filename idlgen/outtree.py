@@ -114,29 +114,42 @@ def read_regular(path: Path, limit: int = MAX_READ) -> bytes | None:
 
 
 @contextmanager
-def locked(root: Path, *, exclusive: bool = True) -> Iterator[None]:
+def locked(root: Path, *, exclusive: bool = True, create: bool = False) -> Iterator[None]:
     """Hold an flock on the output directory itself; builds into one output take turns.
 
-    Locking the directory (not a lock file) leaves nothing behind in the tree.
+    Locking the directory (not a lock file) leaves nothing behind in the tree. With
+    ``create`` the directory is made first; a build that fails may remove it again, so after
+    waiting for the lock the directory is checked to still be the one that was locked.
     """
     try:
         import fcntl
     except ImportError:  # pragma: no cover - no flock on Windows; builds are not serialised
+        if create:
+            root.mkdir(parents=True, exist_ok=True)
         yield
         return
     flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        fd = os.open(root, flags)
-    except OSError as e:
-        if not exclusive:  # check on a missing output: nothing to guard
-            yield
-            return
-        raise OutputError(f"cannot open '{root}': {e.strerror or e}") from e
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-        yield
-    finally:
-        os.close(fd)
+    while True:
+        try:
+            if create:
+                root.mkdir(parents=True, exist_ok=True)
+            fd = os.open(root, flags)
+        except OSError as e:
+            if not exclusive:  # check on a missing output: nothing to guard
+                yield
+                return
+            raise OutputError(f"cannot open '{root}': {e.strerror or e}") from e
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            try:
+                same = os.path.samestat(os.fstat(fd), os.lstat(root))
+            except FileNotFoundError:
+                same = False
+            if same or not create:
+                yield
+                return
+        finally:
+            os.close(fd)
 
 
 def _fsync_dir(d: Path) -> None:
@@ -264,7 +277,7 @@ def commit(root: Path, files: Mapping[str, str], delete: Sequence[str]) -> None:
             parent = _real_dirs(stage, rel, create=True)
             assert parent is not None  # the staging dir is ours and fresh
             _write_new(stage / rel, files[rel].encode("utf-8"))
-            if _real_dirs(root, rel, create=False) is None and _blocked(root, rel):
+            if _blocked(root, rel):
                 raise OutputError(f"refusing to write '{rel}': a symlink or file is in the way")
         journal = json.dumps({"write": sorted(files), "delete": sorted(delete)}).encode()
         # Written inside the staging dir (so a leftover goes with it), renamed into place.
@@ -286,7 +299,8 @@ def commit(root: Path, files: Mapping[str, str], delete: Sequence[str]) -> None:
 
 
 def _blocked(root: Path, rel: str) -> bool:
-    """True if a symlink or a non-directory sits where a directory of ``rel`` must be."""
+    """True if a symlink or a non-directory sits where a directory of ``rel`` must be, or a
+    directory sits where the file must be (the rename would fail after the commit point)."""
     d = root
     for part in PurePosixPath(rel).parts[:-1]:
         d = d / part
@@ -296,7 +310,10 @@ def _blocked(root: Path, rel: str) -> bool:
             return False
         if not stat.S_ISDIR(st.st_mode):
             return True
-    return False
+    try:
+        return stat.S_ISDIR(os.lstat(root / rel).st_mode)
+    except FileNotFoundError:
+        return False
 
 
 def _why(e: OSError) -> str:

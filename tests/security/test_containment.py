@@ -95,6 +95,27 @@ def test_symlinked_managed_file_is_replaced_not_followed(proj: Path) -> None:
     assert rc == 1 and SECRET not in stdout
 
 
+def test_directory_in_place_of_a_generated_file(proj: Path) -> None:
+    out = proj / "gen"
+    assert build(proj / "idl", out)[0] == 0
+    target = out / "ohos" / "hdi" / "demo" / "v1_0" / "types.py"
+    target.unlink()
+    target.mkdir()
+    (target / "inner.txt").write_text("x")
+    (out / CACHE).unlink()
+    before = snapshot(out)
+    rc, _, err = build(proj / "idl", out)
+    assert rc == 1 and "IDL005" in err and "in the way" in err
+    assert snapshot(out) == before  # nothing committed, no journal left to trip over
+    assert not (out / ".idlgen-journal.json").exists()
+
+
+def test_failed_first_build_leaves_no_output_dir(proj: Path) -> None:
+    (proj / "idl" / "demo" / "v1_0" / "Bad.idl").write_text("package ohos.hdi.demo.v1_0;\n!")
+    assert build(proj / "idl", proj / "gen")[0] == 1
+    assert not (proj / "gen").exists()
+
+
 def test_output_that_is_a_symlink_is_refused(proj: Path) -> None:
     (proj / "gen").symlink_to(proj / "victim")
     rc, _, err = build(proj / "idl", proj / "gen")
