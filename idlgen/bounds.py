@@ -22,6 +22,7 @@ __all__ = [
     "MAX_TREE_DEPTH",
     "MAX_TYPE_NESTING",
     "bad_name",
+    "is_file",
     "read_schema",
     "too_deep",
 ]
@@ -100,3 +101,12 @@ def bad_name(path: str) -> str | None:
         if cat == "Cs":  # os.fsdecode's stand-in for a byte that is not UTF-8
             return f"file name {path!r} is not valid UTF-8"
     return None
+
+
+def is_file(p: Path) -> bool:
+    """``Path.is_file`` that is False, not an exception, for names the OS rejects (too long,
+    NUL bytes) — an include or import name comes straight from the schema."""
+    try:
+        return p.is_file()
+    except (OSError, ValueError):
+        return False

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..diagnostics import Diagnostics
 from ..frontend import LoadResult
-from ..bounds import MAX_INCLUDE_DEPTH, bad_name, read_schema
+from ..bounds import MAX_INCLUDE_DEPTH, bad_name, is_file, read_schema
 from ..ir import Schema, Span
 from . import ast as A
 from .lower import lower
@@ -171,7 +171,7 @@ def _decode(data: bytes, display: str, diags: Diagnostics) -> str | None:
 def _resolve_include(base: Path, name: str, include_dirs: Sequence[Path]) -> Path | None:
     for d in (base, *include_dirs):
         cand = Path(d) / name
-        if cand.is_file():
+        if is_file(cand):
             return cand
     return None
 

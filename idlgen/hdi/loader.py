@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..bounds import bad_name, read_schema
+from ..bounds import bad_name, is_file, read_schema
 from ..diagnostics import Diagnostics
 from ..frontend import LoadResult
 from ..ir import Schema, Span
@@ -234,7 +234,7 @@ def _find_import(
     rel = Path(*package.split(".")) / f"{name}.idl"
     candidates += [inc.resolve() / rel for inc in include_dirs]
     for c in candidates:
-        if c.is_file():
+        if is_file(c):
             return c.resolve()
     return None
 

@@ -86,3 +86,16 @@ def test_file_names_that_are_not_utf8_are_refused(tmp_path: Path) -> None:
         assert rc == 1 and "Traceback" not in err
     rc, _, err = run("build", str(tmp_path), "--out", str(tmp_path / "gen"))
     assert err.count("is not valid UTF-8") == 2
+
+
+def test_include_and_import_names_the_os_rejects(tmp_path: Path) -> None:
+    f = tmp_path / "x.fbs"
+    f.write_text('include "' + "n" * 5000 + '.fbs";\ninclude "a\\u0000b";\ntable T { a:int; }\n')
+    rc, _, err = run("parse", str(f))
+    assert rc == 1 and "FBS010" in err and "Traceback" not in err
+    d = tmp_path / "a" / "v1_0"
+    d.mkdir(parents=True)
+    g = d / "I.idl"
+    g.write_text("package a.v1_0;\nimport a.v1_0." + "X" * 5000 + ";\nstruct S { int a; };\n")
+    rc, _, err = run("parse", str(g))
+    assert rc == 1 and "HDI105" in err and "Traceback" not in err
