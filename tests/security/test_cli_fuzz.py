@@ -23,7 +23,7 @@ from ._support import SHARED_DIR, run
 
 EXAMPLES = int(os.environ.get("IDLGEN_FUZZ_EXAMPLES", "60"))
 _TOKEN = re.compile(rb"\s+|[A-Za-z_][A-Za-z0-9_.]*|0[xX][0-9a-fA-F]+|[0-9]\w*|<<|>>|.", re.S)
-COUNT = {"schemas": 0, "names": 0, "layouts": 0, "runs": 0}
+COUNT = {"schemas": 0, "names": 0, "layouts": 0, "packages": 0, "runs": 0}
 
 
 def _seeds() -> list[Path]:
@@ -299,6 +299,54 @@ def test_hostile_layouts(tmp_path: Path, kind: str, command: str) -> None:
     assert r.returncode in (0, 1, 2)
     if kind == "fifo" or kind == "dev_zero":
         shutil.rmtree(tmp_path / "idl", ignore_errors=True)
+
+
+PACKAGES = ["camera", "nnrt", "display", "audio"]
+
+
+@pytest.mark.skipif(
+    not (SHARED_DIR / "corpus" / "hdi" / "drivers_interface").exists(), reason="no HDI corpus"
+)
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(pkg=st.sampled_from(PACKAGES), pick=st.integers(0, 10**6), data=st.data())
+def test_mutated_corpus_packages(
+    tmp_path_factory: pytest.TempPathFactory, pkg: str, pick: int, data: st.DataObject
+) -> None:
+    """A real multi-file package (imports resolve) with one file mutated, built and checked."""
+    COUNT["packages"] += 1
+    work = tmp_path_factory.mktemp("p")
+    src = SHARED_DIR / "corpus" / "hdi" / "drivers_interface" / pkg
+    root = work / "hdi"
+    shutil.copytree(src, root / pkg)
+    files = sorted((root / pkg).rglob("*.idl"))
+    victim = files[pick % len(files)]
+    toks = _TOKEN.findall(victim.read_bytes())
+    for _ in range(data.draw(st.integers(1, 4))):
+        if not toks:
+            break
+        i = data.draw(st.integers(0, len(toks) - 1))
+        op = data.draw(st.sampled_from(["drop", "dup", "insert", "cut"]))
+        if op == "drop":
+            del toks[i]
+        elif op == "dup":
+            toks.insert(i, toks[i])
+        elif op == "insert":
+            toks.insert(i, data.draw(st.sampled_from(WORDS)))
+        else:
+            toks = toks[:i]
+    victim.write_bytes(b"".join(toks))
+    out = work / "gen"
+    for argv in (
+        ["build", str(root / pkg), "--root", f"ohos.hdi:{root}", "--out", str(out), "-q"],
+        ["check", str(root / pkg), "--root", f"ohos.hdi:{root}", "--out", str(out)],
+        ["parse", str(victim), "--root", f"ohos.hdi:{root}"],
+    ):
+        rc, _, err = run(*argv)
+        _assert_no_internal_error(rc, err)
 
 
 def test_report_count() -> None:
