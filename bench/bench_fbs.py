@@ -12,10 +12,13 @@ Run: ``python bench/run.py fbs`` (needs ../shared and ``flatc`` on PATH).
 from __future__ import annotations
 
 import importlib
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +27,7 @@ from idlgen.fbs.codegen import build_runtime
 from idlgen.fbs.loader import load
 
 REPO = Path(__file__).resolve().parents[1]
-FBS = REPO.parent / "shared" / "corpus" / "fbs"
+FBS = Path(os.environ.get("IDLGEN_SHARED") or REPO.parent / "shared") / "corpus" / "fbs"
 MONSTER = FBS / "flatbuffers-tests" / "monster_test.fbs"
 TFLITE = FBS / "real" / "tflite" / "schema.fbs"
 
@@ -167,4 +170,47 @@ def run() -> list[Result]:
                 "ratio ~1 = decode time independent of vector length",
             )
         )
+        # ~7 MB of weights print as ~80 MB of JSON (one element per line, as flatc writes)
+        results += _json_rows(mdesc, mdesc.encode(_tflite_model(trt, 7 << 20)), out)
     return results
+
+
+def _once(fn: Any) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def _json_rows(desc: Any, buf: bytes, tmp: Path) -> list[Result]:
+    """from_json / to_json of a large model against flatc -b / flatc --json on the same files
+    (one run each: flatc's time includes process start and file I/O, ours the Python call)."""
+    from idlgen.wire import fbjson
+
+    bin_path = tmp / "big.tflite"
+    bin_path.write_bytes(buf)
+    to_flatc = _once(
+        lambda: subprocess.run(
+            ["flatc", "--json", "--strict-json", "--raw-binary", "-o", str(tmp), str(TFLITE)]
+            + ["--", str(bin_path)],
+            check=True,
+        )
+    )
+    text = (tmp / "big.json").read_text()
+    from_flatc = _once(
+        lambda: subprocess.run(
+            ["flatc", "-b", "-o", str(tmp / "b"), str(TFLITE), str(tmp / "big.json")], check=True
+        )
+    )
+    value = desc.decode(buf)
+    to_ours = _once(lambda: fbjson.to_json(desc, value))
+    from_ours = _once(lambda: fbjson.from_json(desc, text))
+    tracemalloc.start()
+    fbjson.from_json(desc, text)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    mb = f"{len(text) / 1e6:.0f} MB JSON"
+    mem = f"{mb}; peak {peak / 1e6:.0f} MB ({peak / len(text):.2f}x text)"
+    return [
+        Result("fbs tflite-like from_json (~80 MB)", from_ours, "flatc -b", from_flatc, mem),
+        Result("fbs tflite-like to_json (~80 MB)", to_ours, "flatc --json", to_flatc, mb),
+    ]

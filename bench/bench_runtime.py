@@ -78,7 +78,10 @@ def _onnx_model(
 def _peers(model: Any, feeds: dict[str, np.ndarray]) -> dict[str, Callable[[], object]]:
     import onnxruntime as ort
 
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1  # single-threaded comparison, as the runtime is
+    so.inter_op_num_threads = 1
+    sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
     out = {"onnxruntime": lambda: sess.run(None, feeds)}
     if not os.environ.get("BENCH_RUNTIME_NO_REF"):
         from onnx.reference import ReferenceEvaluator
@@ -273,9 +276,16 @@ def _cnn(rng: np.random.Generator) -> list[Result]:
         {"x": _nchw(x)},
         {"w1": _nchw(w1), "w2": _nchw(w2), "w3": _nchw(w3), "fc": fc},
     )
-    return _case(
+    rows = _case(
         "End-to-end CNN 1x64x64x3 (execute)",
         lambda: execute(model, [x], buffers=buffers, kernels=kernels),
         m,
         {"x": _nchw(x)},
     )
+    if runner.round_trip:
+        from idlgen.runtime.plan import compile_model
+
+        plan = compile_model(model, buffers)
+        rows += _case("End-to-end CNN 1x64x64x3 (compiled plan)", lambda: plan([x]), m,
+                      {"x": _nchw(x)})  # fmt: skip
+    return rows

@@ -21,11 +21,11 @@ from importlib.metadata import version
 
 from . import __version__
 from .config import Config
-from .diagnostics import Diagnostics
-from .frontend import LoadResult, load
 from . import outtree
+from .diagnostics import Diagnostic, Diagnostics, Severity
+from .frontend import LoadResult, load
+from .ir import Span
 from .outtree import contained, read_regular, safe_rel
-from .pygen.generate import GenerateOptions, generate
 
 __all__ = ["BuildResult", "expand_inputs", "run_build", "MANIFEST", "CACHE"]
 
@@ -45,6 +45,8 @@ class BuildResult:
     extra: list[str] = field(default_factory=list)  # check mode: would be removed
     diffs: list[str] = field(default_factory=list)
     cached: bool = False
+    # Source texts for rendering replayed diagnostics of a cached build (no load result then).
+    sources: dict[str, str] = field(default_factory=dict)
 
 
 def expand_inputs(paths: Iterable[Path], diags: Diagnostics) -> list[Path]:
@@ -157,6 +159,62 @@ def _cache_hit(out: Path, key: str, cfg: Config, diags: Diagnostics) -> list[str
 
 
 ExtraFiles = Callable[[Config, LoadResult, Diagnostics], dict[str, str]]
+# progress(phase, done, total): called as phases start and advance (see idlgen.progress).
+Progress = Callable[[str, int, int], None]
+
+
+def _diags_to_json(diags: Diagnostics) -> list[dict[str, object]]:
+    return [
+        {
+            "severity": d.severity.value,
+            "code": d.code,
+            "message": d.message,
+            "span": list(d.span) if d.span else None,
+            "help": list(d.help),
+            "notes": list(d.notes),
+        }
+        for d in diags
+    ]
+
+
+def _replay(cache: dict[str, object], result: BuildResult) -> Diagnostics:
+    """The warnings the build that filled the cache printed, so a cached build prints them too.
+
+    The cache is untrusted: rows must be well-typed, and source lines are shown only for files
+    the cache hit just verified (never a file a crafted span names).
+    """
+    out = Diagnostics()
+    rows = cache.get("diagnostics")
+    sources = cache.get("sources")
+    known = set(sources) if isinstance(sources, dict) else set()
+    for row in rows if isinstance(rows, list) else []:
+        try:
+            raw = row["span"]
+            span = None
+            if raw is not None:
+                f, *nums = raw
+                if not isinstance(f, str) or len(nums) != 4:
+                    continue
+                if not all(isinstance(n, int) and 0 <= n < 1 << 31 for n in nums):
+                    continue
+                span = Span(f, *nums)
+            d = Diagnostic(
+                Severity(row["severity"]),
+                str(row["code"]),
+                str(row["message"]),
+                span,
+                tuple(map(str, row["help"])),
+                tuple(map(str, row["notes"])),
+            )
+        except (KeyError, TypeError, ValueError):
+            continue
+        out.append(d)
+        if span is not None and span.file not in result.sources:
+            real = os.path.realpath(span.file)
+            data = read_regular(Path(real)) if real in known else None
+            if data is not None:
+                result.sources[span.file] = data.decode("utf-8", errors="replace")
+    return out
 
 
 def run_build(
@@ -165,6 +223,7 @@ def run_build(
     check: bool = False,
     want_diffs: bool = False,
     extra_files: ExtraFiles | None = None,
+    progress: Progress | None = None,
 ) -> tuple[BuildResult, Diagnostics]:
     """Build (or, with ``check``, compare) the configured output. Diagnostics are returned."""
     diags = Diagnostics()
@@ -189,7 +248,8 @@ def run_build(
         diags.error("IDL005", f"cannot use the output directory '{cfg.out}': {e}")
         return result, diags
     key = _cache_key(cfg, inputs, "reports" if extra_files else "")
-    job = _Job(cfg, inputs, out, key, check, want_diffs, extra_files, result, diags)
+    tick = progress or (lambda phase, done, total: None)
+    job = _Job(cfg, inputs, out, key, check, want_diffs, extra_files, result, diags, tick)
     try:
         if check:
             if os.path.lexists(out / outtree.JOURNAL):
@@ -205,6 +265,7 @@ def run_build(
             if hit is not None:
                 result.cached = True
                 result.unchanged = hit
+                diags.extend(_replay(_read_json(out / CACHE), result))
                 return result, diags
             job.run()
             if created and diags.has_errors:
@@ -235,16 +296,24 @@ class _Job:
     extra_files: ExtraFiles | None
     result: BuildResult
     diags: Diagnostics
+    tick: Progress
 
     def run(self) -> None:
         """Load and generate; then compare (check) or commit the changes in one step."""
         cfg, out, result, diags = self.cfg, self.out, self.result, self.diags
+        tick = self.tick
+        tick("parse", 0, len(self.inputs))
         lr = load(self.inputs, roots=cfg.roots, include_dirs=cfg.include)
         result.load = lr
         diags.extend(lr.diagnostics)
         if lr.diagnostics.has_errors:
             return
+        tick("parse", len(self.inputs), len(self.inputs))
+        # Imported here: jinja2 and black cost ~0.1 s to import, which `idlgen parse` does not need.
+        from .pygen.generate import GenerateOptions, generate
+
         options = GenerateOptions(line_length=cfg.line_length, base_dir=cfg.base_dir)
+        tick("generate", 0, len(lr.schema.files))
         files = generate(lr.schema, list(lr.schema.files), diags, options)
         if self.extra_files is not None:
             files.update(self.extra_files(cfg, lr, diags))
@@ -257,8 +326,10 @@ class _Job:
         files[MANIFEST] += "\n"
         result.files = files
 
+        tick("generate", len(lr.schema.files), len(lr.schema.files))
         changed: dict[str, str] = {}
-        for rel, text in files.items():
+        for i, (rel, text) in enumerate(files.items()):
+            tick("check" if self.check else "write", i, len(files))
             path = contained(out, rel)
             raw = read_regular(path) if path is not None else None
             try:
@@ -281,6 +352,7 @@ class _Job:
             elif os.path.lexists(path) and not path.is_dir():
                 removed.append(rel)
         if self.check:
+            tick("check", len(files), len(files))
             result.extra = removed
             return
         sources = {}
@@ -293,9 +365,11 @@ class _Job:
             "key": self.key,
             "sources": sources,
             "outputs": {rel: _sha(text) for rel, text in files.items()},
+            "diagnostics": _diags_to_json(diags),
         }
         changed[CACHE] = json.dumps(cache, indent=1, sort_keys=True) + "\n"
         outtree.commit(out, changed, removed)
+        tick("write", len(files), len(files))
         result.written = sorted(set(changed) - {CACHE})
         result.removed = removed
 

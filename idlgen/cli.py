@@ -1,38 +1,79 @@
-"""The ``idlgen`` command line: build, check, parse, diff, version.
+"""The ``idlgen`` command line: build, check, parse, diff, run, completion, version.
 
 Exit codes: 0 success, 1 findings (schema errors, stale output, breaking changes), 2 usage or
-configuration error, 123 internal error.
+configuration error (including a missing install extra), 123 internal error.
+
+Only the standard library is imported at start-up, so ``--version``, ``run`` and ``completion``
+work with the runtime profile alone (numpy + flatbuffers); the compiler commands check for the
+``[compiler]`` extra first and say how to install it when it is missing.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import json
+import re
 import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from . import __version__
 from .config import Config, ConfigError, load_config
 from .diagnostics import Diagnostics, render_all, render_github, to_json
+from .extras import compiler_hint, missing_compiler
 
-__all__ = ["main"]
+__all__ = ["main", "build_parser"]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 123
+SCHEMA_SUFFIXES = (".idl", ".fbs")
+COMPILER_COMMANDS = ("build", "check", "parse", "diff")
+_NO_DIFF = ("build", "check", "parse", "version", "run")  # commands that never read diff's flags
+DIAG_FORMATS = ("text", "github", "json", "sarif")
+# Third-party modules a command may lack, and the extra that provides each.
+_EXTRA_OF = {"lark": "compiler", "jinja2": "compiler", "black": "compiler", "onnx": "onnx"}
+
+EXIT_CODES = """exit codes:
+  0    success
+  1    findings: schema errors, stale output, breaking changes
+  2    usage or configuration error (bad flag, missing input, missing install extra)
+  123  internal error (a bug: please report it with the input)"""
+
+FORMAT_HELP = (
+    "how diagnostics are printed: text (compiler style with carets, on stderr), github "
+    "(workflow commands for annotations), json (a list), sarif (SARIF 2.1.0 for code "
+    "scanning); all but text go to stdout, which then holds nothing else"
+)
+
+
+def _suggest(word: str, candidates: Sequence[str]) -> str:
+    close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> Any:  # argparse exits with 2 already; keep its wording
+    def error(self, message: str) -> NoReturn:
+        m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if m:
+            choices = re.findall(r"'([^']*)'", m.group(2))
+            message += _suggest(m.group(1), choices)
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def _common(p: argparse.ArgumentParser, *, inputs: bool = True) -> None:
-    if inputs:
-        p.add_argument("inputs", nargs="*", metavar="INPUT", help="schema files or directories")
+def _doc(description: str, examples: str) -> dict[str, Any]:
+    return {
+        "description": description,
+        "epilog": f"examples:\n{examples}\n\n{EXIT_CODES}",
+        "formatter_class": argparse.RawDescriptionHelpFormatter,
+    }
+
+
+def _common(p: argparse.ArgumentParser, *, formats: bool = True) -> None:
+    p.add_argument("inputs", nargs="*", metavar="INPUT", help="schema files or directories")
     p.add_argument(
         "-I",
         dest="include",
@@ -50,60 +91,167 @@ def _common(p: argparse.ArgumentParser, *, inputs: bool = True) -> None:
         help="map an HDI package prefix to a directory (like hdi-gen -r)",
     )
     p.add_argument("--config", type=Path, help="pyproject.toml to read [tool.idlgen] from")
-    p.add_argument(
-        "--format",
-        dest="diag_format",
-        choices=["text", "github", "json"],
-        default="text",
-        help="how diagnostics are printed",
+    if formats:
+        p.add_argument(
+            "--format", dest="diag_format", choices=DIAG_FORMATS, default="text", help=FORMAT_HELP
+        )
+
+
+def build_parser(*, diff: bool = True) -> argparse.ArgumentParser:
+    """The argument parser; ``diff=False`` skips importing the diff package (start-up time)."""
+    p = _Parser(
+        prog="idlgen",
+        description="OpenHarmony HDI and FlatBuffers schemas to typed, byte-compatible Python.",
+        epilog=f"Run 'idlgen COMMAND --help' for a command's options and examples.\n\n{EXIT_CODES}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-
-
-def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="idlgen", description="HDI and FlatBuffers schemas to typed Python.")
     p.add_argument("--version", action="version", version=_version_text())
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    b = sub.add_parser("build", help="parse, check and generate the Python package")
+
+    b = sub.add_parser(
+        "build",
+        help="parse, check and generate the Python package",
+        **_doc(
+            "Parse and check the schemas, then write the generated package: only changed files, "
+            "atomically; files generated earlier and no longer produced are removed.",
+            "  idlgen build                          # inputs and output from [tool.idlgen]\n"
+            "  idlgen build schemas/fbs --out gen    # one directory into package 'gen'\n"
+            "  idlgen build hdi --root ohos.hdi:hdi --out out/gen -v",
+        ),
+    )
     _common(b)
     b.add_argument("--out", help="output root package directory")
     b.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
-    b.add_argument("-v", "--verbose", action="store_true", help="list every file written")
-    c = sub.add_parser("check", help="exit 1 if the generated output is not up to date")
+    b.add_argument(
+        "-v", "--verbose", action="store_true", help="list every file written; one line per phase"
+    )
+
+    c = sub.add_parser(
+        "check",
+        help="exit 1 if the generated output is not up to date",
+        **_doc(
+            "Do everything 'build' does but write nothing; list stale files and exit 1 when the "
+            "output is not what 'build' would write.",
+            "  idlgen check                          # in CI or a pre-commit hook\n"
+            "  idlgen check --diff                   # show what changed\n"
+            "  idlgen check --format sarif > idlgen.sarif",
+        ),
+    )
     _common(c)
     c.add_argument("--out", help="output root package directory")
     c.add_argument("--diff", action="store_true", help="print unified diffs of stale files")
-    pa = sub.add_parser("parse", help="parse and check only; print diagnostics or the IR")
+    c.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    c.add_argument("-v", "--verbose", action="store_true", help="one line per phase")
+
+    pa = sub.add_parser(
+        "parse",
+        help="parse and check only; print diagnostics or the IR",
+        **_doc(
+            "Parse and check the named schemas without generating anything.",
+            "  idlgen parse schemas/hdi/nnrt/v2_1 --root ohos.hdi:schemas/hdi\n"
+            "  idlgen parse monster.fbs --json       # the schema IR as JSON\n"
+            "  idlgen parse foo.idl --format github  # annotations in a GitHub workflow",
+        ),
+    )
     _common(pa)
-    pa.add_argument("--json", action="store_true", help="print the schema IR as JSON")
-    d = sub.add_parser("diff", help="compare two versions of a schema")
-    diff_cli = _diff_cli()
+    pa.add_argument("--json", action="store_true", help="print the schema IR as JSON on stdout")
+
+    d = sub.add_parser(
+        "diff",
+        help="compare two versions of a schema",
+        **_doc(
+            "Compare two versions of a schema (files or directories) and report every change "
+            "with a rule id and severity. Here --format chooses the report's format.",
+            "  idlgen diff old/v1_0 new/v2_1 --root ohos.hdi:schemas/hdi\n"
+            "  idlgen diff schemas/fbs --against origin/main --format markdown\n"
+            "  idlgen diff a.fbs b.fbs --fail-on warning",
+        ),
+    )
+    diff_cli = _diff_cli() if diff else None
     if diff_cli is not None:
         diff_cli.add_arguments(d)
-    sub.add_parser("version", help="print idlgen's and its formatter's versions")
+    else:  # no compiler extra: accept anything so that main() can name the missing extra
+        d.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+
+    r = sub.add_parser(
+        "run",
+        help="import an ONNX or TFLite model and run it on the NumPy runtime",
+        add_help=False,
+        **_doc(
+            "Run a model on the NumPy NNRt runtime; all arguments go to the runtime's command "
+            "(see 'idlgen run --help').",
+            "  idlgen run model.onnx --output-dir out --compare",
+        ),
+    )
+    r.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+
+    co = sub.add_parser(
+        "completion",
+        help="print a shell completion script",
+        **_doc(
+            "Print a completion script for bash, zsh or fish.",
+            '  eval "$(idlgen completion bash)"      # in ~/.bashrc\n'
+            '  eval "$(idlgen completion zsh)"       # in ~/.zshrc\n'
+            "  idlgen completion fish > ~/.config/fish/completions/idlgen.fish",
+        ),
+    )
+    from .completion import SHELLS
+
+    co.add_argument("shell", choices=SHELLS)
+
+    sub.add_parser(
+        "version",
+        help="print idlgen's version and its compiler dependencies' versions",
+        **_doc("Print the versions of idlgen, lark, jinja2 and black.", "  idlgen version"),
+    )
     return p
 
 
 def _diff_cli() -> Any:
+    if missing_compiler():
+        return None
     try:
         return importlib.import_module("idlgen.diff.cli")
-    except ModuleNotFoundError:
-        return None
+    except ModuleNotFoundError as e:
+        if e.name in _EXTRA_OF:
+            return None
+        raise
 
 
 def _version_text() -> str:
-    from importlib.metadata import version
+    from importlib.metadata import PackageNotFoundError, version
 
-    deps = ", ".join(f"{d} {version(d)}" for d in ("lark", "jinja2", "black"))
+    missing = set(missing_compiler())
+    parts = []
+    for dist in ("lark", "jinja2", "black"):
+        try:
+            parts.append(f"{dist} {version(dist)}" if dist not in missing else "")
+        except PackageNotFoundError:
+            pass
+    deps = ", ".join(p for p in parts if p)
+    if not deps or missing:
+        deps = "runtime only; compiler extra not installed"
     return f"idlgen {__version__} ({deps})"
 
 
+def _machine(fmt: str) -> bool:
+    """Formats whose stdout is a document that nothing else may be mixed into."""
+    return fmt in ("json", "sarif")
+
+
 def _print_diags(diags: Diagnostics, sources: dict[str, str], fmt: str) -> None:
+    if fmt == "sarif":
+        from .sarif import diagnostics_sarif
+
+        print(json.dumps(diagnostics_sarif(diags, __version__), indent=2))
+        return
+    if fmt == "json":
+        print(to_json(diags))
+        return
     if not diags:
         return
     if fmt == "github":
         print(render_github(diags))
-    elif fmt == "json":
-        print(to_json(diags))
     else:
         print(render_all(diags, sources), file=sys.stderr)
         errors = sum(d.is_error for d in diags)
@@ -112,13 +260,24 @@ def _print_diags(diags: Diagnostics, sources: dict[str, str], fmt: str) -> None:
 
 
 def _config(args: argparse.Namespace) -> Config:
-    return load_config(
+    cfg = load_config(
         args.config,
         inputs=getattr(args, "inputs", []) or [],
         out=getattr(args, "out", None),
         roots=args.roots,
         include=args.include,
     )
+    _check_inputs(cfg.inputs)
+    return cfg
+
+
+def _check_inputs(inputs: Sequence[Path]) -> None:
+    """A missing input or a file that is not a schema is a usage error (exit 2)."""
+    for p in inputs:
+        if not p.exists():
+            raise ConfigError(f"input not found: {p}")
+        if p.is_file() and p.suffix not in SCHEMA_SUFFIXES:
+            raise ConfigError(f"not a schema file: {p} (expected .idl or .fbs, or a directory)")
 
 
 def _reports_hook(cfg: Config, args: argparse.Namespace) -> Any:
@@ -138,16 +297,24 @@ def _reports_hook(cfg: Config, args: argparse.Namespace) -> Any:
 
 def _cmd_build(args: argparse.Namespace, check: bool) -> int:
     from .build import run_build
+    from .progress import Progress
 
     cfg = _config(args)
-    res, diags = run_build(
-        cfg,
-        check=check,
-        want_diffs=getattr(args, "diff", False),
-        extra_files=_reports_hook(cfg, args),
-    )
-    sources = res.load.sources if res.load else {}
-    _print_diags(diags, sources, args.diag_format)
+    fmt = args.diag_format
+    info = sys.stderr if _machine(fmt) else sys.stdout  # keep a machine document clean
+    progress = Progress(quiet=args.quiet, verbose=args.verbose)
+    try:
+        res, diags = run_build(
+            cfg,
+            check=check,
+            want_diffs=getattr(args, "diff", False),
+            extra_files=_reports_hook(cfg, args),
+            progress=progress,
+        )
+    finally:
+        progress.close()
+    sources = res.load.sources if res.load else res.sources
+    _print_diags(diags, sources, fmt)
     if diags.has_errors:
         if not check:
             print("idlgen: failed; nothing was written", file=sys.stderr)
@@ -156,29 +323,31 @@ def _cmd_build(args: argparse.Namespace, check: bool) -> int:
     if check:
         if res.stale or res.extra:
             for rel in res.stale:
-                print(f"stale: {out}/{rel}" if out else rel)
+                print(f"stale: {out}/{rel}" if out else rel, file=info)
             for rel in res.extra:
-                print(f"would remove: {out}/{rel}" if out else rel)
+                print(f"would remove: {out}/{rel}" if out else rel, file=info)
             for d in res.diffs:
-                sys.stdout.write(d)
+                info.write(d)
             print(
                 f"idlgen: {len(res.stale) + len(res.extra)} file(s) out of date; "
                 "run 'idlgen build' and commit the result",
                 file=sys.stderr,
             )
             return EXIT_FINDINGS
-        print(f"idlgen: {len(res.unchanged)} file(s) up to date")
+        if not args.quiet:
+            print(f"idlgen: {len(res.unchanged)} file(s) up to date", file=info)
         return EXIT_OK
     if args.verbose:
         for rel in res.written:
-            print(f"wrote {rel}")
+            print(f"wrote {rel}", file=info)
         for rel in res.removed:
-            print(f"removed {rel}")
+            print(f"removed {rel}", file=info)
     if not args.quiet:
         how = " (cached)" if res.cached else ""
         print(
             f"idlgen: wrote {len(res.written)}, unchanged {len(res.unchanged)}, "
-            f"removed {len(res.removed)} in {out}{how}"
+            f"removed {len(res.removed)} in {out}{how}",
+            file=info,
         )
     return EXIT_OK
 
@@ -189,7 +358,9 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     from .irjson import schema_to_json
 
     if not args.inputs:
-        raise ConfigError("parse needs at least one schema file")
+        raise ConfigError("parse needs at least one schema file or directory")
+    if args.json and _machine(args.diag_format):
+        raise ConfigError(f"--json and --format {args.diag_format} both write to stdout")
     cfg = _config(args)
     diags = Diagnostics()
     inputs = expand_inputs(cfg.inputs, diags)
@@ -203,38 +374,115 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if lr.diagnostics.has_errors else EXIT_OK
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
+def _cmd_run(argv: list[str]) -> int:
+    """``idlgen run``: implemented by the runtime (``idlgen.runtime.cli_run.main(argv)``)."""
     try:
-        args = parser.parse_args(argv)
-        if args.command is None:
-            parser.print_help()
-            return EXIT_USAGE
-        if args.command == "version":
-            print(_version_text())
-            return EXIT_OK
-        if args.command in ("build", "check"):
-            return _cmd_build(args, args.command == "check")
-        if args.command == "parse":
-            return _cmd_parse(args)
-        if args.command == "diff":
-            diff_cli = _diff_cli()
-            if diff_cli is None:
-                raise ConfigError("diff support is not installed")
-            cfg = load_config(getattr(args, "config", None))
-            return int(diff_cli.run(args, cfg))
-        raise ConfigError(f"unknown command {args.command}")  # pragma: no cover
+        mod = importlib.import_module("idlgen.runtime.cli_run")
+    except ModuleNotFoundError as e:
+        if e.name == "idlgen.runtime.cli_run":
+            raise ConfigError("'idlgen run' is not available in this idlgen build") from e
+        raise
+    return int(mod.main(argv))
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand word: top-level options take no value, so it is the first non-option."""
+    for a in argv:
+        if not a.startswith("-"):
+            return a
+        if a == "--":
+            return None
+    return None
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:
+    for a in parser._actions:
+        if isinstance(a, argparse._SubParsersAction) and command in a.choices:
+            return a.choices[command]  # type: ignore[no-any-return]
+    return parser
+
+
+def _unknown_options(
+    parser: argparse.ArgumentParser, command: str | None, extras: list[str]
+) -> str:
+    sub = _subparser(parser, command)
+    known = [o for a in sub._actions for o in a.option_strings]
+    msgs = []
+    for x in extras:
+        hint = _suggest(x.split("=", 1)[0], known) if x.startswith("-") else ""
+        msgs.append(f"{x}{hint}")
+    return "unrecognized arguments: " + ", ".join(msgs)
+
+
+def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
+    command = _command_of(argv)
+    if command == "run":
+        return _cmd_run(argv[argv.index("run") + 1 :])
+    if command in COMPILER_COMMANDS and not {"-h", "--help"} & set(argv):
+        missing = missing_compiler()
+        if missing:
+            raise ConfigError(compiler_hint(command, missing))
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        _subparser(parser, args.command).print_usage(sys.stderr)
+        print(f"idlgen: error: {_unknown_options(parser, args.command, extras)}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    if args.command == "version":
+        print(_version_text())
+        return EXIT_OK
+    if args.command == "completion":
+        from .completion import script
+
+        sys.stdout.write(script(args.shell, parser))
+        return EXIT_OK
+    if args.command in ("build", "check"):
+        return _cmd_build(args, args.command == "check")
+    if args.command == "parse":
+        return _cmd_parse(args)
+    if args.command == "diff":
+        diff_cli = _diff_cli()
+        if diff_cli is None:  # pragma: no cover - the compiler check above comes first
+            raise ConfigError(compiler_hint("diff", missing_compiler() or ["idlgen.diff"]))
+        cfg = load_config(getattr(args, "config", None))
+        return int(diff_cli.run(args, cfg))
+    raise ConfigError(f"unknown command {args.command}")  # pragma: no cover
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        command = _command_of(args)
+        return _dispatch(build_parser(diff=command not in _NO_DIFF), args)
+    except SystemExit as e:  # argparse: --help, --version (0) and usage errors (2)
+        return e.code if isinstance(e.code, int) else EXIT_USAGE
     except ConfigError as e:
         print(f"idlgen: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except ModuleNotFoundError as e:
+        extra = _EXTRA_OF.get((e.name or "").split(".")[0])
+        if extra is None:
+            return _internal()
+        print(
+            f"idlgen: error: this needs the '{e.name}' module; "
+            f"install it with: pip install 'idlgen[{extra}]'",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return EXIT_OK
     except Exception:  # noqa: BLE001 - report bugs as such, with the details a bug report needs
-        print(
-            "idlgen: internal error (please report this with the input that caused it):",
-            file=sys.stderr,
-        )
-        traceback.print_exc()
-        return EXIT_INTERNAL
+        return _internal()
+
+
+def _internal() -> int:
+    print(
+        "idlgen: internal error (please report this with the input that caused it):",
+        file=sys.stderr,
+    )
+    traceback.print_exc()
+    return EXIT_INTERNAL

@@ -17,6 +17,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from .escaping import escape_github_data, escape_github_prop, escape_text
 from .ir import Span
 
 __all__ = [
@@ -137,8 +138,9 @@ def _source_line(sources: Mapping[str, str], span: Span) -> str | None:
 
 def render(d: Diagnostic, sources: Mapping[str, str]) -> str:
     """One diagnostic as text: header, source line with an underline, help/note lines."""
-    where = f"{d.span}: " if d.span else ""
-    out = [f"{where}{d.severity.value}[{d.code}]: {d.message}"]
+    # File names and messages may carry schema text: one visible line each (idlgen.escaping).
+    where = f"{escape_text(str(d.span))}: " if d.span else ""
+    out = [f"{where}{d.severity.value}[{d.code}]: {escape_text(d.message)}"]
     if d.span is not None:
         line = _source_line(sources, d.span)
         if line is not None:
@@ -158,9 +160,9 @@ def render(d: Diagnostic, sources: Mapping[str, str]) -> str:
             out.append(f" {gutter} | {line}")
             out.append(f" {pad} | {' ' * start}{'^' * width}")
     for h in d.help:
-        out.append(f"  = help: {h}")
+        out.append(f"  = help: {escape_text(h)}")
     for n in d.notes:
-        out.append(f"  = note: {n}")
+        out.append(f"  = note: {escape_text(n)}")
     return "\n".join(out)
 
 
@@ -168,12 +170,8 @@ def render_all(diags: Iterable[Diagnostic], sources: Mapping[str, str]) -> str:
     return "\n".join(render(d, sources) for d in sorted(diags, key=Diagnostic.sort_key))
 
 
-def _esc_data(s: str) -> str:
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _esc_prop(s: str) -> str:
-    return _esc_data(s).replace(":", "%3A").replace(",", "%2C")
+_esc_data = escape_github_data
+_esc_prop = escape_github_prop
 
 
 def render_github(diags: Iterable[Diagnostic]) -> str:

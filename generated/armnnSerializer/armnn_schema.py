@@ -283,10 +283,19 @@ class TensorInfo:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> TensorInfo:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_TensorInfo.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_TensorInfo.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -343,10 +352,19 @@ class Connection:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Connection:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Connection.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Connection.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -396,10 +414,19 @@ class ByteData:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ByteData:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ByteData.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ByteData.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -444,10 +471,19 @@ class ShortData:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ShortData:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ShortData.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ShortData.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -492,10 +528,19 @@ class IntData:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> IntData:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_IntData.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_IntData.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -540,10 +585,19 @@ class LongData:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LongData:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LongData.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LongData.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -593,10 +647,19 @@ class ConstTensor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ConstTensor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ConstTensor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ConstTensor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -651,10 +714,19 @@ class InputSlot:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> InputSlot:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_InputSlot.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_InputSlot.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -709,10 +781,19 @@ class OutputSlot:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> OutputSlot:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_OutputSlot.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_OutputSlot.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -786,10 +867,19 @@ class LayerBase:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LayerBase:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LayerBase.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LayerBase.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -847,10 +937,19 @@ class BindableLayerBase:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BindableLayerBase:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BindableLayerBase.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BindableLayerBase.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -910,10 +1009,19 @@ class ActivationDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ActivationDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ActivationDescriptor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ActivationDescriptor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -969,10 +1077,19 @@ class ActivationLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ActivationLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ActivationLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ActivationLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1022,10 +1139,19 @@ class AdditionLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> AdditionLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_AdditionLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_AdditionLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1075,10 +1201,19 @@ class ConstantLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ConstantLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ConstantLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ConstantLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1173,10 +1308,19 @@ class Convolution2dDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Convolution2dDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Convolution2dDescriptor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Convolution2dDescriptor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1249,10 +1393,19 @@ class Convolution2dLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Convolution2dLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Convolution2dLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Convolution2dLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1304,10 +1457,19 @@ class DivisionLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DivisionLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_DivisionLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_DivisionLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1352,10 +1514,19 @@ class EqualLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> EqualLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_EqualLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_EqualLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1400,10 +1571,19 @@ class FloorLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> FloorLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_FloorLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_FloorLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1453,10 +1633,19 @@ class FullyConnectedDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> FullyConnectedDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_FullyConnectedDescriptor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_FullyConnectedDescriptor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1521,10 +1710,19 @@ class FullyConnectedLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> FullyConnectedLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_FullyConnectedLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_FullyConnectedLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1576,10 +1774,19 @@ class GatherLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> GatherLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_GatherLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_GatherLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1624,10 +1831,19 @@ class GreaterLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> GreaterLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_GreaterLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_GreaterLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1672,10 +1888,19 @@ class InputLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> InputLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_InputLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_InputLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1725,11 +1950,18 @@ class L2NormalizationDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> L2NormalizationDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_L2NormalizationDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -1785,10 +2017,19 @@ class L2NormalizationLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> L2NormalizationLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_L2NormalizationLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_L2NormalizationLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1838,10 +2079,19 @@ class MinimumLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MinimumLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MinimumLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MinimumLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1886,10 +2136,19 @@ class MaximumLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MaximumLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MaximumLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MaximumLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1934,10 +2193,19 @@ class MultiplicationLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MultiplicationLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MultiplicationLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MultiplicationLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2037,10 +2305,19 @@ class Pooling2dDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Pooling2dDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Pooling2dDescriptor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Pooling2dDescriptor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2105,10 +2382,19 @@ class Pooling2dLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Pooling2dLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Pooling2dLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Pooling2dLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2158,10 +2444,19 @@ class QuantizeLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> QuantizeLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_QuantizeLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_QuantizeLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2206,10 +2501,19 @@ class SoftmaxDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SoftmaxDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SoftmaxDescriptor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SoftmaxDescriptor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2259,10 +2563,19 @@ class SoftmaxLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SoftmaxLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SoftmaxLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SoftmaxLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2359,11 +2672,18 @@ class DepthwiseConvolution2dDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DepthwiseConvolution2dDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_DepthwiseConvolution2dDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -2437,11 +2757,18 @@ class DepthwiseConvolution2dLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DepthwiseConvolution2dLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_DepthwiseConvolution2dLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -2494,10 +2821,19 @@ class OutputLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> OutputLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_OutputLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_OutputLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2542,10 +2878,19 @@ class ReshapeDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ReshapeDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ReshapeDescriptor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ReshapeDescriptor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2595,10 +2940,19 @@ class ReshapeLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ReshapeLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ReshapeLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ReshapeLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2648,10 +3002,19 @@ class PermuteDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> PermuteDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_PermuteDescriptor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_PermuteDescriptor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2701,10 +3064,19 @@ class PermuteLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> PermuteLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_PermuteLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_PermuteLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2764,10 +3136,19 @@ class SpaceToBatchNdDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SpaceToBatchNdDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SpaceToBatchNdDescriptor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SpaceToBatchNdDescriptor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2823,10 +3204,19 @@ class SpaceToBatchNdLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SpaceToBatchNdLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SpaceToBatchNdLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SpaceToBatchNdLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2881,10 +3271,19 @@ class SpaceToDepthDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SpaceToDepthDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SpaceToDepthDescriptor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SpaceToDepthDescriptor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2939,10 +3338,19 @@ class SpaceToDepthLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SpaceToDepthLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SpaceToDepthLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SpaceToDepthLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2992,10 +3400,19 @@ class SubtractionLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SubtractionLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SubtractionLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SubtractionLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3050,10 +3467,19 @@ class BatchToSpaceNdDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BatchToSpaceNdDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BatchToSpaceNdDescriptor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BatchToSpaceNdDescriptor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3109,10 +3535,19 @@ class BatchToSpaceNdLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BatchToSpaceNdLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BatchToSpaceNdLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BatchToSpaceNdLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3192,10 +3627,19 @@ class NormalizationDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> NormalizationDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_NormalizationDescriptor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_NormalizationDescriptor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3255,10 +3699,19 @@ class NormalizationLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> NormalizationLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_NormalizationLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_NormalizationLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3313,10 +3766,19 @@ class MeanDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MeanDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MeanDescriptor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MeanDescriptor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3371,10 +3833,19 @@ class MeanLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MeanLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MeanLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MeanLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3429,10 +3900,19 @@ class PadDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> PadDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_PadDescriptor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_PadDescriptor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3487,10 +3967,19 @@ class PadLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> PadLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_PadLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_PadLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3540,10 +4029,19 @@ class RsqrtLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> RsqrtLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_RsqrtLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_RsqrtLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3595,11 +4093,18 @@ class BatchNormalizationDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BatchNormalizationDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_BatchNormalizationDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -3675,10 +4180,19 @@ class BatchNormalizationLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BatchNormalizationLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BatchNormalizationLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BatchNormalizationLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3742,10 +4256,19 @@ class ResizeBilinearDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ResizeBilinearDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ResizeBilinearDescriptor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ResizeBilinearDescriptor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3801,10 +4324,19 @@ class ResizeBilinearLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ResizeBilinearLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ResizeBilinearLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ResizeBilinearLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3894,10 +4426,19 @@ class StridedSliceDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StridedSliceDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_StridedSliceDescriptor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_StridedSliceDescriptor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3959,10 +4500,19 @@ class StridedSliceLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StridedSliceLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_StridedSliceLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_StridedSliceLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4029,10 +4579,19 @@ class OriginsDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> OriginsDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_OriginsDescriptor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_OriginsDescriptor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4089,10 +4648,19 @@ class ConcatLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ConcatLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ConcatLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ConcatLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4147,10 +4715,19 @@ class MergerLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MergerLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MergerLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MergerLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4200,10 +4777,19 @@ class UintVector:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> UintVector:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_UintVector.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_UintVector.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4255,10 +4841,19 @@ class ViewsDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ViewsDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ViewsDescriptor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ViewsDescriptor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4313,10 +4908,19 @@ class SplitterLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SplitterLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SplitterLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SplitterLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4418,11 +5022,18 @@ class DetectionPostProcessDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DetectionPostProcessDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_DetectionPostProcessDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -4492,11 +5103,18 @@ class DetectionPostProcessLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DetectionPostProcessLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_DetectionPostProcessLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -4698,10 +5316,19 @@ class LstmInputParams:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LstmInputParams:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LstmInputParams.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LstmInputParams.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4853,10 +5480,19 @@ class QuantizedLstmInputParams:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> QuantizedLstmInputParams:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_QuantizedLstmInputParams.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_QuantizedLstmInputParams.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4946,10 +5582,19 @@ class LstmDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LstmDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LstmDescriptor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LstmDescriptor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5014,10 +5659,19 @@ class LstmLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LstmLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LstmLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LstmLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5073,10 +5727,19 @@ class QuantizedLstmLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> QuantizedLstmLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_QuantizedLstmLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_QuantizedLstmLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5126,10 +5789,19 @@ class DequantizeLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DequantizeLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_DequantizeLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_DequantizeLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5174,10 +5846,19 @@ class MergeLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MergeLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MergeLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MergeLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5222,10 +5903,19 @@ class SwitchLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SwitchLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SwitchLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SwitchLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5270,10 +5960,19 @@ class PreluLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> PreluLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_PreluLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_PreluLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5355,11 +6054,18 @@ class TransposeConvolution2dDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> TransposeConvolution2dDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_TransposeConvolution2dDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -5431,11 +6137,18 @@ class TransposeConvolution2dLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> TransposeConvolution2dLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_TransposeConvolution2dLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -5503,10 +6216,19 @@ class ResizeDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ResizeDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ResizeDescriptor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ResizeDescriptor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5563,10 +6285,19 @@ class ResizeLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ResizeLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ResizeLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ResizeLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5626,10 +6357,19 @@ class StackDescriptor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StackDescriptor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_StackDescriptor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_StackDescriptor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5685,10 +6425,19 @@ class StackLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StackLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_StackLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_StackLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5786,10 +6535,19 @@ class AnyLayer:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> AnyLayer:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_AnyLayer.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_AnyLayer.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5844,10 +6602,19 @@ class SerializedGraph:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SerializedGraph:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SerializedGraph.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SerializedGraph.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import render_all
+from ..escaping import escape_text
 from ..frontend import LoadResult
 from .compare import compare
 from .findings import Finding
@@ -46,6 +47,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="OLD NEW (files or directories); with --against, the work-tree path(s) to compare",
     )
     parser.add_argument("--format", choices=FORMATS, default="text", help="report format")
+    parser.add_argument(
+        "--template",
+        type=Path,
+        metavar="FILE",
+        help="render the report with this Jinja template instead of --format "
+        "(sandboxed; values escaped for markdown if FILE ends in .md, else for plain text)",
+    )
     parser.add_argument(
         "--fail-on",
         choices=FAIL_ON,
@@ -138,7 +146,7 @@ def _report_diags(res: LoadResult, label: str) -> bool:
         if text:
             print(text, file=sys.stderr)
     if not res.ok:
-        print(f"idlgen diff: {label} has schema errors", file=sys.stderr)
+        print(f"idlgen diff: {escape_text(label)} has schema errors", file=sys.stderr)
     return res.ok
 
 
@@ -189,7 +197,7 @@ def run(args: argparse.Namespace, config: Any) -> int:
             else frozenset()
         )
     except ConfigError as e:
-        print(f"idlgen diff: error: {e}", file=sys.stderr)
+        print(f"idlgen diff: error: {escape_text(str(e))}", file=sys.stderr)
         return 2
 
     cwd = Path.cwd()
@@ -203,7 +211,7 @@ def run(args: argparse.Namespace, config: Any) -> int:
                 )
             except GitError as e:
                 print(
-                    f"idlgen diff: error: --against {args.against}: {e}",
+                    f"idlgen diff: error: --against {escape_text(f'{args.against}: {e}')}",
                     file=sys.stderr,
                 )
                 return 2
@@ -236,13 +244,25 @@ def run(args: argparse.Namespace, config: Any) -> int:
             todo, _ = apply_acceptances(findings, cfg.suppress)
             Path(baseline_file).write_text(baseline_text(todo), encoding="utf-8")
             print(
-                f"idlgen diff: wrote {len(todo)} finding(s) to {baseline_file}",
+                f"idlgen diff: wrote {len(todo)} finding(s) to {escape_text(baseline_file)}",
                 file=sys.stderr,
             )
             return 0
         active, suppressed = apply_acceptances(findings, cfg.suppress, baseline)
         report = Report(old_label, new_label, active, suppressed, pol, display)
-        sys.stdout.write(render(report, args.format))
+        template = getattr(args, "template", None)
+        if template is not None:
+            try:
+                text = report.render_template(template)
+            except Exception as e:  # noqa: BLE001 - the user's template, not idlgen, failed
+                print(
+                    f"idlgen diff: error: --template {escape_text(f'{template}: {e}')}",
+                    file=sys.stderr,
+                )
+                return 2
+        else:
+            text = render(report, args.format)
+        sys.stdout.write(text)
         sys.stdout.flush()
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if args.format == "github" and summary:

@@ -18,7 +18,15 @@ from .decltext import decl_text, member_text, method_text, param_text, type_text
 from .fbs_rules import FbsRules
 from .hdi_rules import HdiRules
 from .findings import Finding, Severity
-from .matching import Lang, attr_map, decl_kind, dedup_names, hdi_package_base
+from .matching import (
+    SIGNEDNESS_RULE,
+    Lang,
+    attr_map,
+    decl_kind,
+    dedup_names,
+    hdi_package_base,
+    sign_only,
+)
 
 __all__ = ["compare", "hdi_package_base"]
 
@@ -131,7 +139,23 @@ class Comparer(HdiRules, FbsRules):
 
     def _enum(self, o: ir.Enum, n: ir.Enum, path: str, lang: Lang) -> None:
         hdi = lang == "hdi"
-        if o.base != n.base:
+        if o.base != n.base and sign_only(o.base, n.base):
+            self.emit(
+                SIGNEDNESS_RULE[lang],
+                path,
+                f"base type signedness changed from `{type_text(ir.Scalar(o.base), lang)}` to "
+                f"`{type_text(ir.Scalar(n.base), lang)}` (same width"
+                + (
+                    ": raw blocks keep their bytes and every member's uint64 value is unchanged)"
+                    if hdi
+                    else ")"
+                ),
+                old=o.span,
+                new=n.span,
+                old_decl=decl_text(o, lang),
+                new_decl=decl_text(n, lang),
+            )
+        elif o.base != n.base:
             if hdi:
                 raw = self._enum_in_raw_block(o.qualname, self.o) or self._enum_in_raw_block(
                     n.qualname, self.n

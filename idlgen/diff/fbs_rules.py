@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from .. import ir
 from .decltext import decl_text, field_text, member_text, type_text
 from .findings import Severity
-from .matching import ComparerBase, Lang, Side, attr_map, first_span
+from .matching import ComparerBase, Lang, Side, attr_map, first_span, sign_only
 
-__all__ = ["FbsRules", "same_width_signedness", "fbs_scalar_text"]
+__all__ = ["FbsRules", "fbs_scalar_text"]
 
 # Field attributes with their own rule; id/deprecated/required/key are fields of ir.Field, and
 # every other attribute change (key, nested_flatbuffer, flexbuffer, hash, ...) is FBS-A-01.
@@ -110,7 +110,12 @@ class FbsRules(ComparerBase):
             a, b = a.element, b.element
         if isinstance(a, ir.Ref) and isinstance(b, ir.Ref):
             ea, eb = self.o.decls.get(a.qualname), self.n.decls.get(b.qualname)
-            if isinstance(ea, ir.Enum) and isinstance(eb, ir.Enum) and ea.base != eb.base:
+            if (
+                isinstance(ea, ir.Enum)
+                and isinstance(eb, ir.Enum)
+                and ea.base != eb.base
+                and not sign_only(ea.base, eb.base)  # same width: reported once on the enum
+            ):
                 return f"`{fbs_scalar_text(ea.base)}` → `{fbs_scalar_text(eb.base)}`"
         return ""
 
@@ -122,7 +127,7 @@ class FbsRules(ComparerBase):
             self.emit(rule_id, fpath, msg, old=a.span, new=b.span, old_decl=ta, new_decl=tb)
 
         if check_type and not self.same_type(a.type, b.type):
-            if same_width_signedness(a.type, b.type):
+            if self.signedness_only(a.type, b.type):
                 emit(
                     "FBS-T-12",
                     f"signedness changed from `{type_text(a.type, lang)}` to `{type_text(b.type, lang)}` (same width)",
@@ -229,7 +234,7 @@ class FbsRules(ComparerBase):
                     new_decl=tb,
                 )
             if not self.same_type(a.type, b.type):
-                if same_width_signedness(a.type, b.type):
+                if self.signedness_only(a.type, b.type):
                     self.emit(
                         "FBS-T-12",
                         fpath,
@@ -414,21 +419,6 @@ class FbsRules(ComparerBase):
                 new_decl=f'file_extension "{b}";',
                 anchor=first_span(fn),
             )
-
-
-def same_width_signedness(a: ir.TypeRef, b: ir.TypeRef) -> bool:
-    while isinstance(a, ir.Vector) and isinstance(b, ir.Vector):
-        a, b = a.element, b.element
-    if isinstance(a, ir.FixedArray) and isinstance(b, ir.FixedArray) and a.length == b.length:
-        a, b = a.element, b.element
-    return (
-        isinstance(a, ir.Scalar)
-        and isinstance(b, ir.Scalar)
-        and a.kind.is_integer
-        and b.kind.is_integer
-        and a.kind.size == b.kind.size
-        and a.kind.is_signed != b.kind.is_signed
-    )
 
 
 def same_default(a: ir.DefaultValue, b: ir.DefaultValue) -> bool:

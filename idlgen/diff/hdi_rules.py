@@ -6,9 +6,15 @@ from .. import ir
 from ..hdi import layout as hdi_layout
 from .decltext import decl_text, field_text, member_text, type_text
 from .findings import Severity
-from .matching import ComparerBase, Lang, Side, hdi_package_base
+from .matching import SIGNEDNESS_RULE, ComparerBase, Lang, Side, hdi_package_base
 
 __all__ = ["HdiRules"]
+
+_SIGN_BLIND_FMT = str.maketrans("BHIQ", "bhiq")
+
+
+def _sign_blind_fmt(fmt: str) -> str:
+    return fmt.translate(_SIGN_BLIND_FMT)
 
 
 class HdiRules(ComparerBase):
@@ -155,7 +161,13 @@ class HdiRules(ComparerBase):
         if lo is None and ln is None:
             return
         if lo is not None and ln is not None:
-            if (lo.size, lo.align, lo.fmt) == (ln.size, ln.align, ln.fmt):
+            # Same-width signedness changes ('i' vs 'I') keep the raw block's bytes; the member
+            # or enum is reported on its own (HDI-T-02).
+            if (lo.size, lo.align, _sign_blind_fmt(lo.fmt)) == (
+                ln.size,
+                ln.align,
+                _sign_blind_fmt(ln.fmt),
+            ):
                 return
             msg = (
                 f"plain-data layout changed: sizeof {lo.size} → {ln.size}, "
@@ -211,7 +223,17 @@ class HdiRules(ComparerBase):
                 anchor=n.span,
             )
         for i, j in matched:
-            if not self.same_type(om[i].type, nm[j].type):
+            if self.signedness_only(om[i].type, nm[j].type):
+                self.emit(
+                    SIGNEDNESS_RULE[lang],
+                    f"{path}.{nm[j].name}",
+                    f"signedness changed from `{type_text(om[i].type, lang)}` to `{type_text(nm[j].type, lang)}` (same width)",
+                    old=om[i].span,
+                    new=nm[j].span,
+                    old_decl=member_text(om[i], lang),
+                    new_decl=member_text(nm[j], lang),
+                )
+            elif not self.same_type(om[i].type, nm[j].type):
                 self.emit(
                     "HDI-U-01",
                     f"{path}.{nm[j].name}",

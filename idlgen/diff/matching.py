@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from .. import ir
@@ -29,6 +29,9 @@ __all__ = [
     "dedup_names",
     "first_span",
     "attr_map",
+    "SIGNEDNESS_RULE",
+    "sign_only",
+    "sign_blind",
 ]
 
 Lang = Literal["hdi", "fbs"]
@@ -72,6 +75,40 @@ class Side:
 
     def resolve(self, qualname: str) -> ir.Decl:
         return self.decls[qualname]
+
+
+# ---- same-width signedness: one policy for HDI and FlatBuffers -------------------------------
+# A change that only flips the signedness of same-width integers (``int`` <-> ``unsigned int``,
+# ``[byte]`` <-> ``[ubyte]``, an enum's base ``int`` <-> ``unsigned int``) leaves every byte a
+# reader sees unchanged: FlatBuffers stores the same width; HDI writes Int32/Uint32 and
+# Int64/Uint64 identically, widens 8/16-bit values to 4 bytes and truncates them back to the
+# same bits, copies raw blocks at the same size, and sends an enum as the uint64 of its value
+# (unchanged for every member whose number is unchanged; HDI-E-01 reports those that change).
+# What changes is the meaning of values outside the shared range: a warning in both languages
+# (HDI-T-02 / FBS-T-12). Any change of width stays breaking.
+SIGNEDNESS_RULE: dict[str, str] = {"hdi": "HDI-T-02", "fbs": "FBS-T-12"}
+_TO_SIGNED = {
+    ir.ScalarKind.U8: ir.ScalarKind.I8,
+    ir.ScalarKind.U16: ir.ScalarKind.I16,
+    ir.ScalarKind.U32: ir.ScalarKind.I32,
+    ir.ScalarKind.U64: ir.ScalarKind.I64,
+}
+
+
+def sign_only(a: ir.ScalarKind, b: ir.ScalarKind) -> bool:
+    """Two integer kinds of the same width that differ only in signedness."""
+    return a != b and _TO_SIGNED.get(a, a) == _TO_SIGNED.get(b, b)
+
+
+def sign_blind(t: ir.TypeRef) -> ir.TypeRef:
+    """``t`` with every unsigned integer replaced by the signed one of the same width."""
+    if isinstance(t, ir.Scalar):
+        return ir.Scalar(_TO_SIGNED.get(t.kind, t.kind))
+    if isinstance(t, (ir.Vector, ir.FixedArray, ir.SharedMemQueue)):
+        return replace(t, element=sign_blind(t.element))
+    if isinstance(t, ir.Map):
+        return ir.Map(sign_blind(t.key), sign_blind(t.value))
+    return t
 
 
 def decl_kind(d: ir.Decl) -> str:
@@ -147,6 +184,10 @@ class ComparerBase:
 
     def same_type(self, a: ir.TypeRef, b: ir.TypeRef) -> bool:
         return self.tkey(a, "o") == self.tkey(b, "n")
+
+    def signedness_only(self, a: ir.TypeRef, b: ir.TypeRef) -> bool:
+        """Different types that differ only in the signedness of same-width integers."""
+        return not self.same_type(a, b) and self.same_type(sign_blind(a), sign_blind(b))
 
     def match(self) -> None:
         by_key_o = dict(self.o.primary)
@@ -464,6 +505,18 @@ class ComparerBase:
                     old_decl=ta,
                     new_decl=tb,
                 )
+            return
+        if self.signedness_only(a.type, b.type):
+            rule_id = SIGNEDNESS_RULE[lang]
+            self.emit(
+                rule_id,
+                path,
+                f"signedness changed from `{type_text(a.type, lang)}` to `{type_text(b.type, lang)}` (same width)",
+                old=a.span,
+                new=b.span,
+                old_decl=ta,
+                new_decl=tb,
+            )
             return
         self.emit(
             rule_id,

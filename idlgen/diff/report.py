@@ -1,6 +1,9 @@
-"""Render a diff outcome: ``text``, ``markdown`` (PR comment), ``json`` (contract), ``github``.
+"""Render a diff outcome: ``text``, ``markdown`` (PR comment), ``json`` (contract), ``github``,
+``sarif`` (code scanning).
 
-All renderers are pure functions of the ``Report`` and sort findings the same way (most severe
+Text, markdown and GitHub output are Jinja templates under ``templates/diff/`` rendered in a
+sandbox that escapes schema text for the output context (:mod:`idlgen.diff.templating`); JSON
+is a plain data dump. All renderers are pure functions of the ``Report`` and sort findings the same way (most severe
 first, then entity path, rule, message), so re-running on the same inputs gives the same bytes
 and a PR comment does not churn. File names pass through ``Report.display`` (relative paths,
 ``REF:path`` for ``--against``).
@@ -9,14 +12,19 @@ and a PR comment does not churn. File names pass through ``Report.display`` (rel
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from .. import __version__
 from ..ir import Span
+from ..sarif import Level, SarifLocation, SarifResult, dumps, sarif_log
 from .findings import Finding, Severity
 from .policy import VersionPolicy
 from .rules import RULES
+from .templating import render_builtin, render_user
+from .view import ReportView, build_view
 
 __all__ = [
     "Report",
@@ -26,10 +34,12 @@ __all__ = [
     "render_markdown",
     "render_json",
     "render_github",
+    "render_sarif",
 ]
 
-FORMATS = ("text", "markdown", "json", "github")
-# GitHub rejects comments over 65536 characters: long tables are cut (counts stay exact).
+FORMATS = ("text", "markdown", "json", "github", "sarif")
+# GitHub rejects comments of 65536 characters or more: long tables are cut (counts stay exact).
+MAX_MARKDOWN_CHARS = 65_536
 MAX_BREAKING_ROWS = 100
 MAX_COLLAPSED_ROWS = 150
 
@@ -64,141 +74,49 @@ class Report:
         return f"{self.display(span.file)}:{span.line}:{span.col}" if span is not None else ""
 
     def verdict(self) -> str:
-        c = self.counts()
-        if c["breaking"]:
-            return "breaking changes"
-        if c["warning"]:
-            return "compatible on the wire, with warnings"
-        if c["info"]:
-            return "compatible"
-        return "no changes"
+        return self.view().verdict
+
+    def view(self) -> ReportView:
+        """What templates see as ``report``."""
+        return build_view(
+            self.old, self.new, self.findings, self.suppressed, self.policy, self.display
+        )
+
+    def render_template(self, path: Path) -> str:
+        """A user's template (``idlgen diff --template FILE``) over the same ``report``."""
+        return render_user(path, report=self.view())
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
-def _counts_line(r: Report) -> str:
-    c = r.counts()
-    out = f"{c['breaking']} breaking, {_plural(c['warning'], 'warning')}, {c['info']} info"
-    if r.suppressed:
-        out += f" ({len(r.suppressed)} suppressed)"
-    return out
-
-
-# ----------------------------------------------------------------------------------------------
-# text
+def _limits(view: ReportView, full: bool) -> dict[str, int]:
+    sizes = {
+        "breaking": len(view.breaking),
+        "warning": len(view.warnings),
+        "info": len(view.infos),
+        "suppressed": len(view.suppressed),
+    }
+    if full:
+        return sizes
+    caps = {"breaking": MAX_BREAKING_ROWS}
+    return {k: min(n, caps.get(k, MAX_COLLAPSED_ROWS)) for k, n in sizes.items()}
 
 
 def render_text(r: Report) -> str:
-    lines = []
-    for f in r.findings:
-        where = r.loc(f.location) or r.display(r.new)
-        lines.append(f"{where}: {f.severity.value}[{f.rule}]: {f.path}: {f.message}")
-        if f.new is None and f.old is not None:
-            lines.append(f"  = note: removed from {r.loc(f.old)}")
-        elif f.old is not None and f.new is not None and f.old_decl != f.new_decl:
-            lines.append(f"  = note: was `{f.old_decl}` at {r.loc(f.old)}")
-    lines.append(f"idlgen diff {r.old} → {r.new}: {r.verdict()}: {_counts_line(r)}")
-    if r.policy is not None:
-        lines.append(f"version policy: {'ok' if r.policy.ok else 'VIOLATED'}: {r.policy.summary}")
-    return "\n".join(lines) + "\n"
-
-
-# ----------------------------------------------------------------------------------------------
-# markdown
-
-
-def _cell(s: str) -> str:
-    return s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
-def _code(s: str) -> str:
-    if not s:
-        return "—"
-    tick = "``" if "`" in s else "`"
-    pad = " " if tick == "``" else ""
-    return f"{tick}{pad}{_cell(s)}{pad}{tick}"
-
-
-def _msg(s: str) -> str:
-    return _cell(s)
-
-
-def _table(r: Report, findings: Iterable[Finding], *, decls: bool) -> list[str]:
-    if decls:
-        out = [
-            "| Rule | Entity | Change | Old → new location | Old declaration | New declaration |",
-            "|---|---|---|---|---|---|",
-        ]
-    else:
-        out = ["| Rule | Entity | Change | Location |", "|---|---|---|---|"]
-    for f in findings:
-        old = r.loc(f.old) or "—"
-        new = r.loc(f.new) or (f"(removed; near {r.loc(f.anchor)})" if f.anchor else "—")
-        rule = f"`{f.rule}`"
-        if decls:
-            out.append(
-                f"| {rule} | `{_cell(f.path)}` | {_msg(f.message)} | {_cell(old)} → {_cell(new)} "
-                f"| {_code(f.old_decl)} | {_code(f.new_decl)} |"
-            )
-        else:
-            where = r.loc(f.new) or r.loc(f.old) or "—"
-            out.append(f"| {rule} | `{_cell(f.path)}` | {_msg(f.message)} | {_cell(where)} |")
-    return out
+    return render_builtin("report.txt.j2", "text", report=r.view())
 
 
 def render_markdown(r: Report, *, full: bool = False) -> str:
-    """The PR-comment report; ``full`` lists every row (committed reports), otherwise long
-    tables are cut to stay under GitHub's comment size limit."""
-    c = r.counts()
-    icon = "❌" if c["breaking"] else ("⚠️" if c["warning"] else "✅")
-    lines = [
-        f"## {icon} Schema diff: {r.verdict()}",
-        "",
-        f"**{c['breaking']} breaking** · **{_plural(c['warning'], 'warning')}** · **{c['info']} info**"
-        + (f" · {len(r.suppressed)} suppressed" if r.suppressed else ""),
-        "",
-        f"`{_cell(r.display(r.old))}` → `{_cell(r.display(r.new))}`",
-        "",
-    ]
-    if r.policy is not None:
-        mark = "✅" if r.policy.ok else "❌"
-        lines += [f"**Version policy:** {mark} {_cell(r.policy.summary)}", ""]
-    breaking = r.by_severity(Severity.BREAKING)
-    if breaking:
-        lines += [f"### Breaking changes ({len(breaking)})", ""]
-        cut = len(breaking) if full else MAX_BREAKING_ROWS
-        lines += _table(r, breaking[:cut], decls=True)
-        if len(breaking) > cut:
-            rest = len(breaking) - cut
-            lines += ["", f"… and {rest} more breaking changes (see `--format json`)."]
-        lines.append("")
-    for sev, title in ((Severity.WARNING, "Warnings"), (Severity.INFO, "Info")):
-        fs = r.by_severity(sev)
-        if not fs:
-            continue
-        lines += [f"<details><summary>{title} ({len(fs)})</summary>", ""]
-        cut = len(fs) if full else MAX_COLLAPSED_ROWS
-        lines += _table(r, fs[:cut], decls=sev is Severity.WARNING)
-        if len(fs) > cut:
-            rest = len(fs) - cut
-            lines += ["", f"… and {rest} more (see `--format json`)."]
-        lines += ["", "</details>", ""]
-    if r.suppressed:
-        lines += [f"<details><summary>Suppressed ({len(r.suppressed)})</summary>", ""]
-        lines += ["| Rule | Entity | Change | Reason |", "|---|---|---|---|"]
-        for f, reason in r.suppressed:
-            lines.append(f"| `{f.rule}` | `{_cell(f.path)}` | {_msg(f.message)} | {_msg(reason)} |")
-        lines += ["", "</details>", ""]
-    used = sorted({f.rule for f in r.findings} | {f.rule for f, _ in r.suppressed})
-    if used:
-        lines += [f"<details><summary>Rules ({len(used)})</summary>", ""]
-        for rid in used:
-            rule = RULES[rid]
-            lines.append(f"- `{rid}` {rule.name} ({rule.severity.value}): {rule.why}")
-        lines += ["", "</details>", ""]
-    return "\n".join(lines).rstrip("\n") + "\n"
+    """The PR-comment report; ``full`` lists every row (committed reports). Otherwise tables are
+    cut (with an exact count of the rows left out) until the comment fits GitHub's limit."""
+    view = r.view()
+    limits = _limits(view, full)
+    while True:
+        out = render_builtin("report.md.j2", "markdown", report=view, limits=limits)
+        out = out.rstrip("\n") + "\n"
+        if full or len(out) < MAX_MARKDOWN_CHARS or not any(limits.values()):
+            return out
+        # Scale every table down in proportion to the excess; always drop at least one row.
+        scale = MAX_MARKDOWN_CHARS * 0.9 / len(out)
+        limits = {k: max(0, min(n - 1, int(n * scale))) for k, n in limits.items()}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -245,42 +163,48 @@ def render_json(r: Report) -> str:
 # github workflow commands
 
 
-def _esc_data(s: str) -> str:
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _esc_prop(s: str) -> str:
-    return _esc_data(s).replace(":", "%3A").replace(",", "%2C")
-
-
-_LEVEL = {
-    Severity.BREAKING: "error",
-    Severity.WARNING: "warning",
-    Severity.INFO: "notice",
-}
-
-
 def render_github(r: Report) -> str:
     """Annotations on the new file's lines; removals on the nearest surviving declaration."""
-    lines = []
-    for f in r.findings:
-        span = f.location
-        props = []
-        if span is not None:
-            props = [
-                f"file={_esc_prop(r.display(span.file))}",
-                f"line={span.line}",
-                f"col={span.col}",
-            ]
-            if f.new is not None and span.end_line >= span.line:
-                props += [f"endLine={span.end_line}"]
-        props.append(f"title={_esc_prop(f'{f.rule} {f.path}')}")
-        msg = f.message
-        if f.new is None and f.old is not None:
-            msg = f"(removed; was at {r.loc(f.old)}) {msg}"
-        lines.append(f"::{_LEVEL[f.severity]} {','.join(props)}::{_esc_data(msg)}")
-    lines.append(f"idlgen diff: {r.verdict()}: {_counts_line(r)}")
-    return "\n".join(lines) + "\n"
+    return render_builtin("report.github.j2", "github", report=r.view())
+
+
+# ----------------------------------------------------------------------------------------------
+# sarif (GitHub code scanning)
+
+_SARIF_LEVEL: dict[str, Level] = {"breaking": "error", "warning": "warning", "info": "note"}
+
+
+def sarif_dict(r: Report) -> dict[str, Any]:
+    """One SARIF run: the rules that occur, one result per (unsuppressed) finding at its new
+    location (a removal at the nearest surviving declaration)."""
+    results = []
+    view = r.view()
+    for f in view.findings:
+        at = f.location
+        msg = f"{f.path}: {f.message}"
+        if f.removed:
+            msg = f"{f.path}: (removed; was at {f.old}) {f.message}"
+        results.append(
+            SarifResult(
+                rule_id=f.rule,
+                level=_SARIF_LEVEL[f.severity],
+                message=msg,
+                location=(
+                    None
+                    if at is None
+                    else SarifLocation(at.file, at.line, at.col, at.end_line, at.end_col)
+                ),
+                logical_name=f.path,
+                fingerprint=f.fingerprint,
+            )
+        )
+    used = {f.rule for f in view.findings}
+    rules = {rid: f"{RULES[rid].name}: {RULES[rid].why}" for rid in used if rid in RULES}
+    return sarif_log("idlgen", __version__, rules, results)
+
+
+def render_sarif(r: Report) -> str:
+    return dumps(sarif_dict(r))
 
 
 _RENDERERS: dict[str, Callable[[Report], str]] = {
@@ -288,6 +212,7 @@ _RENDERERS: dict[str, Callable[[Report], str]] = {
     "markdown": render_markdown,
     "json": render_json,
     "github": render_github,
+    "sarif": render_sarif,
 }
 
 

@@ -269,6 +269,14 @@ _TABLE: tuple[tuple[str, str, Severity, str], ...] = (
         I,
         "`T[]` and `List<T>` are the same std::vector on the wire",
     ),
+    (
+        "HDI-T-02",
+        "SIGNEDNESS_CHANGED",
+        W,
+        "same width, so readers get the same bits (8/16-bit values travel widened to 4 bytes and "
+        "are truncated back), but values beyond the shared range change meaning "
+        "(e.g. -1 becomes 4294967295)",
+    ),
     ("HDI-D-02", "DOC_ONLY", I, "comments are not on the wire"),
     # ---- FlatBuffers: tables ----------------------------------------------------------------
     (

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import ir
+from ..pygen.naming import enum_member_name
 
 __all__ = [
     "DescriptorCall",
@@ -75,7 +76,15 @@ def type_spec(
             return (t.kind.value, t.qualname)
         d = decls[t.qualname]
         if isinstance(d, ir.Enum):
-            return ("enum", t.qualname, d.base.fmt, class_name(t.qualname))
+            # members the generator renames (``None`` -> ``None_``): JSON uses the schema names
+            renamed = tuple(
+                (enum_member_name(m.name), m.name)
+                for m in d.members
+                if enum_member_name(m.name) != m.name
+            )
+            return ("enum", t.qualname, d.base.fmt, class_name(t.qualname)) + (
+                (renamed,) if renamed else ()
+            )
         if isinstance(d, ir.Union):
             members = tuple(
                 (m.name, m.value, type_spec(m.type, decls, class_name)) for m in d.members
@@ -147,6 +156,9 @@ def descriptor_calls(
                     fkw["shared"] = True
                 if _attr(f, "flexbuffer"):
                     fkw["flexbuffer"] = True
+                for wide in ("offset64", "vector64"):  # 64-bit offsets (and lengths)
+                    if _attr(f, wide):
+                        fkw[wide] = True
                 nested = _attr(f, "nested_flatbuffer")
                 if nested:
                     q = _resolve_nested(schema, d.namespace, str(nested))

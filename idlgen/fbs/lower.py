@@ -37,6 +37,7 @@ from ..ir import (
     UnionMember,
     Vector,
 )
+from ..wire.flatbuffers.literals import parse_float, parse_int
 from . import ast as A
 
 __all__ = ["lower", "SCALARS", "KNOWN_ATTRIBUTES", "parse_int", "parse_float"]
@@ -84,32 +85,6 @@ _FUNCS = {
     "acos": math.acos,
     "atan": math.atan,
 }
-
-
-def parse_int(text: str) -> int:
-    """A flatc integer literal: optional sign, decimal or ``0x`` hex (leading zeros allowed)."""
-    t = text.strip()
-    neg = t.startswith("-")
-    if t[:1] in "+-":
-        t = t[1:]
-    v = int(t[2:], 16) if t[:2].lower() == "0x" else int(t, 10)
-    return -v if neg else v
-
-
-def parse_float(text: str) -> float:
-    t = text.strip().lower()
-    body = t.lstrip("+-")
-    neg = t.startswith("-")
-    if body in ("nan",):
-        return math.nan
-    if body in ("inf", "infinity"):
-        return -math.inf if neg else math.inf
-    if body.startswith("0x"):
-        if "p" not in body:
-            body += "p0"
-        v = float.fromhex(body)
-        return -v if neg else v
-    return float(t)
 
 
 @dataclass

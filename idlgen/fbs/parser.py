@@ -17,7 +17,9 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from .. import resources
 from ..bounds import MAX_TREE_DEPTH, too_deep
 from ..diagnostics import Diagnostics
+from ..larkparser import lalr
 from ..ir import Span
+from ..wire.flatbuffers.literals import unescape
 from . import ast as A
 
 __all__ = ["parse", "unescape", "grammar_text"]
@@ -29,60 +31,13 @@ def grammar_text() -> str:
 
 @functools.cache
 def _parser() -> Lark:
-    return Lark(
+    return lalr(
         grammar_text(),
-        parser="lalr",
+        "fbs",
         lexer="contextual",
         propagate_positions=True,
         maybe_placeholders=False,
-        cache=True,
     )
-
-
-_ESCAPES = {
-    "n": "\n",
-    "t": "\t",
-    "r": "\r",
-    "b": "\b",
-    "f": "\f",
-    '"': '"',
-    "'": "'",
-    "\\": "\\",
-    "/": "/",
-}
-
-
-def unescape(body: str) -> str:
-    """Decode flatc string escapes (``\\xHH``, ``\\uXXXX`` with surrogate pairs)."""
-    if "\\" not in body:
-        return body
-    out: list[str] = []
-    i, n = 0, len(body)
-    while i < n:
-        c = body[i]
-        if c != "\\" or i + 1 >= n:
-            out.append(c)
-            i += 1
-            continue
-        e = body[i + 1]
-        if e in _ESCAPES:
-            out.append(_ESCAPES[e])
-            i += 2
-        elif e == "x":
-            out.append(chr(int(body[i + 2 : i + 4], 16)))
-            i += 4
-        elif e == "u":
-            cp = int(body[i + 2 : i + 6], 16)
-            i += 6
-            if 0xD800 <= cp < 0xDC00 and body[i : i + 2] == "\\u":
-                lo = int(body[i + 2 : i + 6], 16)
-                if 0xDC00 <= lo < 0xE000:
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00)
-                    i += 6
-            out.append(chr(cp))
-        else:
-            raise ValueError(f"unknown escape code in string constant: \\{e}")
-    return "".join(out)
 
 
 def _scan_trivia(text: str, file: str, diags: Diagnostics) -> dict[int, list[str]]:

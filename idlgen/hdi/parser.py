@@ -14,8 +14,10 @@ from lark import Token, Transformer, v_args
 from ..bounds import MAX_TREE_DEPTH, too_deep
 
 from ..diagnostics import Diagnostics
+from ..larkparser import lalr
 from ..ir import Span
-from ..resources import grammar_text
+from ..parsecache import memoize
+from ..resources import grammar_text, resource_dir
 from . import ast as A
 
 __all__ = ["parse"]
@@ -48,9 +50,9 @@ class _Collector:
 
 @functools.cache
 def _parser() -> lark.Lark:
-    return lark.Lark(
+    return lalr(
         grammar_text("hdi.lark"),
-        parser="lalr",
+        "hdi",
         lexer="contextual",
         propagate_positions=True,
         maybe_placeholders=False,
@@ -491,3 +493,8 @@ class _Sink:
 
 _DOCS_SINK = _Sink()
 _TRANSFORMER = _ToRaw()
+
+
+# Unchanged files are not parsed again (see idlgen.parsecache); wrapped here so callers that
+# import ``parse`` get the cached version.
+parse = memoize("hdi-parse", [__file__, A.__file__, resource_dir("grammars") / "hdi.lark"])(parse)

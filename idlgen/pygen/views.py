@@ -511,7 +511,9 @@ class ModuleBuilder:
             kind = "union"
         else:
             assert isinstance(s, ir.Struct)
-            irfields = [f for f in s.fields]
+            # deprecated fields are not part of the typed API (the FlatBuffers runtime carries
+            # their decoded values alongside, see idlgen.wire.flatbuffers)
+            irfields = [f for f in s.fields if not f.deprecated]
             kind = "table" if s.is_table else "struct"
         for f in irfields:
             name = py_ident(f.name)

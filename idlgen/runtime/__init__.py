@@ -9,5 +9,6 @@ NNRt attribute struct onto them; ``nnrt.execute`` runs a whole ``Model``.
 from __future__ import annotations
 
 from .errors import KernelError
+from .program import Program, UnsupportedModelError, load
 
-__all__ = ["KernelError"]
+__all__ = ["KernelError", "Program", "UnsupportedModelError", "load"]

@@ -60,9 +60,20 @@ class ActivationSpec:
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
-    # Split by sign so exp never overflows.
-    e = np.exp(-np.abs(x))
-    return np.asarray(np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False))
+    # 1 / (1 + exp(-x)) in four in-place passes; exp overflows to inf only where the true value
+    # is below the smallest normal float32, and 1 / inf = 0 is then the right limit.
+    e = np.negative(x)
+    if e.dtype.kind != "f":
+        e = e.astype(np.float32)
+    with np.errstate(over="ignore"):
+        np.exp(e, out=e)
+    e += 1
+    return np.asarray(np.divide(1, e, out=e))
+
+
+def _swish(x: np.ndarray) -> np.ndarray:
+    s = _sigmoid(x)
+    return np.asarray(np.multiply(s, x, out=s) if s.dtype == np.result_type(s, x) else s * x)
 
 
 def _relu6(x: np.ndarray) -> np.ndarray:
@@ -129,9 +140,13 @@ ACTIVATIONS: dict[int, ActivationSpec] = {
     15: ActivationSpec(lambda x, p: x, integer_ok=True),
     16: ActivationSpec(_hard_tanh, uses_params=True, integer_ok=True),
     17: ActivationSpec(lambda x, p: np.sign(x), integer_ok=True),
-    18: ActivationSpec(lambda x, p: x * _sigmoid(x)),
+    18: ActivationSpec(lambda x, p: _swish(x)),
     19: ActivationSpec(_gelu, uses_params=True),
 }
+
+
+# Clamps, identity and sign: no float flags to silence (an errstate context costs microseconds).
+_EXACT = frozenset({1, 3, 6, 7, 15, 16, 17})
 
 
 def apply_activation(
@@ -157,17 +172,18 @@ def apply_activation(
             f"fused activation {ACTIVATION_NAMES[code]} needs parameters a fused op does not carry",
         )
     x = np.asarray(x)
-    if not np.issubdtype(x.dtype, np.floating) and not spec.integer_ok:
+    if x.dtype.kind != "f" and not spec.integer_ok:
         raise KernelError(
             op,
             f"activation {ACTIVATION_NAMES[code]} needs a float tensor, got {x.dtype}",
         )
+    params = _Params(float(alpha), float(min_val), float(max_val), bool(approximate))
     try:
-        with np.errstate(over="ignore", under="ignore"):
-            out = spec.fn(
-                x,
-                _Params(float(alpha), float(min_val), float(max_val), bool(approximate)),
-            )
+        if code in _EXACT:
+            out = spec.fn(x, params)
+        else:
+            with np.errstate(over="ignore", under="ignore"):
+                out = spec.fn(x, params)
     except ValueError as e:
         raise KernelError(op, str(e)) from None
     return np.asarray(out).astype(x.dtype, copy=False)

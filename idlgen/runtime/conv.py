@@ -9,12 +9,15 @@ convolutions accumulate one strided multiply per kernel tap.
 
 from __future__ import annotations
 
+import math
+import weakref
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from . import _window as W
-from .activations import fused
+from .activations import _CLAMPS, fused
 from .errors import KernelError
 
 __all__ = ["conv2d", "conv2d_transpose", "full_connection", "gemm", "matmul"]
@@ -41,15 +44,75 @@ def gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+_WT: dict[int, tuple[Any, np.ndarray]] = {}
+
+
+def _transposed(w: np.ndarray) -> np.ndarray:
+    """``w.T`` made contiguous. For a read-only weight (a plan's constants are) the copy is made
+    once and reused while that array lives."""
+    if w.flags.writeable:
+        return np.ascontiguousarray(w.T)
+    base = w if w.base is None else w.base
+    key = id(base)
+    hit = _WT.get(key)
+    if hit is not None and hit[0]() is base and hit[1].shape == w.T.shape:
+        return hit[1]
+    t = np.ascontiguousarray(w.T)
+    t.flags.writeable = False
+
+    def forget(_ref: Any, k: int = key) -> None:
+        _WT.pop(k, None)
+
+    try:
+        ref = weakref.ref(base, forget)
+    except TypeError:
+        return t
+    _WT[key] = (ref, t)
+    return t
+
+
+# Fold a 1x1 convolution's bias into its GEMM (measured: an im2col matrix with an odd extra
+# column slows the copy and the GEMM by more than the bias pass costs, so only 1x1).
+_FOLD_1X1 = True
+
+_WB: dict[tuple[int, int], tuple[Any, Any, np.ndarray]] = {}
+
+
+def _with_bias(wt: np.ndarray, bias: np.ndarray | None) -> np.ndarray:
+    """``wt`` ([K, O]) with the bias appended as row K, cached like ``_transposed`` while both
+    arrays live and are read-only."""
+    if bias is None:
+        return wt
+    b = bias.astype(wt.dtype, copy=False).reshape(1, -1)
+    if wt.flags.writeable or b.flags.writeable:
+        return np.concatenate([wt, b])
+    bb = b if b.base is None else b.base
+    key = (id(wt), id(bb))
+    hit = _WB.get(key)
+    if hit is not None and hit[0]() is wt and hit[1]() is bb:
+        return hit[2]
+    m = np.concatenate([wt, b])
+    m.flags.writeable = False
+
+    def forget(_ref: Any, k: tuple[int, int] = key) -> None:
+        _WB.pop(k, None)
+
+    try:
+        _WB[key] = (weakref.ref(wt, forget), weakref.ref(bb, forget), m)
+    except TypeError:
+        pass
+    return m
+
+
 def _float_dtype(*arrs: np.ndarray) -> np.dtype[np.generic]:
     """Compute dtype: float32 for integer and float16 operands (accumulate wider, round once)."""
     dt = np.result_type(*arrs)
-    return dt if np.issubdtype(dt, np.floating) and dt.itemsize >= 4 else np.dtype(np.float32)
+    return dt if dt.kind == "f" and dt.itemsize >= 4 else np.dtype(np.float32)
 
 
 def _out(y: np.ndarray, dt: np.dtype[np.generic]) -> np.ndarray:
     """Back to the operands' float dtype (float16 stays float16)."""
-    return y.astype(dt, copy=False) if np.issubdtype(dt, np.floating) else y
+    return y.astype(dt, copy=False) if dt.kind == "f" else y
 
 
 def _bias(op: str, inputs: Sequence[np.ndarray], out_c: int) -> np.ndarray | None:
@@ -102,37 +165,49 @@ def conv2d(
     xp = W.pad_hw(x.astype(dt, copy=False), pt, pb, pl, pr, tmp=True)
     w = w.astype(dt, copy=False)
     if g == 1:
-        if kh == kw == sh == sw == 1 and xp.flags.c_contiguous:
-            cols = xp.reshape(n * oh * ow, c)  # 1x1: the input already is the matrix
+        bias = _bias(op, inputs, o)
+        p, k = n * oh * ow, kh * kw * c
+        direct = kh == kw == sh == sw == 1 and xp.flags.c_contiguous
+        # The bias rides in the GEMM (a column of ones in the matrix, the bias as the weights'
+        # last row): one more matrix column instead of a pass over the output. A 1x1 conv's
+        # matrix is x itself, so there it pays only when copying x is cheaper than that pass.
+        fold = bias is not None and direct and o > 2 * c and _FOLD_1X1
+        if direct and not fold:
+            cols = xp.reshape(p, c)  # 1x1: the input already is the matrix
         else:
             # im2col into a reused buffer (the matrix is a temporary, often the largest one).
-            cols = W.scratch("cols", (n * oh * ow, kh * kw * c), dt)
-            np.copyto(
-                cols.reshape(n, oh, ow, kh, kw, c), W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw)
-            )
-        out = gemm(cols, np.ascontiguousarray(w.reshape(o, -1).T)).reshape(n, oh, ow, o)
-    elif cg == 1:
-        # Depthwise (channel multiplier m = O/C): output channel k reads input channel k // m.
-        m = o // c
-        wt = np.ascontiguousarray(w[:, :, :, 0].transpose(1, 2, 0))  # [kh, kw, O]
-        if m > 1:
-            xp = np.repeat(xp, m, axis=3)
-        rows = (n, oh, ow * o) if sw == 1 else (n, oh, ow, o)
-        out = np.empty(rows, dtype=dt)
-        tmp = W.scratch("taps", rows, dt)
-        if sw == 1:
-            # A unit-stride tap's (ow, O) block is contiguous: multiply whole rows by the weight
-            # tiled along the row, so NumPy's inner loop runs ow*O long instead of O.
-            wt = np.tile(wt, (1, 1, ow))
-        for i, j, v in W.taps(xp, oh, ow, kh, kw, sh, sw, dh, dw):
-            if sw == 1:
-                v = v.reshape(rows)
-            if i == 0 and j == 0:
-                np.multiply(v, wt[0, 0], out=out)
+            kk = k + 1 if fold else k
+            cols = W.scratch("cols", (p, kk), dt)
+            if direct:
+                cols[:, :c] = xp.reshape(p, c)
             else:
-                np.multiply(v, wt[i, j], out=tmp)
-                out += tmp
-        out = out.reshape(n, oh, ow, o)
+                isz = cols.itemsize
+                dst = np.lib.stride_tricks.as_strided(
+                    cols,
+                    shape=(n, oh, ow, kh, kw, c),
+                    strides=(
+                        oh * ow * kk * isz,
+                        ow * kk * isz,
+                        kk * isz,
+                        kw * c * isz,
+                        c * isz,
+                        isz,
+                    ),
+                )
+                np.copyto(dst, W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw))
+            if fold:
+                cols[:, k] = 1
+        # One GEMM call: row blocks re-pack the weight matrix per call, which costs more here
+        # than keeping the output block in cache for the bias and activation passes saves.
+        wm = _with_bias(_transposed(w.reshape(o, -1)), bias if fold else None)
+        out = gemm(cols, wm).reshape(n, oh, ow, o)
+        if bias is not None and not fold:
+            out += bias.astype(dt, copy=False)
+        return [fused(_out(out, res_dt), activation, op, inplace=True)]
+    elif cg == 1:
+        out, done = _depthwise(xp, w, inputs, oh, ow, (kh, kw, sh, sw, dh, dw), dt, activation)
+        if done:
+            return [_out(out, res_dt)]
     else:
         og = o // g
         pv = W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw)
@@ -147,6 +222,107 @@ def conv2d(
     if bias is not None:
         out += bias.astype(dt, copy=False)
     return [fused(_out(out, res_dt), activation, op, inplace=True)]
+
+
+# Output elements per block of the depthwise loop: bounds the scratch product. Measured here,
+# smaller (L2-sized) blocks lose more to per-call overhead than they gain in cache hits.
+_DW_BLOCK = 1 << 18
+# Up to this many multiply-adds a depthwise conv is one product and one sum over im2col.
+_DW_SMALL = 1 << 15
+# Below this many channels a strided depthwise conv copies its input into phase planes.
+_PHASE_MAX_C = 32
+
+
+def _depthwise(
+    xp: np.ndarray,
+    w: np.ndarray,
+    inputs: Sequence[np.ndarray],
+    oh: int,
+    ow: int,
+    geom: tuple[int, int, int, int, int, int],
+    dt: np.dtype[np.generic],
+    activation: int,
+) -> tuple[np.ndarray, bool]:
+    """Depthwise convolution (channel multiplier m = O/C: output channel k reads input channel
+    k // m): one multiply-accumulate of a contiguous row block per kernel tap, blocked by output
+    rows, with the bias and a clamp activation applied while the block is hot. Returns (out,
+    True): the bias and activation are applied."""
+    kh, kw, sh, sw, dh, dw = geom
+    n, _, _, c = xp.shape
+    o = w.shape[0]
+    m = o // c
+    if m > 1:
+        xp = np.repeat(xp, m, axis=3)
+    if n * oh * ow * kh * kw * o <= _DW_SMALL:
+        # Small maps: one product over the im2col view and one reduction, instead of two
+        # NumPy calls (and their fixed cost) per tap.
+        pv = W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw)
+        prod = pv * w[:, :, :, 0].transpose(1, 2, 0).astype(dt, copy=False)
+        out4 = prod.sum(axis=(3, 4))
+        bias = _bias("Conv2DFusion", inputs, o)
+        if bias is not None:
+            out4 += bias.astype(dt, copy=False)
+        return fused(out4, activation, "Conv2DFusion", inplace=True), True
+    # Strided taps read phase planes: plane (a, b) holds xp[:, a::sh, b::sw], so every tap is a
+    # unit-stride window of one plane and its (ow, O) block is one contiguous row.
+    # With few channels the per-row inner loops of a strided view are short, so the planes'
+    # copy pays; with many, taps read xp through strided views directly.
+    phases = (sh > 1 or sw > 1) and o < _PHASE_MAX_C
+    planes: dict[tuple[int, int], np.ndarray] = {}
+    taps = []
+    for i in range(kh):
+        for j in range(kw):
+            r, q = i * dh, j * dw
+            if phases:
+                key = (r % sh, q % sw)
+                if key not in planes:
+                    planes[key] = np.ascontiguousarray(xp[:, key[0] :: sh, key[1] :: sw])
+                taps.append((i, j, planes[key], r // sh, q // sw, 1, 1))
+            else:
+                taps.append((i, j, xp, r, q, sh, sw))
+    row = ow * o
+    wt = np.ascontiguousarray(w[:, :, :, 0].transpose(1, 2, 0).astype(dt, copy=False))
+    wt = np.tile(wt, (1, 1, ow))  # a tap's weights tiled along the output row
+    bias = _bias("Conv2DFusion", inputs, o)
+    brow = None if bias is None else np.tile(bias.astype(dt, copy=False), ow)
+    clamp = _CLAMPS.get(int(activation))
+    zero = np.zeros(row, dtype=dt)  # NumPy's maximum is fast against a row, slow against a scalar
+    out = np.empty((n, oh, row), dtype=dt)
+    rows_per = max(1, _DW_BLOCK // max(row, 1))
+    tmp = W.scratch("taps", (rows_per, row), dt)
+    for b in range(n):
+        for r0 in range(0, oh, rows_per):
+            r1 = min(oh, r0 + rows_per)
+            acc = out[b, r0:r1]
+            t = tmp[: r1 - r0]
+            first = True
+            for i, j, pl, pr, pc, ss, ts in taps:
+                v = pl[
+                    b, pr + r0 * ss : pr + (r1 - 1) * ss + 1 : ss, pc : pc + (ow - 1) * ts + 1 : ts
+                ]
+                if ts == 1:
+                    v, wij, dst, tt = v.reshape(r1 - r0, row), wt[i, j], acc, t
+                else:  # strided columns: (rows, ow, O) views, the weights as (ow, O)
+                    wij = wt[i, j].reshape(ow, o)
+                    dst, tt = acc.reshape(r1 - r0, ow, o), t.reshape(r1 - r0, ow, o)
+                if first:
+                    np.multiply(v, wij, out=dst)
+                    first = False
+                else:
+                    np.multiply(v, wij, out=tt)
+                    dst += tt
+            if brow is not None:
+                acc += brow
+            if clamp is not None:
+                lo, hi = clamp
+                if hi is None:
+                    np.maximum(acc, zero if lo == 0 else zero + lo, out=acc)
+                else:
+                    np.clip(acc, lo, hi, out=acc)
+    out4 = out.reshape(n, oh, ow, o)
+    if clamp is None:
+        out4 = fused(out4, activation, "Conv2DFusion", inplace=True)
+    return out4, True
 
 
 def conv2d_transpose(
@@ -252,7 +428,7 @@ def full_connection(
     res_dt = np.result_type(x, w)
     if use_axis:
         ax = axis + x.ndim if axis < 0 else axis
-        if not 0 <= ax < x.ndim or int(np.prod(x.shape[ax:])) != k:
+        if not 0 <= ax < x.ndim or math.prod(x.shape[ax:]) != k:
             raise KernelError(op, f"axis {axis} of {x.shape} does not flatten to {k} features")
         lead = x.shape[:ax]
     else:
@@ -260,9 +436,7 @@ def full_connection(
             raise KernelError(op, f"input {x.shape} does not flatten to rows of {k}")
         lead = (x.size // k,)
     dt = _float_dtype(x, w)
-    out = gemm(
-        x.astype(dt, copy=False).reshape(-1, k), np.ascontiguousarray(w.astype(dt, copy=False).T)
-    )
+    out = gemm(x.astype(dt, copy=False).reshape(-1, k), _transposed(w.astype(dt, copy=False)))
     if has_bias or (len(inputs) > 2 and inputs[2] is not None):
         if len(inputs) < 3:
             raise KernelError(op, "hasBias is set but no bias input")
@@ -295,5 +469,13 @@ def matmul(
     except ValueError as e:
         raise KernelError(op, f"shapes {a.shape} and {b.shape} do not multiply: {e}") from None
     if len(inputs) > 2 and inputs[2] is not None:
-        out = out + np.asarray(inputs[2])
+        bias = np.asarray(inputs[2])
+        if (
+            out.flags.writeable
+            and np.result_type(out, bias) == out.dtype
+            and (np.broadcast_shapes(out.shape, bias.shape) == out.shape)
+        ):
+            out += bias
+        else:
+            out = out + bias
     return [fused(np.asarray(out), activation, op, inplace=True)]

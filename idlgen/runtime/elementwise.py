@@ -30,7 +30,7 @@ def _need(op: str, inputs: Sequence[np.ndarray], n: int) -> list[np.ndarray]:
 
 
 def _float_only(op: str, x: np.ndarray) -> np.ndarray:
-    if not np.issubdtype(x.dtype, np.floating):
+    if x.dtype.kind != "f":
         raise KernelError(op, f"needs a float tensor, got {x.dtype}")
     return x
 
@@ -168,7 +168,7 @@ def mul(inputs: Sequence[np.ndarray], *, activation: int = 0) -> list[np.ndarray
 
 def _c_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     dt = np.result_type(a, b)
-    if np.issubdtype(dt, np.integer):
+    if dt.kind in "iu":
         if np.any(b == 0):
             raise KernelError("DivFusion", "integer division by zero")
         q = np.abs(a.astype(np.int64)) // np.abs(b.astype(np.int64))
@@ -313,12 +313,12 @@ def clip(inputs: Sequence[np.ndarray], *, max_val: float, min_val: float) -> lis
     """``Clip``: clamp to [min, max]; an infinite bound is no bound (also for integers)."""
     (x,) = _need("Clip", inputs, 1)
     out = x
-    if np.isfinite(min_val) or np.issubdtype(x.dtype, np.floating):
+    if np.isfinite(min_val) or x.dtype.kind == "f":
         out = np.maximum(
             out,
             np.asarray(min_val).astype(x.dtype) if np.isfinite(min_val) else min_val,
         )
-    if np.isfinite(max_val) or np.issubdtype(x.dtype, np.floating):
+    if np.isfinite(max_val) or x.dtype.kind == "f":
         out = np.minimum(
             out,
             np.asarray(max_val).astype(x.dtype) if np.isfinite(max_val) else max_val,

@@ -3,6 +3,7 @@ Softmax, LogSoftmax. Channel-wise parameters act on the last (NHWC channel) axis
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -30,7 +31,7 @@ def _axis(op: str, axis: int, ndim: int) -> int:
 
 def _float(op: str, x: np.ndarray) -> np.ndarray:
     x = np.asarray(x)
-    if not np.issubdtype(x.dtype, np.floating):
+    if x.dtype.kind != "f":
         raise KernelError(op, f"needs a float tensor, got {x.dtype}")
     return x
 
@@ -81,6 +82,9 @@ def layer_norm(
     na = _axis(op, begin_norm_axis, x.ndim)
     pa = _axis(op, begin_params_axis, x.ndim)
     axes = tuple(range(na, x.ndim))
+    fast = _layer_norm_rows(x, na, pa, epsilon, inputs)
+    if fast is not None:
+        return fast
     # Statistics accumulate in float64; the element-wise passes stay in x's dtype.
     mean = x.mean(axis=axes, keepdims=True, dtype=np.float64).astype(x.dtype)
     d = x - mean
@@ -90,7 +94,7 @@ def layer_norm(
     if len(inputs) > 1 and inputs[1] is not None:
         gshape = x.shape[pa:]
         g = np.asarray(inputs[1])
-        if g.size != int(np.prod(gshape)):
+        if g.size != math.prod(gshape):
             raise KernelError(op, f"gamma {g.shape} does not match x.shape[{pa}:] = {gshape}")
         if np.result_type(y, g) == y.dtype:
             y *= g.reshape(gshape)
@@ -105,6 +109,50 @@ def layer_norm(
     elif elementwise_affine:
         raise KernelError(op, "elementwiseAffine is set but gamma/beta inputs are missing")
     return [y.astype(x.dtype, copy=False), mean.astype(x.dtype), var.astype(x.dtype)]
+
+
+_INV_N: dict[tuple[int, str], np.ndarray] = {}
+
+
+def _inv_n(n: int, dt: type) -> np.ndarray:
+    """A read-only vector of 1/n: row means as one matrix-vector product."""
+    key = (n, np.dtype(dt).str)
+    v = _INV_N.get(key)
+    if v is None:
+        if len(_INV_N) > 64:
+            _INV_N.clear()
+        v = _INV_N[key] = np.full(n, 1.0 / n, dtype=dt)
+        v.flags.writeable = False
+    return v
+
+
+def _layer_norm_rows(
+    x: np.ndarray, na: int, pa: int, eps: float, inputs: Sequence[np.ndarray]
+) -> list[np.ndarray] | None:
+    """float32 LayerNorm over trailing axes with gamma/beta over the same axes: the rows are a
+    C-contiguous matrix, so the row statistics are BLAS matrix-vector products (float64 for the
+    mean, whose cancellation matters; the variance of the centred rows is well conditioned)."""
+    if x.dtype != np.float32 or na != pa or not x.flags.c_contiguous or x.size == 0:
+        return None
+    gamma = np.asarray(inputs[1]) if len(inputs) > 1 and inputs[1] is not None else None
+    beta = np.asarray(inputs[2]) if len(inputs) > 2 and inputs[2] is not None else None
+    n = math.prod(x.shape[na:])
+    for p in (gamma, beta):
+        if p is None or p.size != n or p.dtype != np.float32:
+            return None
+    assert gamma is not None and beta is not None
+    x2 = x.reshape(-1, n)
+    mean = (x2 @ _inv_n(n, np.float64)).astype(np.float32)
+    d = np.subtract(x2, mean[:, None])
+    sq = np.square(d)
+    var = sq @ _inv_n(n, np.float32)
+    inv = np.sqrt(var.astype(np.float64) + eps)
+    np.divide(1.0, inv, out=inv)
+    d *= inv.astype(np.float32)[:, None]
+    d *= gamma.reshape(n)
+    d += beta.reshape(n)
+    kept = x.shape[:na] + (1,) * (x.ndim - na)
+    return [d.reshape(x.shape), mean.reshape(kept), var.reshape(kept)]
 
 
 def lrn(
@@ -174,10 +222,40 @@ def softmax(inputs: Sequence[np.ndarray], *, axis: Sequence[int] = (-1,)) -> lis
     """``Softmax`` along ``axis[0]``."""
     x = _float("Softmax", inputs[0])
     ax = _one_axis("Softmax", axis, x.ndim)
+    fast = _softmax_global_shift(x, ax)
+    if fast is not None:
+        return [fast]
     e = np.subtract(x, x.max(axis=ax, keepdims=True))
     np.exp(e, out=e)
     e /= e.sum(axis=ax, keepdims=True)
     return [e]
+
+
+# A row whose largest exp(x - global max) sums below this is shifted by its own max instead.
+_TINY_SUM = 1e-20
+
+
+def _softmax_global_shift(x: np.ndarray, ax: int) -> np.ndarray | None:
+    """Softmax along the last axis shifted by the tensor's global maximum (one SIMD reduction,
+    where a per-row max along a short last axis is NumPy's slowest reduction). Softmax does not
+    depend on the shift; any row that the global shift would underflow (sum below
+    ``_TINY_SUM``: its largest term no longer a full-precision normal float) makes this return
+    None and the caller uses per-row maxima."""
+    if ax != x.ndim - 1 or x.dtype != np.float32 or x.size == 0 or not x.flags.c_contiguous:
+        return None
+    m = x.max()
+    if not np.isfinite(m):
+        return None
+    n = x.shape[-1]
+    e = np.subtract(x, m)
+    np.exp(e, out=e)
+    s = e.reshape(-1, n) @ np.ones(n, dtype=e.dtype)  # row sums as one BLAS gemv
+    if not s.min() >= _TINY_SUM:  # also catches NaN
+        return None
+    np.divide(1.0, s, out=s)
+    e2 = e.reshape(-1, n)
+    e2 *= s[:, None]
+    return np.asarray(e)
 
 
 def log_softmax(inputs: Sequence[np.ndarray], *, axis: int = -1) -> list[np.ndarray]:

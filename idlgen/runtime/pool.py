@@ -89,6 +89,15 @@ def _max_into(views: list[np.ndarray], out: np.ndarray) -> None:
         np.maximum(out, v, out=out)
 
 
+def _sum_into(views: list[np.ndarray], out: np.ndarray) -> None:
+    if len(views) == 1:
+        np.copyto(out, views[0])
+        return
+    np.add(views[0], views[1], out=out)
+    for v in views[2:]:
+        out += v
+
+
 def avg_pool(
     inputs: Sequence[np.ndarray],
     *,
@@ -116,9 +125,14 @@ def avg_pool(
     )
     dt = x.dtype if np.issubdtype(x.dtype, np.floating) else np.dtype(np.float32)
     xp = W.pad_hw(x.astype(dt, copy=False), pt, pb, pl, pr, tmp=True)
-    total = np.zeros((x.shape[0], oh, ow, x.shape[3]), dtype=dt)
-    for _, _, v in W.taps(xp, oh, ow, kh, kw, sh, sw, 1, 1):
-        total += v
+    # Separable, as max_pool: kh long row passes, then kw column passes on the smaller result.
+    n, hp, wp, c = xp.shape
+    vt = W.scratch("taps", (n, oh, wp * c), dt)
+    rows = xp.reshape(n, hp, wp * c)
+    _sum_into([rows[:, i : i + (oh - 1) * sh + 1 : sh] for i in range(kh)], vt)
+    v4 = vt.reshape(n, oh, wp, c)
+    total = np.empty((n, oh, ow, c), dtype=dt)
+    _sum_into([v4[:, :, j : j + (ow - 1) * sw + 1 : sw] for j in range(kw)], total)
     if pt or pb or pl or pr:
         ones = W.pad_hw(np.ones((1, x.shape[1], x.shape[2], 1), dtype=dt), pt, pb, pl, pr)
         count = np.zeros((1, oh, ow, 1), dtype=dt)

@@ -71,12 +71,16 @@ def quantize(
     if not np.issubdtype(dt, np.integer):
         raise KernelError("Quantize", f"target dtype {dt} is not an integer type")
     v = scaled(x, qp, axis=axis)
-    r = np.where(v >= 0, np.floor(v + 0.5), np.ceil(v - 0.5))
+    # Round half away from zero: trunc(v + copysign(0.5, v)) adds 0.5 with the same float
+    # rounding as floor(v + 0.5) / ceil(v - 0.5), in three in-place passes.
+    r = np.copysign(np.float32(0.5), v, dtype=v.dtype)
+    r += v
+    np.trunc(r, out=r)
     lo, hi = _range(dt, qp.num_bits)
-    with np.errstate(invalid="ignore"):
-        return np.asarray(
-            np.clip(np.nan_to_num(r, nan=0.0, posinf=hi, neginf=lo), lo, hi).astype(dt)
-        )
+    np.clip(r, lo, hi, out=r)  # +-inf saturate
+    if not np.isfinite(r.sum()):  # NaN survived the clip: it quantises to 0
+        r[np.isnan(r)] = 0.0
+    return np.asarray(r.astype(dt))
 
 
 def scaled(x: np.ndarray, qp: QuantParams, *, axis: int = 0) -> np.ndarray:

@@ -19,11 +19,6 @@ from .errors import KernelError
 __all__ = ["lstm"]
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    e = np.exp(-np.abs(x))
-    return np.asarray(np.where(x >= 0, 1 / (1 + e), e / (1 + e)))
-
-
 def lstm(
     inputs: Sequence[np.ndarray],
     *,
@@ -100,12 +95,24 @@ def lstm(
             cs = c0[k].astype(dt) if c0 is not None else np.zeros((batch, h), dtype=dt)
             ys = np.empty((seq, batch, rh), dtype=dt)
             whh = np.ascontiguousarray(w_hh[k].T, dtype=dt)
+            g = np.empty((batch, 4 * h), dtype=dt)
+            c_g = np.empty((batch, h), dtype=dt)
             for t in range(seq):
-                g = gx[t] + hs @ whh
-                i_g, f_g = _sigmoid(g[:, :h]), _sigmoid(g[:, h : 2 * h])
-                c_g, o_g = np.tanh(g[:, 2 * h : 3 * h]), _sigmoid(g[:, 3 * h :])
-                c_new = f_g * cs + i_g * c_g
-                h_new = o_g * np.tanh(c_new)
+                np.matmul(hs, whh, out=g)
+                g += gx[t]
+                np.tanh(g[:, 2 * h : 3 * h], out=c_g)
+                # sigmoid(v) = (1 + tanh(v / 2)) / 2 for all four gates at once (the cell gate's
+                # slot is overwritten but its tanh is already in c_g): 4 passes, not 4 per gate.
+                g *= 0.5
+                np.tanh(g, out=g)
+                g *= 0.5
+                g += 0.5
+                i_g, f_g, o_g = g[:, :h], g[:, h : 2 * h], g[:, 3 * h :]
+                c_new = f_g * cs
+                c_g *= i_g
+                c_new += c_g
+                h_new = np.tanh(c_new)
+                h_new *= o_g
                 if proj is not None:
                     h_new = h_new @ proj[k].T.astype(dt)
                 cs = zoneout_cell * cs + (1 - zoneout_cell) * c_new if zoneout_cell else c_new

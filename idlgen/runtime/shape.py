@@ -4,6 +4,7 @@ tensor creation."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -20,7 +21,10 @@ __all__ = [
 
 
 def _ints(a: np.ndarray | Sequence[int]) -> list[int]:
-    return [int(v) for v in np.asarray(a).reshape(-1)]
+    arr = np.asarray(a).reshape(-1)
+    if arr.dtype.kind in "iu":
+        return list(arr.tolist())  # Python ints already, without a per-element int() call
+    return [int(v) for v in arr]
 
 
 def _ax(op: str, axis: int, ndim: int) -> int:
@@ -162,7 +166,7 @@ def flatten(inputs: Sequence[np.ndarray], *, axis: int = 1) -> list[np.ndarray]:
     ax = int(axis) + x.ndim if int(axis) < 0 else int(axis)
     if not 0 <= ax <= x.ndim:
         raise KernelError("Flatten", f"axis {axis} out of range for rank {x.ndim}")
-    return [x.reshape(int(np.prod(x.shape[:ax])), int(np.prod(x.shape[ax:])))]
+    return [x.reshape(math.prod(x.shape[:ax]), math.prod(x.shape[ax:]))]
 
 
 def tile(inputs: Sequence[np.ndarray], *, dims: Sequence[int] = ()) -> list[np.ndarray]:

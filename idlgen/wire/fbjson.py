@@ -1,23 +1,30 @@
 """FlatBuffers JSON as flatc writes it (``--json --strict-json``) and reads it.
 
-Writing follows src/idl_gen_text.cpp: fields in id order, only fields that would be stored
-(defaults omitted, ``key`` fields always), unions as ``x_type`` + ``x``, enum names (bit_flags
-as space-separated names), doubles with 12 and floats with 6 fixed decimals minus trailing
-zeros, non-ASCII escaped as ``\\uXXXX``. Reading accepts what flatc's parser accepts:
-unquoted keys, single-quoted strings, enum names and numbers in strings, ``nan``/``inf``,
-trailing commas and comments. ``from_json`` remembers the key order of every table so that
-re-encoding builds children in the same order ``flatc -b`` would.
+Writing follows src/idl_gen_text.cpp: fields in declaration order, only fields that would be
+stored (defaults omitted, ``key`` fields always; for a value decoded from bytes, exactly the
+fields the buffer stored, explicit defaults and deprecated fields included), unions as
+``x_type`` + ``x``, enum members by their schema names (bit_flags as space-separated names),
+doubles with 12 and floats with 6 fixed decimals minus trailing zeros, non-ASCII escaped as
+``\\uXXXX``. Reading accepts what flatc's parser accepts: unquoted keys, single-quoted
+strings, enum names and numbers in strings, ``nan``/``inf``, trailing commas and comments.
+Strict JSON goes through the C ``json`` module and plain scalar vectors through NumPy; other
+text through a tokenizer that reads as it parses. ``from_json`` remembers the key order of
+every table so that re-encoding builds children in the same order ``flatc -b`` would.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import struct
 from typing import Any, TypeVar
 
+import numpy as np
+
 from ..errors import DecodeError
 from . import flatbuffers as fb
+from .flatbuffers.literals import parse_float, parse_int, unescape
 
 __all__ = ["to_json", "from_json", "parse_json", "JsonNumber"]
 
@@ -81,22 +88,20 @@ def _scalar(h: fb._ScalarH, v: Any) -> str:
     iv = int(v)
     e = h.enum
     if e is not None:
-        cls: Any = e.cls
         if e.bit_flags:
             if iv:
                 names = []
                 rest = iv
-                for m in cls.__members__.values():
-                    mv = int(m)
-                    if mv and iv & mv == mv and m.name not in names:
-                        names.append(m.name)
+                for mv, name in e.names:
+                    if mv and iv & mv == mv and name not in names:
+                        names.append(name)
                         rest &= ~mv
                 if not rest and names:
                     return _esc(" ".join(names))
         else:
-            for m in cls.__members__.values():
-                if int(m) == iv:
-                    return _esc(m.name)
+            for mv, name in e.names:
+                if mv == iv:
+                    return _esc(name)
     return str(iv)
 
 
@@ -115,6 +120,8 @@ def _value(h: fb._H, v: Any, ind: str, f: fb.Field | None = None) -> str:
             v = v.numpy().tolist()
         elif isinstance(v, (bytes, bytearray, memoryview)):
             v = list(bytes(v))
+        if isinstance(e, fb._ScalarH) and e.enum is None and v:
+            return _scalars(e.fmt, v, ind)
         items = list(v)
         if isinstance(e, fb._TableH):
             e.desc.prepare()
@@ -129,6 +136,19 @@ def _value(h: fb._H, v: Any, ind: str, f: fb.Field | None = None) -> str:
         inner = ind + "  "
         return "[\n" + ",\n".join(inner + _value(e, x, inner) for x in items) + "\n" + ind + "]"
     raise TypeError(f"cannot write {type(h).__name__} as JSON")
+
+
+def _scalars(fmt: str, v: Any, ind: str) -> str:
+    """A non-empty vector of plain scalars, one per line (the bulk of a model's JSON)."""
+    if fmt == "?":
+        strs: Any = ["true" if x else "false" for x in v]
+    elif fmt in "fd":
+        single = fmt == "f"
+        strs = [_float(float(x), single) for x in v]
+    else:
+        strs = map(str, map(int, v))
+    inner = ind + "  "
+    return "[\n" + inner + (",\n" + inner).join(strs) + "\n" + ind + "]"
 
 
 def _flex(v: Any) -> str:
@@ -152,9 +172,9 @@ def _flex(v: Any) -> str:
 
 def _from_flex_json(v: Any) -> Any:
     """A parsed JSON tree as the Python values a FlexBuffer is built from."""
+    if v is None or type(v) in (bool, int, float):  # from the json module's fast path
+        return v
     if isinstance(v, JsonNumber):
-        from ..fbs.lower import parse_float, parse_int
-
         t = str(v).lower()
         is_int = not any(c in t for c in ".pn") and (
             "e" not in t or t.lstrip("+-").startswith("0x")
@@ -215,11 +235,16 @@ def _table(desc: fb.Table[Any], v: Any, ind: str) -> str:
     desc.prepare()
     inner = ind + "  "
     parts = []
+    vt = getattr(v, "_fb_vt", None)  # decoded values print what the buffer stored
+    dep = getattr(v, "_fb_dep", None)
     for r in desc._rf:
         f = r.f
         if f.deprecated:
-            continue
-        x = getattr(v, r.attr, None)
+            if dep is None:
+                continue
+            x = dep.get(f.name)
+        else:
+            x = getattr(v, r.attr, None)
         if x is None:
             continue
         k = r.kind
@@ -229,7 +254,12 @@ def _table(desc: fb.Table[Any], v: Any, ind: str) -> str:
             if f.hash and isinstance(x, str):
                 x = fb._hash(f.hash, x, h.fmt)
             # flatc prints key fields even when they hold the default (and are not stored)
-            if r.cmp_default is not None and h.pack(x) == r.cmp_default and not f.key:
+            if (
+                r.cmp_default is not None
+                and h.pack(x) == r.cmp_default
+                and not f.key
+                and not fb.present(vt, r.slot)
+            ):
                 continue
             parts.append(f'{inner}"{f.name}": {_scalar(h, x)}')
         elif k == fb._K_UNION:
@@ -262,6 +292,9 @@ def _table(desc: fb.Table[Any], v: Any, ind: str) -> str:
                 parts.append(f'{inner}"{f.name}_type": [\n\n{inner}]')
                 parts.append(f'{inner}"{f.name}": [\n\n{inner}]')
         else:
+            if vt is not None and r.absent is not None and not fb.present(vt, r.slot):
+                if len(x) == 0 if isinstance(r.absent, list) else x == r.absent:
+                    continue  # absent from the decoded buffer (see Table.build)
             text = None
             if f.flexbuffer and len(x):
                 if fb._flex_is_null(x):
@@ -274,7 +307,9 @@ def _table(desc: fb.Table[Any], v: Any, ind: str) -> str:
                 continue  # not stored (see Table.build)
             if f.nested_desc is not None:
                 try:  # flatc prints a nested flatbuffer as the object it holds
-                    text = _table(f.nested_desc, f.nested_desc.decode(bytes(x)), inner)
+                    text = _table(
+                        f.nested_desc, f.nested_desc.decode(bytes(x), check_identifier=False), inner
+                    )
                 except (DecodeError, ValueError):
                     text = None
             if text is None:
@@ -320,89 +355,170 @@ _TOKEN = re.compile(
 )
 
 
-def _unescape(body: str) -> str:
-    from ..fbs.parser import unescape
+_unescape = unescape
 
-    return unescape(body)
+
+MAX_JSON_DEPTH = 64  # flatc's nesting limit
+
+# ``-0`` must stay a negative zero for float fields: the json module would read it as int 0
+_NEG_ZERO = re.compile(r"-0+(?![0-9.eExX])")
+
+
+def _reject(token: str) -> Any:
+    raise ValueError(f"not flatc JSON: {token}")
+
+
+def _parse(text: str) -> Any:
+    """Strict JSON (what flatc --strict-json writes) goes through the C ``json`` module: one
+    pass, objects as (key, value) pairs, numbers as int/float; anything else (unquoted keys,
+    comments, hex, nan...) through :func:`parse_json`."""
+    try:
+        return json.loads(
+            text,
+            object_pairs_hook=_Obj,
+            parse_constant=_reject,
+            parse_int=JsonNumber if _NEG_ZERO.search(text) else int,
+        )
+    except (ValueError, RecursionError):
+        return parse_json(text)
+
+
+def _scalar_vector(e: fb._ScalarH, v: Any) -> Any:
+    """A vector of plain scalars in one NumPy conversion (bytes for ``[ubyte]``, a zero-copy
+    ScalarVector when large, as decoding gives); None to take the element-wise path."""
+    if not isinstance(v, list) or not v:
+        return None
+    fmt = e.fmt
+    if fmt == "B":
+        try:
+            return bytes(v)  # ints in 0..255 only (TypeError/ValueError otherwise)
+        except (TypeError, ValueError):
+            return None
+    if len(v) < 64:
+        return None
+    try:
+        arr = np.array(v)
+    except (ValueError, OverflowError, TypeError):
+        return None
+    kind = arr.dtype.kind
+    if fmt == "?":
+        if kind != "b":
+            return None
+        out = arr
+    elif fmt in "fd":
+        if kind not in "iuf":
+            return None
+        wide = arr.astype(np.float64)
+        out = wide.astype(fb._NP_DTYPE[fmt])
+        if fmt == "f" and not np.array_equal(np.isfinite(wide), np.isfinite(out)):
+            return None  # out of float32 range: the exact path reports it
+    else:
+        if kind not in "iu":
+            return None
+        lo, hi = fb._INT_RANGE[fmt]
+        if int(arr.min()) < lo or int(arr.max()) > hi:
+            raise ValueError(f"constant does not fit (type '{fmt}')")
+        out = arr.astype(fb._NP_DTYPE[fmt])
+    out = out.astype(fb._NP_DTYPE[fmt], copy=False)
+    if out.nbytes < fb.ZERO_COPY_MIN:
+        return out.tolist()
+    out.flags.writeable = False
+    return fb.ScalarVector(out)
+
+
+_PLAIN_INT = re.compile(r"[+-]?[0-9]+")
 
 
 def parse_json(text: str) -> Any:
     """flatc-style JSON -> Python: objects become lists of (key, value) pairs (key order is
-    significant to flatc), numbers stay :class:`JsonNumber`, bare words :class:`_Ident`.
+    significant to flatc), decimal integers ``int``, other numbers :class:`JsonNumber`, bare
+    words :class:`_Ident`. Tokens are read as the parser goes (no token list), so memory is
+    the tree itself.
     """
-    toks: list[tuple[str, str, int]] = []
-    pos, n = 0, len(text)
-    while pos < n:
-        m = _TOKEN.match(text, pos)
-        if m is None:
-            raise ValueError(f"invalid JSON at offset {pos}: {text[pos:pos + 20]!r}")
-        kind = m.lastgroup or ""
-        if kind != "ws":
-            toks.append((kind, m.group(), pos))
-        pos = m.end()
-    i = 0
+    n = len(text)
+    match = _TOKEN.match
+    pos = 0
+    kind, tok, at = "", "", 0  # the current token
+
+    def advance() -> None:
+        nonlocal pos, kind, tok, at
+        while pos < n:
+            m = match(text, pos)
+            if m is None:
+                raise ValueError(f"invalid JSON at offset {pos}: {text[pos:pos + 20]!r}")
+            pos = m.end()
+            k = m.lastgroup or ""
+            if k != "ws":
+                kind, tok, at = k, m.group(), m.start()
+                return
+        kind, tok, at = "", "", n
+
+    def expect_more() -> None:
+        if not kind:
+            raise ValueError("unexpected end of JSON")
 
     def value(depth: int) -> Any:
-        nonlocal i
-        if depth > 64:
+        if depth > MAX_JSON_DEPTH:
             raise ValueError("JSON nested too deeply")
-        if i >= len(toks):
-            raise ValueError("unexpected end of JSON")
-        kind, t, p = toks[i]
-        i += 1
-        if kind == "punct":
+        expect_more()
+        k, t, p = kind, tok, at
+        advance()
+        if k == "punct":
             if t == "{":
                 pairs = _Obj()
                 while True:
-                    if toks[i][1] == "}":
-                        i += 1
+                    expect_more()
+                    if tok == "}":
+                        advance()
                         return pairs
-                    kk, kt, kp = toks[i]
-                    if kk == "str":
-                        key = _unescape(kt[1:-1])
-                    elif kk in ("ident", "num"):
-                        key = kt
+                    if kind == "str":
+                        key = _unescape(tok[1:-1])
+                    elif kind in ("ident", "num"):
+                        key = tok
                     else:
-                        raise ValueError(f"expected a field name at offset {kp}")
-                    i += 1
-                    if toks[i][1] != ":":
-                        raise ValueError(f"expected ':' at offset {toks[i][2]}")
-                    i += 1
+                        raise ValueError(f"expected a field name at offset {at}")
+                    advance()
+                    if tok != ":":
+                        raise ValueError(f"expected ':' at offset {at}")
+                    advance()
                     pairs.append((key, value(depth + 1)))
-                    if toks[i][1] == ",":
-                        i += 1
-                    elif toks[i][1] != "}":
-                        raise ValueError(f"expected ',' or '}}' at offset {toks[i][2]}")
+                    if tok == ",":
+                        advance()
+                    elif tok != "}":
+                        expect_more()
+                        raise ValueError(f"expected ',' or '}}' at offset {at}")
             if t == "[":
                 items: list[Any] = []
                 while True:
-                    if toks[i][1] == "]":
-                        i += 1
+                    expect_more()
+                    if tok == "]":
+                        advance()
                         return items
                     items.append(value(depth + 1))
-                    if toks[i][1] == ",":
-                        i += 1
-                    elif toks[i][1] != "]":
-                        raise ValueError(f"expected ',' or ']' at offset {toks[i][2]}")
+                    if tok == ",":
+                        advance()
+                    elif tok != "]":
+                        expect_more()
+                        raise ValueError(f"expected ',' or ']' at offset {at}")
             raise ValueError(f"unexpected {t!r} at offset {p}")
-        if kind == "str":
+        if k == "str":
             return _unescape(t[1:-1])
-        if kind == "num":
+        if k == "num":
+            # plain decimal integers (the bulk of a model) as ints; "-0" stays text so a
+            # float field keeps its sign
+            if _PLAIN_INT.fullmatch(t) and not (t[0] == "-" and not t.strip("-0")):
+                return int(t)
             return JsonNumber(t)
         return _Ident(t)
 
-    try:
-        v = value(0)
-    except IndexError:
-        raise ValueError("unexpected end of JSON") from None
-    if i != len(toks):
-        raise ValueError(f"trailing data at offset {toks[i][2]}")
+    advance()
+    v = value(0)
+    if kind:
+        raise ValueError(f"trailing data at offset {at}")
     return v
 
 
 def _num(t: str, fmt: str) -> Any:
-    from ..fbs.lower import parse_float, parse_int
-
     if fmt == "f":  # stored as float32: keep the value the buffer will hold
         return _F32.unpack(_F32.pack(parse_float(t)))[0]
     if fmt == "d":
@@ -416,8 +532,45 @@ def _num(t: str, fmt: str) -> Any:
         return int(fv)
 
 
+def _enum_value(e: fb.Enum, s: str, fmt: str) -> Any:
+    """flatc's enum strings: a number (``"2"``, ``"0x2"``, ``"-1"``) or member names separated
+    by single spaces, OR-ed together (``"Red Blue"``); names are the schema's, unscoped."""
+    try:
+        x = _num(s, fmt)
+    except ValueError:
+        pass
+    else:
+        return e.cls(_in_range(x, fmt))
+    total = 0
+    for word in s.split(" "):
+        m = e.by_name.get(word)
+        if m is None:
+            raise ValueError(f"unknown enum value: {word!r} for {e.qualname}")
+        total |= int(m)
+    return e.cls(total)
+
+
+def _in_range(x: int, fmt: str) -> int:
+    rng = fb._INT_RANGE.get(fmt)
+    if rng is not None and not rng[0] <= x <= rng[1]:
+        raise ValueError(f"constant does not fit: {x} (type '{fmt}')")
+    return x
+
+
 def _to_scalar(h: fb._ScalarH, v: Any, f: fb.Field | None) -> Any:
     fmt = h.fmt
+    # values from the json module's fast path (see _parse)
+    if v is True or v is False:
+        v = _Ident("true" if v else "false")
+    elif type(v) is int:
+        if fmt in "fd":
+            return _num(str(v), fmt)
+        if fmt == "?":
+            return bool(v)
+        v = _in_range(v, fmt)
+        return h.enum.cls(v) if h.enum is not None else v
+    elif type(v) is float:
+        v = JsonNumber(repr(v))
     if isinstance(v, _Ident) or (isinstance(v, str) and not isinstance(v, JsonNumber)):
         s = str(v)
         if fmt == "?" and s in ("true", "false"):
@@ -427,20 +580,7 @@ def _to_scalar(h: fb._ScalarH, v: Any, f: fb.Field | None) -> Any:
         if f is not None and f.hash and not isinstance(v, _Ident):
             return fb._hash(f.hash, s, h.fmt)
         if h.enum is not None:
-            cls: Any = h.enum.cls
-            total = 0
-            for word in (s.replace(".", " ").split() if " " in s else [s.rsplit(".", 1)[-1]]):
-                word = word.rsplit(".", 1)[-1]
-                if word in cls.__members__:
-                    total |= int(cls.__members__[word])
-                else:
-                    try:
-                        total |= _num(word, fmt)
-                    except ValueError:
-                        raise ValueError(
-                            f"unknown enum value {word!r} for {h.enum.qualname}"
-                        ) from None
-            return cls(total)
+            return _enum_value(h.enum, s, fmt)
         try:
             x = _num(s, fmt)  # numbers given as strings ("2")
         except ValueError:
@@ -457,7 +597,7 @@ def _to_scalar(h: fb._ScalarH, v: Any, f: fb.Field | None) -> Any:
     return x
 
 
-def _to_value(h: fb._H, v: Any, f: fb.Field | None = None) -> Any:
+def _to_value(h: fb._H, v: Any, f: fb.Field | None = None, depth: int = 0) -> Any:
     if isinstance(h, fb._ScalarH):
         return _to_scalar(h, v, f)
     if isinstance(h, fb._StringH):
@@ -465,9 +605,9 @@ def _to_value(h: fb._H, v: Any, f: fb.Field | None = None) -> Any:
             raise ValueError(f"expected a string, got {v!r}")
         return str(v)
     if isinstance(h, fb._TableH):
-        return _to_table(h.desc, v)
+        return _to_table(h.desc, v, depth + 1)
     if isinstance(h, fb._StructH):
-        return _to_struct(h.desc, v)
+        return _to_struct(h.desc, v, depth + 1)
     if isinstance(h, (fb._VectorH, fb._ArrayH)):
         if f is not None and f.flexbuffer:
             try:
@@ -476,11 +616,20 @@ def _to_value(h: fb._H, v: Any, f: fb.Field | None = None) -> Any:
                 raise ValueError(f"cannot build flexbuffer: {ex}") from None
         if f is not None and f.nested and isinstance(v, list) and isinstance(v, _Obj):
             nested = f.nested_desc
-            return fb.NestedBuffer(*nested.encode_nested(_to_table(nested, v)))
+            return fb.NestedBuffer(*nested.encode_nested(_to_table(nested, v, depth + 1)))
         if not isinstance(v, list):
             raise ValueError(f"expected a list, got {v!r}")
         e = h.elem
-        items = [_to_value(e, x, f) for x in v]
+        if (
+            isinstance(e, fb._ScalarH)
+            and e.enum is None
+            and isinstance(h, fb._VectorH)
+            and not (f is not None and f.hash)
+        ):
+            fast = _scalar_vector(e, v)
+            if fast is not None:
+                return fast
+        items = [_to_value(e, x, f, depth + 1) for x in v]
         if (
             isinstance(e, fb._ScalarH)
             and e.fmt == "B"
@@ -492,8 +641,10 @@ def _to_value(h: fb._H, v: Any, f: fb.Field | None = None) -> Any:
     raise TypeError(type(h).__name__)
 
 
-def _to_struct(desc: fb.Struct[Any], pairs: Any) -> Any:
+def _to_struct(desc: fb.Struct[Any], pairs: Any, depth: int = 0) -> Any:
     desc.prepare()
+    if depth > MAX_JSON_DEPTH:
+        raise ValueError("JSON nested too deeply")
     if not isinstance(pairs, _Obj):
         raise ValueError(f"expected an object for struct {desc.qualname}")
     hs = {name: (attr, h) for (attr, name, _), (_, h) in zip(desc.fields, desc.handlers)}
@@ -502,12 +653,14 @@ def _to_struct(desc: fb.Struct[Any], pairs: Any) -> Any:
         if k not in hs:
             raise ValueError(f"unknown field: {k} in {desc.qualname}")
         attr, h = hs[k]
-        kw[attr] = _to_value(h, v)
+        kw[attr] = _to_value(h, v, None, depth)
     return desc.cls(**kw)
 
 
-def _to_table(desc: fb.Table[Any], pairs: Any) -> Any:
+def _to_table(desc: fb.Table[Any], pairs: Any, depth: int = 0) -> Any:
     desc.prepare()
+    if depth > MAX_JSON_DEPTH:
+        raise ValueError("JSON nested too deeply")
     if not isinstance(pairs, _Obj):
         raise ValueError(f"expected an object for table {desc.qualname}")
     by_name = desc._by_name
@@ -516,6 +669,7 @@ def _to_table(desc: fb.Table[Any], pairs: Any) -> Any:
         if k.endswith("_type") and k[:-5] in by_name and by_name[k[:-5]].union is not None:
             types[k[:-5]] = v
     kw: dict[str, Any] = {}
+    dep: dict[str, Any] = {}  # deprecated fields: flatc still reads, stores and prints them
     order: list[str] = []
     for k, v in pairs:
         r = by_name.get(k)
@@ -523,7 +677,7 @@ def _to_table(desc: fb.Table[Any], pairs: Any) -> Any:
             if k.endswith("_type") and k[:-5] in types:
                 continue
             raise ValueError(f"unknown field: {k} in {desc.qualname}")
-        if isinstance(v, _Ident) and v == "null":
+        if v is None or (isinstance(v, _Ident) and v == "null"):
             if r.f.optional:
                 kw[r.attr] = None
                 order.append(k)
@@ -534,25 +688,31 @@ def _to_table(desc: fb.Table[Any], pairs: Any) -> Any:
             t = types.get(k)
             if t is None:
                 raise ValueError(f"missing type field for this union value: {k}")
-            kw[r.attr] = _union_value(r.union, t, v)
+            kw[r.attr] = _union_value(r.union, t, v, depth)
         elif r.kind == fb._K_UNION_VEC:
             assert r.union is not None
             ts = types.get(k)
             if not isinstance(ts, list) or not isinstance(v, list) or len(ts) != len(v):
                 raise ValueError(f"union vector {k} needs a {k}_type vector of the same length")
-            kw[r.attr] = [_union_value(r.union, t, x) for t, x in zip(ts, v)]
+            kw[r.attr] = [_union_value(r.union, t, x, depth) for t, x in zip(ts, v)]
         else:
-            kw[r.attr] = _to_value(r.h, v, r.f)
+            kw[r.attr] = _to_value(r.h, v, r.f, depth)
+        if r.f.deprecated and r.attr in kw:
+            dep[k] = kw.pop(r.attr)
     obj = desc.cls(**kw)
     try:
         object.__setattr__(obj, "_fb_json_order", tuple(order))
+        if dep:
+            object.__setattr__(obj, "_fb_dep", dep)
     except (AttributeError, TypeError):
         pass  # slotted classes: encoding falls back to schema order
     return obj
 
 
-def _union_value(u: fb.Union, t: Any, v: Any) -> Any:
+def _union_value(u: fb.Union, t: Any, v: Any, depth: int = 0) -> Any:
     u.prepare()
+    if type(t) is int:
+        t = JsonNumber(str(t))
     if str(t) == "NONE" or (isinstance(t, JsonNumber) and _num(t, "q") == 0):
         raise ValueError(f"illegal type id NONE for a {u.qualname} value")
     if isinstance(t, JsonNumber):
@@ -565,16 +725,16 @@ def _union_value(u: fb.Union, t: Any, v: Any) -> Any:
         if name not in u.by_name:
             raise ValueError(f"unknown union type {t!r} for {u.qualname}")
         h = u.by_name[name][1]
-    return u.wrap(name, h, _to_value(h, v))
+    return u.wrap(name, h, _to_value(h, v, None, depth))
 
 
 def from_json(desc: fb.Table[T] | fb.Struct[T], text: str) -> T:
     """Parse flatc-style JSON for the table ``desc``; bad input raises DecodeError."""
     try:
         if isinstance(desc, fb.Struct):
-            out: T = _to_struct(desc, parse_json(text))
+            out: T = _to_struct(desc, _parse(text))
         else:
-            out = _to_table(desc, parse_json(text))
+            out = _to_table(desc, _parse(text))
         return out
     except DecodeError:
         raise

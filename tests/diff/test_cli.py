@@ -169,7 +169,8 @@ def test_github_step_summary(
     code, out = run(["old.fbs", "new.fbs", "--format", "github"], capsys=capsys)
     assert code == 1 and out.startswith("::error ")
     text = summary.read_text()
-    assert text.startswith("previous step\n## ❌ Schema diff") and "| `FBS-S-01` |" in text
+    assert text.startswith("previous step\n<!-- idlgen-diff -->\n## ❌ Schema diff")
+    assert "| `FBS-S-01` |" in text
 
 
 def _git(cwd: Path, *args: str) -> None:

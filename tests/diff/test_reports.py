@@ -19,7 +19,13 @@ from ._jsonschema import validate
 REPO = Path(__file__).resolve().parents[2]
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 SCHEMA = json.loads((REPO / "idlgen" / "diff" / "report.schema.json").read_text())
-EXT = {"text": "txt", "markdown": "md", "json": "json", "github": "github.txt"}
+EXT = {
+    "text": "txt",
+    "markdown": "md",
+    "json": "json",
+    "github": "github.txt",
+    "sarif": "sarif.json",
+}
 
 OLD_FBS = """\
 // A small schema exercising most FlatBuffers rules.
@@ -149,8 +155,9 @@ def test_validator_rejects_contract_violations(
 def test_markdown_structure(fbs_pair: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _, md = run_cli(["old.fbs", "new.fbs", "--format", "markdown"], CONFIG, capsys)
     lines = md.splitlines()
-    assert lines[0].startswith("## ❌ Schema diff: breaking changes")
-    assert "breaking**" in lines[2]
+    assert lines[0] == "<!-- idlgen-diff -->"  # the sticky-comment marker
+    assert lines[1].startswith("## ❌ Schema diff: breaking changes")
+    assert "breaking**" in lines[3]
     # Breaking table with old → new locations and both declarations, before any <details>.
     first_details = md.index("<details>")
     table = md.index(

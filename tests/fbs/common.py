@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
 import tempfile
@@ -15,7 +16,8 @@ from idlgen.fbs.codegen import build_runtime
 from idlgen.fbs.loader import load
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED = (REPO.parent / "shared").resolve()
+# IDLGEN_SHARED: where ../shared lives when the checkout is elsewhere (e.g. a git worktree)
+SHARED = Path(os.environ.get("IDLGEN_SHARED") or REPO.parent / "shared").resolve()
 FBS = SHARED / "corpus" / "fbs"
 TESTS = FBS / "flatbuffers-tests"
 REAL = FBS / "real"
@@ -48,6 +50,15 @@ def flatc(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedPro
     )
 
 
+def runtime_text(src: str, name: str = "t.fbs") -> dict[str, Any]:
+    """Classes + descriptors (``"desc:" + qualname``) for schema source text."""
+    from idlgen.fbs.loader import load_text
+
+    res = load_text(src, name)
+    assert res.ok, res.diagnostics
+    return build_runtime(res.schema)
+
+
 @functools.cache
 def runtime(schema: Path) -> tuple[Any, dict[str, Any]]:
     """(LoadResult, classes+descriptors) for a corpus schema, built straight from the IR."""
@@ -78,8 +89,8 @@ def flatc_json(schema: Path, bins: dict[str, bytes]) -> dict[str, str]:
         return {name: (Path(d) / f"{name}.json").read_text() for name in bins}
 
 
-def flatc_binary(schema: Path, jsons: dict[str, str]) -> dict[str, bytes]:
-    """flatc -b of several JSON texts in one flatc run."""
+def flatc_binary(schema: Path, jsons: dict[str, str], *flags: str) -> dict[str, bytes]:
+    """flatc -b (plus ``flags``, e.g. ``--force-defaults``) of several JSON texts in one run."""
     with tempfile.TemporaryDirectory() as d:
         paths = []
         for name, text in jsons.items():
@@ -87,7 +98,7 @@ def flatc_binary(schema: Path, jsons: dict[str, str]) -> dict[str, bytes]:
             p.write_text(text)
             paths.append(p)
         inc = [a for i in include_dirs(schema) for a in ("-I", str(i))]
-        r = flatc("-b", "-o", d, *inc, schema, *paths)
+        r = flatc("-b", *flags, "-o", d, *inc, schema, *paths)
         assert r.returncode == 0, r.stderr + r.stdout
         ext = "bin"
         res, _ = runtime(schema)

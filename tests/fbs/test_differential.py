@@ -1,7 +1,9 @@
 """Random values of every corpus root type, checked against the real flatc both ways:
 
 our bytes == flatc -b of our JSON; flatc --json of our bytes == our JSON; decoding either
-buffer gives back the value we started from (up to flatc's key sorting)."""
+buffer gives back the value we started from (up to flatc's key sorting). Buffers flatc writes
+with ``--force-defaults`` (every default stored explicitly) decode to values that print exactly
+as flatc prints them and re-encode to flatc -b of that JSON (presence-exact round trips)."""
 
 from __future__ import annotations
 
@@ -71,6 +73,15 @@ def _check(schema: Path, values: list[Any]) -> None:
         assert desc.decode(desc.encode(back)) == back
         assert fbjson.to_json(desc, v) == texts[k]  # the value itself prints the same
         assert desc.encode(fbjson.from_json(desc, texts[k])) == ours[k]
+    # presence: flatc stores every default; we print and re-encode what flatc would
+    forced = flatc_binary(schema, texts, "--force-defaults")
+    forced_json = flatc_json(schema, forced)
+    plain = flatc_binary(schema, forced_json)
+    for k in ours:
+        back = desc.decode(forced[k])
+        assert fbjson.to_json(desc, back) == forced_json[k], k
+        assert desc.encode(back) == plain[k], k
+        assert desc.encode(fbjson.from_json(desc, forced_json[k])) == plain[k], k
 
 
 @pytest.mark.parametrize("schema", ROOTED, ids=lambda p: p.name)

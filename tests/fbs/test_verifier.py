@@ -112,7 +112,7 @@ def test_table_count_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     rt = _runtime("table L { v:int; } table A { l:[L]; } root_type A;")
     desc = rt["desc:A"]
     data = desc.encode(rt["A"](l=[rt["L"](v=i) for i in range(50)]))
-    monkeypatch.setattr(fb, "MAX_TABLES", 20)
+    monkeypatch.setattr(fb.decoder, "MAX_TABLES", 20)
     with pytest.raises(DecodeError, match="too many tables"):
         desc.decode(data)
 

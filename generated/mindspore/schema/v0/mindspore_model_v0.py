@@ -330,10 +330,19 @@ class QuantParam:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> QuantParam:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_QuantParam.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_QuantParam.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -440,10 +449,19 @@ class Tensor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Tensor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Tensor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Tensor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -706,10 +724,19 @@ class Primitive:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Primitive:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Primitive.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Primitive.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -779,10 +806,19 @@ class CNode:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> CNode:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_CNode.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_CNode.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -856,10 +892,19 @@ class SubGraph:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SubGraph:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SubGraph.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SubGraph.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -954,10 +999,19 @@ class MetaGraph:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MetaGraph:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MetaGraph.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MetaGraph.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""

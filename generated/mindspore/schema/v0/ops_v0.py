@@ -449,10 +449,19 @@ class Pad:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Pad:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Pad.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Pad.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -496,10 +505,19 @@ class Maximum:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Maximum:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Maximum.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Maximum.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -537,10 +555,19 @@ class Minimum:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Minimum:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Minimum.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Minimum.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -578,10 +605,19 @@ class Flatten:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Flatten:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Flatten.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Flatten.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -619,10 +655,19 @@ class FlattenGrad:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> FlattenGrad:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_FlattenGrad.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_FlattenGrad.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -672,10 +717,19 @@ class Concat:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Concat:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Concat.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Concat.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -725,10 +779,19 @@ class SoftMax:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SoftMax:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SoftMax.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SoftMax.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -788,10 +851,19 @@ class Activation:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Activation:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Activation.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Activation.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -848,10 +920,19 @@ class ActivationGrad:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ActivationGrad:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ActivationGrad.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ActivationGrad.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -981,10 +1062,19 @@ class Conv2D:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Conv2D:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Conv2D.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Conv2D.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1129,10 +1219,19 @@ class Adder:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Adder:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Adder.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Adder.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1282,10 +1381,19 @@ class Conv2DGradFilter:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Conv2DGradFilter:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Conv2DGradFilter.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Conv2DGradFilter.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1436,10 +1544,19 @@ class Conv2DGradInput:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Conv2DGradInput:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Conv2DGradInput.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Conv2DGradInput.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1590,10 +1707,19 @@ class GroupConv2DGradInput:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> GroupConv2DGradInput:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_GroupConv2DGradInput.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_GroupConv2DGradInput.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1669,10 +1795,19 @@ class FusedBatchNorm:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> FusedBatchNorm:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_FusedBatchNorm.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_FusedBatchNorm.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1723,10 +1858,19 @@ class BatchNorm:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BatchNorm:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BatchNorm.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BatchNorm.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1771,10 +1915,19 @@ class BiasGrad:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BiasGrad:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BiasGrad.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BiasGrad.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1819,10 +1972,19 @@ class SoftmaxCrossEntropy:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SoftmaxCrossEntropy:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SoftmaxCrossEntropy.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SoftmaxCrossEntropy.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -1867,11 +2029,18 @@ class SparseSoftmaxCrossEntropy:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SparseSoftmaxCrossEntropy:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_SparseSoftmaxCrossEntropy.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -1910,10 +2079,19 @@ class make_tuple:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> make_tuple:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_make_tuple.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_make_tuple.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2018,10 +2196,19 @@ class PoolingGrad:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> PoolingGrad:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_PoolingGrad.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_PoolingGrad.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2075,10 +2262,19 @@ class Shape:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Shape:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Shape.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Shape.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2128,10 +2324,19 @@ class ConstantOfShape:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ConstantOfShape:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ConstantOfShape.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ConstantOfShape.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2174,10 +2379,19 @@ class Nchw2Nhwc:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Nchw2Nhwc:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Nchw2Nhwc.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Nchw2Nhwc.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2215,10 +2429,19 @@ class Nhwc2Nchw:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Nhwc2Nchw:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Nhwc2Nchw.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Nhwc2Nchw.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2268,10 +2491,19 @@ class FakeQuantWithMinMaxVars:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> FakeQuantWithMinMaxVars:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_FakeQuantWithMinMaxVars.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_FakeQuantWithMinMaxVars.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2321,10 +2553,19 @@ class BiasAdd:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BiasAdd:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BiasAdd.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BiasAdd.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2379,10 +2620,19 @@ class ROIPooling:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ROIPooling:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ROIPooling.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ROIPooling.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2503,10 +2753,19 @@ class Pooling:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Pooling:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Pooling.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Pooling.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2644,10 +2903,19 @@ class DepthwiseConv2D:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DepthwiseConv2D:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_DepthwiseConv2D.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_DepthwiseConv2D.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2786,10 +3054,19 @@ class DeDepthwiseConv2D:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DeDepthwiseConv2D:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_DeDepthwiseConv2D.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_DeDepthwiseConv2D.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -2903,10 +3180,19 @@ class Resize:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Resize:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Resize.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Resize.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3030,10 +3316,19 @@ class DetectionPostProcess:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DetectionPostProcess:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_DetectionPostProcess.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_DetectionPostProcess.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3110,10 +3405,19 @@ class FullConnection:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> FullConnection:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_FullConnection.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_FullConnection.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3170,10 +3474,19 @@ class Mean:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Mean:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Mean.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Mean.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3303,10 +3616,19 @@ class DeConv2D:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DeConv2D:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_DeConv2D.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_DeConv2D.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3451,10 +3773,19 @@ class DeConv2DGradFilter:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DeConv2DGradFilter:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_DeConv2DGradFilter.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_DeConv2DGradFilter.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3524,10 +3855,19 @@ class BNGrad:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BNGrad:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BNGrad.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BNGrad.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3582,10 +3922,19 @@ class Scale:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Scale:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Scale.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Scale.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3635,10 +3984,19 @@ class Eltwise:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Eltwise:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Eltwise.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Eltwise.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3683,10 +4041,19 @@ class Add:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Add:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Add.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Add.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3731,10 +4098,19 @@ class Sub:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Sub:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Sub.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Sub.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3779,10 +4155,19 @@ class Mul:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Mul:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Mul.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Mul.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3827,10 +4212,19 @@ class Div:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Div:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Div.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Div.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3868,10 +4262,19 @@ class AddGrad:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> AddGrad:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_AddGrad.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_AddGrad.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3909,10 +4312,19 @@ class SubGrad:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SubGrad:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SubGrad.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SubGrad.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3950,10 +4362,19 @@ class MulGrad:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MulGrad:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MulGrad.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MulGrad.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -3991,10 +4412,19 @@ class DivGrad:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DivGrad:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_DivGrad.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_DivGrad.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4032,10 +4462,19 @@ class RealDiv:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> RealDiv:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_RealDiv.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_RealDiv.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4073,10 +4512,19 @@ class Rsqrt:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Rsqrt:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Rsqrt.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Rsqrt.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4114,10 +4562,19 @@ class Equal:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Equal:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Equal.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Equal.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4155,10 +4612,19 @@ class Less:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Less:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Less.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Less.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4196,10 +4662,19 @@ class Greater:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Greater:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Greater.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Greater.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4237,10 +4712,19 @@ class NotEqual:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> NotEqual:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_NotEqual.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_NotEqual.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4278,10 +4762,19 @@ class LessEqual:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LessEqual:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LessEqual.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LessEqual.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4319,10 +4812,19 @@ class GreaterEqual:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> GreaterEqual:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_GreaterEqual.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_GreaterEqual.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4360,10 +4862,19 @@ class Min:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Min:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Min.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Min.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4423,10 +4934,19 @@ class Slice:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Slice:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Slice.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Slice.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4471,10 +4991,19 @@ class Floor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Floor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Floor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Floor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4512,10 +5041,19 @@ class Abs:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Abs:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Abs.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Abs.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4553,10 +5091,19 @@ class Neg:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Neg:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Neg.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Neg.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4594,10 +5141,19 @@ class NegGrad:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> NegGrad:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_NegGrad.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_NegGrad.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4652,10 +5208,19 @@ class Exp:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Exp:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Exp.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Exp.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4699,10 +5264,19 @@ class Cos:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Cos:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Cos.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Cos.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4740,10 +5314,19 @@ class Sin:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Sin:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Sin.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Sin.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4781,10 +5364,19 @@ class Sqrt:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Sqrt:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Sqrt.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Sqrt.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4822,10 +5414,19 @@ class Square:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Square:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Square.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Square.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4863,10 +5464,19 @@ class Ceil:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Ceil:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Ceil.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Ceil.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4904,10 +5514,19 @@ class Log:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Log:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Log.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Log.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4945,10 +5564,19 @@ class LogGrad:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LogGrad:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LogGrad.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LogGrad.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -4986,10 +5614,19 @@ class Tan:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Tan:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Tan.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Tan.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5027,10 +5664,19 @@ class Atan:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Atan:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Atan.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Atan.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5068,10 +5714,19 @@ class Asin:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Asin:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Asin.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Asin.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5121,10 +5776,19 @@ class Reshape:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Reshape:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Reshape.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Reshape.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5184,10 +5848,19 @@ class Power:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Power:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Power.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Power.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5248,10 +5921,19 @@ class PowerGrad:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> PowerGrad:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_PowerGrad.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_PowerGrad.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5322,10 +6004,19 @@ class ArgMax:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ArgMax:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ArgMax.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ArgMax.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5398,10 +6089,19 @@ class ArgMin:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ArgMin:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ArgMin.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ArgMin.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5447,10 +6147,19 @@ class NetOutput:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> NetOutput:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_NetOutput.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_NetOutput.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5505,10 +6214,19 @@ class MatMul:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MatMul:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MatMul.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MatMul.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5564,10 +6282,19 @@ class PReLU:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> PReLU:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_PReLU.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_PReLU.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5617,10 +6344,19 @@ class LeakyReLU:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LeakyReLU:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LeakyReLU.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LeakyReLU.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5705,10 +6441,19 @@ class StridedSlice:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> StridedSlice:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_StridedSlice.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_StridedSlice.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5775,10 +6520,19 @@ class Stack:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Stack:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Stack.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Stack.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5844,10 +6598,19 @@ class Range:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Range:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Range.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Range.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5899,10 +6662,19 @@ class ExpandDims:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ExpandDims:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ExpandDims.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ExpandDims.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -5952,10 +6724,19 @@ class Tile:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Tile:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Tile.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Tile.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6010,10 +6791,19 @@ class Cast:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Cast:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Cast.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Cast.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6068,10 +6858,19 @@ class QuantDTypeCast:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> QuantDTypeCast:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_QuantDTypeCast.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_QuantDTypeCast.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6131,10 +6930,19 @@ class Split:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Split:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Split.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Split.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6190,10 +6998,19 @@ class Crop:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Crop:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Crop.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Crop.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6243,10 +7060,19 @@ class Permute:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Permute:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Permute.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Permute.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6296,10 +7122,19 @@ class Clip:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Clip:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Clip.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Clip.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6342,10 +7177,19 @@ class Constant:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Constant:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Constant.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Constant.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6390,10 +7234,19 @@ class Elu:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Elu:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Elu.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Elu.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6431,10 +7284,19 @@ class Broadcast:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Broadcast:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Broadcast.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Broadcast.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6479,10 +7341,19 @@ class BroadcastTo:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BroadcastTo:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BroadcastTo.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BroadcastTo.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6542,10 +7413,19 @@ class Lrn:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Lrn:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Lrn.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Lrn.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6617,10 +7497,19 @@ class Reduce:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Reduce:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Reduce.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Reduce.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6678,10 +7567,19 @@ class Transpose:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Transpose:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Transpose.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Transpose.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6731,10 +7629,19 @@ class Squeeze:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Squeeze:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Squeeze.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Squeeze.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6779,10 +7686,19 @@ class Unsqueeze:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Unsqueeze:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Unsqueeze.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Unsqueeze.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6832,10 +7748,19 @@ class Upsample:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Upsample:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Upsample.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Upsample.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6885,10 +7810,19 @@ class Dropout:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Dropout:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Dropout.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Dropout.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -6948,11 +7882,18 @@ class LocalResponseNormalization:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LocalResponseNormalization:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_LocalResponseNormalization.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -6998,10 +7939,19 @@ class ZerosLike:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ZerosLike:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ZerosLike.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ZerosLike.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7051,10 +8001,19 @@ class TopK:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> TopK:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_TopK.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_TopK.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7109,10 +8068,19 @@ class SpaceToDepth:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SpaceToDepth:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SpaceToDepth.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SpaceToDepth.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7167,10 +8135,19 @@ class SpaceToBatch:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SpaceToBatch:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SpaceToBatch.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SpaceToBatch.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7220,10 +8197,19 @@ class SparseToDense:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SparseToDense:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SparseToDense.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SparseToDense.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7273,10 +8259,19 @@ class ReverseSequence:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ReverseSequence:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ReverseSequence.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ReverseSequence.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7319,10 +8314,19 @@ class Rank:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Rank:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Rank.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Rank.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7372,10 +8376,19 @@ class Gather:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Gather:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Gather.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Gather.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7425,10 +8438,19 @@ class GatherNd:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> GatherNd:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_GatherNd.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_GatherNd.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7473,10 +8495,19 @@ class Fill:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Fill:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Fill.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Fill.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7526,10 +8557,19 @@ class DepthToSpace:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DepthToSpace:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_DepthToSpace.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_DepthToSpace.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7584,10 +8624,19 @@ class BatchToSpace:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BatchToSpace:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BatchToSpace.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BatchToSpace.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7642,10 +8691,19 @@ class BatchToSpaceND:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BatchToSpaceND:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BatchToSpaceND.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BatchToSpaceND.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7695,10 +8753,19 @@ class AddN:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> AddN:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_AddN.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_AddN.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7743,10 +8810,19 @@ class EmbeddingLookup:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> EmbeddingLookup:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_EmbeddingLookup.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_EmbeddingLookup.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7801,10 +8877,19 @@ class EmbeddingLookupSparse:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> EmbeddingLookupSparse:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_EmbeddingLookupSparse.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_EmbeddingLookupSparse.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7848,10 +8933,19 @@ class FloorDiv:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> FloorDiv:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_FloorDiv.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_FloorDiv.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7889,10 +8983,19 @@ class FloorMod:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> FloorMod:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_FloorMod.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_FloorMod.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7930,10 +9033,19 @@ class Mod:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Mod:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Mod.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Mod.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -7988,10 +9100,19 @@ class L2Norm:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> L2Norm:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_L2Norm.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_L2Norm.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8035,10 +9156,19 @@ class LogicalAnd:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LogicalAnd:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LogicalAnd.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LogicalAnd.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8076,10 +9206,19 @@ class LogicalOr:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LogicalOr:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LogicalOr.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LogicalOr.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8117,10 +9256,19 @@ class LogicalXor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LogicalXor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LogicalXor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LogicalXor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8158,10 +9306,19 @@ class LogicalNot:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LogicalNot:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LogicalNot.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LogicalNot.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8221,10 +9378,19 @@ class MatrixDiag:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MatrixDiag:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MatrixDiag.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MatrixDiag.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8269,10 +9435,19 @@ class Select:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Select:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Select.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Select.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8317,10 +9492,19 @@ class TfReduce:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> TfReduce:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_TfReduce.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_TfReduce.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8365,10 +9549,19 @@ class Reverse:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Reverse:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Reverse.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Reverse.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8406,10 +9599,19 @@ class Round:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Round:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Round.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Round.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8447,10 +9649,19 @@ class Scatter:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Scatter:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Scatter.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Scatter.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8488,10 +9699,19 @@ class ScatterND:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ScatterND:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ScatterND.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ScatterND.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8536,10 +9756,19 @@ class Unique:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Unique:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Unique.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Unique.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8589,10 +9818,19 @@ class Unstack:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Unstack:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Unstack.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Unstack.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8635,10 +9873,19 @@ class OnnxInt8Quantize:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> OnnxInt8Quantize:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_OnnxInt8Quantize.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_OnnxInt8Quantize.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8676,10 +9923,19 @@ class OnnxInt8Dequantize:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> OnnxInt8Dequantize:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_OnnxInt8Dequantize.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_OnnxInt8Dequantize.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8717,10 +9973,19 @@ class FakeQuantWithMinMax:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> FakeQuantWithMinMax:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_FakeQuantWithMinMax.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_FakeQuantWithMinMax.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8760,11 +10025,18 @@ class FakeQuantWithMinMaxPerChannel:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> FakeQuantWithMinMaxPerChannel:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_FakeQuantWithMinMaxPerChannel.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -8803,10 +10075,19 @@ class BatchNormFold:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BatchNormFold:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BatchNormFold.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BatchNormFold.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8844,10 +10125,19 @@ class MulFold:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MulFold:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MulFold.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MulFold.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8885,10 +10175,19 @@ class AddFold:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> AddFold:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_AddFold.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_AddFold.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8926,10 +10225,19 @@ class SquaredDifference:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SquaredDifference:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SquaredDifference.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SquaredDifference.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -8967,10 +10275,19 @@ class TupleGetItem:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> TupleGetItem:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_TupleGetItem.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_TupleGetItem.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9020,10 +10337,19 @@ class ApplyMomentum:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ApplyMomentum:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ApplyMomentum.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ApplyMomentum.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9083,10 +10409,19 @@ class Sgd:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Sgd:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Sgd.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Sgd.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9137,10 +10472,19 @@ class Adam:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Adam:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Adam.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Adam.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9178,10 +10522,19 @@ class Assign:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Assign:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Assign.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Assign.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9219,10 +10572,19 @@ class AssignAdd:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> AssignAdd:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_AssignAdd.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_AssignAdd.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9267,10 +10629,19 @@ class Where:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Where:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Where.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Where.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9315,10 +10686,19 @@ class OneHot:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> OneHot:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_OneHot.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_OneHot.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9363,10 +10743,19 @@ class Lstm:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Lstm:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Lstm.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Lstm.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9461,10 +10850,19 @@ class PriorBox:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> PriorBox:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_PriorBox.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_PriorBox.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9528,10 +10926,19 @@ class SpaceToBatchND:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SpaceToBatchND:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SpaceToBatchND.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SpaceToBatchND.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9574,10 +10981,19 @@ class MakeTuple:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MakeTuple:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MakeTuple.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MakeTuple.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9627,10 +11043,19 @@ class ToFormat:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ToFormat:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ToFormat.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ToFormat.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9673,10 +11098,19 @@ class Depend:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Depend:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Depend.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Depend.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9714,10 +11148,19 @@ class ControlDepend:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> ControlDepend:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_ControlDepend.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_ControlDepend.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9755,10 +11198,19 @@ class Return:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Return:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Return.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Return.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9838,10 +11290,19 @@ class Proposal:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Proposal:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Proposal.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Proposal.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9897,10 +11358,19 @@ class Custom:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Custom:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Custom.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Custom.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -9955,10 +11425,19 @@ class BlackBox:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BlackBox:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BlackBox.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BlackBox.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -10009,10 +11488,19 @@ class LshProjection:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LshProjection:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LshProjection.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LshProjection.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -10050,10 +11538,19 @@ class HashtableLookup:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> HashtableLookup:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_HashtableLookup.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_HashtableLookup.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -10108,10 +11605,19 @@ class SkipGram:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SkipGram:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SkipGram.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SkipGram.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -10167,10 +11673,19 @@ class CustomPredict:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> CustomPredict:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_CustomPredict.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_CustomPredict.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -10213,10 +11728,19 @@ class CustomNormalize:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> CustomNormalize:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_CustomNormalize.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_CustomNormalize.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -10254,10 +11778,19 @@ class CustomExtractFeatures:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> CustomExtractFeatures:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_CustomExtractFeatures.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_CustomExtractFeatures.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -10312,10 +11845,19 @@ class AudioSpectrogram:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> AudioSpectrogram:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_AudioSpectrogram.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_AudioSpectrogram.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -10381,10 +11923,19 @@ class Mfcc:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Mfcc:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Mfcc.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Mfcc.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -10436,10 +11987,19 @@ class Rfft:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Rfft:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Rfft.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Rfft.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -10477,10 +12037,19 @@ class FftReal:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> FftReal:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_FftReal.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_FftReal.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -10518,10 +12087,19 @@ class FftImag:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> FftImag:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_FftImag.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_FftImag.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -10566,10 +12144,19 @@ class DropoutGrad:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> DropoutGrad:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_DropoutGrad.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_DropoutGrad.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -10607,10 +12194,19 @@ class MaximumGrad:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MaximumGrad:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MaximumGrad.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MaximumGrad.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -10648,10 +12244,19 @@ class MinimumGrad:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> MinimumGrad:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_MinimumGrad.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_MinimumGrad.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -10696,10 +12301,19 @@ class NonMaxSuppression:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> NonMaxSuppression:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_NonMaxSuppression.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_NonMaxSuppression.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -10744,10 +12358,19 @@ class InstanceNorm:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> InstanceNorm:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_InstanceNorm.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_InstanceNorm.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -10792,10 +12415,19 @@ class Loop:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Loop:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Loop.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Loop.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -10833,10 +12465,19 @@ class Identity:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Identity:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Identity.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Identity.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -10891,10 +12532,19 @@ class LayerNorm:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LayerNorm:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LayerNorm.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LayerNorm.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -10950,10 +12600,19 @@ class While:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> While:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_While.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_While.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -11003,10 +12662,19 @@ class UnsortedSegmentSum:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> UnsortedSegmentSum:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_UnsortedSegmentSum.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_UnsortedSegmentSum.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -11044,10 +12712,19 @@ class OnesLike:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> OnesLike:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_OnesLike.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_OnesLike.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -11092,10 +12769,19 @@ class BinaryCrossEntropy:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BinaryCrossEntropy:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BinaryCrossEntropy.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BinaryCrossEntropy.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -11140,10 +12826,19 @@ class BinaryCrossEntropyGrad:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> BinaryCrossEntropyGrad:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_BinaryCrossEntropyGrad.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_BinaryCrossEntropyGrad.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -11193,10 +12888,19 @@ class LpNormalization:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> LpNormalization:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_LpNormalization.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_LpNormalization.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -11239,10 +12943,19 @@ class Switch:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Switch:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Switch.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Switch.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -11287,10 +13000,19 @@ class Partial:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Partial:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Partial.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Partial.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -11340,10 +13062,19 @@ class TensorListFromTensor:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> TensorListFromTensor:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_TensorListFromTensor.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_TensorListFromTensor.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -11398,10 +13129,19 @@ class TensorListStack:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> TensorListStack:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_TensorListStack.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_TensorListStack.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -11451,10 +13191,19 @@ class TensorListGetItem:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> TensorListGetItem:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_TensorListGetItem.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_TensorListGetItem.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -11499,10 +13248,19 @@ class TensorListSetItem:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> TensorListSetItem:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_TensorListSetItem.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_TensorListSetItem.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -11552,10 +13310,19 @@ class TensorListReserve:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> TensorListReserve:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_TensorListReserve.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_TensorListReserve.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -11605,10 +13372,19 @@ class All:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> All:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_All.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_All.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -11653,10 +13429,19 @@ class Assert:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Assert:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Assert.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Assert.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -11701,10 +13486,19 @@ class SmoothL1Loss:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SmoothL1Loss:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SmoothL1Loss.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SmoothL1Loss.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -11749,10 +13543,19 @@ class SmoothL1LossGrad:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SmoothL1LossGrad:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_SmoothL1LossGrad.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_SmoothL1LossGrad.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -11799,11 +13602,18 @@ class SigmoidCrossEntropyWithLogits:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SigmoidCrossEntropyWithLogits:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_SigmoidCrossEntropyWithLogits.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -11851,11 +13661,18 @@ class SigmoidCrossEntropyWithLogitsGrad:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> SigmoidCrossEntropyWithLogitsGrad:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return _FB_SigmoidCrossEntropyWithLogitsGrad.decode(
-            data, verify=verify, size_prefixed=size_prefixed
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
         )
 
     def to_json(self) -> str:
@@ -11894,10 +13711,19 @@ class Reciprocal:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Reciprocal:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Reciprocal.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Reciprocal.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -11935,10 +13761,19 @@ class Merge:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> Merge:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_Merge.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_Merge.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
@@ -11983,10 +13818,19 @@ class GeLU:
 
     @classmethod
     def from_flatbuffer(
-        cls, data: bytes, *, verify: bool = True, size_prefixed: bool = False
+        cls,
+        data: bytes,
+        *,
+        verify: bool = True,
+        size_prefixed: bool = False,
+        check_identifier: bool | None = None,
     ) -> GeLU:
-        """Decode a FlatBuffer; malformed input raises ``idlgen.DecodeError``."""
-        return _FB_GeLU.decode(data, verify=verify, size_prefixed=size_prefixed)
+        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
+        return _FB_GeLU.decode(
+            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
+        )
 
     def to_json(self) -> str:
         """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""

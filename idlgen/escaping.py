@@ -1,0 +1,137 @@
+"""One escaping function per output context, for schema-originated text (names, paths, messages).
+
+A schema is untrusted input: a file named ``x\\n::error::forged.idl`` or a string default
+``| x | y |`` must not forge lines, table rows, headings, HTML, mentions, links or GitHub
+workflow commands in a report or a CI log. Every template reaches these through filters
+(:mod:`idlgen.diff.templating`), and anything printed without a filter gets the context's
+default escaper.
+
+* ``text``: one line per value. Control, format and line/paragraph-separator characters become
+  visible ``\\n``/``\\x1b``/``\\u2028`` escapes (a literal backslash is left alone, so
+  messages quoting a schema's ``\\q`` read as before), and a value starting with ``::``
+  cannot open a workflow command at the start of a log line.
+* ``github``: workflow-command data and properties (``%``/CR/LF percent-encoded as the runner
+  decodes them; ``:``/``,`` too in properties), after the ``text`` escaping.
+* ``markdown``: GitHub-flavoured markdown inline text and code spans, safe inside table cells.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = [
+    "escape_text",
+    "escape_github_data",
+    "escape_github_prop",
+    "escape_md",
+    "escape_md_code",
+    "escape_md_message",
+    "clip",
+    "MAX_VALUE_CHARS",
+]
+
+# Longest schema value shown in a markdown cell (before escaping); the rest becomes "…".
+MAX_VALUE_CHARS = 300
+
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _visible(ch: str) -> str:
+    if ch in _NAMED:
+        return _NAMED[ch]
+    o = ord(ch)
+    return f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}"
+
+
+def _needs_escape(ch: str) -> bool:
+    # Cc: C0/C1 controls incl. CR/LF/NEL; Cf: bidi overrides, zero-width chars; Zl/Zp: U+2028/9.
+    return unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn")
+
+
+def _one_line(s: str) -> str:
+    if s.isprintable():  # fast path: nothing to escape (the usual case)
+        return s
+    return "".join(_visible(ch) if _needs_escape(ch) else ch for ch in s)
+
+
+def _no_command(out: str) -> str:
+    stripped = out.lstrip(" ")
+    if stripped.startswith(":"):  # ``::cmd::`` at the start of a log line
+        pad = len(out) - len(stripped)
+        out = out[:pad] + "\\x3a" + stripped[1:]
+    return out
+
+
+def escape_text(s: str) -> str:
+    """A value on one visible line: controls and separators become backslash escapes."""
+    return _no_command(_one_line(s))
+
+
+def escape_github_data(s: str) -> str:
+    """The message part of ``::error …::MESSAGE``."""
+    return escape_text(s).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_github_prop(s: str) -> str:
+    """A ``key=VALUE`` property of a workflow command."""
+    return escape_github_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def clip(s: str, limit: int = MAX_VALUE_CHARS) -> str:
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+_URLISH = re.compile(r"(?i)(://|www\.)")
+
+
+def _md_inline(s: str, *, line_start: bool = True) -> str:
+    # ``\``, ``|`` and `````` keep a table cell whole and code spans ours; ``<``/``>``/``&`` make HTML, comments and
+    # autolinks literal; ``](``/``][`` stop inline and reference links and images; ``@`` + zero-width space stops
+    # @mentions and e-mail autolinks; ``://``/``www.`` are broken so nothing is linkified.
+    s = _no_command(_one_line(s)) if line_start else _one_line(s)
+    s = s.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    s = s.replace("](", "\\](").replace("][", "\\][")
+    s = s.replace("@", "@&#8203;")
+    s = _URLISH.sub(lambda m: m.group(1)[0] + "&#8203;" + m.group(1)[1:], s)
+    if line_start and s.startswith(
+        ("#", "-", "+", "=", ">", "!", "~")
+    ):  # block syntax at a line start
+        s = "\\" + s
+    return s
+
+
+def escape_md(s: str, limit: int = MAX_VALUE_CHARS) -> str:
+    """Markdown inline text, safe in a table cell (clipped to ``limit`` characters)."""
+    return _md_inline(clip(s, limit))
+
+
+def _code_span(s: str) -> str:
+    s = escape_text(s).replace("\\", "\\\\").replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", s)), default=0)
+    tick = "`" * (longest + 1)
+    pad = " " if longest else ""
+    return f"{tick}{pad}{s}{pad}{tick}"
+
+
+def escape_md_code(s: str) -> str:
+    """A markdown code span (``—`` for an empty value), safe in a table cell."""
+    return _code_span(clip(s)) if s else "—"
+
+
+def escape_md_message(s: str) -> str:
+    """A finding message: prose with `` `name` `` code spans. Backtick pairs stay code spans;
+    an unpaired backtick is shown literally."""
+    s = clip(s)
+    tail = ""
+    if s.count("`") % 2:  # the last backtick has no partner
+        s, rest = s.rsplit("`", 1)
+        tail = "\\`" + _md_inline(rest, line_start=False)
+    out = []
+    for k, part in enumerate(s.split("`")):
+        if k % 2:
+            out.append(_code_span(part) if part else "\\`\\`")
+        else:
+            out.append(_md_inline(part, line_start=k == 0))
+    return "".join(out) + tail

@@ -1,0 +1,206 @@
+"""``idlgen run MODEL [--input NAME=FILE.npy ...] [--output-dir DIR] [--compare]``.
+
+Imports the model (ONNX or TFLite) onto NNRt v2_1, runs it with the NumPy runtime and writes each
+output to ``DIR/<name>.npy``. ``--compare`` also runs the model's own runtime (onnxruntime, or the
+LiteRT interpreter from ``ai-edge-litert``) when installed and prints the largest differences.
+Needs only the runtime install (numpy, flatbuffers; ``onnx`` for ``.onnx``).
+
+Exit codes: 0 success, 1 the model cannot be imported or run, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from idlgen.errors import ConfigError, IdlgenError
+
+__all__ = ["main", "output_file_name", "random_inputs"]
+
+SEED = 0
+
+
+def output_file_name(name: str) -> str:
+    """``<name>.npy`` with every character other than letters, digits, ``.``, ``_``, ``-`` as ``_``."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", name)
+    if safe in ("", ".", ".."):
+        safe = safe.replace(".", "_") or "_"
+    return safe + ".npy"
+
+
+def random_inputs(
+    program: Any, given: dict[str, np.ndarray], seed: int = SEED
+) -> dict[str, np.ndarray]:
+    """``given`` plus a seeded random array for every other input (unknown dims become 1)."""
+    rng = np.random.default_rng(seed)
+    out: dict[str, np.ndarray] = {}
+    for name, dt, shape in zip(program.input_names, program.input_dtypes, program.input_shapes):
+        if name in given:
+            out[name] = given[name]
+            continue
+        dims = [d if d >= 0 else 1 for d in shape]
+        dt = np.dtype(dt)
+        if dt.kind == "f":
+            out[name] = rng.standard_normal(dims).astype(dt)
+        elif dt.kind == "b":
+            out[name] = rng.integers(0, 2, dims).astype(dt)
+        else:
+            info = np.iinfo(dt)
+            lo, hi = (info.min, info.max) if dt.itemsize == 1 else (0, 10)
+            out[name] = rng.integers(lo, int(hi) + 1, dims).astype(dt)
+    return out
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="idlgen run",
+        description="Import an ONNX or TFLite model onto NNRt v2_1 and run it with NumPy.",
+    )
+    p.add_argument("model", metavar="MODEL", help="a .onnx or .tflite file")
+    p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
+                   help="an input array (repeatable); missing inputs are random (seed 0)")  # fmt: skip
+    p.add_argument("--output-dir", default=".", metavar="DIR",
+                   help="where <output name>.npy files go (default: current directory)")  # fmt: skip
+    p.add_argument("--compare", action="store_true",
+                   help="also run onnxruntime / LiteRT and print max abs/rel error and timings")  # fmt: skip
+    return p
+
+
+def _reference(
+    path: str, program: Any
+) -> tuple[str, Callable[[dict[str, np.ndarray]], list[np.ndarray]]] | str:
+    """(runtime name, run function) for the model's own runtime, or why there is none."""
+    if path.endswith(".tflite") or _is_tflite(path):
+        try:
+            from ai_edge_litert.interpreter import Interpreter  # type: ignore[import-untyped,unused-ignore]
+        except ImportError:
+            return "LiteRT interpreter not installed (pip install ai-edge-litert)"
+        it = Interpreter(model_path=path, num_threads=1)
+        it.allocate_tensors()
+        ins = {d["name"]: d["index"] for d in it.get_input_details()}
+        outs = [d["index"] for d in it.get_output_details()]
+
+        def run_tfl(feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+            for n, a in feeds.items():
+                it.set_tensor(ins[n], a)
+            it.invoke()
+            return [it.get_tensor(i) for i in outs]
+
+        return "LiteRT", run_tfl
+    try:
+        import onnxruntime as ort  # type: ignore[import-untyped,unused-ignore]
+    except ImportError:
+        return "onnxruntime not installed"
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+
+    def run_ort(feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        return list(sess.run(None, feeds))
+
+    return f"onnxruntime {ort.__version__}", run_ort
+
+
+def _is_tflite(path: str) -> bool:
+    with open(path, "rb") as f:
+        return f.read(8)[4:8] == b"TFL3"
+
+
+def _timed(fn: Callable[[], Any], repeat: int = 5) -> tuple[Any, float]:
+    """Result of one call and the median seconds over ``repeat`` calls (after a warm-up)."""
+    result = fn()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return result, float(np.median(times))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = _parser()
+    try:
+        args = p.parse_args(argv)
+    except SystemExit as e:
+        return int(e.code or 0) if e.code in (0, None) else 2
+    from .program import load
+
+    given: dict[str, np.ndarray] = {}
+    for spec in args.input:
+        name, sep, file = spec.partition("=")
+        if not sep or not name or not file:
+            print(f"idlgen run: error: --input {spec!r}: expected NAME=FILE.npy", file=sys.stderr)
+            return 2
+        try:
+            given[name] = np.load(file, allow_pickle=False)
+        except (OSError, ValueError) as e:
+            print(f"idlgen run: error: --input {name}: cannot read {file}: {e}", file=sys.stderr)
+            return 2
+    if not os.path.isfile(args.model):
+        print(f"idlgen run: error: {args.model}: no such file", file=sys.stderr)
+        return 2
+    try:
+        program = load(args.model)
+    except ConfigError as e:
+        print(f"idlgen run: error: {e}", file=sys.stderr)
+        return 2
+    except IdlgenError as e:
+        print(f"idlgen run: error: {args.model}: {e}", file=sys.stderr)
+        return 1
+    except ImportError as e:
+        print(f"idlgen run: error: {e}", file=sys.stderr)
+        return 2
+    unknown = sorted(set(given) - set(program.input_names))
+    if unknown:
+        names = ", ".join(program.input_names)
+        print(f"idlgen run: error: unknown input {', '.join(unknown)} (the model has: {names})",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    feeds = random_inputs(program, given)
+    for n in program.input_names:
+        if n not in given:
+            a = feeds[n]
+            print(f"input {n}: random {a.dtype} {list(a.shape)} (seed {SEED})")
+    try:
+        outs, ours = _timed(lambda: program.run(feeds))
+    except (IdlgenError, ValueError) as e:
+        print(f"idlgen run: error: {e}", file=sys.stderr)
+        return 1
+    os.makedirs(args.output_dir, exist_ok=True)
+    for name, arr in outs.items():
+        path = os.path.join(args.output_dir, output_file_name(name))
+        np.save(path, arr, allow_pickle=False)
+        print(f"output {name}: {arr.dtype} {list(arr.shape)} -> {path}")
+    print(f"idlgen (NumPy): {ours * 1e3:.3f} ms per run (median of 5)")
+    if not args.compare:
+        return 0
+    ref = _reference(args.model, program)
+    if isinstance(ref, str):
+        print(f"compare: skipped: {ref}")
+        return 0
+    label, run_ref = ref
+    want, theirs = _timed(lambda: run_ref(feeds))
+    for (name, got), w in zip(outs.items(), want):
+        w = np.asarray(w)
+        if got.shape != w.shape:
+            print(f"compare {name}: shape {list(got.shape)} vs {list(w.shape)}")
+            continue
+        diff = np.abs(got.astype(np.float64) - w.astype(np.float64))
+        mx = float(diff.max()) if diff.size else 0.0
+        scale = float(np.abs(w.astype(np.float64)).max()) if w.size else 0.0
+        rel = mx / scale if scale else mx
+        print(f"compare {name}: max abs error {mx:.3g}, max rel error {rel:.3g}")
+    print(f"{label}: {theirs * 1e3:.3f} ms per run (median of 5, 1 thread); "
+          f"ratio {theirs / ours:.2f}x of its speed")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

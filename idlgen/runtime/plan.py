@@ -1,0 +1,216 @@
+"""A compiled execution plan for one NNRt ``Model``: what ``execute`` re-derives (and re-validates)
+on every call is resolved once here.
+
+Each node becomes a bound kernel (the runtime function with its attribute keywords already
+converted), integer slots for its inputs and outputs, and precomputed dequantise/requantise
+steps; constants are loaded once (read-only); intermediate values are dropped after their last
+use so the allocator can hand their memory to the next node. The plan is a snapshot: a model
+mutated afterwards needs a new plan (``execute`` itself always sees the current model).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import bindings as B
+from . import quant as Q
+from .errors import KernelError
+from .nnrt import (
+    Buffers,
+    _declared,
+    _is_quant,
+    _qp,
+    _quant_cast,
+    _tname,
+    kernels_for,
+    load_constant,
+    node_order,
+)
+
+__all__ = ["CompiledModel", "compile_model"]
+
+Kernel = Callable[[Sequence[np.ndarray]], list[np.ndarray]]
+
+
+def _bind(km: Any, nt: Any, attrs: Any, version: str) -> Kernel:
+    """The node's kernel with its attributes bound: the runtime function and its keywords when
+    the binding table knows the struct, else the generated stub."""
+    struct = type(attrs).__name__
+    binding = B.BINDINGS.get(struct)
+    if binding is not None:
+        try:
+            spec = B.stub_spec(struct, version)
+            kwargs = {p: B.plain(getattr(attrs, B.attr_name(f))) for f, p in spec.params}
+            fn = B.resolve(binding)
+            return functools.partial(fn, **kwargs)
+        except (AttributeError, KeyError, ValueError):
+            pass
+    stub = km.KERNELS[nt]
+    return functools.partial(stub, attrs)
+
+
+class _Step:
+    __slots__ = ("where", "fn", "fast", "ins", "outs", "deq", "pre", "conv", "qcast", "free")
+
+    def __init__(self) -> None:
+        self.where = ""
+        self.fn: Kernel | None = None
+        #: ``fn`` when the node needs no dequantisation: called with the raw inputs directly.
+        self.fast: Kernel | None = None
+        self.ins: list[int] = []
+        self.outs: list[int] = []
+        self.deq: list[Q.QuantParams | None] | None = None
+        self.conv: list[tuple[np.dtype[Any] | None, Q.QuantParams | None]] = []
+        self.qcast: Callable[[list[np.ndarray]], list[np.ndarray]] | None = None
+        self.free: list[int] = []
+        self.pre: list[tuple[int, np.ndarray]] = []
+
+
+class CompiledModel:
+    """``plan(inputs) -> outputs`` for ``model.inputIndex`` / ``model.outputIndex``."""
+
+    def __init__(self, model: Any, buffers: Buffers | None = None, kernels: Any = None) -> None:
+        buffers = buffers or {}
+        km = kernels if kernels is not None else kernels_for(model)
+        version = type(model).__module__.split(".")[-2]
+        tensors = model.allTensors
+        self.n = len(tensors)
+        self.consts: dict[int, np.ndarray] = {}
+        for i, t in enumerate(tensors):
+            if t.data is not None and int(t.data.dataSize) > 0:
+                arr = load_constant(t, buffers, where=_tname(model, i))
+                if arr is not None:
+                    arr.flags.writeable = False
+                    self.consts[i] = arr
+        self.inputs = [int(i) for i in model.inputIndex]
+        self.in_dtypes = [_declared(tensors[i]) for i in self.inputs]
+        self.in_dims = [[int(d) for d in tensors[i].dims] for i in self.inputs]
+        self.in_names = [_tname(model, i) for i in self.inputs]
+        self.outputs = [int(i) for i in model.outputIndex]
+        self.steps: list[_Step] = []
+        for ni in node_order(model):
+            node = model.nodes[ni]
+            st = _Step()
+            st.where = (
+                f"node {ni} {node.name!r} ({getattr(node.nodeType, 'name', int(node.nodeType))})"
+            )
+            try:
+                attrs = km.decode_node_attr(node.nodeType, bytes(node.nodeAttr))
+            except ValueError as e:
+                raise KernelError(st.where, f"cannot decode nodeAttr: {e}") from None
+            if node.nodeType not in km.KERNELS:
+                raise KernelError(st.where, "no kernel for this node type")
+            st.ins = [int(t) for t in node.inputIndex]
+            st.outs = [int(t) for t in node.outputIndex]
+            if "QUANT_DTYPE_CAST" in str(getattr(node.nodeType, "name", "")):
+                st.qcast = functools.partial(_quant_cast, node, attrs, tensors=tensors)
+            else:
+                st.fn = _bind(km, node.nodeType, attrs, version)
+                deq = [_qp(tensors[t]) for t in st.ins]
+                for k, t in enumerate(st.ins):
+                    # Quantised constants (int8 weights, int32 biases) are dequantised once.
+                    c, qk = self.consts.get(t), deq[k]
+                    if qk is not None and c is not None and c.dtype.kind in "iu":
+                        f = Q.dequantize(c, qk, axis=0)
+                        f.flags.writeable = False
+                        st.pre.append((k, f))
+                        deq[k] = None
+                st.deq = deq if any(q is not None for q in deq) else None
+                if st.deq is None and not st.pre:
+                    st.fast = st.fn
+            for t in st.outs:
+                dt = _declared(tensors[t])
+                qp = _qp(tensors[t]) if dt is not None and _is_quant(tensors[t], dt) else None
+                st.conv.append((dt, qp))
+            self.steps.append(st)
+        # Liveness: after its last reader, an intermediate value is dropped.
+        keep = set(self.outputs) | set(self.consts) | set(self.inputs)
+        last: dict[int, int] = {}
+        for k, st in enumerate(self.steps):
+            for t in st.ins:
+                last[t] = k
+        for t, k in last.items():
+            if t not in keep:
+                self.steps[k].free.append(t)
+
+    def __call__(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        if len(inputs) != len(self.inputs):
+            raise KernelError(
+                "execute", f"model has {len(self.inputs)} inputs, got {len(inputs)} arrays"
+            )
+        values: list[Any] = [None] * self.n
+        for i, arr in self.consts.items():
+            values[i] = arr
+        for k, (ti, arr, dt, dims) in enumerate(
+            zip(self.inputs, inputs, self.in_dtypes, self.in_dims)
+        ):
+            a = np.asarray(arr) if dt is None else np.asarray(arr, dtype=dt)
+            if dims and (
+                len(dims) != a.ndim or any(d >= 0 and d != s for d, s in zip(dims, a.shape))
+            ):
+                raise KernelError(
+                    "execute",
+                    f"input {k} ({self.in_names[k]}) has shape {a.shape}, declared {dims}",
+                )
+            values[ti] = a
+        for st in self.steps:
+            raw = [values[t] for t in st.ins]
+            try:
+                if st.fast is not None:
+                    outs = st.fast(raw)
+                elif st.qcast is not None:
+                    outs = st.qcast(raw)
+                else:
+                    for k, f in st.pre:
+                        raw[k] = f
+                    if st.deq is not None:
+                        raw = [
+                            (
+                                Q.dequantize(a, qp, axis=0)
+                                if qp is not None and a.dtype.kind in "iu"
+                                else a
+                            )
+                            for qp, a in zip(st.deq, raw)
+                        ]
+                    assert st.fn is not None
+                    outs = st.fn(raw)
+            except KernelError as e:
+                raise KernelError(st.where, f"{e.op}: {e.reason}") from None
+            except (ValueError, IndexError, TypeError, ArithmeticError, AttributeError) as e:
+                if any(v is None for v in raw):
+                    raise KernelError(st.where, "an input has no value") from None
+                raise KernelError(st.where, f"{type(e).__name__}: {e}") from e
+            if len(outs) < len(st.outs):
+                raise KernelError(
+                    st.where, f"kernel produced {len(outs)} outputs, node declares {len(st.outs)}"
+                )
+            for t, (dt, qp), out in zip(st.outs, st.conv, outs):
+                if type(out) is not np.ndarray:
+                    out = np.asarray(out)
+                if qp is not None and out.dtype.kind not in "iu":
+                    assert dt is not None
+                    out = Q.quantize(out, qp, dt)
+                elif dt is not None and out.dtype is not dt and out.dtype != dt:
+                    out = out.astype(dt)
+                values[t] = out
+            for t in st.free:
+                values[t] = None
+        result = []
+        given = {id(a) for a in inputs}
+        for k, ti in enumerate(self.outputs):
+            v = values[ti]
+            if v is None:
+                raise KernelError("execute", f"model output {k} (tensor {ti}) was never computed")
+            result.append(v.copy() if not v.flags.writeable and id(v) not in given else v)
+        return result
+
+
+def compile_model(
+    model: Any, buffers: Buffers | None = None, *, kernels: Any = None
+) -> CompiledModel:
+    """Compile ``model`` (with its constant ``buffers``) into a reusable execution plan."""
+    return CompiledModel(model, buffers, kernels)

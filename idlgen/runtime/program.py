@@ -1,0 +1,120 @@
+"""``load(path_or_model) -> Program``: an imported model (ONNX or TFLite) on an NNRt v2_1 ``Model``.
+
+The importers lower the source graph onto NNRt operators with ``ModelBuilder``; a ``Program``
+keeps the generated ``Model``, its constant buffers and the source model's input/output names,
+and runs it with the NumPy executor. Only numpy, the committed generated packages and (for
+``.onnx``) the ``onnx`` package are imported: never the compiler.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from idlgen.errors import ConfigError, IdlgenError
+
+__all__ = ["Program", "UnsupportedModelError", "load", "DEFAULT_PACKAGE"]
+
+DEFAULT_PACKAGE = "generated.ohos.hdi.nnrt.v2_1"
+
+
+class UnsupportedModelError(IdlgenError):
+    """The model uses an operator (or an attribute value) NNRt cannot express.
+
+    ``op`` is the source operator type, ``node`` the node's name (or index)."""
+
+    def __init__(self, op: str, node: str, reason: str = "") -> None:
+        self.op, self.node, self.reason = op, node, reason
+        why = f": {reason}" if reason else ": no NNRt v2_1 operator expresses it"
+        super().__init__(f"operator {op} (node {node!r}){why}")
+
+
+@dataclass
+class Program:
+    """An imported model: ``model`` is the generated NNRt ``Model``, ``buffers`` its constants."""
+
+    model: Any
+    buffers: dict[int, bytes]
+    input_names: list[str]
+    output_names: list[str]
+    source: str = ""
+    #: Source-model dtypes of the inputs (what ``run`` casts plain lists/scalars to).
+    input_dtypes: list[np.dtype[Any]] = field(default_factory=list)
+    #: Source-model shapes of the inputs (-1 = any); what ``idlgen run`` fills randomly.
+    input_shapes: list[list[int]] = field(default_factory=list)
+
+    _plan: Any = field(default=None, repr=False, compare=False)
+
+    def run(self, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        """Execute with the source model's names, layouts and dtypes.
+
+        The first call compiles an execution plan from ``model`` and ``buffers``; later calls
+        reuse it (after changing ``model`` in place, call ``recompile()``)."""
+
+        missing = [n for n in self.input_names if n not in inputs]
+        if missing:
+            raise ValueError(f"missing inputs: {', '.join(missing)}")
+        extra = sorted(set(inputs) - set(self.input_names))
+        if extra:
+            raise ValueError(f"unknown inputs: {', '.join(extra)}")
+        if self._plan is None:
+            self.recompile()
+        arrays = [
+            np.asarray(inputs[name]) if dt is None else np.ascontiguousarray(inputs[name], dtype=dt)
+            for name, dt in zip(self.input_names, self._plan.in_dtypes)
+        ]
+        outs = self._plan(arrays)
+        return dict(zip(self.output_names, outs))
+
+    def recompile(self) -> None:
+        """Rebuild the execution plan from the current ``model`` and ``buffers``."""
+        from .plan import compile_model
+
+        self._plan = compile_model(self.model, self.buffers)
+
+
+def load(path_or_model: Any, *, package: str = DEFAULT_PACKAGE) -> Program:
+    """Import an ONNX ``ModelProto`` / ``.onnx`` file or a ``.tflite`` file (path or bytes)."""
+    if isinstance(path_or_model, (str, os.PathLike)):
+        path = os.fspath(path_or_model)
+        with open(path, "rb") as f:
+            head = f.read(8)
+        if path.endswith(".tflite") or head[4:8] == b"TFL3":
+            from .tflite_import import import_tflite
+
+            with open(path, "rb") as f:
+                return import_tflite(f.read(), package=package, source=path)
+        from .onnx_import import import_onnx
+
+        return import_onnx(path, package=package, source=path)
+    if isinstance(path_or_model, (bytes, bytearray, memoryview)):
+        data = bytes(path_or_model)
+        if data[4:8] == b"TFL3":
+            from .tflite_import import import_tflite
+
+            return import_tflite(data, package=package, source="<bytes>")
+        from .onnx_import import import_onnx
+
+        return import_onnx(data, package=package, source="<bytes>")
+    if type(path_or_model).__name__ == "ModelProto":
+        from .onnx_import import import_onnx
+
+        return import_onnx(path_or_model, package=package, source="<ModelProto>")
+    raise TypeError(f"load() takes a path, bytes or an onnx.ModelProto, not {type(path_or_model)}")
+
+
+def target_package(package: str) -> Any:
+    """The generated NNRt package models are lowered onto (``package`` is its dotted name)."""
+    import importlib
+
+    try:
+        return importlib.import_module(package)
+    except ImportError as e:
+        raise ConfigError(
+            f"generated package {package!r} is not importable ({e}); run from the repository "
+            "root (its committed generated/ tree) or pass package= naming an idlgen build"
+        ) from None

@@ -1,0 +1,146 @@
+"""FlatBuffers runtime for generated code: descriptors, a flatc-identical encoder, a verifier.
+
+Generated modules create one descriptor per table and struct at import time::
+
+    _FB_REG = _fb.registry(__name__.split(".")[0])
+    _FB_Monster: _fb.Table[Monster] = _fb.Table(
+        "MyGame.Example.Monster", Monster,
+        (("pos", "pos", 0, ("struct", "MyGame.Example.Vec3"), None, {}), ...),
+        identifier="MONS", reg=_FB_REG)
+
+Field type specs are literals: a struct format char for scalars (``"i"``, ``"?"``...),
+``"string"``, ``("vector", spec)``, ``("array", spec, n)``, ``("table", qualname)``,
+``("struct", qualname)``, ``("enum", EnumClass, fmt)`` and, spelled out inline,
+``("union", qualname, disc_fmt, ((member, value, spec), ...))``. Tables and structs are looked up
+by name in the package's registry the first time a descriptor is used, so declaration order and
+cycles across modules do not matter.
+
+The encoder reproduces what ``flatc -b`` does for the JSON that :mod:`idlgen.wire.fbjson`
+writes for the same value (src/idl_parser.cpp ``ParseTable``/``ParseVector`` over
+flatbuffer_builder.h): children are built depth-first in field order before their parent,
+table fields are written by size class 8, 4, 2, 1 and descending id, vtables are deduplicated,
+key-sorted vectors are ordered with flatc's own (unstable) quicksort. The decoder verifies as it
+reads, with the limits of the C++ ``Verifier`` (and a budget of decoded objects proportional
+to the buffer size, against shared sub-objects), checks the root's ``file_identifier``, and
+remembers on each decoded table which fields the buffer stored (``_fb_vt``) and the values
+of deprecated fields (``_fb_dep``), so that JSON and re-encoding reproduce flatc exactly.
+``offset64``/``vector64`` fields use 64-bit offsets (and lengths). Encoding errors raise
+``EncodeError`` with the path of the offending field (``Model.subgraphs[0].name``).
+
+The runtime is split by role: :mod:`.scalars` (formats, ranges, hashes), :mod:`.values`
+(UnionValue, NestedBuffer, ScalarVector), :mod:`.builder` (the back-to-front builder),
+:mod:`.handlers` (resolved types, the decode context), :mod:`.encoder` / :mod:`.decoder`
+(tables), :mod:`.descriptors` (what generated code declares), :mod:`.flex` (FlexBuffers),
+:mod:`.literals` (flatc's number and string syntax). Everything is re-exported here.
+"""
+
+from __future__ import annotations
+
+from .builder import (
+    _Builder as _Builder,
+    _simple_qsort as _simple_qsort,
+)
+from .decoder import (
+    read_table as read_table,
+    read_union_vector as read_union_vector,
+)
+from .descriptors import (
+    Enum as Enum,
+    Field as Field,
+    Struct as Struct,
+    Table as Table,
+    Union as Union,
+    _import_enum as _import_enum,
+    _key_value as _key_value,
+    _resolve as _resolve,
+    decode_nested as decode_nested,
+    lookup_by_key as lookup_by_key,
+)
+from .encoder import (
+    _build_vector as _build_vector,
+    _keyed as _keyed,
+    build_child as build_child,
+    build_table as build_table,
+)
+from .flex import (
+    _flex_is_null as _flex_is_null,
+    _Pool as _Pool,
+    flex_dumps as flex_dumps,
+    flex_loads as flex_loads,
+)
+from .handlers import (
+    _F as _F,
+    _K_SCALAR as _K_SCALAR,
+    _K_STRING as _K_STRING,
+    _K_STRUCT as _K_STRUCT,
+    _K_TABLE as _K_TABLE,
+    _K_UNION as _K_UNION,
+    _K_UNION_VEC as _K_UNION_VEC,
+    _K_VECTOR as _K_VECTOR,
+    _ArrayH as _ArrayH,
+    _Dec as _Dec,
+    _H as _H,
+    _ScalarH as _ScalarH,
+    _StringH as _StringH,
+    _StructH as _StructH,
+    _TableH as _TableH,
+    _UnionH as _UnionH,
+    _VectorH as _VectorH,
+    present as present,
+)
+from .literals import (
+    parse_float as parse_float,
+    parse_int as parse_int,
+    unescape as unescape,
+)
+from .registry import (
+    _PACKAGE as _PACKAGE,
+    _attach as _attach,
+    _new as _new,
+    _target as _target,
+    lookup as lookup,
+    registry as registry,
+)
+from .scalars import (
+    _HH as _HH,
+    _I32 as _I32,
+    _INT_RANGE as _INT_RANGE,
+    _NP_DTYPE as _NP_DTYPE,
+    _SCALAR_SIZE as _SCALAR_SIZE,
+    _U16 as _U16,
+    _U32 as _U32,
+    MAX_DEPTH as MAX_DEPTH,
+    MAX_TABLES as MAX_TABLES,
+    ZERO_COPY_MIN as ZERO_COPY_MIN,
+    _hash as _hash,
+    to_signed as to_signed,
+)
+from .values import (
+    NestedBuffer as NestedBuffer,
+    ScalarVector as ScalarVector,
+    UnionValue as UnionValue,
+)
+
+__all__ = [
+    "Table",
+    "Struct",
+    "Union",
+    "Enum",
+    "Field",
+    "UnionValue",
+    "ScalarVector",
+    "NestedBuffer",
+    "lookup",
+    "registry",
+    "lookup_by_key",
+    "decode_nested",
+    "flex_dumps",
+    "flex_loads",
+    "parse_int",
+    "parse_float",
+    "unescape",
+    "to_signed",
+    "MAX_DEPTH",
+    "MAX_TABLES",
+    "ZERO_COPY_MIN",
+]

@@ -1,0 +1,257 @@
+"""Drop-in CI: the pre-commit hooks and the GitHub Action's script, run for real.
+
+pre-commit itself is not installed here (``try-repo`` would build a hook environment from the
+package index on every run), so the hooks file is checked against pre-commit's manifest
+fields and each hook's ``entry`` is run as pre-commit would run it. The action's script runs
+against a fake ``GITHUB_*`` environment, with a local HTTP server standing in for the API.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import REPO
+
+yaml = pytest.importorskip("yaml")
+
+SCRIPT = REPO / "action" / "idlgen_action.py"
+OLD = """package ohos.hdi.demo.v1_0;
+struct Point { int x; int y; };
+"""
+NEW = """package ohos.hdi.demo.v1_0;
+struct Point { int x; };
+"""
+PYPROJECT = '[tool.idlgen]\ninputs = ["idl"]\nout = "gen"\nroots = ["ohos.hdi:idl"]\n'
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))}
+    env["PYTHONPATH"] = str(REPO)
+    env.update(extra)
+    return env
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    d = tmp_path / "proj"
+    (d / "idl" / "demo" / "v1_0").mkdir(parents=True)
+    (d / "idl" / "demo" / "v1_0" / "Types.idl").write_text(OLD)
+    (d / "pyproject.toml").write_text(PYPROJECT)
+    return d
+
+
+def test_pre_commit_hooks_manifest_and_entries(project: Path) -> None:
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    by_id = {h["id"]: h for h in hooks}
+    assert set(by_id) == {"idlgen-check", "idlgen-build"}
+    for h in hooks:  # pre-commit's required keys, and what these hooks rely on
+        assert {"id", "name", "entry", "language"} <= set(h)
+        assert h["language"] == "python" and h["pass_filenames"] is False
+        assert any(d.startswith("lark") for d in h["additional_dependencies"])
+        assert h["entry"].split()[0] == "idlgen"
+    import re
+
+    pattern = re.compile(by_id["idlgen-check"]["files"])
+    for hit in (
+        "idl/a/v1_0/Types.idl",
+        "schemas/x.fbs",
+        "pyproject.toml",
+        "gen/.idlgen-manifest.json",
+    ):
+        assert pattern.search(hit), hit
+    assert not pattern.search("README.md")
+
+    def hook(hook_id: str) -> subprocess.CompletedProcess[str]:
+        argv = shlex.split(by_id[hook_id]["entry"])
+        return subprocess.run(
+            [sys.executable, "-m", "idlgen", *argv[1:]],
+            cwd=project,
+            env=_env(),
+            capture_output=True,
+            text=True,
+        )
+
+    r = hook("idlgen-check")
+    assert r.returncode == 1 and "stale:" in r.stderr + r.stdout  # nothing generated yet
+    r = hook("idlgen-build")
+    assert r.returncode == 0 and r.stdout == "", r.stderr
+    assert hook("idlgen-check").returncode == 0
+    (project / "idl/demo/v1_0/Types.idl").write_text(OLD.replace("int y;", "Strng y;"))
+    r = hook("idlgen-check")
+    assert r.returncode == 1 and "error[HDI202]" in r.stderr
+
+
+def test_action_yml_inputs_and_steps() -> None:
+    action = yaml.safe_load((REPO / "action.yml").read_text())
+    assert action["runs"]["using"] == "composite"
+    assert {"command", "base-ref", "fail-on", "comment"} <= set(action["inputs"])
+    assert action["inputs"]["command"]["default"] == "check"
+    script_steps = [s for s in action["runs"]["steps"] if "idlgen_action.py" in s.get("run", "")]
+    assert len(script_steps) == 1
+    env = script_steps[0]["env"]
+    for name in ("command", "base-ref", "fail-on", "comment"):
+        assert env[f"INPUT_{name.upper().replace('-', '_')}"] == f"${{{{ inputs.{name} }}}}"
+
+
+class _FakeGitHub(http.server.BaseHTTPRequestHandler):
+    """Issue comments of one PR, in memory; records every request."""
+
+    comments: list[dict[str, Any]]
+    log: list[tuple[str, str, dict[str, Any] | None, str]]
+
+    def _reply(self, code: int, body: Any) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _body(self) -> dict[str, Any] | None:
+        n = int(self.headers.get("Content-Length") or 0)
+        return json.loads(self.rfile.read(n)) if n else None
+
+    def _record(self) -> dict[str, Any] | None:
+        body = self._body()
+        self.log.append((self.command, self.path, body, self.headers.get("Authorization", "")))
+        return body
+
+    def do_GET(self) -> None:  # noqa: N802
+        self._record()
+        if self.path.startswith("/repos/o/r/issues/5/comments?"):
+            page = int(self.path.rsplit("page=", 1)[1])
+            self._reply(200, self.comments[(page - 1) * 100 : page * 100])
+        else:
+            self._reply(404, {"message": "Not Found"})
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = self._record()
+        assert body is not None
+        c = {"id": 100 + len(self.comments), "body": body["body"]}
+        self.comments.append(c)
+        self._reply(201, c)
+
+    def do_PATCH(self) -> None:  # noqa: N802
+        body = self._record()
+        assert body is not None
+        cid = int(self.path.rsplit("/", 1)[1])
+        for c in self.comments:
+            if c["id"] == cid:
+                c["body"] = body["body"]
+                self._reply(200, c)
+                return
+        self._reply(404, {"message": "Not Found"})
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture()
+def fake_github() -> Iterator[tuple[str, type[_FakeGitHub]]]:
+    handler = type("Handler", (_FakeGitHub,), {"comments": [{"id": 1, "body": "LGTM"}], "log": []})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.timeout = 10
+    t = threading.Thread(target=server.serve_forever, daemon=True)
+    t.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", handler
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git missing")
+def test_action_diff_annotates_summarises_and_keeps_one_sticky_comment(
+    project: Path, tmp_path: Path, fake_github: tuple[str, type[_FakeGitHub]]
+) -> None:
+    api, handler = fake_github
+    _git(project, "init", "-q", "-b", "main")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-q", "-m", "base")
+    (project / "idl/demo/v1_0/Types.idl").write_text(NEW)  # drops a field: breaking
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 5}}))
+    summary = tmp_path / "summary.md"
+    env = _env(
+        INPUT_COMMAND="diff",
+        INPUT_BASE_REF="main",
+        INPUT_FAIL_ON="breaking",
+        INPUT_COMMENT="true",
+        GITHUB_API_URL=api,
+        GITHUB_REPOSITORY="o/r",
+        GITHUB_EVENT_PATH=str(event),
+        GITHUB_TOKEN="secret-token",
+        GITHUB_STEP_SUMMARY=str(summary),
+    )
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, str(SCRIPT)],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    r = run()
+    assert r.returncode == 1, r.stderr  # a breaking change, fail-on breaking
+    assert "::error " in r.stdout and "Point" in r.stdout  # annotations
+    assert "idlgen: PR comment created" in r.stdout
+    md = summary.read_text()
+    assert "Point" in md and "breaking" in md
+    assert [c["id"] for c in handler.comments] == [1, 101]
+    body = handler.comments[1]["body"]  # the report, starting with the marker line
+    assert body.startswith("<!-- idlgen-diff -->") and md in body
+
+    r = run()
+    assert r.returncode == 1 and "idlgen: PR comment updated" in r.stdout
+    assert len(handler.comments) == 2 and handler.comments[1]["body"] == body
+    methods = [m for m, *_ in handler.log]
+    assert methods == ["GET", "POST", "GET", "PATCH"]
+    assert all(auth == "Bearer secret-token" for *_, auth in handler.log)
+    assert handler.log[-1][1] == "/repos/o/r/issues/comments/101"
+
+    env["INPUT_FAIL_ON"] = "never"
+    env["INPUT_COMMENT"] = "false"
+    r = run()
+    assert r.returncode == 0 and "PR comment" not in r.stdout
+    assert len(handler.log) == 4  # no comment requests
+
+
+def test_action_check_and_bad_command(project: Path) -> None:
+    base = [sys.executable, str(SCRIPT)]
+    r = subprocess.run(
+        base, cwd=project, env=_env(INPUT_COMMAND="check"), capture_output=True, text=True
+    )
+    assert r.returncode == 1  # nothing generated yet: stale
+    (project / "idl/demo/v1_0/Types.idl").write_text(OLD.replace("int y;", "Strng y;"))
+    r = subprocess.run(
+        base, cwd=project, env=_env(INPUT_COMMAND="check"), capture_output=True, text=True
+    )
+    assert r.returncode == 1 and "::error file=idl/demo/v1_0/Types.idl" in r.stdout
+    r = subprocess.run(
+        base, cwd=project, env=_env(INPUT_COMMAND="lint"), capture_output=True, text=True
+    )
+    assert r.returncode == 2 and "must be 'check' or 'diff'" in r.stdout
