@@ -143,6 +143,36 @@ def test_cache_entries_outside_are_never_read(proj: Path) -> None:
     _victim_intact(proj)
 
 
+def test_replayed_cache_diagnostics_never_show_foreign_files(proj: Path) -> None:
+    out = proj / "gen"
+    assert build(proj / "idl", out)[0] == 0
+    cache = json.loads((out / CACHE).read_text())
+    victim = str(proj / "victim" / "keep.txt")
+    cache["diagnostics"] = [
+        {
+            "severity": "warning",
+            "code": "X1",
+            "message": "m",
+            "span": [victim, 1, 1, 1, 5],
+            "help": [],
+            "notes": [],
+        },
+        {
+            "severity": "warning",
+            "code": "X2",
+            "message": "m",
+            "span": [victim, "1", None],
+            "help": [],
+            "notes": [],
+        },
+        {"severity": "bogus", "code": "X3", "message": "m", "span": None, "help": [], "notes": []},
+    ]
+    (out / CACHE).write_text(json.dumps(cache))
+    rc, stdout, err = build(proj / "idl", out)
+    assert rc == 0 and "(cached)" in stdout
+    assert "X1" in err and SECRET not in err + stdout and "X2" not in err and "X3" not in err
+
+
 def test_fifo_under_a_managed_name_does_not_hang(proj: Path) -> None:
     out = proj / "gen"
     assert build(proj / "idl", out)[0] == 0
