@@ -88,7 +88,7 @@ def read_schema(path: Path) -> bytes:
 
 
 def bad_name(path: str) -> str | None:
-    """Why ``path`` is refused as a schema file name, if it is.
+    """Why ``path`` is refused as the name of a schema to generate code from, if it is.
 
     Control characters (newlines, escapes) would end up verbatim in generated headers, in
     diagnostics and in CI annotations, and undecodable bytes cannot be written to UTF-8 output;

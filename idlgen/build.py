@@ -20,6 +20,7 @@ from pathlib import Path
 from importlib.metadata import version
 
 from . import __version__
+from .bounds import bad_name
 from .config import Config
 from . import outtree
 from .diagnostics import Diagnostic, Diagnostics, Severity
@@ -309,6 +310,12 @@ class _Job:
         if lr.diagnostics.has_errors:
             return
         tick("parse", len(self.inputs), len(self.inputs))
+        for sf in lr.schema.files:
+            why = bad_name(sf.path)
+            if why is not None:  # the name would be written into generated headers
+                diags.error("IDL010", f"cannot generate code: {why}")
+        if diags.has_errors:
+            return
         # Imported here: jinja2 and black cost ~0.1 s to import, which `idlgen parse` does not need.
         from .pygen.generate import GenerateOptions, generate
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..diagnostics import Diagnostics
 from ..frontend import LoadResult
-from ..bounds import MAX_INCLUDE_DEPTH, bad_name, is_file, read_schema
+from ..bounds import MAX_INCLUDE_DEPTH, is_file, read_schema
 from ..ir import Schema, Span
 from . import ast as A
 from .lower import lower
@@ -55,10 +55,6 @@ def load(paths: Sequence[Path], *, include_dirs: Sequence[Path] = ()) -> LoadRes
             return by_path[real]
         if real in active:
             return None  # include cycle: flatc tolerates it (the file is already being parsed)
-        why = bad_name(_display(path))
-        if why is not None:
-            diags.error("FBS014", why, span)
-            return None
         try:
             data = read_schema(real)
         except OSError as e:

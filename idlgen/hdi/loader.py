@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..bounds import bad_name, is_file, read_schema
+from ..bounds import is_file, read_schema
 from ..diagnostics import Diagnostics
 from ..frontend import LoadResult
 from ..ir import Schema, Span
@@ -76,10 +76,6 @@ class _Roots:
 
 def _read(path: Path, diags: Diagnostics) -> _Unit | None:
     display = display_path(path)
-    why = bad_name(display)
-    if why is not None:
-        diags.error("HDI109", why)
-        return None
     try:
         data = read_schema(path)
     except OSError as e:
