@@ -23,10 +23,19 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import Result, timeit
-from idlgen.fbs.codegen import build_runtime
-from idlgen.fbs.loader import load
+from tests._gen import descriptor, generate_schema
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def _generated(schema: Path, include_dirs: list[Path]) -> dict[str, Any]:
+    """Generated classes by qualified name, plus ``"desc:" + qualname`` → their descriptors."""
+    g = generate_schema(schema, include_dirs=include_dirs)
+    rt: dict[str, Any] = dict(g.classes)
+    rt.update({"desc:" + q: descriptor(c) for q, c in g.classes.items() if hasattr(c, "_FB_DESC")})
+    return rt
+
+
 FBS = Path(os.environ.get("IDLGEN_SHARED") or REPO.parent / "shared") / "corpus" / "fbs"
 MONSTER = FBS / "flatbuffers-tests" / "monster_test.fbs"
 TFLITE = FBS / "real" / "tflite" / "schema.fbs"
@@ -89,8 +98,7 @@ def run() -> list[Result]:
             sys.path.remove(str(out))
 
         # --- monster
-        res = load([MONSTER], include_dirs=[MONSTER.parent / "include_test"])
-        rt = build_runtime(res.schema)
+        rt = _generated(MONSTER, [MONSTER.parent / "include_test"])
         desc = rt["desc:MyGame.Example.Monster"]
         buf = (MONSTER.parent / "monsterdata_test.mon").read_bytes()
         obj = desc.decode(buf)
@@ -133,8 +141,7 @@ def run() -> list[Result]:
         )
 
         # --- tflite-like model with a 1 MB weight vector
-        tres = load([TFLITE])
-        trt = build_runtime(tres.schema)
+        trt = _generated(TFLITE, [])
         mdesc = trt["desc:tflite.Model"]
         model = _tflite_model(trt, 1 << 20)
         mbuf = mdesc.encode(model)

@@ -19,18 +19,19 @@ from typing import Any
 
 from bench.common import Result, timeit
 from idlgen import ir
-from idlgen.hdi import codegen, layout
-from idlgen.hdi.loader import load
+from idlgen.hdi import layout
 from idlgen.wire import parcel
+from tests._gen import attr_of, generate_schema
 
 NS = "ohos.hdi.nnrt.v2_1"
 REPO = Path(__file__).resolve().parents[1]
 
 
 def _schema() -> tuple[ir.Schema, dict[str, Any]]:
+    """The NNRt v2_1 schema and the classes generated for it (by qualified name)."""
     root = REPO / "schemas" / "hdi"
-    res = load(sorted((root / "nnrt" / "v2_1").glob("*.idl")), roots={"ohos.hdi": root})
-    return res.schema, codegen.runtime_classes(res.schema)
+    g = generate_schema(root / "nnrt" / "v2_1", roots={"ohos.hdi": root})
+    return g.schema, g.classes
 
 
 # ----------------------------------------------------------------------------------------------
@@ -100,7 +101,7 @@ class FieldByField:
             else:
                 assert isinstance(d, ir.Struct)
                 for f in d.fields:
-                    self.enc(f.type, getattr(v, codegen.py_name(f.name)), out, objs)
+                    self.enc(f.type, getattr(v, attr_of(type(v), f.name)), out, objs)
 
     def pod(self, t: ir.TypeRef, v: Any, out: bytearray) -> None:
         """A POD value's memory image, member by member at its C offset."""
@@ -118,7 +119,7 @@ class FieldByField:
         start = len(out)
         for f, off in zip(d.fields, lay.offsets):
             out += b"\0" * (start + off - len(out))
-            self.pod(f.type, getattr(v, codegen.py_name(f.name)), out)
+            self.pod(f.type, getattr(v, attr_of(type(v), f.name)), out)
         out += b"\0" * (start + lay.size - len(out))
 
     # -- decode

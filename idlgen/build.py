@@ -317,7 +317,7 @@ class _Job:
         if diags.has_errors:
             return
         # Imported here: jinja2 and black cost ~0.1 s to import, which `idlgen parse` does not need.
-        from .pygen.generate import GenerateOptions, generate
+        from .backend.generate import GenerateOptions, generate
 
         options = GenerateOptions(line_length=cfg.line_length, base_dir=cfg.base_dir)
         tick("generate", 0, len(lr.schema.files))

@@ -197,6 +197,34 @@ def test_generated_passes_mypy_strict_and_black() -> None:
     assert r.returncode == 0, r.stderr
 
 
+USER_CODE = """
+from typing import assert_type
+
+from generated.armnnSerializer import SerializedGraph
+from generated.ohos.hdi.nnrt.v2_1 import Abs, ActivationType, Activation, Model
+
+assert_type(Abs.from_parcel(bytes(8)), Abs)
+assert_type(Model.from_parcel(Model().to_parcel([])), Model)
+assert_type(Activation.from_dict({"alpha": 1.0}).activationType, ActivationType)
+assert_type(SerializedGraph.from_flatbuffer(SerializedGraph().to_flatbuffer()), SerializedGraph)
+assert_type(SerializedGraph.from_json("{}"), SerializedGraph)
+"""
+
+
+def test_user_code_gets_the_generated_types(tmp_path: Path) -> None:
+    """Classmethods inherited from the runtime base classes return the generated class."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(USER_CODE)
+    r = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", str(probe)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MYPYPATH": str(REPO)},
+    )
+    assert r.returncode == 0, r.stdout
+
+
 def test_repository_package_imports() -> None:
     from generated.ohos.hdi.nnrt.v2_1 import AvgPoolFusion, Model, NodeType
 
@@ -207,7 +235,7 @@ def test_repository_package_imports() -> None:
 
 def test_format_cache_gives_blacks_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Cached, parallel and plain formatting produce the same bytes."""
-    from idlgen.pygen import formatting
+    from idlgen.backend import formatting
 
     sources = {f"m{i}.py": f"x = [ {i},\n  2 ]\ndef f( a ):\n  return a\n" * 40 for i in range(6)}
     monkeypatch.setenv("IDLGEN_CACHE_DIR", "")

@@ -3,12 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-from idlgen.wire import fbjson as _fbjson, flatbuffers as _fb, records as _rec
+
+from idlgen.wire import flatbuffers as _fb, records as _rec
 from idlgen.wire.flatbuffers import ScalarVector
-from idlgen.wire.records import OpenIntEnum
 
 __all__ = [
     "ActivationFunction",
@@ -111,7 +109,7 @@ __all__ = [
 ]
 
 
-class ActivationFunction(OpenIntEnum):
+class ActivationFunction(_rec.OpenIntEnum):
     """ActivationFunction"""
 
     Sigmoid = 0
@@ -126,7 +124,7 @@ class ActivationFunction(OpenIntEnum):
     Square = 9
 
 
-class DataType(OpenIntEnum):
+class DataType(_rec.OpenIntEnum):
     """DataType"""
 
     Float16 = 0
@@ -137,21 +135,21 @@ class DataType(OpenIntEnum):
     QuantisedSymm16 = 5
 
 
-class DataLayout(OpenIntEnum):
+class DataLayout(_rec.OpenIntEnum):
     """DataLayout"""
 
     NHWC = 0
     NCHW = 1
 
 
-class ResizeMethod(OpenIntEnum):
+class ResizeMethod(_rec.OpenIntEnum):
     """ResizeMethod"""
 
     NearestNeighbor = 0
     Bilinear = 1
 
 
-class LayerType(OpenIntEnum):
+class LayerType(_rec.OpenIntEnum):
     """LayerType"""
 
     Addition = 0
@@ -202,7 +200,7 @@ class LayerType(OpenIntEnum):
     QuantizedLstm = 45
 
 
-class PoolingAlgorithm(OpenIntEnum):
+class PoolingAlgorithm(_rec.OpenIntEnum):
     """PoolingAlgorithm"""
 
     Max = 0
@@ -210,28 +208,28 @@ class PoolingAlgorithm(OpenIntEnum):
     L2 = 2
 
 
-class OutputShapeRounding(OpenIntEnum):
+class OutputShapeRounding(_rec.OpenIntEnum):
     """OutputShapeRounding"""
 
     Floor = 0
     Ceiling = 1
 
 
-class PaddingMethod(OpenIntEnum):
+class PaddingMethod(_rec.OpenIntEnum):
     """PaddingMethod"""
 
     IgnoreValue = 0
     Exclude = 1
 
 
-class NormalizationAlgorithmChannel(OpenIntEnum):
+class NormalizationAlgorithmChannel(_rec.OpenIntEnum):
     """NormalizationAlgorithmChannel"""
 
     Across = 0
     Within = 1
 
 
-class NormalizationAlgorithmMethod(OpenIntEnum):
+class NormalizationAlgorithmMethod(_rec.OpenIntEnum):
     """NormalizationAlgorithmMethod"""
 
     LocalBrightness = 0
@@ -239,1002 +237,128 @@ class NormalizationAlgorithmMethod(OpenIntEnum):
 
 
 @dataclass
-class TensorInfo:
+class TensorInfo(_rec.FlatRecord):
     """TensorInfo"""
 
     dimensions: list[int] | ScalarVector | None = None
-    dataType: DataType = DataType(0)
+    dataType: DataType = DataType.Float16
     quantizationScale: float = 1.0
     quantizationOffset: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "dimensions": None if self.dimensions is None else list(self.dimensions),
-            "dataType": int(self.dataType),
-            "quantizationScale": self.quantizationScale,
-            "quantizationOffset": self.quantizationOffset,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TensorInfo:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_TensorInfo
-        if unknown:
-            raise ValueError(f"unknown field(s) for TensorInfo: {sorted(unknown)}")
-        obj = cls()
-        if "dimensions" in d:
-            v = d["dimensions"]
-            obj.dimensions = None if v is None else [int(e0) for e0 in v]
-        if "dataType" in d:
-            v = d["dataType"]
-            obj.dataType = _rec.enum_from(DataType, v)
-        if "quantizationScale" in d:
-            v = d["quantizationScale"]
-            obj.quantizationScale = float(v)
-        if "quantizationOffset" in d:
-            v = d["quantizationOffset"]
-            obj.quantizationOffset = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_TensorInfo.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> TensorInfo:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_TensorInfo.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_TensorInfo, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> TensorInfo:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_TensorInfo, text)
-
-
-_FIELDS_TensorInfo: frozenset[str] = frozenset(
-    (
-        "dimensions",
-        "dataType",
-        "quantizationScale",
-        "quantizationOffset",
-    )
-)
-
 
 @dataclass
-class Connection:
+class Connection(_rec.FlatRecord):
     """Connection"""
 
     sourceLayerIndex: int = 0
     outputSlotIndex: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "sourceLayerIndex": self.sourceLayerIndex,
-            "outputSlotIndex": self.outputSlotIndex,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Connection:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Connection
-        if unknown:
-            raise ValueError(f"unknown field(s) for Connection: {sorted(unknown)}")
-        obj = cls()
-        if "sourceLayerIndex" in d:
-            v = d["sourceLayerIndex"]
-            obj.sourceLayerIndex = int(v)
-        if "outputSlotIndex" in d:
-            v = d["outputSlotIndex"]
-            obj.outputSlotIndex = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Connection.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Connection:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Connection.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Connection, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Connection:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Connection, text)
-
-
-_FIELDS_Connection: frozenset[str] = frozenset(
-    (
-        "sourceLayerIndex",
-        "outputSlotIndex",
-    )
-)
-
 
 @dataclass
-class ByteData:
+class ByteData(_rec.FlatRecord):
     """ByteData"""
 
     data: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "data": None if self.data is None else list(self.data),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ByteData:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ByteData
-        if unknown:
-            raise ValueError(f"unknown field(s) for ByteData: {sorted(unknown)}")
-        obj = cls()
-        if "data" in d:
-            v = d["data"]
-            obj.data = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ByteData.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ByteData:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ByteData.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ByteData, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ByteData:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ByteData, text)
-
-
-_FIELDS_ByteData: frozenset[str] = frozenset(("data",))
-
 
 @dataclass
-class ShortData:
+class ShortData(_rec.FlatRecord):
     """ShortData"""
 
     data: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "data": None if self.data is None else list(self.data),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ShortData:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ShortData
-        if unknown:
-            raise ValueError(f"unknown field(s) for ShortData: {sorted(unknown)}")
-        obj = cls()
-        if "data" in d:
-            v = d["data"]
-            obj.data = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ShortData.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ShortData:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ShortData.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ShortData, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ShortData:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ShortData, text)
-
-
-_FIELDS_ShortData: frozenset[str] = frozenset(("data",))
-
 
 @dataclass
-class IntData:
+class IntData(_rec.FlatRecord):
     """IntData"""
 
     data: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "data": None if self.data is None else list(self.data),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> IntData:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_IntData
-        if unknown:
-            raise ValueError(f"unknown field(s) for IntData: {sorted(unknown)}")
-        obj = cls()
-        if "data" in d:
-            v = d["data"]
-            obj.data = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_IntData.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> IntData:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_IntData.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_IntData, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> IntData:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_IntData, text)
-
-
-_FIELDS_IntData: frozenset[str] = frozenset(("data",))
-
 
 @dataclass
-class LongData:
+class LongData(_rec.FlatRecord):
     """LongData"""
 
     data: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "data": None if self.data is None else list(self.data),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LongData:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LongData
-        if unknown:
-            raise ValueError(f"unknown field(s) for LongData: {sorted(unknown)}")
-        obj = cls()
-        if "data" in d:
-            v = d["data"]
-            obj.data = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LongData.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LongData:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LongData.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LongData, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LongData:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LongData, text)
-
-
-_FIELDS_LongData: frozenset[str] = frozenset(("data",))
-
 
 @dataclass
-class ConstTensor:
+class ConstTensor(_rec.FlatRecord):
     """ConstTensor"""
 
     info: TensorInfo | None = None
     data: ByteData | ShortData | IntData | LongData | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "info": None if self.info is None else self.info.to_dict(),
-            "data": None if self.data is None else _rec.union_to_dict(self.data),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ConstTensor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ConstTensor
-        if unknown:
-            raise ValueError(f"unknown field(s) for ConstTensor: {sorted(unknown)}")
-        obj = cls()
-        if "info" in d:
-            v = d["info"]
-            obj.info = None if v is None else TensorInfo.from_dict(v)
-        if "data" in d:
-            v = d["data"]
-            obj.data = v
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ConstTensor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ConstTensor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ConstTensor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ConstTensor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ConstTensor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ConstTensor, text)
-
-
-_FIELDS_ConstTensor: frozenset[str] = frozenset(
-    (
-        "info",
-        "data",
-    )
-)
-
 
 @dataclass
-class InputSlot:
+class InputSlot(_rec.FlatRecord):
     """InputSlot"""
 
     index: int = 0
     connection: Connection | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "index": self.index,
-            "connection": None if self.connection is None else self.connection.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> InputSlot:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_InputSlot
-        if unknown:
-            raise ValueError(f"unknown field(s) for InputSlot: {sorted(unknown)}")
-        obj = cls()
-        if "index" in d:
-            v = d["index"]
-            obj.index = int(v)
-        if "connection" in d:
-            v = d["connection"]
-            obj.connection = None if v is None else Connection.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_InputSlot.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> InputSlot:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_InputSlot.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_InputSlot, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> InputSlot:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_InputSlot, text)
-
-
-_FIELDS_InputSlot: frozenset[str] = frozenset(
-    (
-        "index",
-        "connection",
-    )
-)
-
 
 @dataclass
-class OutputSlot:
+class OutputSlot(_rec.FlatRecord):
     """OutputSlot"""
 
     index: int = 0
     tensorInfo: TensorInfo | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "index": self.index,
-            "tensorInfo": None if self.tensorInfo is None else self.tensorInfo.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> OutputSlot:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_OutputSlot
-        if unknown:
-            raise ValueError(f"unknown field(s) for OutputSlot: {sorted(unknown)}")
-        obj = cls()
-        if "index" in d:
-            v = d["index"]
-            obj.index = int(v)
-        if "tensorInfo" in d:
-            v = d["tensorInfo"]
-            obj.tensorInfo = None if v is None else TensorInfo.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_OutputSlot.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> OutputSlot:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_OutputSlot.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_OutputSlot, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> OutputSlot:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_OutputSlot, text)
-
-
-_FIELDS_OutputSlot: frozenset[str] = frozenset(
-    (
-        "index",
-        "tensorInfo",
-    )
-)
-
 
 @dataclass
-class LayerBase:
+class LayerBase(_rec.FlatRecord):
     """LayerBase"""
 
     index: int = 0
     layerName: str | None = None
-    layerType: LayerType = LayerType(0)
+    layerType: LayerType = LayerType.Addition
     inputSlots: list[InputSlot] | None = None
     outputSlots: list[OutputSlot] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "index": self.index,
-            "layerName": self.layerName,
-            "layerType": int(self.layerType),
-            "inputSlots": (
-                None if self.inputSlots is None else [e0.to_dict() for e0 in self.inputSlots]
-            ),
-            "outputSlots": (
-                None if self.outputSlots is None else [e0.to_dict() for e0 in self.outputSlots]
-            ),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LayerBase:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LayerBase
-        if unknown:
-            raise ValueError(f"unknown field(s) for LayerBase: {sorted(unknown)}")
-        obj = cls()
-        if "index" in d:
-            v = d["index"]
-            obj.index = int(v)
-        if "layerName" in d:
-            v = d["layerName"]
-            obj.layerName = None if v is None else str(v)
-        if "layerType" in d:
-            v = d["layerType"]
-            obj.layerType = _rec.enum_from(LayerType, v)
-        if "inputSlots" in d:
-            v = d["inputSlots"]
-            obj.inputSlots = None if v is None else [InputSlot.from_dict(e0) for e0 in v]
-        if "outputSlots" in d:
-            v = d["outputSlots"]
-            obj.outputSlots = None if v is None else [OutputSlot.from_dict(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LayerBase.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LayerBase:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LayerBase.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LayerBase, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LayerBase:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LayerBase, text)
-
-
-_FIELDS_LayerBase: frozenset[str] = frozenset(
-    (
-        "index",
-        "layerName",
-        "layerType",
-        "inputSlots",
-        "outputSlots",
-    )
-)
-
 
 @dataclass
-class BindableLayerBase:
+class BindableLayerBase(_rec.FlatRecord):
     """BindableLayerBase"""
 
     base: LayerBase | None = None
     layerBindingId: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "layerBindingId": self.layerBindingId,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BindableLayerBase:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BindableLayerBase
-        if unknown:
-            raise ValueError(f"unknown field(s) for BindableLayerBase: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "layerBindingId" in d:
-            v = d["layerBindingId"]
-            obj.layerBindingId = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BindableLayerBase.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BindableLayerBase:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BindableLayerBase.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BindableLayerBase, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BindableLayerBase:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BindableLayerBase, text)
-
-
-_FIELDS_BindableLayerBase: frozenset[str] = frozenset(
-    (
-        "base",
-        "layerBindingId",
-    )
-)
-
 
 @dataclass
-class ActivationDescriptor:
+class ActivationDescriptor(_rec.FlatRecord):
     """ActivationDescriptor"""
 
-    function: ActivationFunction = ActivationFunction(0)
+    function: ActivationFunction = ActivationFunction.Sigmoid
     a: float = 0.0
     b: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "function": int(self.function),
-            "a": self.a,
-            "b": self.b,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ActivationDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ActivationDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for ActivationDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "function" in d:
-            v = d["function"]
-            obj.function = _rec.enum_from(ActivationFunction, v)
-        if "a" in d:
-            v = d["a"]
-            obj.a = float(v)
-        if "b" in d:
-            v = d["b"]
-            obj.b = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ActivationDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ActivationDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ActivationDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ActivationDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ActivationDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ActivationDescriptor, text)
-
-
-_FIELDS_ActivationDescriptor: frozenset[str] = frozenset(
-    (
-        "function",
-        "a",
-        "b",
-    )
-)
-
 
 @dataclass
-class ActivationLayer:
+class ActivationLayer(_rec.FlatRecord):
     """ActivationLayer"""
 
     base: LayerBase | None = None
     descriptor: ActivationDescriptor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ActivationLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ActivationLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for ActivationLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else ActivationDescriptor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ActivationLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ActivationLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ActivationLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ActivationLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ActivationLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ActivationLayer, text)
-
-
-_FIELDS_ActivationLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-    )
-)
-
 
 @dataclass
-class AdditionLayer:
+class AdditionLayer(_rec.FlatRecord):
     """AdditionLayer"""
 
     base: LayerBase | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> AdditionLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_AdditionLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for AdditionLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_AdditionLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> AdditionLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_AdditionLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_AdditionLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> AdditionLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_AdditionLayer, text)
-
-
-_FIELDS_AdditionLayer: frozenset[str] = frozenset(("base",))
-
 
 @dataclass
-class ConstantLayer:
+class ConstantLayer(_rec.FlatRecord):
     """ConstantLayer"""
 
     base: LayerBase | None = None
     input: ConstTensor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "input": None if self.input is None else self.input.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ConstantLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ConstantLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for ConstantLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "input" in d:
-            v = d["input"]
-            obj.input = None if v is None else ConstTensor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ConstantLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ConstantLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ConstantLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ConstantLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ConstantLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ConstantLayer, text)
-
-
-_FIELDS_ConstantLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "input",
-    )
-)
-
 
 @dataclass
-class Convolution2dDescriptor:
+class Convolution2dDescriptor(_rec.FlatRecord):
     """Convolution2dDescriptor"""
 
     padLeft: int = 0
@@ -1246,110 +370,11 @@ class Convolution2dDescriptor:
     dilationX: int = 1
     dilationY: int = 1
     biasEnabled: bool = False
-    dataLayout: DataLayout = DataLayout(1)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "padLeft": self.padLeft,
-            "padRight": self.padRight,
-            "padTop": self.padTop,
-            "padBottom": self.padBottom,
-            "strideX": self.strideX,
-            "strideY": self.strideY,
-            "dilationX": self.dilationX,
-            "dilationY": self.dilationY,
-            "biasEnabled": self.biasEnabled,
-            "dataLayout": int(self.dataLayout),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Convolution2dDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Convolution2dDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for Convolution2dDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "padLeft" in d:
-            v = d["padLeft"]
-            obj.padLeft = int(v)
-        if "padRight" in d:
-            v = d["padRight"]
-            obj.padRight = int(v)
-        if "padTop" in d:
-            v = d["padTop"]
-            obj.padTop = int(v)
-        if "padBottom" in d:
-            v = d["padBottom"]
-            obj.padBottom = int(v)
-        if "strideX" in d:
-            v = d["strideX"]
-            obj.strideX = int(v)
-        if "strideY" in d:
-            v = d["strideY"]
-            obj.strideY = int(v)
-        if "dilationX" in d:
-            v = d["dilationX"]
-            obj.dilationX = int(v)
-        if "dilationY" in d:
-            v = d["dilationY"]
-            obj.dilationY = int(v)
-        if "biasEnabled" in d:
-            v = d["biasEnabled"]
-            obj.biasEnabled = bool(v)
-        if "dataLayout" in d:
-            v = d["dataLayout"]
-            obj.dataLayout = _rec.enum_from(DataLayout, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Convolution2dDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Convolution2dDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Convolution2dDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Convolution2dDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Convolution2dDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Convolution2dDescriptor, text)
-
-
-_FIELDS_Convolution2dDescriptor: frozenset[str] = frozenset(
-    (
-        "padLeft",
-        "padRight",
-        "padTop",
-        "padBottom",
-        "strideX",
-        "strideY",
-        "dilationX",
-        "dilationY",
-        "biasEnabled",
-        "dataLayout",
-    )
-)
+    dataLayout: DataLayout = DataLayout.NCHW
 
 
 @dataclass
-class Convolution2dLayer:
+class Convolution2dLayer(_rec.FlatRecord):
     """Convolution2dLayer"""
 
     base: LayerBase | None = None
@@ -1357,316 +382,38 @@ class Convolution2dLayer:
     weights: ConstTensor | None = None
     biases: ConstTensor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-            "weights": None if self.weights is None else self.weights.to_dict(),
-            "biases": None if self.biases is None else self.biases.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Convolution2dLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Convolution2dLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for Convolution2dLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else Convolution2dDescriptor.from_dict(v)
-        if "weights" in d:
-            v = d["weights"]
-            obj.weights = None if v is None else ConstTensor.from_dict(v)
-        if "biases" in d:
-            v = d["biases"]
-            obj.biases = None if v is None else ConstTensor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Convolution2dLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Convolution2dLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Convolution2dLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Convolution2dLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Convolution2dLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Convolution2dLayer, text)
-
-
-_FIELDS_Convolution2dLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-        "weights",
-        "biases",
-    )
-)
-
 
 @dataclass
-class DivisionLayer:
+class DivisionLayer(_rec.FlatRecord):
     """DivisionLayer"""
 
     base: LayerBase | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DivisionLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DivisionLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for DivisionLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DivisionLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DivisionLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DivisionLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DivisionLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DivisionLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DivisionLayer, text)
-
-
-_FIELDS_DivisionLayer: frozenset[str] = frozenset(("base",))
-
 
 @dataclass
-class EqualLayer:
+class EqualLayer(_rec.FlatRecord):
     """EqualLayer"""
 
     base: LayerBase | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> EqualLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_EqualLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for EqualLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_EqualLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> EqualLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_EqualLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_EqualLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> EqualLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_EqualLayer, text)
-
-
-_FIELDS_EqualLayer: frozenset[str] = frozenset(("base",))
-
 
 @dataclass
-class FloorLayer:
+class FloorLayer(_rec.FlatRecord):
     """FloorLayer"""
 
     base: LayerBase | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FloorLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FloorLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for FloorLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_FloorLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> FloorLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_FloorLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_FloorLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> FloorLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_FloorLayer, text)
-
-
-_FIELDS_FloorLayer: frozenset[str] = frozenset(("base",))
-
 
 @dataclass
-class FullyConnectedDescriptor:
+class FullyConnectedDescriptor(_rec.FlatRecord):
     """FullyConnectedDescriptor"""
 
     biasEnabled: bool = False
     transposeWeightsMatrix: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "biasEnabled": self.biasEnabled,
-            "transposeWeightsMatrix": self.transposeWeightsMatrix,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FullyConnectedDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FullyConnectedDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for FullyConnectedDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "biasEnabled" in d:
-            v = d["biasEnabled"]
-            obj.biasEnabled = bool(v)
-        if "transposeWeightsMatrix" in d:
-            v = d["transposeWeightsMatrix"]
-            obj.transposeWeightsMatrix = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_FullyConnectedDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> FullyConnectedDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_FullyConnectedDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_FullyConnectedDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> FullyConnectedDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_FullyConnectedDescriptor, text)
-
-
-_FIELDS_FullyConnectedDescriptor: frozenset[str] = frozenset(
-    (
-        "biasEnabled",
-        "transposeWeightsMatrix",
-    )
-)
-
 
 @dataclass
-class FullyConnectedLayer:
+class FullyConnectedLayer(_rec.FlatRecord):
     """FullyConnectedLayer"""
 
     base: LayerBase | None = None
@@ -1674,557 +421,70 @@ class FullyConnectedLayer:
     weights: ConstTensor | None = None
     biases: ConstTensor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-            "weights": None if self.weights is None else self.weights.to_dict(),
-            "biases": None if self.biases is None else self.biases.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FullyConnectedLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FullyConnectedLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for FullyConnectedLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else FullyConnectedDescriptor.from_dict(v)
-        if "weights" in d:
-            v = d["weights"]
-            obj.weights = None if v is None else ConstTensor.from_dict(v)
-        if "biases" in d:
-            v = d["biases"]
-            obj.biases = None if v is None else ConstTensor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_FullyConnectedLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> FullyConnectedLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_FullyConnectedLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_FullyConnectedLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> FullyConnectedLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_FullyConnectedLayer, text)
-
-
-_FIELDS_FullyConnectedLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-        "weights",
-        "biases",
-    )
-)
-
 
 @dataclass
-class GatherLayer:
+class GatherLayer(_rec.FlatRecord):
     """GatherLayer"""
 
     base: LayerBase | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> GatherLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_GatherLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for GatherLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_GatherLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> GatherLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_GatherLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_GatherLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> GatherLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_GatherLayer, text)
-
-
-_FIELDS_GatherLayer: frozenset[str] = frozenset(("base",))
-
 
 @dataclass
-class GreaterLayer:
+class GreaterLayer(_rec.FlatRecord):
     """GreaterLayer"""
 
     base: LayerBase | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> GreaterLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_GreaterLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for GreaterLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_GreaterLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> GreaterLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_GreaterLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_GreaterLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> GreaterLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_GreaterLayer, text)
-
-
-_FIELDS_GreaterLayer: frozenset[str] = frozenset(("base",))
-
 
 @dataclass
-class InputLayer:
+class InputLayer(_rec.FlatRecord):
     """InputLayer"""
 
     base: BindableLayerBase | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> InputLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_InputLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for InputLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else BindableLayerBase.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_InputLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> InputLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_InputLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_InputLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> InputLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_InputLayer, text)
-
-
-_FIELDS_InputLayer: frozenset[str] = frozenset(("base",))
-
 
 @dataclass
-class L2NormalizationDescriptor:
+class L2NormalizationDescriptor(_rec.FlatRecord):
     """L2NormalizationDescriptor"""
 
-    dataLayout: DataLayout = DataLayout(1)
+    dataLayout: DataLayout = DataLayout.NCHW
     eps: float = 1e-12
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "dataLayout": int(self.dataLayout),
-            "eps": self.eps,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> L2NormalizationDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_L2NormalizationDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for L2NormalizationDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "dataLayout" in d:
-            v = d["dataLayout"]
-            obj.dataLayout = _rec.enum_from(DataLayout, v)
-        if "eps" in d:
-            v = d["eps"]
-            obj.eps = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_L2NormalizationDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> L2NormalizationDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_L2NormalizationDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_L2NormalizationDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> L2NormalizationDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_L2NormalizationDescriptor, text)
-
-
-_FIELDS_L2NormalizationDescriptor: frozenset[str] = frozenset(
-    (
-        "dataLayout",
-        "eps",
-    )
-)
 
 
 @dataclass
-class L2NormalizationLayer:
+class L2NormalizationLayer(_rec.FlatRecord):
     """L2NormalizationLayer"""
 
     base: LayerBase | None = None
     descriptor: L2NormalizationDescriptor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> L2NormalizationLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_L2NormalizationLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for L2NormalizationLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else L2NormalizationDescriptor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_L2NormalizationLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> L2NormalizationLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_L2NormalizationLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_L2NormalizationLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> L2NormalizationLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_L2NormalizationLayer, text)
-
-
-_FIELDS_L2NormalizationLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-    )
-)
-
 
 @dataclass
-class MinimumLayer:
+class MinimumLayer(_rec.FlatRecord):
     """MinimumLayer"""
 
     base: LayerBase | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MinimumLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MinimumLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for MinimumLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MinimumLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MinimumLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MinimumLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MinimumLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MinimumLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MinimumLayer, text)
-
-
-_FIELDS_MinimumLayer: frozenset[str] = frozenset(("base",))
-
 
 @dataclass
-class MaximumLayer:
+class MaximumLayer(_rec.FlatRecord):
     """MaximumLayer"""
 
     base: LayerBase | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MaximumLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MaximumLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for MaximumLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MaximumLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MaximumLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MaximumLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MaximumLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MaximumLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MaximumLayer, text)
-
-
-_FIELDS_MaximumLayer: frozenset[str] = frozenset(("base",))
-
 
 @dataclass
-class MultiplicationLayer:
+class MultiplicationLayer(_rec.FlatRecord):
     """MultiplicationLayer"""
 
     base: LayerBase | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MultiplicationLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MultiplicationLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for MultiplicationLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MultiplicationLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MultiplicationLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MultiplicationLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MultiplicationLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MultiplicationLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MultiplicationLayer, text)
-
-
-_FIELDS_MultiplicationLayer: frozenset[str] = frozenset(("base",))
-
 
 @dataclass
-class Pooling2dDescriptor:
+class Pooling2dDescriptor(_rec.FlatRecord):
     """Pooling2dDescriptor"""
 
-    poolType: PoolingAlgorithm = PoolingAlgorithm(0)
+    poolType: PoolingAlgorithm = PoolingAlgorithm.Max
     padLeft: int = 0
     padRight: int = 0
     padTop: int = 0
@@ -2233,370 +493,43 @@ class Pooling2dDescriptor:
     poolHeight: int = 0
     strideX: int = 0
     strideY: int = 0
-    outputShapeRounding: OutputShapeRounding = OutputShapeRounding(0)
-    paddingMethod: PaddingMethod = PaddingMethod(0)
-    dataLayout: DataLayout = DataLayout(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "poolType": int(self.poolType),
-            "padLeft": self.padLeft,
-            "padRight": self.padRight,
-            "padTop": self.padTop,
-            "padBottom": self.padBottom,
-            "poolWidth": self.poolWidth,
-            "poolHeight": self.poolHeight,
-            "strideX": self.strideX,
-            "strideY": self.strideY,
-            "outputShapeRounding": int(self.outputShapeRounding),
-            "paddingMethod": int(self.paddingMethod),
-            "dataLayout": int(self.dataLayout),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Pooling2dDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Pooling2dDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for Pooling2dDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "poolType" in d:
-            v = d["poolType"]
-            obj.poolType = _rec.enum_from(PoolingAlgorithm, v)
-        if "padLeft" in d:
-            v = d["padLeft"]
-            obj.padLeft = int(v)
-        if "padRight" in d:
-            v = d["padRight"]
-            obj.padRight = int(v)
-        if "padTop" in d:
-            v = d["padTop"]
-            obj.padTop = int(v)
-        if "padBottom" in d:
-            v = d["padBottom"]
-            obj.padBottom = int(v)
-        if "poolWidth" in d:
-            v = d["poolWidth"]
-            obj.poolWidth = int(v)
-        if "poolHeight" in d:
-            v = d["poolHeight"]
-            obj.poolHeight = int(v)
-        if "strideX" in d:
-            v = d["strideX"]
-            obj.strideX = int(v)
-        if "strideY" in d:
-            v = d["strideY"]
-            obj.strideY = int(v)
-        if "outputShapeRounding" in d:
-            v = d["outputShapeRounding"]
-            obj.outputShapeRounding = _rec.enum_from(OutputShapeRounding, v)
-        if "paddingMethod" in d:
-            v = d["paddingMethod"]
-            obj.paddingMethod = _rec.enum_from(PaddingMethod, v)
-        if "dataLayout" in d:
-            v = d["dataLayout"]
-            obj.dataLayout = _rec.enum_from(DataLayout, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Pooling2dDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Pooling2dDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Pooling2dDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Pooling2dDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Pooling2dDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Pooling2dDescriptor, text)
-
-
-_FIELDS_Pooling2dDescriptor: frozenset[str] = frozenset(
-    (
-        "poolType",
-        "padLeft",
-        "padRight",
-        "padTop",
-        "padBottom",
-        "poolWidth",
-        "poolHeight",
-        "strideX",
-        "strideY",
-        "outputShapeRounding",
-        "paddingMethod",
-        "dataLayout",
-    )
-)
+    outputShapeRounding: OutputShapeRounding = OutputShapeRounding.Floor
+    paddingMethod: PaddingMethod = PaddingMethod.IgnoreValue
+    dataLayout: DataLayout = DataLayout.NHWC
 
 
 @dataclass
-class Pooling2dLayer:
+class Pooling2dLayer(_rec.FlatRecord):
     """Pooling2dLayer"""
 
     base: LayerBase | None = None
     descriptor: Pooling2dDescriptor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Pooling2dLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Pooling2dLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for Pooling2dLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else Pooling2dDescriptor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Pooling2dLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Pooling2dLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Pooling2dLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Pooling2dLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Pooling2dLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Pooling2dLayer, text)
-
-
-_FIELDS_Pooling2dLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-    )
-)
-
 
 @dataclass
-class QuantizeLayer:
+class QuantizeLayer(_rec.FlatRecord):
     """QuantizeLayer"""
 
     base: LayerBase | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> QuantizeLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_QuantizeLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for QuantizeLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_QuantizeLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> QuantizeLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_QuantizeLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_QuantizeLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> QuantizeLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_QuantizeLayer, text)
-
-
-_FIELDS_QuantizeLayer: frozenset[str] = frozenset(("base",))
-
 
 @dataclass
-class SoftmaxDescriptor:
+class SoftmaxDescriptor(_rec.FlatRecord):
     """SoftmaxDescriptor"""
 
     beta: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "beta": self.beta,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SoftmaxDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SoftmaxDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for SoftmaxDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "beta" in d:
-            v = d["beta"]
-            obj.beta = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SoftmaxDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SoftmaxDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SoftmaxDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SoftmaxDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SoftmaxDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SoftmaxDescriptor, text)
-
-
-_FIELDS_SoftmaxDescriptor: frozenset[str] = frozenset(("beta",))
-
 
 @dataclass
-class SoftmaxLayer:
+class SoftmaxLayer(_rec.FlatRecord):
     """SoftmaxLayer"""
 
     base: LayerBase | None = None
     descriptor: SoftmaxDescriptor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SoftmaxLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SoftmaxLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for SoftmaxLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else SoftmaxDescriptor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SoftmaxLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SoftmaxLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SoftmaxLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SoftmaxLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SoftmaxLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SoftmaxLayer, text)
-
-
-_FIELDS_SoftmaxLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-    )
-)
-
 
 @dataclass
-class DepthwiseConvolution2dDescriptor:
+class DepthwiseConvolution2dDescriptor(_rec.FlatRecord):
     """DepthwiseConvolution2dDescriptor"""
 
     padLeft: int = 0
@@ -2608,112 +541,11 @@ class DepthwiseConvolution2dDescriptor:
     dilationX: int = 1
     dilationY: int = 1
     biasEnabled: bool = False
-    dataLayout: DataLayout = DataLayout(1)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "padLeft": self.padLeft,
-            "padRight": self.padRight,
-            "padTop": self.padTop,
-            "padBottom": self.padBottom,
-            "strideX": self.strideX,
-            "strideY": self.strideY,
-            "dilationX": self.dilationX,
-            "dilationY": self.dilationY,
-            "biasEnabled": self.biasEnabled,
-            "dataLayout": int(self.dataLayout),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DepthwiseConvolution2dDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DepthwiseConvolution2dDescriptor
-        if unknown:
-            raise ValueError(
-                f"unknown field(s) for DepthwiseConvolution2dDescriptor: {sorted(unknown)}"
-            )
-        obj = cls()
-        if "padLeft" in d:
-            v = d["padLeft"]
-            obj.padLeft = int(v)
-        if "padRight" in d:
-            v = d["padRight"]
-            obj.padRight = int(v)
-        if "padTop" in d:
-            v = d["padTop"]
-            obj.padTop = int(v)
-        if "padBottom" in d:
-            v = d["padBottom"]
-            obj.padBottom = int(v)
-        if "strideX" in d:
-            v = d["strideX"]
-            obj.strideX = int(v)
-        if "strideY" in d:
-            v = d["strideY"]
-            obj.strideY = int(v)
-        if "dilationX" in d:
-            v = d["dilationX"]
-            obj.dilationX = int(v)
-        if "dilationY" in d:
-            v = d["dilationY"]
-            obj.dilationY = int(v)
-        if "biasEnabled" in d:
-            v = d["biasEnabled"]
-            obj.biasEnabled = bool(v)
-        if "dataLayout" in d:
-            v = d["dataLayout"]
-            obj.dataLayout = _rec.enum_from(DataLayout, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DepthwiseConvolution2dDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DepthwiseConvolution2dDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DepthwiseConvolution2dDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DepthwiseConvolution2dDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DepthwiseConvolution2dDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DepthwiseConvolution2dDescriptor, text)
-
-
-_FIELDS_DepthwiseConvolution2dDescriptor: frozenset[str] = frozenset(
-    (
-        "padLeft",
-        "padRight",
-        "padTop",
-        "padBottom",
-        "strideX",
-        "strideY",
-        "dilationX",
-        "dilationY",
-        "biasEnabled",
-        "dataLayout",
-    )
-)
+    dataLayout: DataLayout = DataLayout.NCHW
 
 
 @dataclass
-class DepthwiseConvolution2dLayer:
+class DepthwiseConvolution2dLayer(_rec.FlatRecord):
     """DepthwiseConvolution2dLayer"""
 
     base: LayerBase | None = None
@@ -2721,1412 +553,171 @@ class DepthwiseConvolution2dLayer:
     weights: ConstTensor | None = None
     biases: ConstTensor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-            "weights": None if self.weights is None else self.weights.to_dict(),
-            "biases": None if self.biases is None else self.biases.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DepthwiseConvolution2dLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DepthwiseConvolution2dLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for DepthwiseConvolution2dLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else DepthwiseConvolution2dDescriptor.from_dict(v)
-        if "weights" in d:
-            v = d["weights"]
-            obj.weights = None if v is None else ConstTensor.from_dict(v)
-        if "biases" in d:
-            v = d["biases"]
-            obj.biases = None if v is None else ConstTensor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DepthwiseConvolution2dLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DepthwiseConvolution2dLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DepthwiseConvolution2dLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DepthwiseConvolution2dLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DepthwiseConvolution2dLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DepthwiseConvolution2dLayer, text)
-
-
-_FIELDS_DepthwiseConvolution2dLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-        "weights",
-        "biases",
-    )
-)
-
 
 @dataclass
-class OutputLayer:
+class OutputLayer(_rec.FlatRecord):
     """OutputLayer"""
 
     base: BindableLayerBase | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> OutputLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_OutputLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for OutputLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else BindableLayerBase.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_OutputLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> OutputLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_OutputLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_OutputLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> OutputLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_OutputLayer, text)
-
-
-_FIELDS_OutputLayer: frozenset[str] = frozenset(("base",))
-
 
 @dataclass
-class ReshapeDescriptor:
+class ReshapeDescriptor(_rec.FlatRecord):
     """ReshapeDescriptor"""
 
     targetShape: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "targetShape": None if self.targetShape is None else list(self.targetShape),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ReshapeDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ReshapeDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for ReshapeDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "targetShape" in d:
-            v = d["targetShape"]
-            obj.targetShape = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ReshapeDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ReshapeDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ReshapeDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ReshapeDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ReshapeDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ReshapeDescriptor, text)
-
-
-_FIELDS_ReshapeDescriptor: frozenset[str] = frozenset(("targetShape",))
-
 
 @dataclass
-class ReshapeLayer:
+class ReshapeLayer(_rec.FlatRecord):
     """ReshapeLayer"""
 
     base: LayerBase | None = None
     descriptor: ReshapeDescriptor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ReshapeLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ReshapeLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for ReshapeLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else ReshapeDescriptor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ReshapeLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ReshapeLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ReshapeLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ReshapeLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ReshapeLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ReshapeLayer, text)
-
-
-_FIELDS_ReshapeLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-    )
-)
-
 
 @dataclass
-class PermuteDescriptor:
+class PermuteDescriptor(_rec.FlatRecord):
     """PermuteDescriptor"""
 
     dimMappings: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "dimMappings": None if self.dimMappings is None else list(self.dimMappings),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PermuteDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_PermuteDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for PermuteDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "dimMappings" in d:
-            v = d["dimMappings"]
-            obj.dimMappings = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_PermuteDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> PermuteDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_PermuteDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_PermuteDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> PermuteDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_PermuteDescriptor, text)
-
-
-_FIELDS_PermuteDescriptor: frozenset[str] = frozenset(("dimMappings",))
-
 
 @dataclass
-class PermuteLayer:
+class PermuteLayer(_rec.FlatRecord):
     """PermuteLayer"""
 
     base: LayerBase | None = None
     descriptor: PermuteDescriptor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PermuteLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_PermuteLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for PermuteLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else PermuteDescriptor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_PermuteLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> PermuteLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_PermuteLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_PermuteLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> PermuteLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_PermuteLayer, text)
-
-
-_FIELDS_PermuteLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-    )
-)
-
 
 @dataclass
-class SpaceToBatchNdDescriptor:
+class SpaceToBatchNdDescriptor(_rec.FlatRecord):
     """SpaceToBatchNdDescriptor"""
 
     blockShape: list[int] | ScalarVector | None = None
     padList: list[int] | ScalarVector | None = None
-    dataLayout: DataLayout = DataLayout(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "blockShape": None if self.blockShape is None else list(self.blockShape),
-            "padList": None if self.padList is None else list(self.padList),
-            "dataLayout": int(self.dataLayout),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SpaceToBatchNdDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SpaceToBatchNdDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for SpaceToBatchNdDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "blockShape" in d:
-            v = d["blockShape"]
-            obj.blockShape = None if v is None else [int(e0) for e0 in v]
-        if "padList" in d:
-            v = d["padList"]
-            obj.padList = None if v is None else [int(e0) for e0 in v]
-        if "dataLayout" in d:
-            v = d["dataLayout"]
-            obj.dataLayout = _rec.enum_from(DataLayout, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SpaceToBatchNdDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SpaceToBatchNdDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SpaceToBatchNdDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SpaceToBatchNdDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SpaceToBatchNdDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SpaceToBatchNdDescriptor, text)
-
-
-_FIELDS_SpaceToBatchNdDescriptor: frozenset[str] = frozenset(
-    (
-        "blockShape",
-        "padList",
-        "dataLayout",
-    )
-)
+    dataLayout: DataLayout = DataLayout.NHWC
 
 
 @dataclass
-class SpaceToBatchNdLayer:
+class SpaceToBatchNdLayer(_rec.FlatRecord):
     """SpaceToBatchNdLayer"""
 
     base: LayerBase | None = None
     descriptor: SpaceToBatchNdDescriptor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SpaceToBatchNdLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SpaceToBatchNdLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for SpaceToBatchNdLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else SpaceToBatchNdDescriptor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SpaceToBatchNdLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SpaceToBatchNdLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SpaceToBatchNdLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SpaceToBatchNdLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SpaceToBatchNdLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SpaceToBatchNdLayer, text)
-
-
-_FIELDS_SpaceToBatchNdLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-    )
-)
-
 
 @dataclass
-class SpaceToDepthDescriptor:
+class SpaceToDepthDescriptor(_rec.FlatRecord):
     """SpaceToDepthDescriptor"""
 
     blockSize: int = 0
-    dataLayout: DataLayout = DataLayout(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "blockSize": self.blockSize,
-            "dataLayout": int(self.dataLayout),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SpaceToDepthDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SpaceToDepthDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for SpaceToDepthDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "blockSize" in d:
-            v = d["blockSize"]
-            obj.blockSize = int(v)
-        if "dataLayout" in d:
-            v = d["dataLayout"]
-            obj.dataLayout = _rec.enum_from(DataLayout, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SpaceToDepthDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SpaceToDepthDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SpaceToDepthDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SpaceToDepthDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SpaceToDepthDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SpaceToDepthDescriptor, text)
-
-
-_FIELDS_SpaceToDepthDescriptor: frozenset[str] = frozenset(
-    (
-        "blockSize",
-        "dataLayout",
-    )
-)
+    dataLayout: DataLayout = DataLayout.NHWC
 
 
 @dataclass
-class SpaceToDepthLayer:
+class SpaceToDepthLayer(_rec.FlatRecord):
     """SpaceToDepthLayer"""
 
     base: LayerBase | None = None
     descriptor: SpaceToDepthDescriptor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SpaceToDepthLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SpaceToDepthLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for SpaceToDepthLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else SpaceToDepthDescriptor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SpaceToDepthLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SpaceToDepthLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SpaceToDepthLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SpaceToDepthLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SpaceToDepthLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SpaceToDepthLayer, text)
-
-
-_FIELDS_SpaceToDepthLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-    )
-)
-
 
 @dataclass
-class SubtractionLayer:
+class SubtractionLayer(_rec.FlatRecord):
     """SubtractionLayer"""
 
     base: LayerBase | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SubtractionLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SubtractionLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for SubtractionLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SubtractionLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SubtractionLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SubtractionLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SubtractionLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SubtractionLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SubtractionLayer, text)
-
-
-_FIELDS_SubtractionLayer: frozenset[str] = frozenset(("base",))
-
 
 @dataclass
-class BatchToSpaceNdDescriptor:
+class BatchToSpaceNdDescriptor(_rec.FlatRecord):
     """BatchToSpaceNdDescriptor"""
 
     blockShape: list[int] | ScalarVector | None = None
     crops: list[int] | ScalarVector | None = None
-    dataLayout: DataLayout = DataLayout(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "blockShape": None if self.blockShape is None else list(self.blockShape),
-            "crops": None if self.crops is None else list(self.crops),
-            "dataLayout": int(self.dataLayout),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BatchToSpaceNdDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BatchToSpaceNdDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for BatchToSpaceNdDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "blockShape" in d:
-            v = d["blockShape"]
-            obj.blockShape = None if v is None else [int(e0) for e0 in v]
-        if "crops" in d:
-            v = d["crops"]
-            obj.crops = None if v is None else [int(e0) for e0 in v]
-        if "dataLayout" in d:
-            v = d["dataLayout"]
-            obj.dataLayout = _rec.enum_from(DataLayout, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BatchToSpaceNdDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BatchToSpaceNdDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BatchToSpaceNdDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BatchToSpaceNdDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BatchToSpaceNdDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BatchToSpaceNdDescriptor, text)
-
-
-_FIELDS_BatchToSpaceNdDescriptor: frozenset[str] = frozenset(
-    (
-        "blockShape",
-        "crops",
-        "dataLayout",
-    )
-)
+    dataLayout: DataLayout = DataLayout.NHWC
 
 
 @dataclass
-class BatchToSpaceNdLayer:
+class BatchToSpaceNdLayer(_rec.FlatRecord):
     """BatchToSpaceNdLayer"""
 
     base: LayerBase | None = None
     descriptor: BatchToSpaceNdDescriptor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BatchToSpaceNdLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BatchToSpaceNdLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for BatchToSpaceNdLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else BatchToSpaceNdDescriptor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BatchToSpaceNdLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BatchToSpaceNdLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BatchToSpaceNdLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BatchToSpaceNdLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BatchToSpaceNdLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BatchToSpaceNdLayer, text)
-
-
-_FIELDS_BatchToSpaceNdLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-    )
-)
-
 
 @dataclass
-class NormalizationDescriptor:
+class NormalizationDescriptor(_rec.FlatRecord):
     """NormalizationDescriptor"""
 
-    normChannelType: NormalizationAlgorithmChannel = NormalizationAlgorithmChannel(0)
-    normMethodType: NormalizationAlgorithmMethod = NormalizationAlgorithmMethod(0)
+    normChannelType: NormalizationAlgorithmChannel = NormalizationAlgorithmChannel.Across
+    normMethodType: NormalizationAlgorithmMethod = NormalizationAlgorithmMethod.LocalBrightness
     normSize: int = 0
     alpha: float = 0.0
     beta: float = 0.0
     k: float = 0.0
-    dataLayout: DataLayout = DataLayout(1)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "normChannelType": int(self.normChannelType),
-            "normMethodType": int(self.normMethodType),
-            "normSize": self.normSize,
-            "alpha": self.alpha,
-            "beta": self.beta,
-            "k": self.k,
-            "dataLayout": int(self.dataLayout),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> NormalizationDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_NormalizationDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for NormalizationDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "normChannelType" in d:
-            v = d["normChannelType"]
-            obj.normChannelType = _rec.enum_from(NormalizationAlgorithmChannel, v)
-        if "normMethodType" in d:
-            v = d["normMethodType"]
-            obj.normMethodType = _rec.enum_from(NormalizationAlgorithmMethod, v)
-        if "normSize" in d:
-            v = d["normSize"]
-            obj.normSize = int(v)
-        if "alpha" in d:
-            v = d["alpha"]
-            obj.alpha = float(v)
-        if "beta" in d:
-            v = d["beta"]
-            obj.beta = float(v)
-        if "k" in d:
-            v = d["k"]
-            obj.k = float(v)
-        if "dataLayout" in d:
-            v = d["dataLayout"]
-            obj.dataLayout = _rec.enum_from(DataLayout, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_NormalizationDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> NormalizationDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_NormalizationDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_NormalizationDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> NormalizationDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_NormalizationDescriptor, text)
-
-
-_FIELDS_NormalizationDescriptor: frozenset[str] = frozenset(
-    (
-        "normChannelType",
-        "normMethodType",
-        "normSize",
-        "alpha",
-        "beta",
-        "k",
-        "dataLayout",
-    )
-)
+    dataLayout: DataLayout = DataLayout.NCHW
 
 
 @dataclass
-class NormalizationLayer:
+class NormalizationLayer(_rec.FlatRecord):
     """NormalizationLayer"""
 
     base: LayerBase | None = None
     descriptor: NormalizationDescriptor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> NormalizationLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_NormalizationLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for NormalizationLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else NormalizationDescriptor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_NormalizationLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> NormalizationLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_NormalizationLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_NormalizationLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> NormalizationLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_NormalizationLayer, text)
-
-
-_FIELDS_NormalizationLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-    )
-)
-
 
 @dataclass
-class MeanDescriptor:
+class MeanDescriptor(_rec.FlatRecord):
     """MeanDescriptor"""
 
     axis: list[int] | ScalarVector | None = None
     keepDims: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": None if self.axis is None else list(self.axis),
-            "keepDims": self.keepDims,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MeanDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MeanDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for MeanDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = None if v is None else [int(e0) for e0 in v]
-        if "keepDims" in d:
-            v = d["keepDims"]
-            obj.keepDims = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MeanDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MeanDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MeanDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MeanDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MeanDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MeanDescriptor, text)
-
-
-_FIELDS_MeanDescriptor: frozenset[str] = frozenset(
-    (
-        "axis",
-        "keepDims",
-    )
-)
-
 
 @dataclass
-class MeanLayer:
+class MeanLayer(_rec.FlatRecord):
     """MeanLayer"""
 
     base: LayerBase | None = None
     descriptor: MeanDescriptor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MeanLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MeanLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for MeanLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else MeanDescriptor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MeanLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MeanLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MeanLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MeanLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MeanLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MeanLayer, text)
-
-
-_FIELDS_MeanLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-    )
-)
-
 
 @dataclass
-class PadDescriptor:
+class PadDescriptor(_rec.FlatRecord):
     """PadDescriptor"""
 
     padList: list[int] | ScalarVector | None = None
     padValue: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "padList": None if self.padList is None else list(self.padList),
-            "padValue": self.padValue,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PadDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_PadDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for PadDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "padList" in d:
-            v = d["padList"]
-            obj.padList = None if v is None else [int(e0) for e0 in v]
-        if "padValue" in d:
-            v = d["padValue"]
-            obj.padValue = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_PadDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> PadDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_PadDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_PadDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> PadDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_PadDescriptor, text)
-
-
-_FIELDS_PadDescriptor: frozenset[str] = frozenset(
-    (
-        "padList",
-        "padValue",
-    )
-)
-
 
 @dataclass
-class PadLayer:
+class PadLayer(_rec.FlatRecord):
     """PadLayer"""
 
     base: LayerBase | None = None
     descriptor: PadDescriptor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PadLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_PadLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for PadLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else PadDescriptor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_PadLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> PadLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_PadLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_PadLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> PadLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_PadLayer, text)
-
-
-_FIELDS_PadLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-    )
-)
-
 
 @dataclass
-class RsqrtLayer:
+class RsqrtLayer(_rec.FlatRecord):
     """RsqrtLayer"""
 
     base: LayerBase | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> RsqrtLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_RsqrtLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for RsqrtLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_RsqrtLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> RsqrtLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_RsqrtLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_RsqrtLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> RsqrtLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_RsqrtLayer, text)
-
-
-_FIELDS_RsqrtLayer: frozenset[str] = frozenset(("base",))
-
 
 @dataclass
-class BatchNormalizationDescriptor:
+class BatchNormalizationDescriptor(_rec.FlatRecord):
     """BatchNormalizationDescriptor"""
 
     eps: float = 0.0
-    dataLayout: DataLayout = DataLayout(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "eps": self.eps,
-            "dataLayout": int(self.dataLayout),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BatchNormalizationDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BatchNormalizationDescriptor
-        if unknown:
-            raise ValueError(
-                f"unknown field(s) for BatchNormalizationDescriptor: {sorted(unknown)}"
-            )
-        obj = cls()
-        if "eps" in d:
-            v = d["eps"]
-            obj.eps = float(v)
-        if "dataLayout" in d:
-            v = d["dataLayout"]
-            obj.dataLayout = _rec.enum_from(DataLayout, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BatchNormalizationDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BatchNormalizationDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BatchNormalizationDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BatchNormalizationDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BatchNormalizationDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BatchNormalizationDescriptor, text)
-
-
-_FIELDS_BatchNormalizationDescriptor: frozenset[str] = frozenset(
-    (
-        "eps",
-        "dataLayout",
-    )
-)
+    dataLayout: DataLayout = DataLayout.NHWC
 
 
 @dataclass
-class BatchNormalizationLayer:
+class BatchNormalizationLayer(_rec.FlatRecord):
     """BatchNormalizationLayer"""
 
     base: LayerBase | None = None
@@ -4136,228 +727,26 @@ class BatchNormalizationLayer:
     beta: ConstTensor | None = None
     gamma: ConstTensor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-            "mean": None if self.mean is None else self.mean.to_dict(),
-            "variance": None if self.variance is None else self.variance.to_dict(),
-            "beta": None if self.beta is None else self.beta.to_dict(),
-            "gamma": None if self.gamma is None else self.gamma.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BatchNormalizationLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BatchNormalizationLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for BatchNormalizationLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else BatchNormalizationDescriptor.from_dict(v)
-        if "mean" in d:
-            v = d["mean"]
-            obj.mean = None if v is None else ConstTensor.from_dict(v)
-        if "variance" in d:
-            v = d["variance"]
-            obj.variance = None if v is None else ConstTensor.from_dict(v)
-        if "beta" in d:
-            v = d["beta"]
-            obj.beta = None if v is None else ConstTensor.from_dict(v)
-        if "gamma" in d:
-            v = d["gamma"]
-            obj.gamma = None if v is None else ConstTensor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BatchNormalizationLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BatchNormalizationLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BatchNormalizationLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BatchNormalizationLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BatchNormalizationLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BatchNormalizationLayer, text)
-
-
-_FIELDS_BatchNormalizationLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-        "mean",
-        "variance",
-        "beta",
-        "gamma",
-    )
-)
-
 
 @dataclass
-class ResizeBilinearDescriptor:
+class ResizeBilinearDescriptor(_rec.FlatRecord):
     """ResizeBilinearDescriptor"""
 
     targetWidth: int = 0
     targetHeight: int = 0
-    dataLayout: DataLayout = DataLayout(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "targetWidth": self.targetWidth,
-            "targetHeight": self.targetHeight,
-            "dataLayout": int(self.dataLayout),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ResizeBilinearDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ResizeBilinearDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for ResizeBilinearDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "targetWidth" in d:
-            v = d["targetWidth"]
-            obj.targetWidth = int(v)
-        if "targetHeight" in d:
-            v = d["targetHeight"]
-            obj.targetHeight = int(v)
-        if "dataLayout" in d:
-            v = d["dataLayout"]
-            obj.dataLayout = _rec.enum_from(DataLayout, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ResizeBilinearDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ResizeBilinearDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ResizeBilinearDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ResizeBilinearDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ResizeBilinearDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ResizeBilinearDescriptor, text)
-
-
-_FIELDS_ResizeBilinearDescriptor: frozenset[str] = frozenset(
-    (
-        "targetWidth",
-        "targetHeight",
-        "dataLayout",
-    )
-)
+    dataLayout: DataLayout = DataLayout.NHWC
 
 
 @dataclass
-class ResizeBilinearLayer:
+class ResizeBilinearLayer(_rec.FlatRecord):
     """ResizeBilinearLayer"""
 
     base: LayerBase | None = None
     descriptor: ResizeBilinearDescriptor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ResizeBilinearLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ResizeBilinearLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for ResizeBilinearLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else ResizeBilinearDescriptor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ResizeBilinearLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ResizeBilinearLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ResizeBilinearLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ResizeBilinearLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ResizeBilinearLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ResizeBilinearLayer, text)
-
-
-_FIELDS_ResizeBilinearLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-    )
-)
-
 
 @dataclass
-class StridedSliceDescriptor:
+class StridedSliceDescriptor(_rec.FlatRecord):
     """StridedSliceDescriptor"""
 
     begin: list[int] | ScalarVector | None = None
@@ -4368,172 +757,19 @@ class StridedSliceDescriptor:
     shrinkAxisMask: int = 0
     ellipsisMask: int = 0
     newAxisMask: int = 0
-    dataLayout: DataLayout = DataLayout(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "begin": None if self.begin is None else list(self.begin),
-            "end": None if self.end is None else list(self.end),
-            "stride": None if self.stride is None else list(self.stride),
-            "beginMask": self.beginMask,
-            "endMask": self.endMask,
-            "shrinkAxisMask": self.shrinkAxisMask,
-            "ellipsisMask": self.ellipsisMask,
-            "newAxisMask": self.newAxisMask,
-            "dataLayout": int(self.dataLayout),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StridedSliceDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StridedSliceDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for StridedSliceDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "begin" in d:
-            v = d["begin"]
-            obj.begin = None if v is None else [int(e0) for e0 in v]
-        if "end" in d:
-            v = d["end"]
-            obj.end = None if v is None else [int(e0) for e0 in v]
-        if "stride" in d:
-            v = d["stride"]
-            obj.stride = None if v is None else [int(e0) for e0 in v]
-        if "beginMask" in d:
-            v = d["beginMask"]
-            obj.beginMask = int(v)
-        if "endMask" in d:
-            v = d["endMask"]
-            obj.endMask = int(v)
-        if "shrinkAxisMask" in d:
-            v = d["shrinkAxisMask"]
-            obj.shrinkAxisMask = int(v)
-        if "ellipsisMask" in d:
-            v = d["ellipsisMask"]
-            obj.ellipsisMask = int(v)
-        if "newAxisMask" in d:
-            v = d["newAxisMask"]
-            obj.newAxisMask = int(v)
-        if "dataLayout" in d:
-            v = d["dataLayout"]
-            obj.dataLayout = _rec.enum_from(DataLayout, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StridedSliceDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StridedSliceDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StridedSliceDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StridedSliceDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StridedSliceDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StridedSliceDescriptor, text)
-
-
-_FIELDS_StridedSliceDescriptor: frozenset[str] = frozenset(
-    (
-        "begin",
-        "end",
-        "stride",
-        "beginMask",
-        "endMask",
-        "shrinkAxisMask",
-        "ellipsisMask",
-        "newAxisMask",
-        "dataLayout",
-    )
-)
+    dataLayout: DataLayout = DataLayout.NHWC
 
 
 @dataclass
-class StridedSliceLayer:
+class StridedSliceLayer(_rec.FlatRecord):
     """StridedSliceLayer"""
 
     base: LayerBase | None = None
     descriptor: StridedSliceDescriptor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StridedSliceLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StridedSliceLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for StridedSliceLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else StridedSliceDescriptor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StridedSliceLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StridedSliceLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StridedSliceLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StridedSliceLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StridedSliceLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StridedSliceLayer, text)
-
-
-_FIELDS_StridedSliceLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-    )
-)
-
 
 @dataclass
-class OriginsDescriptor:
+class OriginsDescriptor(_rec.FlatRecord):
     """OriginsDescriptor"""
 
     concatAxis: int = 0
@@ -4541,407 +777,48 @@ class OriginsDescriptor:
     numDimensions: int = 0
     viewOrigins: list[UintVector] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "concatAxis": self.concatAxis,
-            "numViews": self.numViews,
-            "numDimensions": self.numDimensions,
-            "viewOrigins": (
-                None if self.viewOrigins is None else [e0.to_dict() for e0 in self.viewOrigins]
-            ),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> OriginsDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_OriginsDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for OriginsDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "concatAxis" in d:
-            v = d["concatAxis"]
-            obj.concatAxis = int(v)
-        if "numViews" in d:
-            v = d["numViews"]
-            obj.numViews = int(v)
-        if "numDimensions" in d:
-            v = d["numDimensions"]
-            obj.numDimensions = int(v)
-        if "viewOrigins" in d:
-            v = d["viewOrigins"]
-            obj.viewOrigins = None if v is None else [UintVector.from_dict(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_OriginsDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> OriginsDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_OriginsDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_OriginsDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> OriginsDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_OriginsDescriptor, text)
-
-
-_FIELDS_OriginsDescriptor: frozenset[str] = frozenset(
-    (
-        "concatAxis",
-        "numViews",
-        "numDimensions",
-        "viewOrigins",
-    )
-)
-
 
 @dataclass
-class ConcatLayer:
+class ConcatLayer(_rec.FlatRecord):
     """ConcatLayer"""
 
     base: LayerBase | None = None
     descriptor: OriginsDescriptor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ConcatLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ConcatLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for ConcatLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else OriginsDescriptor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ConcatLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ConcatLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ConcatLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ConcatLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ConcatLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ConcatLayer, text)
-
-
-_FIELDS_ConcatLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-    )
-)
-
 
 @dataclass
-class MergerLayer:
+class MergerLayer(_rec.FlatRecord):
     """MergerLayer"""
 
     base: LayerBase | None = None
     descriptor: OriginsDescriptor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MergerLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MergerLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for MergerLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else OriginsDescriptor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MergerLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MergerLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MergerLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MergerLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MergerLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MergerLayer, text)
-
-
-_FIELDS_MergerLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-    )
-)
-
 
 @dataclass
-class UintVector:
+class UintVector(_rec.FlatRecord):
     """UintVector"""
 
     data: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "data": None if self.data is None else list(self.data),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> UintVector:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_UintVector
-        if unknown:
-            raise ValueError(f"unknown field(s) for UintVector: {sorted(unknown)}")
-        obj = cls()
-        if "data" in d:
-            v = d["data"]
-            obj.data = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_UintVector.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> UintVector:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_UintVector.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_UintVector, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> UintVector:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_UintVector, text)
-
-
-_FIELDS_UintVector: frozenset[str] = frozenset(("data",))
-
 
 @dataclass
-class ViewsDescriptor:
+class ViewsDescriptor(_rec.FlatRecord):
     """ViewsDescriptor"""
 
     origins: OriginsDescriptor | None = None
     viewSizes: list[UintVector] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "origins": None if self.origins is None else self.origins.to_dict(),
-            "viewSizes": (
-                None if self.viewSizes is None else [e0.to_dict() for e0 in self.viewSizes]
-            ),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ViewsDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ViewsDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for ViewsDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "origins" in d:
-            v = d["origins"]
-            obj.origins = None if v is None else OriginsDescriptor.from_dict(v)
-        if "viewSizes" in d:
-            v = d["viewSizes"]
-            obj.viewSizes = None if v is None else [UintVector.from_dict(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ViewsDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ViewsDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ViewsDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ViewsDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ViewsDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ViewsDescriptor, text)
-
-
-_FIELDS_ViewsDescriptor: frozenset[str] = frozenset(
-    (
-        "origins",
-        "viewSizes",
-    )
-)
-
 
 @dataclass
-class SplitterLayer:
+class SplitterLayer(_rec.FlatRecord):
     """SplitterLayer"""
 
     base: LayerBase | None = None
     descriptor: ViewsDescriptor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SplitterLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SplitterLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for SplitterLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else ViewsDescriptor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SplitterLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SplitterLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SplitterLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SplitterLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SplitterLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SplitterLayer, text)
-
-
-_FIELDS_SplitterLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-    )
-)
-
 
 @dataclass
-class DetectionPostProcessDescriptor:
+class DetectionPostProcessDescriptor(_rec.FlatRecord):
     """DetectionPostProcessDescriptor"""
 
     maxDetections: int = 0
@@ -4956,188 +833,18 @@ class DetectionPostProcessDescriptor:
     scaleW: float = 0.0
     scaleH: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "maxDetections": self.maxDetections,
-            "maxClassesPerDetection": self.maxClassesPerDetection,
-            "detectionsPerClass": self.detectionsPerClass,
-            "nmsScoreThreshold": self.nmsScoreThreshold,
-            "nmsIouThreshold": self.nmsIouThreshold,
-            "numClasses": self.numClasses,
-            "useRegularNms": self.useRegularNms,
-            "scaleX": self.scaleX,
-            "scaleY": self.scaleY,
-            "scaleW": self.scaleW,
-            "scaleH": self.scaleH,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DetectionPostProcessDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DetectionPostProcessDescriptor
-        if unknown:
-            raise ValueError(
-                f"unknown field(s) for DetectionPostProcessDescriptor: {sorted(unknown)}"
-            )
-        obj = cls()
-        if "maxDetections" in d:
-            v = d["maxDetections"]
-            obj.maxDetections = int(v)
-        if "maxClassesPerDetection" in d:
-            v = d["maxClassesPerDetection"]
-            obj.maxClassesPerDetection = int(v)
-        if "detectionsPerClass" in d:
-            v = d["detectionsPerClass"]
-            obj.detectionsPerClass = int(v)
-        if "nmsScoreThreshold" in d:
-            v = d["nmsScoreThreshold"]
-            obj.nmsScoreThreshold = float(v)
-        if "nmsIouThreshold" in d:
-            v = d["nmsIouThreshold"]
-            obj.nmsIouThreshold = float(v)
-        if "numClasses" in d:
-            v = d["numClasses"]
-            obj.numClasses = int(v)
-        if "useRegularNms" in d:
-            v = d["useRegularNms"]
-            obj.useRegularNms = bool(v)
-        if "scaleX" in d:
-            v = d["scaleX"]
-            obj.scaleX = float(v)
-        if "scaleY" in d:
-            v = d["scaleY"]
-            obj.scaleY = float(v)
-        if "scaleW" in d:
-            v = d["scaleW"]
-            obj.scaleW = float(v)
-        if "scaleH" in d:
-            v = d["scaleH"]
-            obj.scaleH = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DetectionPostProcessDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DetectionPostProcessDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DetectionPostProcessDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DetectionPostProcessDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DetectionPostProcessDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DetectionPostProcessDescriptor, text)
-
-
-_FIELDS_DetectionPostProcessDescriptor: frozenset[str] = frozenset(
-    (
-        "maxDetections",
-        "maxClassesPerDetection",
-        "detectionsPerClass",
-        "nmsScoreThreshold",
-        "nmsIouThreshold",
-        "numClasses",
-        "useRegularNms",
-        "scaleX",
-        "scaleY",
-        "scaleW",
-        "scaleH",
-    )
-)
-
 
 @dataclass
-class DetectionPostProcessLayer:
+class DetectionPostProcessLayer(_rec.FlatRecord):
     """DetectionPostProcessLayer"""
 
     base: LayerBase | None = None
     descriptor: DetectionPostProcessDescriptor | None = None
     anchors: ConstTensor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-            "anchors": None if self.anchors is None else self.anchors.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DetectionPostProcessLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DetectionPostProcessLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for DetectionPostProcessLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else DetectionPostProcessDescriptor.from_dict(v)
-        if "anchors" in d:
-            v = d["anchors"]
-            obj.anchors = None if v is None else ConstTensor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DetectionPostProcessLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DetectionPostProcessLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DetectionPostProcessLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DetectionPostProcessLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DetectionPostProcessLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DetectionPostProcessLayer, text)
-
-
-_FIELDS_DetectionPostProcessLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-        "anchors",
-    )
-)
-
 
 @dataclass
-class LstmInputParams:
+class LstmInputParams(_rec.FlatRecord):
     """LstmInputParams"""
 
     inputToForgetWeights: ConstTensor | None = None
@@ -5162,213 +869,9 @@ class LstmInputParams:
     cellLayerNormWeights: ConstTensor | None = None
     outputLayerNormWeights: ConstTensor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "inputToForgetWeights": (
-                None if self.inputToForgetWeights is None else self.inputToForgetWeights.to_dict()
-            ),
-            "inputToCellWeights": (
-                None if self.inputToCellWeights is None else self.inputToCellWeights.to_dict()
-            ),
-            "inputToOutputWeights": (
-                None if self.inputToOutputWeights is None else self.inputToOutputWeights.to_dict()
-            ),
-            "recurrentToForgetWeights": (
-                None
-                if self.recurrentToForgetWeights is None
-                else self.recurrentToForgetWeights.to_dict()
-            ),
-            "recurrentToCellWeights": (
-                None
-                if self.recurrentToCellWeights is None
-                else self.recurrentToCellWeights.to_dict()
-            ),
-            "recurrentToOutputWeights": (
-                None
-                if self.recurrentToOutputWeights is None
-                else self.recurrentToOutputWeights.to_dict()
-            ),
-            "forgetGateBias": (
-                None if self.forgetGateBias is None else self.forgetGateBias.to_dict()
-            ),
-            "cellBias": None if self.cellBias is None else self.cellBias.to_dict(),
-            "outputGateBias": (
-                None if self.outputGateBias is None else self.outputGateBias.to_dict()
-            ),
-            "inputToInputWeights": (
-                None if self.inputToInputWeights is None else self.inputToInputWeights.to_dict()
-            ),
-            "recurrentToInputWeights": (
-                None
-                if self.recurrentToInputWeights is None
-                else self.recurrentToInputWeights.to_dict()
-            ),
-            "cellToInputWeights": (
-                None if self.cellToInputWeights is None else self.cellToInputWeights.to_dict()
-            ),
-            "inputGateBias": None if self.inputGateBias is None else self.inputGateBias.to_dict(),
-            "projectionWeights": (
-                None if self.projectionWeights is None else self.projectionWeights.to_dict()
-            ),
-            "projectionBias": (
-                None if self.projectionBias is None else self.projectionBias.to_dict()
-            ),
-            "cellToForgetWeights": (
-                None if self.cellToForgetWeights is None else self.cellToForgetWeights.to_dict()
-            ),
-            "cellToOutputWeights": (
-                None if self.cellToOutputWeights is None else self.cellToOutputWeights.to_dict()
-            ),
-            "inputLayerNormWeights": (
-                None if self.inputLayerNormWeights is None else self.inputLayerNormWeights.to_dict()
-            ),
-            "forgetLayerNormWeights": (
-                None
-                if self.forgetLayerNormWeights is None
-                else self.forgetLayerNormWeights.to_dict()
-            ),
-            "cellLayerNormWeights": (
-                None if self.cellLayerNormWeights is None else self.cellLayerNormWeights.to_dict()
-            ),
-            "outputLayerNormWeights": (
-                None
-                if self.outputLayerNormWeights is None
-                else self.outputLayerNormWeights.to_dict()
-            ),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LstmInputParams:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LstmInputParams
-        if unknown:
-            raise ValueError(f"unknown field(s) for LstmInputParams: {sorted(unknown)}")
-        obj = cls()
-        if "inputToForgetWeights" in d:
-            v = d["inputToForgetWeights"]
-            obj.inputToForgetWeights = None if v is None else ConstTensor.from_dict(v)
-        if "inputToCellWeights" in d:
-            v = d["inputToCellWeights"]
-            obj.inputToCellWeights = None if v is None else ConstTensor.from_dict(v)
-        if "inputToOutputWeights" in d:
-            v = d["inputToOutputWeights"]
-            obj.inputToOutputWeights = None if v is None else ConstTensor.from_dict(v)
-        if "recurrentToForgetWeights" in d:
-            v = d["recurrentToForgetWeights"]
-            obj.recurrentToForgetWeights = None if v is None else ConstTensor.from_dict(v)
-        if "recurrentToCellWeights" in d:
-            v = d["recurrentToCellWeights"]
-            obj.recurrentToCellWeights = None if v is None else ConstTensor.from_dict(v)
-        if "recurrentToOutputWeights" in d:
-            v = d["recurrentToOutputWeights"]
-            obj.recurrentToOutputWeights = None if v is None else ConstTensor.from_dict(v)
-        if "forgetGateBias" in d:
-            v = d["forgetGateBias"]
-            obj.forgetGateBias = None if v is None else ConstTensor.from_dict(v)
-        if "cellBias" in d:
-            v = d["cellBias"]
-            obj.cellBias = None if v is None else ConstTensor.from_dict(v)
-        if "outputGateBias" in d:
-            v = d["outputGateBias"]
-            obj.outputGateBias = None if v is None else ConstTensor.from_dict(v)
-        if "inputToInputWeights" in d:
-            v = d["inputToInputWeights"]
-            obj.inputToInputWeights = None if v is None else ConstTensor.from_dict(v)
-        if "recurrentToInputWeights" in d:
-            v = d["recurrentToInputWeights"]
-            obj.recurrentToInputWeights = None if v is None else ConstTensor.from_dict(v)
-        if "cellToInputWeights" in d:
-            v = d["cellToInputWeights"]
-            obj.cellToInputWeights = None if v is None else ConstTensor.from_dict(v)
-        if "inputGateBias" in d:
-            v = d["inputGateBias"]
-            obj.inputGateBias = None if v is None else ConstTensor.from_dict(v)
-        if "projectionWeights" in d:
-            v = d["projectionWeights"]
-            obj.projectionWeights = None if v is None else ConstTensor.from_dict(v)
-        if "projectionBias" in d:
-            v = d["projectionBias"]
-            obj.projectionBias = None if v is None else ConstTensor.from_dict(v)
-        if "cellToForgetWeights" in d:
-            v = d["cellToForgetWeights"]
-            obj.cellToForgetWeights = None if v is None else ConstTensor.from_dict(v)
-        if "cellToOutputWeights" in d:
-            v = d["cellToOutputWeights"]
-            obj.cellToOutputWeights = None if v is None else ConstTensor.from_dict(v)
-        if "inputLayerNormWeights" in d:
-            v = d["inputLayerNormWeights"]
-            obj.inputLayerNormWeights = None if v is None else ConstTensor.from_dict(v)
-        if "forgetLayerNormWeights" in d:
-            v = d["forgetLayerNormWeights"]
-            obj.forgetLayerNormWeights = None if v is None else ConstTensor.from_dict(v)
-        if "cellLayerNormWeights" in d:
-            v = d["cellLayerNormWeights"]
-            obj.cellLayerNormWeights = None if v is None else ConstTensor.from_dict(v)
-        if "outputLayerNormWeights" in d:
-            v = d["outputLayerNormWeights"]
-            obj.outputLayerNormWeights = None if v is None else ConstTensor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LstmInputParams.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LstmInputParams:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LstmInputParams.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LstmInputParams, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LstmInputParams:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LstmInputParams, text)
-
-
-_FIELDS_LstmInputParams: frozenset[str] = frozenset(
-    (
-        "inputToForgetWeights",
-        "inputToCellWeights",
-        "inputToOutputWeights",
-        "recurrentToForgetWeights",
-        "recurrentToCellWeights",
-        "recurrentToOutputWeights",
-        "forgetGateBias",
-        "cellBias",
-        "outputGateBias",
-        "inputToInputWeights",
-        "recurrentToInputWeights",
-        "cellToInputWeights",
-        "inputGateBias",
-        "projectionWeights",
-        "projectionBias",
-        "cellToForgetWeights",
-        "cellToOutputWeights",
-        "inputLayerNormWeights",
-        "forgetLayerNormWeights",
-        "cellLayerNormWeights",
-        "outputLayerNormWeights",
-    )
-)
-
 
 @dataclass
-class QuantizedLstmInputParams:
+class QuantizedLstmInputParams(_rec.FlatRecord):
     """QuantizedLstmInputParams"""
 
     inputToInputWeights: ConstTensor | None = None
@@ -5384,146 +887,9 @@ class QuantizedLstmInputParams:
     cellBias: ConstTensor | None = None
     outputGateBias: ConstTensor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "inputToInputWeights": (
-                None if self.inputToInputWeights is None else self.inputToInputWeights.to_dict()
-            ),
-            "inputToForgetWeights": (
-                None if self.inputToForgetWeights is None else self.inputToForgetWeights.to_dict()
-            ),
-            "inputToCellWeights": (
-                None if self.inputToCellWeights is None else self.inputToCellWeights.to_dict()
-            ),
-            "inputToOutputWeights": (
-                None if self.inputToOutputWeights is None else self.inputToOutputWeights.to_dict()
-            ),
-            "recurrentToInputWeights": (
-                None
-                if self.recurrentToInputWeights is None
-                else self.recurrentToInputWeights.to_dict()
-            ),
-            "recurrentToForgetWeights": (
-                None
-                if self.recurrentToForgetWeights is None
-                else self.recurrentToForgetWeights.to_dict()
-            ),
-            "recurrentToCellWeights": (
-                None
-                if self.recurrentToCellWeights is None
-                else self.recurrentToCellWeights.to_dict()
-            ),
-            "recurrentToOutputWeights": (
-                None
-                if self.recurrentToOutputWeights is None
-                else self.recurrentToOutputWeights.to_dict()
-            ),
-            "inputGateBias": None if self.inputGateBias is None else self.inputGateBias.to_dict(),
-            "forgetGateBias": (
-                None if self.forgetGateBias is None else self.forgetGateBias.to_dict()
-            ),
-            "cellBias": None if self.cellBias is None else self.cellBias.to_dict(),
-            "outputGateBias": (
-                None if self.outputGateBias is None else self.outputGateBias.to_dict()
-            ),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> QuantizedLstmInputParams:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_QuantizedLstmInputParams
-        if unknown:
-            raise ValueError(f"unknown field(s) for QuantizedLstmInputParams: {sorted(unknown)}")
-        obj = cls()
-        if "inputToInputWeights" in d:
-            v = d["inputToInputWeights"]
-            obj.inputToInputWeights = None if v is None else ConstTensor.from_dict(v)
-        if "inputToForgetWeights" in d:
-            v = d["inputToForgetWeights"]
-            obj.inputToForgetWeights = None if v is None else ConstTensor.from_dict(v)
-        if "inputToCellWeights" in d:
-            v = d["inputToCellWeights"]
-            obj.inputToCellWeights = None if v is None else ConstTensor.from_dict(v)
-        if "inputToOutputWeights" in d:
-            v = d["inputToOutputWeights"]
-            obj.inputToOutputWeights = None if v is None else ConstTensor.from_dict(v)
-        if "recurrentToInputWeights" in d:
-            v = d["recurrentToInputWeights"]
-            obj.recurrentToInputWeights = None if v is None else ConstTensor.from_dict(v)
-        if "recurrentToForgetWeights" in d:
-            v = d["recurrentToForgetWeights"]
-            obj.recurrentToForgetWeights = None if v is None else ConstTensor.from_dict(v)
-        if "recurrentToCellWeights" in d:
-            v = d["recurrentToCellWeights"]
-            obj.recurrentToCellWeights = None if v is None else ConstTensor.from_dict(v)
-        if "recurrentToOutputWeights" in d:
-            v = d["recurrentToOutputWeights"]
-            obj.recurrentToOutputWeights = None if v is None else ConstTensor.from_dict(v)
-        if "inputGateBias" in d:
-            v = d["inputGateBias"]
-            obj.inputGateBias = None if v is None else ConstTensor.from_dict(v)
-        if "forgetGateBias" in d:
-            v = d["forgetGateBias"]
-            obj.forgetGateBias = None if v is None else ConstTensor.from_dict(v)
-        if "cellBias" in d:
-            v = d["cellBias"]
-            obj.cellBias = None if v is None else ConstTensor.from_dict(v)
-        if "outputGateBias" in d:
-            v = d["outputGateBias"]
-            obj.outputGateBias = None if v is None else ConstTensor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_QuantizedLstmInputParams.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> QuantizedLstmInputParams:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_QuantizedLstmInputParams.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_QuantizedLstmInputParams, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> QuantizedLstmInputParams:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_QuantizedLstmInputParams, text)
-
-
-_FIELDS_QuantizedLstmInputParams: frozenset[str] = frozenset(
-    (
-        "inputToInputWeights",
-        "inputToForgetWeights",
-        "inputToCellWeights",
-        "inputToOutputWeights",
-        "recurrentToInputWeights",
-        "recurrentToForgetWeights",
-        "recurrentToCellWeights",
-        "recurrentToOutputWeights",
-        "inputGateBias",
-        "forgetGateBias",
-        "cellBias",
-        "outputGateBias",
-    )
-)
-
 
 @dataclass
-class LstmDescriptor:
+class LstmDescriptor(_rec.FlatRecord):
     """LstmDescriptor"""
 
     activationFunc: int = 0
@@ -5534,461 +900,54 @@ class LstmDescriptor:
     projectionEnabled: bool = False
     layerNormEnabled: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "activationFunc": self.activationFunc,
-            "clippingThresCell": self.clippingThresCell,
-            "clippingThresProj": self.clippingThresProj,
-            "cifgEnabled": self.cifgEnabled,
-            "peepholeEnabled": self.peepholeEnabled,
-            "projectionEnabled": self.projectionEnabled,
-            "layerNormEnabled": self.layerNormEnabled,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LstmDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LstmDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for LstmDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "activationFunc" in d:
-            v = d["activationFunc"]
-            obj.activationFunc = int(v)
-        if "clippingThresCell" in d:
-            v = d["clippingThresCell"]
-            obj.clippingThresCell = float(v)
-        if "clippingThresProj" in d:
-            v = d["clippingThresProj"]
-            obj.clippingThresProj = float(v)
-        if "cifgEnabled" in d:
-            v = d["cifgEnabled"]
-            obj.cifgEnabled = bool(v)
-        if "peepholeEnabled" in d:
-            v = d["peepholeEnabled"]
-            obj.peepholeEnabled = bool(v)
-        if "projectionEnabled" in d:
-            v = d["projectionEnabled"]
-            obj.projectionEnabled = bool(v)
-        if "layerNormEnabled" in d:
-            v = d["layerNormEnabled"]
-            obj.layerNormEnabled = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LstmDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LstmDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LstmDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LstmDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LstmDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LstmDescriptor, text)
-
-
-_FIELDS_LstmDescriptor: frozenset[str] = frozenset(
-    (
-        "activationFunc",
-        "clippingThresCell",
-        "clippingThresProj",
-        "cifgEnabled",
-        "peepholeEnabled",
-        "projectionEnabled",
-        "layerNormEnabled",
-    )
-)
-
 
 @dataclass
-class LstmLayer:
+class LstmLayer(_rec.FlatRecord):
     """LstmLayer"""
 
     base: LayerBase | None = None
     descriptor: LstmDescriptor | None = None
     inputParams: LstmInputParams | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-            "inputParams": None if self.inputParams is None else self.inputParams.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LstmLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LstmLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for LstmLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else LstmDescriptor.from_dict(v)
-        if "inputParams" in d:
-            v = d["inputParams"]
-            obj.inputParams = None if v is None else LstmInputParams.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LstmLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LstmLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LstmLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LstmLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LstmLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LstmLayer, text)
-
-
-_FIELDS_LstmLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-        "inputParams",
-    )
-)
-
 
 @dataclass
-class QuantizedLstmLayer:
+class QuantizedLstmLayer(_rec.FlatRecord):
     """QuantizedLstmLayer"""
 
     base: LayerBase | None = None
     inputParams: QuantizedLstmInputParams | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "inputParams": None if self.inputParams is None else self.inputParams.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> QuantizedLstmLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_QuantizedLstmLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for QuantizedLstmLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "inputParams" in d:
-            v = d["inputParams"]
-            obj.inputParams = None if v is None else QuantizedLstmInputParams.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_QuantizedLstmLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> QuantizedLstmLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_QuantizedLstmLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_QuantizedLstmLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> QuantizedLstmLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_QuantizedLstmLayer, text)
-
-
-_FIELDS_QuantizedLstmLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "inputParams",
-    )
-)
-
 
 @dataclass
-class DequantizeLayer:
+class DequantizeLayer(_rec.FlatRecord):
     """DequantizeLayer"""
 
     base: LayerBase | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DequantizeLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DequantizeLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for DequantizeLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DequantizeLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DequantizeLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DequantizeLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DequantizeLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DequantizeLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DequantizeLayer, text)
-
-
-_FIELDS_DequantizeLayer: frozenset[str] = frozenset(("base",))
-
 
 @dataclass
-class MergeLayer:
+class MergeLayer(_rec.FlatRecord):
     """MergeLayer"""
 
     base: LayerBase | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MergeLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MergeLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for MergeLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MergeLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MergeLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MergeLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MergeLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MergeLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MergeLayer, text)
-
-
-_FIELDS_MergeLayer: frozenset[str] = frozenset(("base",))
-
 
 @dataclass
-class SwitchLayer:
+class SwitchLayer(_rec.FlatRecord):
     """SwitchLayer"""
 
     base: LayerBase | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SwitchLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SwitchLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for SwitchLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SwitchLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SwitchLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SwitchLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SwitchLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SwitchLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SwitchLayer, text)
-
-
-_FIELDS_SwitchLayer: frozenset[str] = frozenset(("base",))
-
 
 @dataclass
-class PreluLayer:
+class PreluLayer(_rec.FlatRecord):
     """PreluLayer"""
 
     base: LayerBase | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PreluLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_PreluLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for PreluLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_PreluLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> PreluLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_PreluLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_PreluLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> PreluLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_PreluLayer, text)
-
-
-_FIELDS_PreluLayer: frozenset[str] = frozenset(("base",))
-
 
 @dataclass
-class TransposeConvolution2dDescriptor:
+class TransposeConvolution2dDescriptor(_rec.FlatRecord):
     """TransposeConvolution2dDescriptor"""
 
     padLeft: int = 0
@@ -5998,102 +957,11 @@ class TransposeConvolution2dDescriptor:
     strideX: int = 0
     strideY: int = 0
     biasEnabled: bool = False
-    dataLayout: DataLayout = DataLayout(1)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "padLeft": self.padLeft,
-            "padRight": self.padRight,
-            "padTop": self.padTop,
-            "padBottom": self.padBottom,
-            "strideX": self.strideX,
-            "strideY": self.strideY,
-            "biasEnabled": self.biasEnabled,
-            "dataLayout": int(self.dataLayout),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TransposeConvolution2dDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_TransposeConvolution2dDescriptor
-        if unknown:
-            raise ValueError(
-                f"unknown field(s) for TransposeConvolution2dDescriptor: {sorted(unknown)}"
-            )
-        obj = cls()
-        if "padLeft" in d:
-            v = d["padLeft"]
-            obj.padLeft = int(v)
-        if "padRight" in d:
-            v = d["padRight"]
-            obj.padRight = int(v)
-        if "padTop" in d:
-            v = d["padTop"]
-            obj.padTop = int(v)
-        if "padBottom" in d:
-            v = d["padBottom"]
-            obj.padBottom = int(v)
-        if "strideX" in d:
-            v = d["strideX"]
-            obj.strideX = int(v)
-        if "strideY" in d:
-            v = d["strideY"]
-            obj.strideY = int(v)
-        if "biasEnabled" in d:
-            v = d["biasEnabled"]
-            obj.biasEnabled = bool(v)
-        if "dataLayout" in d:
-            v = d["dataLayout"]
-            obj.dataLayout = _rec.enum_from(DataLayout, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_TransposeConvolution2dDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> TransposeConvolution2dDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_TransposeConvolution2dDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_TransposeConvolution2dDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> TransposeConvolution2dDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_TransposeConvolution2dDescriptor, text)
-
-
-_FIELDS_TransposeConvolution2dDescriptor: frozenset[str] = frozenset(
-    (
-        "padLeft",
-        "padRight",
-        "padTop",
-        "padBottom",
-        "strideX",
-        "strideY",
-        "biasEnabled",
-        "dataLayout",
-    )
-)
+    dataLayout: DataLayout = DataLayout.NCHW
 
 
 @dataclass
-class TransposeConvolution2dLayer:
+class TransposeConvolution2dLayer(_rec.FlatRecord):
     """TransposeConvolution2dLayer"""
 
     base: LayerBase | None = None
@@ -6101,364 +969,44 @@ class TransposeConvolution2dLayer:
     weights: ConstTensor | None = None
     biases: ConstTensor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-            "weights": None if self.weights is None else self.weights.to_dict(),
-            "biases": None if self.biases is None else self.biases.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TransposeConvolution2dLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_TransposeConvolution2dLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for TransposeConvolution2dLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else TransposeConvolution2dDescriptor.from_dict(v)
-        if "weights" in d:
-            v = d["weights"]
-            obj.weights = None if v is None else ConstTensor.from_dict(v)
-        if "biases" in d:
-            v = d["biases"]
-            obj.biases = None if v is None else ConstTensor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_TransposeConvolution2dLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> TransposeConvolution2dLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_TransposeConvolution2dLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_TransposeConvolution2dLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> TransposeConvolution2dLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_TransposeConvolution2dLayer, text)
-
-
-_FIELDS_TransposeConvolution2dLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-        "weights",
-        "biases",
-    )
-)
-
 
 @dataclass
-class ResizeDescriptor:
+class ResizeDescriptor(_rec.FlatRecord):
     """ResizeDescriptor"""
 
     targetHeight: int = 0
     targetWidth: int = 0
-    method: ResizeMethod = ResizeMethod(0)
-    dataLayout: DataLayout = DataLayout(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "targetHeight": self.targetHeight,
-            "targetWidth": self.targetWidth,
-            "method": int(self.method),
-            "dataLayout": int(self.dataLayout),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ResizeDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ResizeDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for ResizeDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "targetHeight" in d:
-            v = d["targetHeight"]
-            obj.targetHeight = int(v)
-        if "targetWidth" in d:
-            v = d["targetWidth"]
-            obj.targetWidth = int(v)
-        if "method" in d:
-            v = d["method"]
-            obj.method = _rec.enum_from(ResizeMethod, v)
-        if "dataLayout" in d:
-            v = d["dataLayout"]
-            obj.dataLayout = _rec.enum_from(DataLayout, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ResizeDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ResizeDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ResizeDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ResizeDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ResizeDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ResizeDescriptor, text)
-
-
-_FIELDS_ResizeDescriptor: frozenset[str] = frozenset(
-    (
-        "targetHeight",
-        "targetWidth",
-        "method",
-        "dataLayout",
-    )
-)
+    method: ResizeMethod = ResizeMethod.NearestNeighbor
+    dataLayout: DataLayout = DataLayout.NHWC
 
 
 @dataclass
-class ResizeLayer:
+class ResizeLayer(_rec.FlatRecord):
     """ResizeLayer"""
 
     base: LayerBase | None = None
     descriptor: ResizeDescriptor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ResizeLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ResizeLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for ResizeLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else ResizeDescriptor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ResizeLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ResizeLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ResizeLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ResizeLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ResizeLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ResizeLayer, text)
-
-
-_FIELDS_ResizeLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-    )
-)
-
 
 @dataclass
-class StackDescriptor:
+class StackDescriptor(_rec.FlatRecord):
     """StackDescriptor"""
 
     axis: int = 0
     numInputs: int = 0
     inputShape: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-            "numInputs": self.numInputs,
-            "inputShape": None if self.inputShape is None else list(self.inputShape),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StackDescriptor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StackDescriptor
-        if unknown:
-            raise ValueError(f"unknown field(s) for StackDescriptor: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        if "numInputs" in d:
-            v = d["numInputs"]
-            obj.numInputs = int(v)
-        if "inputShape" in d:
-            v = d["inputShape"]
-            obj.inputShape = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StackDescriptor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StackDescriptor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StackDescriptor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StackDescriptor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StackDescriptor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StackDescriptor, text)
-
-
-_FIELDS_StackDescriptor: frozenset[str] = frozenset(
-    (
-        "axis",
-        "numInputs",
-        "inputShape",
-    )
-)
-
 
 @dataclass
-class StackLayer:
+class StackLayer(_rec.FlatRecord):
     """StackLayer"""
 
     base: LayerBase | None = None
     descriptor: StackDescriptor | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": None if self.base is None else self.base.to_dict(),
-            "descriptor": None if self.descriptor is None else self.descriptor.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StackLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StackLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for StackLayer: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = None if v is None else LayerBase.from_dict(v)
-        if "descriptor" in d:
-            v = d["descriptor"]
-            obj.descriptor = None if v is None else StackDescriptor.from_dict(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StackLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StackLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StackLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StackLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StackLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StackLayer, text)
-
-
-_FIELDS_StackLayer: frozenset[str] = frozenset(
-    (
-        "base",
-        "descriptor",
-    )
-)
-
 
 @dataclass
-class AnyLayer:
+class AnyLayer(_rec.FlatRecord):
     """AnyLayer"""
 
     layer: (
@@ -6511,133 +1059,20 @@ class AnyLayer:
         | None
     ) = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "layer": None if self.layer is None else _rec.union_to_dict(self.layer),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> AnyLayer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_AnyLayer
-        if unknown:
-            raise ValueError(f"unknown field(s) for AnyLayer: {sorted(unknown)}")
-        obj = cls()
-        if "layer" in d:
-            v = d["layer"]
-            obj.layer = v
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_AnyLayer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> AnyLayer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_AnyLayer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_AnyLayer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> AnyLayer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_AnyLayer, text)
-
-
-_FIELDS_AnyLayer: frozenset[str] = frozenset(("layer",))
-
 
 @dataclass
-class SerializedGraph:
+class SerializedGraph(_rec.FlatRecord):
     """SerializedGraph"""
 
     layers: list[AnyLayer] | None = None
     inputIds: list[int] | ScalarVector | None = None
     outputIds: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "layers": None if self.layers is None else [e0.to_dict() for e0 in self.layers],
-            "inputIds": None if self.inputIds is None else list(self.inputIds),
-            "outputIds": None if self.outputIds is None else list(self.outputIds),
-        }
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SerializedGraph:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SerializedGraph
-        if unknown:
-            raise ValueError(f"unknown field(s) for SerializedGraph: {sorted(unknown)}")
-        obj = cls()
-        if "layers" in d:
-            v = d["layers"]
-            obj.layers = None if v is None else [AnyLayer.from_dict(e0) for e0 in v]
-        if "inputIds" in d:
-            v = d["inputIds"]
-            obj.inputIds = None if v is None else [int(e0) for e0 in v]
-        if "outputIds" in d:
-            v = d["outputIds"]
-            obj.outputIds = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SerializedGraph.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SerializedGraph:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SerializedGraph.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SerializedGraph, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SerializedGraph:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SerializedGraph, text)
-
-
-_FIELDS_SerializedGraph: frozenset[str] = frozenset(
-    (
-        "layers",
-        "inputIds",
-        "outputIds",
-    )
-)
-
-
-# FlatBuffers codecs (idlgen.wire.flatbuffers): built once at import, resolved on first use.
+# FlatBuffers codecs (idlgen.wire.flatbuffers), built once at import and resolved on first
+# use; each binds itself to its class (``_FB_DESC``).
 _FB_REG = _fb.registry(__name__.split(".")[0])
-_FB_TensorInfo: _fb.Table[TensorInfo] = _fb.Table(
+_fb.Table(
     "armnnSerializer.TensorInfo",
     TensorInfo,
     (
@@ -6648,37 +1083,37 @@ _FB_TensorInfo: _fb.Table[TensorInfo] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Connection: _fb.Struct[Connection] = _fb.Struct(
+_fb.Struct(
     "armnnSerializer.Connection",
     Connection,
     (("sourceLayerIndex", "sourceLayerIndex", "I"), ("outputSlotIndex", "outputSlotIndex", "I")),
     reg=_FB_REG,
 )
-_FB_ByteData: _fb.Table[ByteData] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ByteData",
     ByteData,
     (("data", "data", 0, ("vector", "b"), None, {}),),
     reg=_FB_REG,
 )
-_FB_ShortData: _fb.Table[ShortData] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ShortData",
     ShortData,
     (("data", "data", 0, ("vector", "h"), None, {}),),
     reg=_FB_REG,
 )
-_FB_IntData: _fb.Table[IntData] = _fb.Table(
+_fb.Table(
     "armnnSerializer.IntData",
     IntData,
     (("data", "data", 0, ("vector", "i"), None, {}),),
     reg=_FB_REG,
 )
-_FB_LongData: _fb.Table[LongData] = _fb.Table(
+_fb.Table(
     "armnnSerializer.LongData",
     LongData,
     (("data", "data", 0, ("vector", "q"), None, {}),),
     reg=_FB_REG,
 )
-_FB_ConstTensor: _fb.Table[ConstTensor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ConstTensor",
     ConstTensor,
     (
@@ -6704,7 +1139,7 @@ _FB_ConstTensor: _fb.Table[ConstTensor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_InputSlot: _fb.Table[InputSlot] = _fb.Table(
+_fb.Table(
     "armnnSerializer.InputSlot",
     InputSlot,
     (
@@ -6713,7 +1148,7 @@ _FB_InputSlot: _fb.Table[InputSlot] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_OutputSlot: _fb.Table[OutputSlot] = _fb.Table(
+_fb.Table(
     "armnnSerializer.OutputSlot",
     OutputSlot,
     (
@@ -6722,7 +1157,7 @@ _FB_OutputSlot: _fb.Table[OutputSlot] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_LayerBase: _fb.Table[LayerBase] = _fb.Table(
+_fb.Table(
     "armnnSerializer.LayerBase",
     LayerBase,
     (
@@ -6755,7 +1190,7 @@ _FB_LayerBase: _fb.Table[LayerBase] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_BindableLayerBase: _fb.Table[BindableLayerBase] = _fb.Table(
+_fb.Table(
     "armnnSerializer.BindableLayerBase",
     BindableLayerBase,
     (
@@ -6764,7 +1199,7 @@ _FB_BindableLayerBase: _fb.Table[BindableLayerBase] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ActivationLayer: _fb.Table[ActivationLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ActivationLayer",
     ActivationLayer,
     (
@@ -6780,7 +1215,7 @@ _FB_ActivationLayer: _fb.Table[ActivationLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ActivationDescriptor: _fb.Table[ActivationDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ActivationDescriptor",
     ActivationDescriptor,
     (
@@ -6797,13 +1232,13 @@ _FB_ActivationDescriptor: _fb.Table[ActivationDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_AdditionLayer: _fb.Table[AdditionLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.AdditionLayer",
     AdditionLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_ConstantLayer: _fb.Table[ConstantLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ConstantLayer",
     ConstantLayer,
     (
@@ -6812,7 +1247,7 @@ _FB_ConstantLayer: _fb.Table[ConstantLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Convolution2dLayer: _fb.Table[Convolution2dLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.Convolution2dLayer",
     Convolution2dLayer,
     (
@@ -6830,7 +1265,7 @@ _FB_Convolution2dLayer: _fb.Table[Convolution2dLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Convolution2dDescriptor: _fb.Table[Convolution2dDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.Convolution2dDescriptor",
     Convolution2dDescriptor,
     (
@@ -6854,25 +1289,25 @@ _FB_Convolution2dDescriptor: _fb.Table[Convolution2dDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_DivisionLayer: _fb.Table[DivisionLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.DivisionLayer",
     DivisionLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_EqualLayer: _fb.Table[EqualLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.EqualLayer",
     EqualLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_FloorLayer: _fb.Table[FloorLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.FloorLayer",
     FloorLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_FullyConnectedLayer: _fb.Table[FullyConnectedLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.FullyConnectedLayer",
     FullyConnectedLayer,
     (
@@ -6890,7 +1325,7 @@ _FB_FullyConnectedLayer: _fb.Table[FullyConnectedLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_FullyConnectedDescriptor: _fb.Table[FullyConnectedDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.FullyConnectedDescriptor",
     FullyConnectedDescriptor,
     (
@@ -6899,25 +1334,25 @@ _FB_FullyConnectedDescriptor: _fb.Table[FullyConnectedDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_GatherLayer: _fb.Table[GatherLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.GatherLayer",
     GatherLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_GreaterLayer: _fb.Table[GreaterLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.GreaterLayer",
     GreaterLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_InputLayer: _fb.Table[InputLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.InputLayer",
     InputLayer,
     (("base", "base", 0, ("table", "armnnSerializer.BindableLayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_L2NormalizationLayer: _fb.Table[L2NormalizationLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.L2NormalizationLayer",
     L2NormalizationLayer,
     (
@@ -6933,7 +1368,7 @@ _FB_L2NormalizationLayer: _fb.Table[L2NormalizationLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_L2NormalizationDescriptor: _fb.Table[L2NormalizationDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.L2NormalizationDescriptor",
     L2NormalizationDescriptor,
     (
@@ -6949,25 +1384,25 @@ _FB_L2NormalizationDescriptor: _fb.Table[L2NormalizationDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_MinimumLayer: _fb.Table[MinimumLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.MinimumLayer",
     MinimumLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_MaximumLayer: _fb.Table[MaximumLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.MaximumLayer",
     MaximumLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_MultiplicationLayer: _fb.Table[MultiplicationLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.MultiplicationLayer",
     MultiplicationLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_Pooling2dLayer: _fb.Table[Pooling2dLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.Pooling2dLayer",
     Pooling2dLayer,
     (
@@ -6976,7 +1411,7 @@ _FB_Pooling2dLayer: _fb.Table[Pooling2dLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Pooling2dDescriptor: _fb.Table[Pooling2dDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.Pooling2dDescriptor",
     Pooling2dDescriptor,
     (
@@ -7023,13 +1458,13 @@ _FB_Pooling2dDescriptor: _fb.Table[Pooling2dDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_QuantizeLayer: _fb.Table[QuantizeLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.QuantizeLayer",
     QuantizeLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_SoftmaxLayer: _fb.Table[SoftmaxLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.SoftmaxLayer",
     SoftmaxLayer,
     (
@@ -7038,13 +1473,13 @@ _FB_SoftmaxLayer: _fb.Table[SoftmaxLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SoftmaxDescriptor: _fb.Table[SoftmaxDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.SoftmaxDescriptor",
     SoftmaxDescriptor,
     (("beta", "beta", 0, "f", 0.0, {}),),
     reg=_FB_REG,
 )
-_FB_DepthwiseConvolution2dLayer: _fb.Table[DepthwiseConvolution2dLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.DepthwiseConvolution2dLayer",
     DepthwiseConvolution2dLayer,
     (
@@ -7062,7 +1497,7 @@ _FB_DepthwiseConvolution2dLayer: _fb.Table[DepthwiseConvolution2dLayer] = _fb.Ta
     ),
     reg=_FB_REG,
 )
-_FB_DepthwiseConvolution2dDescriptor: _fb.Table[DepthwiseConvolution2dDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.DepthwiseConvolution2dDescriptor",
     DepthwiseConvolution2dDescriptor,
     (
@@ -7086,13 +1521,13 @@ _FB_DepthwiseConvolution2dDescriptor: _fb.Table[DepthwiseConvolution2dDescriptor
     ),
     reg=_FB_REG,
 )
-_FB_OutputLayer: _fb.Table[OutputLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.OutputLayer",
     OutputLayer,
     (("base", "base", 0, ("table", "armnnSerializer.BindableLayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_ReshapeLayer: _fb.Table[ReshapeLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ReshapeLayer",
     ReshapeLayer,
     (
@@ -7101,13 +1536,13 @@ _FB_ReshapeLayer: _fb.Table[ReshapeLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ReshapeDescriptor: _fb.Table[ReshapeDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ReshapeDescriptor",
     ReshapeDescriptor,
     (("targetShape", "targetShape", 0, ("vector", "I"), None, {}),),
     reg=_FB_REG,
 )
-_FB_PermuteLayer: _fb.Table[PermuteLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.PermuteLayer",
     PermuteLayer,
     (
@@ -7116,13 +1551,13 @@ _FB_PermuteLayer: _fb.Table[PermuteLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_PermuteDescriptor: _fb.Table[PermuteDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.PermuteDescriptor",
     PermuteDescriptor,
     (("dimMappings", "dimMappings", 0, ("vector", "I"), None, {}),),
     reg=_FB_REG,
 )
-_FB_SpaceToBatchNdLayer: _fb.Table[SpaceToBatchNdLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.SpaceToBatchNdLayer",
     SpaceToBatchNdLayer,
     (
@@ -7138,7 +1573,7 @@ _FB_SpaceToBatchNdLayer: _fb.Table[SpaceToBatchNdLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SpaceToBatchNdDescriptor: _fb.Table[SpaceToBatchNdDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.SpaceToBatchNdDescriptor",
     SpaceToBatchNdDescriptor,
     (
@@ -7155,7 +1590,7 @@ _FB_SpaceToBatchNdDescriptor: _fb.Table[SpaceToBatchNdDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SpaceToDepthLayer: _fb.Table[SpaceToDepthLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.SpaceToDepthLayer",
     SpaceToDepthLayer,
     (
@@ -7171,7 +1606,7 @@ _FB_SpaceToDepthLayer: _fb.Table[SpaceToDepthLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SpaceToDepthDescriptor: _fb.Table[SpaceToDepthDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.SpaceToDepthDescriptor",
     SpaceToDepthDescriptor,
     (
@@ -7187,13 +1622,13 @@ _FB_SpaceToDepthDescriptor: _fb.Table[SpaceToDepthDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SubtractionLayer: _fb.Table[SubtractionLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.SubtractionLayer",
     SubtractionLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_BatchToSpaceNdLayer: _fb.Table[BatchToSpaceNdLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.BatchToSpaceNdLayer",
     BatchToSpaceNdLayer,
     (
@@ -7209,7 +1644,7 @@ _FB_BatchToSpaceNdLayer: _fb.Table[BatchToSpaceNdLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_BatchToSpaceNdDescriptor: _fb.Table[BatchToSpaceNdDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.BatchToSpaceNdDescriptor",
     BatchToSpaceNdDescriptor,
     (
@@ -7226,7 +1661,7 @@ _FB_BatchToSpaceNdDescriptor: _fb.Table[BatchToSpaceNdDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_NormalizationLayer: _fb.Table[NormalizationLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.NormalizationLayer",
     NormalizationLayer,
     (
@@ -7242,7 +1677,7 @@ _FB_NormalizationLayer: _fb.Table[NormalizationLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_NormalizationDescriptor: _fb.Table[NormalizationDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.NormalizationDescriptor",
     NormalizationDescriptor,
     (
@@ -7287,7 +1722,7 @@ _FB_NormalizationDescriptor: _fb.Table[NormalizationDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_MeanLayer: _fb.Table[MeanLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.MeanLayer",
     MeanLayer,
     (
@@ -7296,13 +1731,13 @@ _FB_MeanLayer: _fb.Table[MeanLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_MeanDescriptor: _fb.Table[MeanDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.MeanDescriptor",
     MeanDescriptor,
     (("axis", "axis", 0, ("vector", "I"), None, {}), ("keepDims", "keepDims", 1, "?", False, {})),
     reg=_FB_REG,
 )
-_FB_PadLayer: _fb.Table[PadLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.PadLayer",
     PadLayer,
     (
@@ -7311,7 +1746,7 @@ _FB_PadLayer: _fb.Table[PadLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_PadDescriptor: _fb.Table[PadDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.PadDescriptor",
     PadDescriptor,
     (
@@ -7320,13 +1755,13 @@ _FB_PadDescriptor: _fb.Table[PadDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_RsqrtLayer: _fb.Table[RsqrtLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.RsqrtLayer",
     RsqrtLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_BatchNormalizationLayer: _fb.Table[BatchNormalizationLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.BatchNormalizationLayer",
     BatchNormalizationLayer,
     (
@@ -7346,7 +1781,7 @@ _FB_BatchNormalizationLayer: _fb.Table[BatchNormalizationLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_BatchNormalizationDescriptor: _fb.Table[BatchNormalizationDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.BatchNormalizationDescriptor",
     BatchNormalizationDescriptor,
     (
@@ -7362,7 +1797,7 @@ _FB_BatchNormalizationDescriptor: _fb.Table[BatchNormalizationDescriptor] = _fb.
     ),
     reg=_FB_REG,
 )
-_FB_ResizeBilinearLayer: _fb.Table[ResizeBilinearLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ResizeBilinearLayer",
     ResizeBilinearLayer,
     (
@@ -7378,7 +1813,7 @@ _FB_ResizeBilinearLayer: _fb.Table[ResizeBilinearLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ResizeBilinearDescriptor: _fb.Table[ResizeBilinearDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ResizeBilinearDescriptor",
     ResizeBilinearDescriptor,
     (
@@ -7395,7 +1830,7 @@ _FB_ResizeBilinearDescriptor: _fb.Table[ResizeBilinearDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_StridedSliceLayer: _fb.Table[StridedSliceLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.StridedSliceLayer",
     StridedSliceLayer,
     (
@@ -7411,7 +1846,7 @@ _FB_StridedSliceLayer: _fb.Table[StridedSliceLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_StridedSliceDescriptor: _fb.Table[StridedSliceDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.StridedSliceDescriptor",
     StridedSliceDescriptor,
     (
@@ -7434,7 +1869,7 @@ _FB_StridedSliceDescriptor: _fb.Table[StridedSliceDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ConcatLayer: _fb.Table[ConcatLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ConcatLayer",
     ConcatLayer,
     (
@@ -7443,7 +1878,7 @@ _FB_ConcatLayer: _fb.Table[ConcatLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_MergerLayer: _fb.Table[MergerLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.MergerLayer",
     MergerLayer,
     (
@@ -7452,13 +1887,13 @@ _FB_MergerLayer: _fb.Table[MergerLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_UintVector: _fb.Table[UintVector] = _fb.Table(
+_fb.Table(
     "armnnSerializer.UintVector",
     UintVector,
     (("data", "data", 0, ("vector", "I"), None, {}),),
     reg=_FB_REG,
 )
-_FB_OriginsDescriptor: _fb.Table[OriginsDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.OriginsDescriptor",
     OriginsDescriptor,
     (
@@ -7476,7 +1911,7 @@ _FB_OriginsDescriptor: _fb.Table[OriginsDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ViewsDescriptor: _fb.Table[ViewsDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ViewsDescriptor",
     ViewsDescriptor,
     (
@@ -7492,7 +1927,7 @@ _FB_ViewsDescriptor: _fb.Table[ViewsDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SplitterLayer: _fb.Table[SplitterLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.SplitterLayer",
     SplitterLayer,
     (
@@ -7501,7 +1936,7 @@ _FB_SplitterLayer: _fb.Table[SplitterLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_DetectionPostProcessLayer: _fb.Table[DetectionPostProcessLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.DetectionPostProcessLayer",
     DetectionPostProcessLayer,
     (
@@ -7518,7 +1953,7 @@ _FB_DetectionPostProcessLayer: _fb.Table[DetectionPostProcessLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_DetectionPostProcessDescriptor: _fb.Table[DetectionPostProcessDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.DetectionPostProcessDescriptor",
     DetectionPostProcessDescriptor,
     (
@@ -7536,7 +1971,7 @@ _FB_DetectionPostProcessDescriptor: _fb.Table[DetectionPostProcessDescriptor] = 
     ),
     reg=_FB_REG,
 )
-_FB_LstmInputParams: _fb.Table[LstmInputParams] = _fb.Table(
+_fb.Table(
     "armnnSerializer.LstmInputParams",
     LstmInputParams,
     (
@@ -7683,7 +2118,7 @@ _FB_LstmInputParams: _fb.Table[LstmInputParams] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_QuantizedLstmInputParams: _fb.Table[QuantizedLstmInputParams] = _fb.Table(
+_fb.Table(
     "armnnSerializer.QuantizedLstmInputParams",
     QuantizedLstmInputParams,
     (
@@ -7765,7 +2200,7 @@ _FB_QuantizedLstmInputParams: _fb.Table[QuantizedLstmInputParams] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_LstmDescriptor: _fb.Table[LstmDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.LstmDescriptor",
     LstmDescriptor,
     (
@@ -7779,7 +2214,7 @@ _FB_LstmDescriptor: _fb.Table[LstmDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_LstmLayer: _fb.Table[LstmLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.LstmLayer",
     LstmLayer,
     (
@@ -7789,7 +2224,7 @@ _FB_LstmLayer: _fb.Table[LstmLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_QuantizedLstmLayer: _fb.Table[QuantizedLstmLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.QuantizedLstmLayer",
     QuantizedLstmLayer,
     (
@@ -7805,31 +2240,31 @@ _FB_QuantizedLstmLayer: _fb.Table[QuantizedLstmLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_DequantizeLayer: _fb.Table[DequantizeLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.DequantizeLayer",
     DequantizeLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_MergeLayer: _fb.Table[MergeLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.MergeLayer",
     MergeLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_SwitchLayer: _fb.Table[SwitchLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.SwitchLayer",
     SwitchLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_PreluLayer: _fb.Table[PreluLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.PreluLayer",
     PreluLayer,
     (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
     reg=_FB_REG,
 )
-_FB_TransposeConvolution2dLayer: _fb.Table[TransposeConvolution2dLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.TransposeConvolution2dLayer",
     TransposeConvolution2dLayer,
     (
@@ -7847,7 +2282,7 @@ _FB_TransposeConvolution2dLayer: _fb.Table[TransposeConvolution2dLayer] = _fb.Ta
     ),
     reg=_FB_REG,
 )
-_FB_TransposeConvolution2dDescriptor: _fb.Table[TransposeConvolution2dDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.TransposeConvolution2dDescriptor",
     TransposeConvolution2dDescriptor,
     (
@@ -7869,7 +2304,7 @@ _FB_TransposeConvolution2dDescriptor: _fb.Table[TransposeConvolution2dDescriptor
     ),
     reg=_FB_REG,
 )
-_FB_ResizeLayer: _fb.Table[ResizeLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ResizeLayer",
     ResizeLayer,
     (
@@ -7878,7 +2313,7 @@ _FB_ResizeLayer: _fb.Table[ResizeLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ResizeDescriptor: _fb.Table[ResizeDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.ResizeDescriptor",
     ResizeDescriptor,
     (
@@ -7903,7 +2338,7 @@ _FB_ResizeDescriptor: _fb.Table[ResizeDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_StackLayer: _fb.Table[StackLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.StackLayer",
     StackLayer,
     (
@@ -7912,7 +2347,7 @@ _FB_StackLayer: _fb.Table[StackLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_StackDescriptor: _fb.Table[StackDescriptor] = _fb.Table(
+_fb.Table(
     "armnnSerializer.StackDescriptor",
     StackDescriptor,
     (
@@ -7922,7 +2357,7 @@ _FB_StackDescriptor: _fb.Table[StackDescriptor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_AnyLayer: _fb.Table[AnyLayer] = _fb.Table(
+_fb.Table(
     "armnnSerializer.AnyLayer",
     AnyLayer,
     (
@@ -8005,7 +2440,7 @@ _FB_AnyLayer: _fb.Table[AnyLayer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SerializedGraph: _fb.Table[SerializedGraph] = _fb.Table(
+_fb.Table(
     "armnnSerializer.SerializedGraph",
     SerializedGraph,
     (

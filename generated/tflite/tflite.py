@@ -3,12 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-from idlgen.wire import fbjson as _fbjson, flatbuffers as _fb, records as _rec
+
+from idlgen.wire import flatbuffers as _fb, records as _rec
 from idlgen.wire.flatbuffers import ScalarVector
-from idlgen.wire.records import OpenIntEnum
 
 __all__ = [
     "TensorType",
@@ -200,7 +198,7 @@ __all__ = [
 ]
 
 
-class TensorType(OpenIntEnum):
+class TensorType(_rec.OpenIntEnum):
     """TensorType"""
 
     FLOAT32 = 0
@@ -228,14 +226,14 @@ class TensorType(OpenIntEnum):
     FLOAT8_E5M2 = 22
 
 
-class DimensionType(OpenIntEnum):
+class DimensionType(_rec.OpenIntEnum):
     """DimensionType"""
 
     DENSE = 0
     SPARSE_CSR = 1
 
 
-class BuiltinOperator(OpenIntEnum):
+class BuiltinOperator(_rec.OpenIntEnum):
     """BuiltinOperator"""
 
     ADD = 0
@@ -450,7 +448,7 @@ class BuiltinOperator(OpenIntEnum):
     STABLEHLO_CASE = 209
 
 
-class StablehloPrecisionConfig(OpenIntEnum):
+class StablehloPrecisionConfig(_rec.OpenIntEnum):
     """StablehloPrecisionConfig"""
 
     DEFAULT = 0
@@ -458,7 +456,7 @@ class StablehloPrecisionConfig(OpenIntEnum):
     HIGHEST = 2
 
 
-class StablehloComparisonDirection(OpenIntEnum):
+class StablehloComparisonDirection(_rec.OpenIntEnum):
     """StablehloComparisonDirection"""
 
     STABLEHLO_COMPARISON_DIRECTION_EQ = 0
@@ -469,7 +467,7 @@ class StablehloComparisonDirection(OpenIntEnum):
     STABLEHLO_COMPARISON_DIRECTION_LT = 5
 
 
-class StablehloComparisonType(OpenIntEnum):
+class StablehloComparisonType(_rec.OpenIntEnum):
     """StablehloComparisonType"""
 
     STABLEHLO_COMPARISON_TYPE_NOTYPE = 0
@@ -479,7 +477,7 @@ class StablehloComparisonType(OpenIntEnum):
     STABLEHLO_COMPARISON_TYPE_UNSIGNED = 4
 
 
-class RngAlgorithm(OpenIntEnum):
+class RngAlgorithm(_rec.OpenIntEnum):
     """RngAlgorithm"""
 
     DEFAULT = 0
@@ -487,14 +485,14 @@ class RngAlgorithm(OpenIntEnum):
     THREEFRY = 2
 
 
-class Padding(OpenIntEnum):
+class Padding(_rec.OpenIntEnum):
     """Padding"""
 
     SAME = 0
     VALID = 1
 
 
-class ActivationFunctionType(OpenIntEnum):
+class ActivationFunctionType(_rec.OpenIntEnum):
     """ActivationFunctionType"""
 
     NONE = 0
@@ -505,7 +503,7 @@ class ActivationFunctionType(OpenIntEnum):
     SIGN_BIT = 5
 
 
-class LSHProjectionType(OpenIntEnum):
+class LSHProjectionType(_rec.OpenIntEnum):
     """LSHProjectionType"""
 
     UNKNOWN = 0
@@ -513,21 +511,21 @@ class LSHProjectionType(OpenIntEnum):
     DENSE = 2
 
 
-class FullyConnectedOptionsWeightsFormat(OpenIntEnum):
+class FullyConnectedOptionsWeightsFormat(_rec.OpenIntEnum):
     """FullyConnectedOptionsWeightsFormat"""
 
     DEFAULT = 0
     SHUFFLED4x16INT8 = 1
 
 
-class LSTMKernelType(OpenIntEnum):
+class LSTMKernelType(_rec.OpenIntEnum):
     """LSTMKernelType"""
 
     FULL = 0
     BASIC = 1
 
 
-class CombinerType(OpenIntEnum):
+class CombinerType(_rec.OpenIntEnum):
     """CombinerType"""
 
     SUM = 0
@@ -535,14 +533,14 @@ class CombinerType(OpenIntEnum):
     SQRTN = 2
 
 
-class MirrorPadMode(OpenIntEnum):
+class MirrorPadMode(_rec.OpenIntEnum):
     """MirrorPadMode"""
 
     REFLECT = 0
     SYMMETRIC = 1
 
 
-class ReduceWindowFunction(OpenIntEnum):
+class ReduceWindowFunction(_rec.OpenIntEnum):
     """ReduceWindowFunction"""
 
     UNSUPPORTED = 0
@@ -554,144 +552,30 @@ class ReduceWindowFunction(OpenIntEnum):
     ANY = 6
 
 
-class CustomOptionsFormat(OpenIntEnum):
+class CustomOptionsFormat(_rec.OpenIntEnum):
     """CustomOptionsFormat"""
 
     FLEXBUFFERS = 0
 
 
 @dataclass
-class CustomQuantization:
+class CustomQuantization(_rec.FlatRecord):
     """CustomQuantization"""
 
     custom: bytes | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "custom": None if self.custom is None else bytes(self.custom),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> CustomQuantization:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_CustomQuantization
-        if unknown:
-            raise ValueError(f"unknown field(s) for CustomQuantization: {sorted(unknown)}")
-        obj = cls()
-        if "custom" in d:
-            v = d["custom"]
-            obj.custom = None if v is None else _rec.bytes_from(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_CustomQuantization.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> CustomQuantization:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_CustomQuantization.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_CustomQuantization, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> CustomQuantization:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_CustomQuantization, text)
-
-
-_FIELDS_CustomQuantization: frozenset[str] = frozenset(("custom",))
-
 
 @dataclass
-class BlockwiseQuantization:
+class BlockwiseQuantization(_rec.FlatRecord):
     """BlockwiseQuantization"""
 
     scales: int = 0
     zero_points: int = 0
     block_size: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "scales": self.scales,
-            "zero_points": self.zero_points,
-            "block_size": self.block_size,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BlockwiseQuantization:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BlockwiseQuantization
-        if unknown:
-            raise ValueError(f"unknown field(s) for BlockwiseQuantization: {sorted(unknown)}")
-        obj = cls()
-        if "scales" in d:
-            v = d["scales"]
-            obj.scales = int(v)
-        if "zero_points" in d:
-            v = d["zero_points"]
-            obj.zero_points = int(v)
-        if "block_size" in d:
-            v = d["block_size"]
-            obj.block_size = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BlockwiseQuantization.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BlockwiseQuantization:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BlockwiseQuantization.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BlockwiseQuantization, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BlockwiseQuantization:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BlockwiseQuantization, text)
-
-
-_FIELDS_BlockwiseQuantization: frozenset[str] = frozenset(
-    (
-        "scales",
-        "zero_points",
-        "block_size",
-    )
-)
-
 
 @dataclass
-class MultiAxisQuantization:
+class MultiAxisQuantization(_rec.FlatRecord):
     """MultiAxisQuantization"""
 
     scales: int = 0
@@ -699,80 +583,9 @@ class MultiAxisQuantization:
     block_size: int = 0
     quantized_dimensions: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "scales": self.scales,
-            "zero_points": self.zero_points,
-            "block_size": self.block_size,
-            "quantized_dimensions": (
-                None if self.quantized_dimensions is None else list(self.quantized_dimensions)
-            ),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MultiAxisQuantization:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MultiAxisQuantization
-        if unknown:
-            raise ValueError(f"unknown field(s) for MultiAxisQuantization: {sorted(unknown)}")
-        obj = cls()
-        if "scales" in d:
-            v = d["scales"]
-            obj.scales = int(v)
-        if "zero_points" in d:
-            v = d["zero_points"]
-            obj.zero_points = int(v)
-        if "block_size" in d:
-            v = d["block_size"]
-            obj.block_size = int(v)
-        if "quantized_dimensions" in d:
-            v = d["quantized_dimensions"]
-            obj.quantized_dimensions = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MultiAxisQuantization.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MultiAxisQuantization:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MultiAxisQuantization.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MultiAxisQuantization, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MultiAxisQuantization:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MultiAxisQuantization, text)
-
-
-_FIELDS_MultiAxisQuantization: frozenset[str] = frozenset(
-    (
-        "scales",
-        "zero_points",
-        "block_size",
-        "quantized_dimensions",
-    )
-)
-
 
 @dataclass
-class QuantizationParameters:
+class QuantizationParameters(_rec.FlatRecord):
     """QuantizationParameters"""
 
     min: list[float] | ScalarVector | None = None
@@ -782,494 +595,62 @@ class QuantizationParameters:
     details: CustomQuantization | BlockwiseQuantization | MultiAxisQuantization | None = None
     quantized_dimension: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "min": None if self.min is None else list(self.min),
-            "max": None if self.max is None else list(self.max),
-            "scale": None if self.scale is None else list(self.scale),
-            "zero_point": None if self.zero_point is None else list(self.zero_point),
-            "details": None if self.details is None else _rec.union_to_dict(self.details),
-            "quantized_dimension": self.quantized_dimension,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> QuantizationParameters:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_QuantizationParameters
-        if unknown:
-            raise ValueError(f"unknown field(s) for QuantizationParameters: {sorted(unknown)}")
-        obj = cls()
-        if "min" in d:
-            v = d["min"]
-            obj.min = None if v is None else [float(e0) for e0 in v]
-        if "max" in d:
-            v = d["max"]
-            obj.max = None if v is None else [float(e0) for e0 in v]
-        if "scale" in d:
-            v = d["scale"]
-            obj.scale = None if v is None else [float(e0) for e0 in v]
-        if "zero_point" in d:
-            v = d["zero_point"]
-            obj.zero_point = None if v is None else [int(e0) for e0 in v]
-        if "details" in d:
-            v = d["details"]
-            obj.details = v
-        if "quantized_dimension" in d:
-            v = d["quantized_dimension"]
-            obj.quantized_dimension = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_QuantizationParameters.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> QuantizationParameters:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_QuantizationParameters.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_QuantizationParameters, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> QuantizationParameters:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_QuantizationParameters, text)
-
-
-_FIELDS_QuantizationParameters: frozenset[str] = frozenset(
-    (
-        "min",
-        "max",
-        "scale",
-        "zero_point",
-        "details",
-        "quantized_dimension",
-    )
-)
-
 
 @dataclass
-class Int32Vector:
+class Int32Vector(_rec.FlatRecord):
     """Int32Vector"""
 
     values: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "values": None if self.values is None else list(self.values),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Int32Vector:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Int32Vector
-        if unknown:
-            raise ValueError(f"unknown field(s) for Int32Vector: {sorted(unknown)}")
-        obj = cls()
-        if "values" in d:
-            v = d["values"]
-            obj.values = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Int32Vector.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Int32Vector:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Int32Vector.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Int32Vector, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Int32Vector:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Int32Vector, text)
-
-
-_FIELDS_Int32Vector: frozenset[str] = frozenset(("values",))
-
 
 @dataclass
-class Uint16Vector:
+class Uint16Vector(_rec.FlatRecord):
     """Uint16Vector"""
 
     values: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "values": None if self.values is None else list(self.values),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Uint16Vector:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Uint16Vector
-        if unknown:
-            raise ValueError(f"unknown field(s) for Uint16Vector: {sorted(unknown)}")
-        obj = cls()
-        if "values" in d:
-            v = d["values"]
-            obj.values = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Uint16Vector.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Uint16Vector:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Uint16Vector.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Uint16Vector, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Uint16Vector:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Uint16Vector, text)
-
-
-_FIELDS_Uint16Vector: frozenset[str] = frozenset(("values",))
-
 
 @dataclass
-class Uint8Vector:
+class Uint8Vector(_rec.FlatRecord):
     """Uint8Vector"""
 
     values: bytes | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "values": None if self.values is None else bytes(self.values),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Uint8Vector:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Uint8Vector
-        if unknown:
-            raise ValueError(f"unknown field(s) for Uint8Vector: {sorted(unknown)}")
-        obj = cls()
-        if "values" in d:
-            v = d["values"]
-            obj.values = None if v is None else _rec.bytes_from(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Uint8Vector.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Uint8Vector:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Uint8Vector.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Uint8Vector, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Uint8Vector:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Uint8Vector, text)
-
-
-_FIELDS_Uint8Vector: frozenset[str] = frozenset(("values",))
-
 
 @dataclass
-class DimensionMetadata:
+class DimensionMetadata(_rec.FlatRecord):
     """DimensionMetadata"""
 
-    format: DimensionType = DimensionType(0)
+    format: DimensionType = DimensionType.DENSE
     dense_size: int = 0
     array_segments: Int32Vector | Uint16Vector | Uint8Vector | None = None
     array_indices: Int32Vector | Uint16Vector | Uint8Vector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "format": int(self.format),
-            "dense_size": self.dense_size,
-            "array_segments": (
-                None if self.array_segments is None else _rec.union_to_dict(self.array_segments)
-            ),
-            "array_indices": (
-                None if self.array_indices is None else _rec.union_to_dict(self.array_indices)
-            ),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DimensionMetadata:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DimensionMetadata
-        if unknown:
-            raise ValueError(f"unknown field(s) for DimensionMetadata: {sorted(unknown)}")
-        obj = cls()
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(DimensionType, v)
-        if "dense_size" in d:
-            v = d["dense_size"]
-            obj.dense_size = int(v)
-        if "array_segments" in d:
-            v = d["array_segments"]
-            obj.array_segments = v
-        if "array_indices" in d:
-            v = d["array_indices"]
-            obj.array_indices = v
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DimensionMetadata.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DimensionMetadata:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DimensionMetadata.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DimensionMetadata, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DimensionMetadata:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DimensionMetadata, text)
-
-
-_FIELDS_DimensionMetadata: frozenset[str] = frozenset(
-    (
-        "format",
-        "dense_size",
-        "array_segments",
-        "array_indices",
-    )
-)
-
 
 @dataclass
-class SparsityParameters:
+class SparsityParameters(_rec.FlatRecord):
     """SparsityParameters"""
 
     traversal_order: list[int] | ScalarVector | None = None
     block_map: list[int] | ScalarVector | None = None
     dim_metadata: list[DimensionMetadata] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "traversal_order": None if self.traversal_order is None else list(self.traversal_order),
-            "block_map": None if self.block_map is None else list(self.block_map),
-            "dim_metadata": (
-                None if self.dim_metadata is None else [e0.to_dict() for e0 in self.dim_metadata]
-            ),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SparsityParameters:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SparsityParameters
-        if unknown:
-            raise ValueError(f"unknown field(s) for SparsityParameters: {sorted(unknown)}")
-        obj = cls()
-        if "traversal_order" in d:
-            v = d["traversal_order"]
-            obj.traversal_order = None if v is None else [int(e0) for e0 in v]
-        if "block_map" in d:
-            v = d["block_map"]
-            obj.block_map = None if v is None else [int(e0) for e0 in v]
-        if "dim_metadata" in d:
-            v = d["dim_metadata"]
-            obj.dim_metadata = None if v is None else [DimensionMetadata.from_dict(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SparsityParameters.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SparsityParameters:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SparsityParameters.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SparsityParameters, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SparsityParameters:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SparsityParameters, text)
-
-
-_FIELDS_SparsityParameters: frozenset[str] = frozenset(
-    (
-        "traversal_order",
-        "block_map",
-        "dim_metadata",
-    )
-)
-
 
 @dataclass
-class VariantSubType:
+class VariantSubType(_rec.FlatRecord):
     """VariantSubType"""
 
     shape: list[int] | ScalarVector | None = None
-    type: TensorType = TensorType(0)
+    type: TensorType = TensorType.FLOAT32
     has_rank: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "shape": None if self.shape is None else list(self.shape),
-            "type": int(self.type),
-            "has_rank": self.has_rank,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> VariantSubType:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_VariantSubType
-        if unknown:
-            raise ValueError(f"unknown field(s) for VariantSubType: {sorted(unknown)}")
-        obj = cls()
-        if "shape" in d:
-            v = d["shape"]
-            obj.shape = None if v is None else [int(e0) for e0 in v]
-        if "type" in d:
-            v = d["type"]
-            obj.type = _rec.enum_from(TensorType, v)
-        if "has_rank" in d:
-            v = d["has_rank"]
-            obj.has_rank = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_VariantSubType.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> VariantSubType:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_VariantSubType.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_VariantSubType, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> VariantSubType:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_VariantSubType, text)
-
-
-_FIELDS_VariantSubType: frozenset[str] = frozenset(
-    (
-        "shape",
-        "type",
-        "has_rank",
-    )
-)
 
 
 @dataclass
-class Tensor:
+class Tensor(_rec.FlatRecord):
     """Tensor"""
 
     shape: list[int] | ScalarVector | None = None
-    type: TensorType = TensorType(0)
+    type: TensorType = TensorType.FLOAT32
     buffer: int = 0
     name: str | None = None
     quantization: QuantizationParameters | None = None
@@ -1280,117 +661,9 @@ class Tensor:
     variant_tensors: list[VariantSubType] | None = None
     external_buffer: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "shape": None if self.shape is None else list(self.shape),
-            "type": int(self.type),
-            "buffer": self.buffer,
-            "name": self.name,
-            "quantization": None if self.quantization is None else self.quantization.to_dict(),
-            "is_variable": self.is_variable,
-            "sparsity": None if self.sparsity is None else self.sparsity.to_dict(),
-            "shape_signature": None if self.shape_signature is None else list(self.shape_signature),
-            "has_rank": self.has_rank,
-            "variant_tensors": (
-                None
-                if self.variant_tensors is None
-                else [e0.to_dict() for e0 in self.variant_tensors]
-            ),
-            "external_buffer": self.external_buffer,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Tensor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Tensor
-        if unknown:
-            raise ValueError(f"unknown field(s) for Tensor: {sorted(unknown)}")
-        obj = cls()
-        if "shape" in d:
-            v = d["shape"]
-            obj.shape = None if v is None else [int(e0) for e0 in v]
-        if "type" in d:
-            v = d["type"]
-            obj.type = _rec.enum_from(TensorType, v)
-        if "buffer" in d:
-            v = d["buffer"]
-            obj.buffer = int(v)
-        if "name" in d:
-            v = d["name"]
-            obj.name = None if v is None else str(v)
-        if "quantization" in d:
-            v = d["quantization"]
-            obj.quantization = None if v is None else QuantizationParameters.from_dict(v)
-        if "is_variable" in d:
-            v = d["is_variable"]
-            obj.is_variable = bool(v)
-        if "sparsity" in d:
-            v = d["sparsity"]
-            obj.sparsity = None if v is None else SparsityParameters.from_dict(v)
-        if "shape_signature" in d:
-            v = d["shape_signature"]
-            obj.shape_signature = None if v is None else [int(e0) for e0 in v]
-        if "has_rank" in d:
-            v = d["has_rank"]
-            obj.has_rank = bool(v)
-        if "variant_tensors" in d:
-            v = d["variant_tensors"]
-            obj.variant_tensors = None if v is None else [VariantSubType.from_dict(e0) for e0 in v]
-        if "external_buffer" in d:
-            v = d["external_buffer"]
-            obj.external_buffer = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Tensor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Tensor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Tensor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Tensor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Tensor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Tensor, text)
-
-
-_FIELDS_Tensor: frozenset[str] = frozenset(
-    (
-        "shape",
-        "type",
-        "buffer",
-        "name",
-        "quantization",
-        "is_variable",
-        "sparsity",
-        "shape_signature",
-        "has_rank",
-        "variant_tensors",
-        "external_buffer",
-    )
-)
-
 
 @dataclass
-class StablehloGatherOptions:
+class StablehloGatherOptions(_rec.FlatRecord):
     """StablehloGatherOptions"""
 
     offset_dims: list[int] | ScalarVector | None = None
@@ -1400,147 +673,16 @@ class StablehloGatherOptions:
     slice_sizes: list[int] | ScalarVector | None = None
     indices_are_sorted: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "offset_dims": None if self.offset_dims is None else list(self.offset_dims),
-            "collapsed_slice_dims": (
-                None if self.collapsed_slice_dims is None else list(self.collapsed_slice_dims)
-            ),
-            "start_index_map": None if self.start_index_map is None else list(self.start_index_map),
-            "index_vector_dim": self.index_vector_dim,
-            "slice_sizes": None if self.slice_sizes is None else list(self.slice_sizes),
-            "indices_are_sorted": self.indices_are_sorted,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StablehloGatherOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StablehloGatherOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for StablehloGatherOptions: {sorted(unknown)}")
-        obj = cls()
-        if "offset_dims" in d:
-            v = d["offset_dims"]
-            obj.offset_dims = None if v is None else [int(e0) for e0 in v]
-        if "collapsed_slice_dims" in d:
-            v = d["collapsed_slice_dims"]
-            obj.collapsed_slice_dims = None if v is None else [int(e0) for e0 in v]
-        if "start_index_map" in d:
-            v = d["start_index_map"]
-            obj.start_index_map = None if v is None else [int(e0) for e0 in v]
-        if "index_vector_dim" in d:
-            v = d["index_vector_dim"]
-            obj.index_vector_dim = int(v)
-        if "slice_sizes" in d:
-            v = d["slice_sizes"]
-            obj.slice_sizes = None if v is None else [int(e0) for e0 in v]
-        if "indices_are_sorted" in d:
-            v = d["indices_are_sorted"]
-            obj.indices_are_sorted = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StablehloGatherOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StablehloGatherOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StablehloGatherOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StablehloGatherOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StablehloGatherOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StablehloGatherOptions, text)
-
-
-_FIELDS_StablehloGatherOptions: frozenset[str] = frozenset(
-    (
-        "offset_dims",
-        "collapsed_slice_dims",
-        "start_index_map",
-        "index_vector_dim",
-        "slice_sizes",
-        "indices_are_sorted",
-    )
-)
-
 
 @dataclass
-class StablehloTransposeOptions:
+class StablehloTransposeOptions(_rec.FlatRecord):
     """StablehloTransposeOptions"""
 
     permutation: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "permutation": None if self.permutation is None else list(self.permutation),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StablehloTransposeOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StablehloTransposeOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for StablehloTransposeOptions: {sorted(unknown)}")
-        obj = cls()
-        if "permutation" in d:
-            v = d["permutation"]
-            obj.permutation = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StablehloTransposeOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StablehloTransposeOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StablehloTransposeOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StablehloTransposeOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StablehloTransposeOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StablehloTransposeOptions, text)
-
-
-_FIELDS_StablehloTransposeOptions: frozenset[str] = frozenset(("permutation",))
-
 
 @dataclass
-class StablehloDotGeneralOptions:
+class StablehloDotGeneralOptions(_rec.FlatRecord):
     """StablehloDotGeneralOptions"""
 
     lhs_batching_dimensions: list[int] | ScalarVector | None = None
@@ -1549,99 +691,9 @@ class StablehloDotGeneralOptions:
     rhs_contracting_dimensions: list[int] | ScalarVector | None = None
     precision_config: list[StablehloPrecisionConfig] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "lhs_batching_dimensions": (
-                None if self.lhs_batching_dimensions is None else list(self.lhs_batching_dimensions)
-            ),
-            "rhs_batching_dimensions": (
-                None if self.rhs_batching_dimensions is None else list(self.rhs_batching_dimensions)
-            ),
-            "lhs_contracting_dimensions": (
-                None
-                if self.lhs_contracting_dimensions is None
-                else list(self.lhs_contracting_dimensions)
-            ),
-            "rhs_contracting_dimensions": (
-                None
-                if self.rhs_contracting_dimensions is None
-                else list(self.rhs_contracting_dimensions)
-            ),
-            "precision_config": (
-                None if self.precision_config is None else [int(e0) for e0 in self.precision_config]
-            ),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StablehloDotGeneralOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StablehloDotGeneralOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for StablehloDotGeneralOptions: {sorted(unknown)}")
-        obj = cls()
-        if "lhs_batching_dimensions" in d:
-            v = d["lhs_batching_dimensions"]
-            obj.lhs_batching_dimensions = None if v is None else [int(e0) for e0 in v]
-        if "rhs_batching_dimensions" in d:
-            v = d["rhs_batching_dimensions"]
-            obj.rhs_batching_dimensions = None if v is None else [int(e0) for e0 in v]
-        if "lhs_contracting_dimensions" in d:
-            v = d["lhs_contracting_dimensions"]
-            obj.lhs_contracting_dimensions = None if v is None else [int(e0) for e0 in v]
-        if "rhs_contracting_dimensions" in d:
-            v = d["rhs_contracting_dimensions"]
-            obj.rhs_contracting_dimensions = None if v is None else [int(e0) for e0 in v]
-        if "precision_config" in d:
-            v = d["precision_config"]
-            obj.precision_config = (
-                None if v is None else [_rec.enum_from(StablehloPrecisionConfig, e0) for e0 in v]
-            )
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StablehloDotGeneralOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StablehloDotGeneralOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StablehloDotGeneralOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StablehloDotGeneralOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StablehloDotGeneralOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StablehloDotGeneralOptions, text)
-
-
-_FIELDS_StablehloDotGeneralOptions: frozenset[str] = frozenset(
-    (
-        "lhs_batching_dimensions",
-        "rhs_batching_dimensions",
-        "lhs_contracting_dimensions",
-        "rhs_contracting_dimensions",
-        "precision_config",
-    )
-)
-
 
 @dataclass
-class StablehloReduceWindowOptions:
+class StablehloReduceWindowOptions(_rec.FlatRecord):
     """StablehloReduceWindowOptions"""
 
     window_dimensions: list[int] | ScalarVector | None = None
@@ -1651,614 +703,73 @@ class StablehloReduceWindowOptions:
     padding: list[int] | ScalarVector | None = None
     body_subgraph_index: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "window_dimensions": (
-                None if self.window_dimensions is None else list(self.window_dimensions)
-            ),
-            "window_strides": None if self.window_strides is None else list(self.window_strides),
-            "base_dilations": None if self.base_dilations is None else list(self.base_dilations),
-            "window_dilations": (
-                None if self.window_dilations is None else list(self.window_dilations)
-            ),
-            "padding": None if self.padding is None else list(self.padding),
-            "body_subgraph_index": self.body_subgraph_index,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StablehloReduceWindowOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StablehloReduceWindowOptions
-        if unknown:
-            raise ValueError(
-                f"unknown field(s) for StablehloReduceWindowOptions: {sorted(unknown)}"
-            )
-        obj = cls()
-        if "window_dimensions" in d:
-            v = d["window_dimensions"]
-            obj.window_dimensions = None if v is None else [int(e0) for e0 in v]
-        if "window_strides" in d:
-            v = d["window_strides"]
-            obj.window_strides = None if v is None else [int(e0) for e0 in v]
-        if "base_dilations" in d:
-            v = d["base_dilations"]
-            obj.base_dilations = None if v is None else [int(e0) for e0 in v]
-        if "window_dilations" in d:
-            v = d["window_dilations"]
-            obj.window_dilations = None if v is None else [int(e0) for e0 in v]
-        if "padding" in d:
-            v = d["padding"]
-            obj.padding = None if v is None else [int(e0) for e0 in v]
-        if "body_subgraph_index" in d:
-            v = d["body_subgraph_index"]
-            obj.body_subgraph_index = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StablehloReduceWindowOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StablehloReduceWindowOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StablehloReduceWindowOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StablehloReduceWindowOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StablehloReduceWindowOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StablehloReduceWindowOptions, text)
-
-
-_FIELDS_StablehloReduceWindowOptions: frozenset[str] = frozenset(
-    (
-        "window_dimensions",
-        "window_strides",
-        "base_dilations",
-        "window_dilations",
-        "padding",
-        "body_subgraph_index",
-    )
-)
-
 
 @dataclass
-class StablehloWhileOptions:
+class StablehloWhileOptions(_rec.FlatRecord):
     """StablehloWhileOptions"""
 
     cond_subgraph_index: int = 0
     body_subgraph_index: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "cond_subgraph_index": self.cond_subgraph_index,
-            "body_subgraph_index": self.body_subgraph_index,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StablehloWhileOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StablehloWhileOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for StablehloWhileOptions: {sorted(unknown)}")
-        obj = cls()
-        if "cond_subgraph_index" in d:
-            v = d["cond_subgraph_index"]
-            obj.cond_subgraph_index = int(v)
-        if "body_subgraph_index" in d:
-            v = d["body_subgraph_index"]
-            obj.body_subgraph_index = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StablehloWhileOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StablehloWhileOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StablehloWhileOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StablehloWhileOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StablehloWhileOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StablehloWhileOptions, text)
-
-
-_FIELDS_StablehloWhileOptions: frozenset[str] = frozenset(
-    (
-        "cond_subgraph_index",
-        "body_subgraph_index",
-    )
-)
-
 
 @dataclass
-class StablehloSortOptions:
+class StablehloSortOptions(_rec.FlatRecord):
     """StablehloSortOptions"""
 
     dimension: int = 0
     is_stable: bool = False
     comparator_subgraph_index: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "dimension": self.dimension,
-            "is_stable": self.is_stable,
-            "comparator_subgraph_index": self.comparator_subgraph_index,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StablehloSortOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StablehloSortOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for StablehloSortOptions: {sorted(unknown)}")
-        obj = cls()
-        if "dimension" in d:
-            v = d["dimension"]
-            obj.dimension = int(v)
-        if "is_stable" in d:
-            v = d["is_stable"]
-            obj.is_stable = bool(v)
-        if "comparator_subgraph_index" in d:
-            v = d["comparator_subgraph_index"]
-            obj.comparator_subgraph_index = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StablehloSortOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StablehloSortOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StablehloSortOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StablehloSortOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StablehloSortOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StablehloSortOptions, text)
-
-
-_FIELDS_StablehloSortOptions: frozenset[str] = frozenset(
-    (
-        "dimension",
-        "is_stable",
-        "comparator_subgraph_index",
-    )
-)
-
 
 @dataclass
-class StablehloConcatenateOptions:
+class StablehloConcatenateOptions(_rec.FlatRecord):
     """StablehloConcatenateOptions"""
 
     dimension: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "dimension": self.dimension,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StablehloConcatenateOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StablehloConcatenateOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for StablehloConcatenateOptions: {sorted(unknown)}")
-        obj = cls()
-        if "dimension" in d:
-            v = d["dimension"]
-            obj.dimension = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StablehloConcatenateOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StablehloConcatenateOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StablehloConcatenateOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StablehloConcatenateOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StablehloConcatenateOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StablehloConcatenateOptions, text)
-
-
-_FIELDS_StablehloConcatenateOptions: frozenset[str] = frozenset(("dimension",))
-
 
 @dataclass
-class StablehloBroadcastInDimOptions:
+class StablehloBroadcastInDimOptions(_rec.FlatRecord):
     """StablehloBroadcastInDimOptions"""
 
     broadcast_dimensions: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "broadcast_dimensions": (
-                None if self.broadcast_dimensions is None else list(self.broadcast_dimensions)
-            ),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StablehloBroadcastInDimOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StablehloBroadcastInDimOptions
-        if unknown:
-            raise ValueError(
-                f"unknown field(s) for StablehloBroadcastInDimOptions: {sorted(unknown)}"
-            )
-        obj = cls()
-        if "broadcast_dimensions" in d:
-            v = d["broadcast_dimensions"]
-            obj.broadcast_dimensions = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StablehloBroadcastInDimOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StablehloBroadcastInDimOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StablehloBroadcastInDimOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StablehloBroadcastInDimOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StablehloBroadcastInDimOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StablehloBroadcastInDimOptions, text)
-
-
-_FIELDS_StablehloBroadcastInDimOptions: frozenset[str] = frozenset(("broadcast_dimensions",))
-
 
 @dataclass
-class StablehloCompareOptions:
+class StablehloCompareOptions(_rec.FlatRecord):
     """StablehloCompareOptions"""
 
-    comparison_direction: StablehloComparisonDirection = StablehloComparisonDirection(0)
-    compare_type: StablehloComparisonType = StablehloComparisonType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "comparison_direction": int(self.comparison_direction),
-            "compare_type": int(self.compare_type),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StablehloCompareOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StablehloCompareOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for StablehloCompareOptions: {sorted(unknown)}")
-        obj = cls()
-        if "comparison_direction" in d:
-            v = d["comparison_direction"]
-            obj.comparison_direction = _rec.enum_from(StablehloComparisonDirection, v)
-        if "compare_type" in d:
-            v = d["compare_type"]
-            obj.compare_type = _rec.enum_from(StablehloComparisonType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StablehloCompareOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StablehloCompareOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StablehloCompareOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StablehloCompareOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StablehloCompareOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StablehloCompareOptions, text)
-
-
-_FIELDS_StablehloCompareOptions: frozenset[str] = frozenset(
-    (
-        "comparison_direction",
-        "compare_type",
+    comparison_direction: StablehloComparisonDirection = (
+        StablehloComparisonDirection.STABLEHLO_COMPARISON_DIRECTION_EQ
     )
-)
+    compare_type: StablehloComparisonType = StablehloComparisonType.STABLEHLO_COMPARISON_TYPE_NOTYPE
 
 
 @dataclass
-class StablehloDynamicSliceOptions:
+class StablehloDynamicSliceOptions(_rec.FlatRecord):
     """StablehloDynamicSliceOptions"""
 
     slice_sizes: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "slice_sizes": None if self.slice_sizes is None else list(self.slice_sizes),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StablehloDynamicSliceOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StablehloDynamicSliceOptions
-        if unknown:
-            raise ValueError(
-                f"unknown field(s) for StablehloDynamicSliceOptions: {sorted(unknown)}"
-            )
-        obj = cls()
-        if "slice_sizes" in d:
-            v = d["slice_sizes"]
-            obj.slice_sizes = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StablehloDynamicSliceOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StablehloDynamicSliceOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StablehloDynamicSliceOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StablehloDynamicSliceOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StablehloDynamicSliceOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StablehloDynamicSliceOptions, text)
-
-
-_FIELDS_StablehloDynamicSliceOptions: frozenset[str] = frozenset(("slice_sizes",))
-
 
 @dataclass
-class StablehloPadOptions:
+class StablehloPadOptions(_rec.FlatRecord):
     """StablehloPadOptions"""
 
     edge_padding_low: list[int] | ScalarVector | None = None
     edge_padding_high: list[int] | ScalarVector | None = None
     interior_padding: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "edge_padding_low": (
-                None if self.edge_padding_low is None else list(self.edge_padding_low)
-            ),
-            "edge_padding_high": (
-                None if self.edge_padding_high is None else list(self.edge_padding_high)
-            ),
-            "interior_padding": (
-                None if self.interior_padding is None else list(self.interior_padding)
-            ),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StablehloPadOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StablehloPadOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for StablehloPadOptions: {sorted(unknown)}")
-        obj = cls()
-        if "edge_padding_low" in d:
-            v = d["edge_padding_low"]
-            obj.edge_padding_low = None if v is None else [int(e0) for e0 in v]
-        if "edge_padding_high" in d:
-            v = d["edge_padding_high"]
-            obj.edge_padding_high = None if v is None else [int(e0) for e0 in v]
-        if "interior_padding" in d:
-            v = d["interior_padding"]
-            obj.interior_padding = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StablehloPadOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StablehloPadOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StablehloPadOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StablehloPadOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StablehloPadOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StablehloPadOptions, text)
-
-
-_FIELDS_StablehloPadOptions: frozenset[str] = frozenset(
-    (
-        "edge_padding_low",
-        "edge_padding_high",
-        "interior_padding",
-    )
-)
-
 
 @dataclass
-class StablehloIotaOptions:
+class StablehloIotaOptions(_rec.FlatRecord):
     """StablehloIotaOptions"""
 
     iota_dimension: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "iota_dimension": self.iota_dimension,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StablehloIotaOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StablehloIotaOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for StablehloIotaOptions: {sorted(unknown)}")
-        obj = cls()
-        if "iota_dimension" in d:
-            v = d["iota_dimension"]
-            obj.iota_dimension = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StablehloIotaOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StablehloIotaOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StablehloIotaOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StablehloIotaOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StablehloIotaOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StablehloIotaOptions, text)
-
-
-_FIELDS_StablehloIotaOptions: frozenset[str] = frozenset(("iota_dimension",))
-
 
 @dataclass
-class StablehloCustomCallOptions:
+class StablehloCustomCallOptions(_rec.FlatRecord):
     """StablehloCustomCallOptions"""
 
     call_target_name: str | None = None
@@ -2268,232 +779,26 @@ class StablehloCustomCallOptions:
     called_computations: list[int] | ScalarVector | None = None
     custom_attributes: bytes | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "call_target_name": self.call_target_name,
-            "has_side_effect": self.has_side_effect,
-            "backend_config": self.backend_config,
-            "api_version": self.api_version,
-            "called_computations": (
-                None if self.called_computations is None else list(self.called_computations)
-            ),
-            "custom_attributes": (
-                None if self.custom_attributes is None else bytes(self.custom_attributes)
-            ),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StablehloCustomCallOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StablehloCustomCallOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for StablehloCustomCallOptions: {sorted(unknown)}")
-        obj = cls()
-        if "call_target_name" in d:
-            v = d["call_target_name"]
-            obj.call_target_name = None if v is None else str(v)
-        if "has_side_effect" in d:
-            v = d["has_side_effect"]
-            obj.has_side_effect = bool(v)
-        if "backend_config" in d:
-            v = d["backend_config"]
-            obj.backend_config = None if v is None else str(v)
-        if "api_version" in d:
-            v = d["api_version"]
-            obj.api_version = int(v)
-        if "called_computations" in d:
-            v = d["called_computations"]
-            obj.called_computations = None if v is None else [int(e0) for e0 in v]
-        if "custom_attributes" in d:
-            v = d["custom_attributes"]
-            obj.custom_attributes = None if v is None else _rec.bytes_from(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StablehloCustomCallOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StablehloCustomCallOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StablehloCustomCallOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StablehloCustomCallOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StablehloCustomCallOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StablehloCustomCallOptions, text)
-
-
-_FIELDS_StablehloCustomCallOptions: frozenset[str] = frozenset(
-    (
-        "call_target_name",
-        "has_side_effect",
-        "backend_config",
-        "api_version",
-        "called_computations",
-        "custom_attributes",
-    )
-)
-
 
 @dataclass
-class StablehloReduceOptions:
+class StablehloReduceOptions(_rec.FlatRecord):
     """StablehloReduceOptions"""
 
     dimensions: list[int] | ScalarVector | None = None
     body_subgraph_index: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "dimensions": None if self.dimensions is None else list(self.dimensions),
-            "body_subgraph_index": self.body_subgraph_index,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StablehloReduceOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StablehloReduceOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for StablehloReduceOptions: {sorted(unknown)}")
-        obj = cls()
-        if "dimensions" in d:
-            v = d["dimensions"]
-            obj.dimensions = None if v is None else [int(e0) for e0 in v]
-        if "body_subgraph_index" in d:
-            v = d["body_subgraph_index"]
-            obj.body_subgraph_index = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StablehloReduceOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StablehloReduceOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StablehloReduceOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StablehloReduceOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StablehloReduceOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StablehloReduceOptions, text)
-
-
-_FIELDS_StablehloReduceOptions: frozenset[str] = frozenset(
-    (
-        "dimensions",
-        "body_subgraph_index",
-    )
-)
-
 
 @dataclass
-class StablehloSliceOptions:
+class StablehloSliceOptions(_rec.FlatRecord):
     """StablehloSliceOptions"""
 
     start_indices: list[int] | ScalarVector | None = None
     limit_indices: list[int] | ScalarVector | None = None
     strides: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "start_indices": None if self.start_indices is None else list(self.start_indices),
-            "limit_indices": None if self.limit_indices is None else list(self.limit_indices),
-            "strides": None if self.strides is None else list(self.strides),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StablehloSliceOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StablehloSliceOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for StablehloSliceOptions: {sorted(unknown)}")
-        obj = cls()
-        if "start_indices" in d:
-            v = d["start_indices"]
-            obj.start_indices = None if v is None else [int(e0) for e0 in v]
-        if "limit_indices" in d:
-            v = d["limit_indices"]
-            obj.limit_indices = None if v is None else [int(e0) for e0 in v]
-        if "strides" in d:
-            v = d["strides"]
-            obj.strides = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StablehloSliceOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StablehloSliceOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StablehloSliceOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StablehloSliceOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StablehloSliceOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StablehloSliceOptions, text)
-
-
-_FIELDS_StablehloSliceOptions: frozenset[str] = frozenset(
-    (
-        "start_indices",
-        "limit_indices",
-        "strides",
-    )
-)
-
 
 @dataclass
-class StablehloConvolutionOptions:
+class StablehloConvolutionOptions(_rec.FlatRecord):
     """StablehloConvolutionOptions"""
 
     window_strides: list[int] | ScalarVector | None = None
@@ -2514,159 +819,9 @@ class StablehloConvolutionOptions:
     batch_group_count: int = 0
     precision_config: list[StablehloPrecisionConfig] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "window_strides": None if self.window_strides is None else list(self.window_strides),
-            "padding": None if self.padding is None else list(self.padding),
-            "lhs_dilation": None if self.lhs_dilation is None else list(self.lhs_dilation),
-            "rhs_dilation": None if self.rhs_dilation is None else list(self.rhs_dilation),
-            "window_reversal": None if self.window_reversal is None else list(self.window_reversal),
-            "input_batch_dimension": self.input_batch_dimension,
-            "input_feature_dimension": self.input_feature_dimension,
-            "input_spatial_dimensions": (
-                None
-                if self.input_spatial_dimensions is None
-                else list(self.input_spatial_dimensions)
-            ),
-            "kernel_input_feature_dimension": self.kernel_input_feature_dimension,
-            "kernel_output_feature_dimension": self.kernel_output_feature_dimension,
-            "kernel_spatial_dimensions": (
-                None
-                if self.kernel_spatial_dimensions is None
-                else list(self.kernel_spatial_dimensions)
-            ),
-            "output_batch_dimension": self.output_batch_dimension,
-            "output_feature_dimension": self.output_feature_dimension,
-            "output_spatial_dimensions": (
-                None
-                if self.output_spatial_dimensions is None
-                else list(self.output_spatial_dimensions)
-            ),
-            "feature_group_count": self.feature_group_count,
-            "batch_group_count": self.batch_group_count,
-            "precision_config": (
-                None if self.precision_config is None else [int(e0) for e0 in self.precision_config]
-            ),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StablehloConvolutionOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StablehloConvolutionOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for StablehloConvolutionOptions: {sorted(unknown)}")
-        obj = cls()
-        if "window_strides" in d:
-            v = d["window_strides"]
-            obj.window_strides = None if v is None else [int(e0) for e0 in v]
-        if "padding" in d:
-            v = d["padding"]
-            obj.padding = None if v is None else [int(e0) for e0 in v]
-        if "lhs_dilation" in d:
-            v = d["lhs_dilation"]
-            obj.lhs_dilation = None if v is None else [int(e0) for e0 in v]
-        if "rhs_dilation" in d:
-            v = d["rhs_dilation"]
-            obj.rhs_dilation = None if v is None else [int(e0) for e0 in v]
-        if "window_reversal" in d:
-            v = d["window_reversal"]
-            obj.window_reversal = None if v is None else [bool(e0) for e0 in v]
-        if "input_batch_dimension" in d:
-            v = d["input_batch_dimension"]
-            obj.input_batch_dimension = int(v)
-        if "input_feature_dimension" in d:
-            v = d["input_feature_dimension"]
-            obj.input_feature_dimension = int(v)
-        if "input_spatial_dimensions" in d:
-            v = d["input_spatial_dimensions"]
-            obj.input_spatial_dimensions = None if v is None else [int(e0) for e0 in v]
-        if "kernel_input_feature_dimension" in d:
-            v = d["kernel_input_feature_dimension"]
-            obj.kernel_input_feature_dimension = int(v)
-        if "kernel_output_feature_dimension" in d:
-            v = d["kernel_output_feature_dimension"]
-            obj.kernel_output_feature_dimension = int(v)
-        if "kernel_spatial_dimensions" in d:
-            v = d["kernel_spatial_dimensions"]
-            obj.kernel_spatial_dimensions = None if v is None else [int(e0) for e0 in v]
-        if "output_batch_dimension" in d:
-            v = d["output_batch_dimension"]
-            obj.output_batch_dimension = int(v)
-        if "output_feature_dimension" in d:
-            v = d["output_feature_dimension"]
-            obj.output_feature_dimension = int(v)
-        if "output_spatial_dimensions" in d:
-            v = d["output_spatial_dimensions"]
-            obj.output_spatial_dimensions = None if v is None else [int(e0) for e0 in v]
-        if "feature_group_count" in d:
-            v = d["feature_group_count"]
-            obj.feature_group_count = int(v)
-        if "batch_group_count" in d:
-            v = d["batch_group_count"]
-            obj.batch_group_count = int(v)
-        if "precision_config" in d:
-            v = d["precision_config"]
-            obj.precision_config = (
-                None if v is None else [_rec.enum_from(StablehloPrecisionConfig, e0) for e0 in v]
-            )
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StablehloConvolutionOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StablehloConvolutionOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StablehloConvolutionOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StablehloConvolutionOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StablehloConvolutionOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StablehloConvolutionOptions, text)
-
-
-_FIELDS_StablehloConvolutionOptions: frozenset[str] = frozenset(
-    (
-        "window_strides",
-        "padding",
-        "lhs_dilation",
-        "rhs_dilation",
-        "window_reversal",
-        "input_batch_dimension",
-        "input_feature_dimension",
-        "input_spatial_dimensions",
-        "kernel_input_feature_dimension",
-        "kernel_output_feature_dimension",
-        "kernel_spatial_dimensions",
-        "output_batch_dimension",
-        "output_feature_dimension",
-        "output_spatial_dimensions",
-        "feature_group_count",
-        "batch_group_count",
-        "precision_config",
-    )
-)
-
 
 @dataclass
-class StablehloScatterOptions:
+class StablehloScatterOptions(_rec.FlatRecord):
     """StablehloScatterOptions"""
 
     indices_are_sorted: bool = False
@@ -2677,1427 +832,175 @@ class StablehloScatterOptions:
     unique_indices: bool = False
     update_computation_subgraph_index: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "indices_are_sorted": self.indices_are_sorted,
-            "update_window_dims": (
-                None if self.update_window_dims is None else list(self.update_window_dims)
-            ),
-            "inserted_window_dims": (
-                None if self.inserted_window_dims is None else list(self.inserted_window_dims)
-            ),
-            "scatter_dims_to_operand_dims": (
-                None
-                if self.scatter_dims_to_operand_dims is None
-                else list(self.scatter_dims_to_operand_dims)
-            ),
-            "index_vector_dim": self.index_vector_dim,
-            "unique_indices": self.unique_indices,
-            "update_computation_subgraph_index": self.update_computation_subgraph_index,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StablehloScatterOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StablehloScatterOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for StablehloScatterOptions: {sorted(unknown)}")
-        obj = cls()
-        if "indices_are_sorted" in d:
-            v = d["indices_are_sorted"]
-            obj.indices_are_sorted = bool(v)
-        if "update_window_dims" in d:
-            v = d["update_window_dims"]
-            obj.update_window_dims = None if v is None else [int(e0) for e0 in v]
-        if "inserted_window_dims" in d:
-            v = d["inserted_window_dims"]
-            obj.inserted_window_dims = None if v is None else [int(e0) for e0 in v]
-        if "scatter_dims_to_operand_dims" in d:
-            v = d["scatter_dims_to_operand_dims"]
-            obj.scatter_dims_to_operand_dims = None if v is None else [int(e0) for e0 in v]
-        if "index_vector_dim" in d:
-            v = d["index_vector_dim"]
-            obj.index_vector_dim = int(v)
-        if "unique_indices" in d:
-            v = d["unique_indices"]
-            obj.unique_indices = bool(v)
-        if "update_computation_subgraph_index" in d:
-            v = d["update_computation_subgraph_index"]
-            obj.update_computation_subgraph_index = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StablehloScatterOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StablehloScatterOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StablehloScatterOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StablehloScatterOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StablehloScatterOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StablehloScatterOptions, text)
-
-
-_FIELDS_StablehloScatterOptions: frozenset[str] = frozenset(
-    (
-        "indices_are_sorted",
-        "update_window_dims",
-        "inserted_window_dims",
-        "scatter_dims_to_operand_dims",
-        "index_vector_dim",
-        "unique_indices",
-        "update_computation_subgraph_index",
-    )
-)
-
 
 @dataclass
-class StablehloCaseOptions:
+class StablehloCaseOptions(_rec.FlatRecord):
     """StablehloCaseOptions"""
 
     branch_subgraph_indices: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "branch_subgraph_indices": (
-                None if self.branch_subgraph_indices is None else list(self.branch_subgraph_indices)
-            ),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StablehloCaseOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StablehloCaseOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for StablehloCaseOptions: {sorted(unknown)}")
-        obj = cls()
-        if "branch_subgraph_indices" in d:
-            v = d["branch_subgraph_indices"]
-            obj.branch_subgraph_indices = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StablehloCaseOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StablehloCaseOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StablehloCaseOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StablehloCaseOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StablehloCaseOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StablehloCaseOptions, text)
-
-
-_FIELDS_StablehloCaseOptions: frozenset[str] = frozenset(("branch_subgraph_indices",))
-
 
 @dataclass
-class StablehloRngBitGeneratorOptions:
+class StablehloRngBitGeneratorOptions(_rec.FlatRecord):
     """StablehloRngBitGeneratorOptions"""
 
-    algorithm: RngAlgorithm = RngAlgorithm(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "algorithm": int(self.algorithm),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StablehloRngBitGeneratorOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StablehloRngBitGeneratorOptions
-        if unknown:
-            raise ValueError(
-                f"unknown field(s) for StablehloRngBitGeneratorOptions: {sorted(unknown)}"
-            )
-        obj = cls()
-        if "algorithm" in d:
-            v = d["algorithm"]
-            obj.algorithm = _rec.enum_from(RngAlgorithm, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StablehloRngBitGeneratorOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StablehloRngBitGeneratorOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StablehloRngBitGeneratorOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StablehloRngBitGeneratorOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StablehloRngBitGeneratorOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StablehloRngBitGeneratorOptions, text)
-
-
-_FIELDS_StablehloRngBitGeneratorOptions: frozenset[str] = frozenset(("algorithm",))
+    algorithm: RngAlgorithm = RngAlgorithm.DEFAULT
 
 
 @dataclass
-class Conv2DOptions:
+class Conv2DOptions(_rec.FlatRecord):
     """Conv2DOptions"""
 
-    padding: Padding = Padding(0)
+    padding: Padding = Padding.SAME
     stride_w: int = 0
     stride_h: int = 0
-    fused_activation_function: ActivationFunctionType = ActivationFunctionType(0)
+    fused_activation_function: ActivationFunctionType = ActivationFunctionType.NONE
     dilation_w_factor: int = 1
     dilation_h_factor: int = 1
-    quantized_bias_type: TensorType = TensorType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "padding": int(self.padding),
-            "stride_w": self.stride_w,
-            "stride_h": self.stride_h,
-            "fused_activation_function": int(self.fused_activation_function),
-            "dilation_w_factor": self.dilation_w_factor,
-            "dilation_h_factor": self.dilation_h_factor,
-            "quantized_bias_type": int(self.quantized_bias_type),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Conv2DOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Conv2DOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for Conv2DOptions: {sorted(unknown)}")
-        obj = cls()
-        if "padding" in d:
-            v = d["padding"]
-            obj.padding = _rec.enum_from(Padding, v)
-        if "stride_w" in d:
-            v = d["stride_w"]
-            obj.stride_w = int(v)
-        if "stride_h" in d:
-            v = d["stride_h"]
-            obj.stride_h = int(v)
-        if "fused_activation_function" in d:
-            v = d["fused_activation_function"]
-            obj.fused_activation_function = _rec.enum_from(ActivationFunctionType, v)
-        if "dilation_w_factor" in d:
-            v = d["dilation_w_factor"]
-            obj.dilation_w_factor = int(v)
-        if "dilation_h_factor" in d:
-            v = d["dilation_h_factor"]
-            obj.dilation_h_factor = int(v)
-        if "quantized_bias_type" in d:
-            v = d["quantized_bias_type"]
-            obj.quantized_bias_type = _rec.enum_from(TensorType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Conv2DOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Conv2DOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Conv2DOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Conv2DOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Conv2DOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Conv2DOptions, text)
-
-
-_FIELDS_Conv2DOptions: frozenset[str] = frozenset(
-    (
-        "padding",
-        "stride_w",
-        "stride_h",
-        "fused_activation_function",
-        "dilation_w_factor",
-        "dilation_h_factor",
-        "quantized_bias_type",
-    )
-)
+    quantized_bias_type: TensorType = TensorType.FLOAT32
 
 
 @dataclass
-class Conv3DOptions:
+class Conv3DOptions(_rec.FlatRecord):
     """Conv3DOptions"""
 
-    padding: Padding = Padding(0)
+    padding: Padding = Padding.SAME
     stride_d: int = 0
     stride_w: int = 0
     stride_h: int = 0
-    fused_activation_function: ActivationFunctionType = ActivationFunctionType(0)
+    fused_activation_function: ActivationFunctionType = ActivationFunctionType.NONE
     dilation_d_factor: int = 1
     dilation_w_factor: int = 1
     dilation_h_factor: int = 1
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "padding": int(self.padding),
-            "stride_d": self.stride_d,
-            "stride_w": self.stride_w,
-            "stride_h": self.stride_h,
-            "fused_activation_function": int(self.fused_activation_function),
-            "dilation_d_factor": self.dilation_d_factor,
-            "dilation_w_factor": self.dilation_w_factor,
-            "dilation_h_factor": self.dilation_h_factor,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Conv3DOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Conv3DOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for Conv3DOptions: {sorted(unknown)}")
-        obj = cls()
-        if "padding" in d:
-            v = d["padding"]
-            obj.padding = _rec.enum_from(Padding, v)
-        if "stride_d" in d:
-            v = d["stride_d"]
-            obj.stride_d = int(v)
-        if "stride_w" in d:
-            v = d["stride_w"]
-            obj.stride_w = int(v)
-        if "stride_h" in d:
-            v = d["stride_h"]
-            obj.stride_h = int(v)
-        if "fused_activation_function" in d:
-            v = d["fused_activation_function"]
-            obj.fused_activation_function = _rec.enum_from(ActivationFunctionType, v)
-        if "dilation_d_factor" in d:
-            v = d["dilation_d_factor"]
-            obj.dilation_d_factor = int(v)
-        if "dilation_w_factor" in d:
-            v = d["dilation_w_factor"]
-            obj.dilation_w_factor = int(v)
-        if "dilation_h_factor" in d:
-            v = d["dilation_h_factor"]
-            obj.dilation_h_factor = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Conv3DOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Conv3DOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Conv3DOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Conv3DOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Conv3DOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Conv3DOptions, text)
-
-
-_FIELDS_Conv3DOptions: frozenset[str] = frozenset(
-    (
-        "padding",
-        "stride_d",
-        "stride_w",
-        "stride_h",
-        "fused_activation_function",
-        "dilation_d_factor",
-        "dilation_w_factor",
-        "dilation_h_factor",
-    )
-)
-
 
 @dataclass
-class Pool2DOptions:
+class Pool2DOptions(_rec.FlatRecord):
     """Pool2DOptions"""
 
-    padding: Padding = Padding(0)
+    padding: Padding = Padding.SAME
     stride_w: int = 0
     stride_h: int = 0
     filter_width: int = 0
     filter_height: int = 0
-    fused_activation_function: ActivationFunctionType = ActivationFunctionType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "padding": int(self.padding),
-            "stride_w": self.stride_w,
-            "stride_h": self.stride_h,
-            "filter_width": self.filter_width,
-            "filter_height": self.filter_height,
-            "fused_activation_function": int(self.fused_activation_function),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Pool2DOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Pool2DOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for Pool2DOptions: {sorted(unknown)}")
-        obj = cls()
-        if "padding" in d:
-            v = d["padding"]
-            obj.padding = _rec.enum_from(Padding, v)
-        if "stride_w" in d:
-            v = d["stride_w"]
-            obj.stride_w = int(v)
-        if "stride_h" in d:
-            v = d["stride_h"]
-            obj.stride_h = int(v)
-        if "filter_width" in d:
-            v = d["filter_width"]
-            obj.filter_width = int(v)
-        if "filter_height" in d:
-            v = d["filter_height"]
-            obj.filter_height = int(v)
-        if "fused_activation_function" in d:
-            v = d["fused_activation_function"]
-            obj.fused_activation_function = _rec.enum_from(ActivationFunctionType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Pool2DOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Pool2DOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Pool2DOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Pool2DOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Pool2DOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Pool2DOptions, text)
-
-
-_FIELDS_Pool2DOptions: frozenset[str] = frozenset(
-    (
-        "padding",
-        "stride_w",
-        "stride_h",
-        "filter_width",
-        "filter_height",
-        "fused_activation_function",
-    )
-)
+    fused_activation_function: ActivationFunctionType = ActivationFunctionType.NONE
 
 
 @dataclass
-class DepthwiseConv2DOptions:
+class DepthwiseConv2DOptions(_rec.FlatRecord):
     """DepthwiseConv2DOptions"""
 
-    padding: Padding = Padding(0)
+    padding: Padding = Padding.SAME
     stride_w: int = 0
     stride_h: int = 0
     depth_multiplier: int = 0
-    fused_activation_function: ActivationFunctionType = ActivationFunctionType(0)
+    fused_activation_function: ActivationFunctionType = ActivationFunctionType.NONE
     dilation_w_factor: int = 1
     dilation_h_factor: int = 1
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "padding": int(self.padding),
-            "stride_w": self.stride_w,
-            "stride_h": self.stride_h,
-            "depth_multiplier": self.depth_multiplier,
-            "fused_activation_function": int(self.fused_activation_function),
-            "dilation_w_factor": self.dilation_w_factor,
-            "dilation_h_factor": self.dilation_h_factor,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DepthwiseConv2DOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DepthwiseConv2DOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for DepthwiseConv2DOptions: {sorted(unknown)}")
-        obj = cls()
-        if "padding" in d:
-            v = d["padding"]
-            obj.padding = _rec.enum_from(Padding, v)
-        if "stride_w" in d:
-            v = d["stride_w"]
-            obj.stride_w = int(v)
-        if "stride_h" in d:
-            v = d["stride_h"]
-            obj.stride_h = int(v)
-        if "depth_multiplier" in d:
-            v = d["depth_multiplier"]
-            obj.depth_multiplier = int(v)
-        if "fused_activation_function" in d:
-            v = d["fused_activation_function"]
-            obj.fused_activation_function = _rec.enum_from(ActivationFunctionType, v)
-        if "dilation_w_factor" in d:
-            v = d["dilation_w_factor"]
-            obj.dilation_w_factor = int(v)
-        if "dilation_h_factor" in d:
-            v = d["dilation_h_factor"]
-            obj.dilation_h_factor = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DepthwiseConv2DOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DepthwiseConv2DOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DepthwiseConv2DOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DepthwiseConv2DOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DepthwiseConv2DOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DepthwiseConv2DOptions, text)
-
-
-_FIELDS_DepthwiseConv2DOptions: frozenset[str] = frozenset(
-    (
-        "padding",
-        "stride_w",
-        "stride_h",
-        "depth_multiplier",
-        "fused_activation_function",
-        "dilation_w_factor",
-        "dilation_h_factor",
-    )
-)
-
 
 @dataclass
-class ConcatEmbeddingsOptions:
+class ConcatEmbeddingsOptions(_rec.FlatRecord):
     """ConcatEmbeddingsOptions"""
 
     num_channels: int = 0
     num_columns_per_channel: list[int] | ScalarVector | None = None
     embedding_dim_per_channel: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "num_channels": self.num_channels,
-            "num_columns_per_channel": (
-                None if self.num_columns_per_channel is None else list(self.num_columns_per_channel)
-            ),
-            "embedding_dim_per_channel": (
-                None
-                if self.embedding_dim_per_channel is None
-                else list(self.embedding_dim_per_channel)
-            ),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ConcatEmbeddingsOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ConcatEmbeddingsOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for ConcatEmbeddingsOptions: {sorted(unknown)}")
-        obj = cls()
-        if "num_channels" in d:
-            v = d["num_channels"]
-            obj.num_channels = int(v)
-        if "num_columns_per_channel" in d:
-            v = d["num_columns_per_channel"]
-            obj.num_columns_per_channel = None if v is None else [int(e0) for e0 in v]
-        if "embedding_dim_per_channel" in d:
-            v = d["embedding_dim_per_channel"]
-            obj.embedding_dim_per_channel = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ConcatEmbeddingsOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ConcatEmbeddingsOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ConcatEmbeddingsOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ConcatEmbeddingsOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ConcatEmbeddingsOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ConcatEmbeddingsOptions, text)
-
-
-_FIELDS_ConcatEmbeddingsOptions: frozenset[str] = frozenset(
-    (
-        "num_channels",
-        "num_columns_per_channel",
-        "embedding_dim_per_channel",
-    )
-)
-
 
 @dataclass
-class LSHProjectionOptions:
+class LSHProjectionOptions(_rec.FlatRecord):
     """LSHProjectionOptions"""
 
-    type: LSHProjectionType = LSHProjectionType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "type": int(self.type),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LSHProjectionOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LSHProjectionOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for LSHProjectionOptions: {sorted(unknown)}")
-        obj = cls()
-        if "type" in d:
-            v = d["type"]
-            obj.type = _rec.enum_from(LSHProjectionType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LSHProjectionOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LSHProjectionOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LSHProjectionOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LSHProjectionOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LSHProjectionOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LSHProjectionOptions, text)
-
-
-_FIELDS_LSHProjectionOptions: frozenset[str] = frozenset(("type",))
+    type: LSHProjectionType = LSHProjectionType.UNKNOWN
 
 
 @dataclass
-class SVDFOptions:
+class SVDFOptions(_rec.FlatRecord):
     """SVDFOptions"""
 
     rank: int = 0
-    fused_activation_function: ActivationFunctionType = ActivationFunctionType(0)
+    fused_activation_function: ActivationFunctionType = ActivationFunctionType.NONE
     asymmetric_quantize_inputs: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "rank": self.rank,
-            "fused_activation_function": int(self.fused_activation_function),
-            "asymmetric_quantize_inputs": self.asymmetric_quantize_inputs,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SVDFOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SVDFOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for SVDFOptions: {sorted(unknown)}")
-        obj = cls()
-        if "rank" in d:
-            v = d["rank"]
-            obj.rank = int(v)
-        if "fused_activation_function" in d:
-            v = d["fused_activation_function"]
-            obj.fused_activation_function = _rec.enum_from(ActivationFunctionType, v)
-        if "asymmetric_quantize_inputs" in d:
-            v = d["asymmetric_quantize_inputs"]
-            obj.asymmetric_quantize_inputs = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SVDFOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SVDFOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SVDFOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SVDFOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SVDFOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SVDFOptions, text)
-
-
-_FIELDS_SVDFOptions: frozenset[str] = frozenset(
-    (
-        "rank",
-        "fused_activation_function",
-        "asymmetric_quantize_inputs",
-    )
-)
 
 
 @dataclass
-class RNNOptions:
+class RNNOptions(_rec.FlatRecord):
     """RNNOptions"""
 
-    fused_activation_function: ActivationFunctionType = ActivationFunctionType(0)
+    fused_activation_function: ActivationFunctionType = ActivationFunctionType.NONE
     asymmetric_quantize_inputs: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "fused_activation_function": int(self.fused_activation_function),
-            "asymmetric_quantize_inputs": self.asymmetric_quantize_inputs,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> RNNOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_RNNOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for RNNOptions: {sorted(unknown)}")
-        obj = cls()
-        if "fused_activation_function" in d:
-            v = d["fused_activation_function"]
-            obj.fused_activation_function = _rec.enum_from(ActivationFunctionType, v)
-        if "asymmetric_quantize_inputs" in d:
-            v = d["asymmetric_quantize_inputs"]
-            obj.asymmetric_quantize_inputs = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_RNNOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> RNNOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_RNNOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_RNNOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> RNNOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_RNNOptions, text)
-
-
-_FIELDS_RNNOptions: frozenset[str] = frozenset(
-    (
-        "fused_activation_function",
-        "asymmetric_quantize_inputs",
-    )
-)
 
 
 @dataclass
-class SequenceRNNOptions:
+class SequenceRNNOptions(_rec.FlatRecord):
     """SequenceRNNOptions"""
 
     time_major: bool = False
-    fused_activation_function: ActivationFunctionType = ActivationFunctionType(0)
+    fused_activation_function: ActivationFunctionType = ActivationFunctionType.NONE
     asymmetric_quantize_inputs: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "time_major": self.time_major,
-            "fused_activation_function": int(self.fused_activation_function),
-            "asymmetric_quantize_inputs": self.asymmetric_quantize_inputs,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SequenceRNNOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SequenceRNNOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for SequenceRNNOptions: {sorted(unknown)}")
-        obj = cls()
-        if "time_major" in d:
-            v = d["time_major"]
-            obj.time_major = bool(v)
-        if "fused_activation_function" in d:
-            v = d["fused_activation_function"]
-            obj.fused_activation_function = _rec.enum_from(ActivationFunctionType, v)
-        if "asymmetric_quantize_inputs" in d:
-            v = d["asymmetric_quantize_inputs"]
-            obj.asymmetric_quantize_inputs = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SequenceRNNOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SequenceRNNOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SequenceRNNOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SequenceRNNOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SequenceRNNOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SequenceRNNOptions, text)
-
-
-_FIELDS_SequenceRNNOptions: frozenset[str] = frozenset(
-    (
-        "time_major",
-        "fused_activation_function",
-        "asymmetric_quantize_inputs",
-    )
-)
 
 
 @dataclass
-class BidirectionalSequenceRNNOptions:
+class BidirectionalSequenceRNNOptions(_rec.FlatRecord):
     """BidirectionalSequenceRNNOptions"""
 
     time_major: bool = False
-    fused_activation_function: ActivationFunctionType = ActivationFunctionType(0)
+    fused_activation_function: ActivationFunctionType = ActivationFunctionType.NONE
     merge_outputs: bool = False
     asymmetric_quantize_inputs: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "time_major": self.time_major,
-            "fused_activation_function": int(self.fused_activation_function),
-            "merge_outputs": self.merge_outputs,
-            "asymmetric_quantize_inputs": self.asymmetric_quantize_inputs,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BidirectionalSequenceRNNOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BidirectionalSequenceRNNOptions
-        if unknown:
-            raise ValueError(
-                f"unknown field(s) for BidirectionalSequenceRNNOptions: {sorted(unknown)}"
-            )
-        obj = cls()
-        if "time_major" in d:
-            v = d["time_major"]
-            obj.time_major = bool(v)
-        if "fused_activation_function" in d:
-            v = d["fused_activation_function"]
-            obj.fused_activation_function = _rec.enum_from(ActivationFunctionType, v)
-        if "merge_outputs" in d:
-            v = d["merge_outputs"]
-            obj.merge_outputs = bool(v)
-        if "asymmetric_quantize_inputs" in d:
-            v = d["asymmetric_quantize_inputs"]
-            obj.asymmetric_quantize_inputs = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BidirectionalSequenceRNNOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BidirectionalSequenceRNNOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BidirectionalSequenceRNNOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BidirectionalSequenceRNNOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BidirectionalSequenceRNNOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BidirectionalSequenceRNNOptions, text)
-
-
-_FIELDS_BidirectionalSequenceRNNOptions: frozenset[str] = frozenset(
-    (
-        "time_major",
-        "fused_activation_function",
-        "merge_outputs",
-        "asymmetric_quantize_inputs",
-    )
-)
-
 
 @dataclass
-class FullyConnectedOptions:
+class FullyConnectedOptions(_rec.FlatRecord):
     """FullyConnectedOptions"""
 
-    fused_activation_function: ActivationFunctionType = ActivationFunctionType(0)
-    weights_format: FullyConnectedOptionsWeightsFormat = FullyConnectedOptionsWeightsFormat(0)
+    fused_activation_function: ActivationFunctionType = ActivationFunctionType.NONE
+    weights_format: FullyConnectedOptionsWeightsFormat = FullyConnectedOptionsWeightsFormat.DEFAULT
     keep_num_dims: bool = False
     asymmetric_quantize_inputs: bool = False
-    quantized_bias_type: TensorType = TensorType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "fused_activation_function": int(self.fused_activation_function),
-            "weights_format": int(self.weights_format),
-            "keep_num_dims": self.keep_num_dims,
-            "asymmetric_quantize_inputs": self.asymmetric_quantize_inputs,
-            "quantized_bias_type": int(self.quantized_bias_type),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FullyConnectedOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FullyConnectedOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for FullyConnectedOptions: {sorted(unknown)}")
-        obj = cls()
-        if "fused_activation_function" in d:
-            v = d["fused_activation_function"]
-            obj.fused_activation_function = _rec.enum_from(ActivationFunctionType, v)
-        if "weights_format" in d:
-            v = d["weights_format"]
-            obj.weights_format = _rec.enum_from(FullyConnectedOptionsWeightsFormat, v)
-        if "keep_num_dims" in d:
-            v = d["keep_num_dims"]
-            obj.keep_num_dims = bool(v)
-        if "asymmetric_quantize_inputs" in d:
-            v = d["asymmetric_quantize_inputs"]
-            obj.asymmetric_quantize_inputs = bool(v)
-        if "quantized_bias_type" in d:
-            v = d["quantized_bias_type"]
-            obj.quantized_bias_type = _rec.enum_from(TensorType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_FullyConnectedOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> FullyConnectedOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_FullyConnectedOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_FullyConnectedOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> FullyConnectedOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_FullyConnectedOptions, text)
-
-
-_FIELDS_FullyConnectedOptions: frozenset[str] = frozenset(
-    (
-        "fused_activation_function",
-        "weights_format",
-        "keep_num_dims",
-        "asymmetric_quantize_inputs",
-        "quantized_bias_type",
-    )
-)
+    quantized_bias_type: TensorType = TensorType.FLOAT32
 
 
 @dataclass
-class SoftmaxOptions:
+class SoftmaxOptions(_rec.FlatRecord):
     """SoftmaxOptions"""
 
     beta: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "beta": self.beta,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SoftmaxOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SoftmaxOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for SoftmaxOptions: {sorted(unknown)}")
-        obj = cls()
-        if "beta" in d:
-            v = d["beta"]
-            obj.beta = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SoftmaxOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SoftmaxOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SoftmaxOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SoftmaxOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SoftmaxOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SoftmaxOptions, text)
-
-
-_FIELDS_SoftmaxOptions: frozenset[str] = frozenset(("beta",))
-
 
 @dataclass
-class ConcatenationOptions:
+class ConcatenationOptions(_rec.FlatRecord):
     """ConcatenationOptions"""
 
     axis: int = 0
-    fused_activation_function: ActivationFunctionType = ActivationFunctionType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-            "fused_activation_function": int(self.fused_activation_function),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ConcatenationOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ConcatenationOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for ConcatenationOptions: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        if "fused_activation_function" in d:
-            v = d["fused_activation_function"]
-            obj.fused_activation_function = _rec.enum_from(ActivationFunctionType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ConcatenationOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ConcatenationOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ConcatenationOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ConcatenationOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ConcatenationOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ConcatenationOptions, text)
-
-
-_FIELDS_ConcatenationOptions: frozenset[str] = frozenset(
-    (
-        "axis",
-        "fused_activation_function",
-    )
-)
+    fused_activation_function: ActivationFunctionType = ActivationFunctionType.NONE
 
 
 @dataclass
-class AddOptions:
+class AddOptions(_rec.FlatRecord):
     """AddOptions"""
 
-    fused_activation_function: ActivationFunctionType = ActivationFunctionType(0)
+    fused_activation_function: ActivationFunctionType = ActivationFunctionType.NONE
     pot_scale_int16: bool = True
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "fused_activation_function": int(self.fused_activation_function),
-            "pot_scale_int16": self.pot_scale_int16,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> AddOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_AddOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for AddOptions: {sorted(unknown)}")
-        obj = cls()
-        if "fused_activation_function" in d:
-            v = d["fused_activation_function"]
-            obj.fused_activation_function = _rec.enum_from(ActivationFunctionType, v)
-        if "pot_scale_int16" in d:
-            v = d["pot_scale_int16"]
-            obj.pot_scale_int16 = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_AddOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> AddOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_AddOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_AddOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> AddOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_AddOptions, text)
-
-
-_FIELDS_AddOptions: frozenset[str] = frozenset(
-    (
-        "fused_activation_function",
-        "pot_scale_int16",
-    )
-)
-
 
 @dataclass
-class MulOptions:
+class MulOptions(_rec.FlatRecord):
     """MulOptions"""
 
-    fused_activation_function: ActivationFunctionType = ActivationFunctionType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "fused_activation_function": int(self.fused_activation_function),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MulOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MulOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for MulOptions: {sorted(unknown)}")
-        obj = cls()
-        if "fused_activation_function" in d:
-            v = d["fused_activation_function"]
-            obj.fused_activation_function = _rec.enum_from(ActivationFunctionType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MulOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MulOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MulOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MulOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MulOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MulOptions, text)
-
-
-_FIELDS_MulOptions: frozenset[str] = frozenset(("fused_activation_function",))
+    fused_activation_function: ActivationFunctionType = ActivationFunctionType.NONE
 
 
 @dataclass
-class L2NormOptions:
+class L2NormOptions(_rec.FlatRecord):
     """L2NormOptions"""
 
-    fused_activation_function: ActivationFunctionType = ActivationFunctionType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "fused_activation_function": int(self.fused_activation_function),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> L2NormOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_L2NormOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for L2NormOptions: {sorted(unknown)}")
-        obj = cls()
-        if "fused_activation_function" in d:
-            v = d["fused_activation_function"]
-            obj.fused_activation_function = _rec.enum_from(ActivationFunctionType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_L2NormOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> L2NormOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_L2NormOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_L2NormOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> L2NormOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_L2NormOptions, text)
-
-
-_FIELDS_L2NormOptions: frozenset[str] = frozenset(("fused_activation_function",))
+    fused_activation_function: ActivationFunctionType = ActivationFunctionType.NONE
 
 
 @dataclass
-class LocalResponseNormalizationOptions:
+class LocalResponseNormalizationOptions(_rec.FlatRecord):
     """LocalResponseNormalizationOptions"""
 
     radius: int = 0
@@ -4105,1666 +1008,195 @@ class LocalResponseNormalizationOptions:
     alpha: float = 0.0
     beta: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "radius": self.radius,
-            "bias": self.bias,
-            "alpha": self.alpha,
-            "beta": self.beta,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LocalResponseNormalizationOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LocalResponseNormalizationOptions
-        if unknown:
-            raise ValueError(
-                f"unknown field(s) for LocalResponseNormalizationOptions: {sorted(unknown)}"
-            )
-        obj = cls()
-        if "radius" in d:
-            v = d["radius"]
-            obj.radius = int(v)
-        if "bias" in d:
-            v = d["bias"]
-            obj.bias = float(v)
-        if "alpha" in d:
-            v = d["alpha"]
-            obj.alpha = float(v)
-        if "beta" in d:
-            v = d["beta"]
-            obj.beta = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LocalResponseNormalizationOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LocalResponseNormalizationOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LocalResponseNormalizationOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LocalResponseNormalizationOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LocalResponseNormalizationOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LocalResponseNormalizationOptions, text)
-
-
-_FIELDS_LocalResponseNormalizationOptions: frozenset[str] = frozenset(
-    (
-        "radius",
-        "bias",
-        "alpha",
-        "beta",
-    )
-)
-
 
 @dataclass
-class LSTMOptions:
+class LSTMOptions(_rec.FlatRecord):
     """LSTMOptions"""
 
-    fused_activation_function: ActivationFunctionType = ActivationFunctionType(0)
+    fused_activation_function: ActivationFunctionType = ActivationFunctionType.NONE
     cell_clip: float = 0.0
     proj_clip: float = 0.0
-    kernel_type: LSTMKernelType = LSTMKernelType(0)
+    kernel_type: LSTMKernelType = LSTMKernelType.FULL
     asymmetric_quantize_inputs: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "fused_activation_function": int(self.fused_activation_function),
-            "cell_clip": self.cell_clip,
-            "proj_clip": self.proj_clip,
-            "kernel_type": int(self.kernel_type),
-            "asymmetric_quantize_inputs": self.asymmetric_quantize_inputs,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LSTMOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LSTMOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for LSTMOptions: {sorted(unknown)}")
-        obj = cls()
-        if "fused_activation_function" in d:
-            v = d["fused_activation_function"]
-            obj.fused_activation_function = _rec.enum_from(ActivationFunctionType, v)
-        if "cell_clip" in d:
-            v = d["cell_clip"]
-            obj.cell_clip = float(v)
-        if "proj_clip" in d:
-            v = d["proj_clip"]
-            obj.proj_clip = float(v)
-        if "kernel_type" in d:
-            v = d["kernel_type"]
-            obj.kernel_type = _rec.enum_from(LSTMKernelType, v)
-        if "asymmetric_quantize_inputs" in d:
-            v = d["asymmetric_quantize_inputs"]
-            obj.asymmetric_quantize_inputs = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LSTMOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LSTMOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LSTMOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LSTMOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LSTMOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LSTMOptions, text)
-
-
-_FIELDS_LSTMOptions: frozenset[str] = frozenset(
-    (
-        "fused_activation_function",
-        "cell_clip",
-        "proj_clip",
-        "kernel_type",
-        "asymmetric_quantize_inputs",
-    )
-)
 
 
 @dataclass
-class UnidirectionalSequenceLSTMOptions:
+class UnidirectionalSequenceLSTMOptions(_rec.FlatRecord):
     """UnidirectionalSequenceLSTMOptions"""
 
-    fused_activation_function: ActivationFunctionType = ActivationFunctionType(0)
+    fused_activation_function: ActivationFunctionType = ActivationFunctionType.NONE
     cell_clip: float = 0.0
     proj_clip: float = 0.0
     time_major: bool = False
     asymmetric_quantize_inputs: bool = False
     diagonal_recurrent_tensors: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "fused_activation_function": int(self.fused_activation_function),
-            "cell_clip": self.cell_clip,
-            "proj_clip": self.proj_clip,
-            "time_major": self.time_major,
-            "asymmetric_quantize_inputs": self.asymmetric_quantize_inputs,
-            "diagonal_recurrent_tensors": self.diagonal_recurrent_tensors,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> UnidirectionalSequenceLSTMOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_UnidirectionalSequenceLSTMOptions
-        if unknown:
-            raise ValueError(
-                f"unknown field(s) for UnidirectionalSequenceLSTMOptions: {sorted(unknown)}"
-            )
-        obj = cls()
-        if "fused_activation_function" in d:
-            v = d["fused_activation_function"]
-            obj.fused_activation_function = _rec.enum_from(ActivationFunctionType, v)
-        if "cell_clip" in d:
-            v = d["cell_clip"]
-            obj.cell_clip = float(v)
-        if "proj_clip" in d:
-            v = d["proj_clip"]
-            obj.proj_clip = float(v)
-        if "time_major" in d:
-            v = d["time_major"]
-            obj.time_major = bool(v)
-        if "asymmetric_quantize_inputs" in d:
-            v = d["asymmetric_quantize_inputs"]
-            obj.asymmetric_quantize_inputs = bool(v)
-        if "diagonal_recurrent_tensors" in d:
-            v = d["diagonal_recurrent_tensors"]
-            obj.diagonal_recurrent_tensors = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_UnidirectionalSequenceLSTMOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> UnidirectionalSequenceLSTMOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_UnidirectionalSequenceLSTMOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_UnidirectionalSequenceLSTMOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> UnidirectionalSequenceLSTMOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_UnidirectionalSequenceLSTMOptions, text)
-
-
-_FIELDS_UnidirectionalSequenceLSTMOptions: frozenset[str] = frozenset(
-    (
-        "fused_activation_function",
-        "cell_clip",
-        "proj_clip",
-        "time_major",
-        "asymmetric_quantize_inputs",
-        "diagonal_recurrent_tensors",
-    )
-)
-
 
 @dataclass
-class BidirectionalSequenceLSTMOptions:
+class BidirectionalSequenceLSTMOptions(_rec.FlatRecord):
     """BidirectionalSequenceLSTMOptions"""
 
-    fused_activation_function: ActivationFunctionType = ActivationFunctionType(0)
+    fused_activation_function: ActivationFunctionType = ActivationFunctionType.NONE
     cell_clip: float = 0.0
     proj_clip: float = 0.0
     merge_outputs: bool = False
     time_major: bool = True
     asymmetric_quantize_inputs: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "fused_activation_function": int(self.fused_activation_function),
-            "cell_clip": self.cell_clip,
-            "proj_clip": self.proj_clip,
-            "merge_outputs": self.merge_outputs,
-            "time_major": self.time_major,
-            "asymmetric_quantize_inputs": self.asymmetric_quantize_inputs,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BidirectionalSequenceLSTMOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BidirectionalSequenceLSTMOptions
-        if unknown:
-            raise ValueError(
-                f"unknown field(s) for BidirectionalSequenceLSTMOptions: {sorted(unknown)}"
-            )
-        obj = cls()
-        if "fused_activation_function" in d:
-            v = d["fused_activation_function"]
-            obj.fused_activation_function = _rec.enum_from(ActivationFunctionType, v)
-        if "cell_clip" in d:
-            v = d["cell_clip"]
-            obj.cell_clip = float(v)
-        if "proj_clip" in d:
-            v = d["proj_clip"]
-            obj.proj_clip = float(v)
-        if "merge_outputs" in d:
-            v = d["merge_outputs"]
-            obj.merge_outputs = bool(v)
-        if "time_major" in d:
-            v = d["time_major"]
-            obj.time_major = bool(v)
-        if "asymmetric_quantize_inputs" in d:
-            v = d["asymmetric_quantize_inputs"]
-            obj.asymmetric_quantize_inputs = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BidirectionalSequenceLSTMOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BidirectionalSequenceLSTMOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BidirectionalSequenceLSTMOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BidirectionalSequenceLSTMOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BidirectionalSequenceLSTMOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BidirectionalSequenceLSTMOptions, text)
-
-
-_FIELDS_BidirectionalSequenceLSTMOptions: frozenset[str] = frozenset(
-    (
-        "fused_activation_function",
-        "cell_clip",
-        "proj_clip",
-        "merge_outputs",
-        "time_major",
-        "asymmetric_quantize_inputs",
-    )
-)
-
 
 @dataclass
-class ResizeBilinearOptions:
+class ResizeBilinearOptions(_rec.FlatRecord):
     """ResizeBilinearOptions"""
 
     align_corners: bool = False
     half_pixel_centers: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "align_corners": self.align_corners,
-            "half_pixel_centers": self.half_pixel_centers,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ResizeBilinearOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ResizeBilinearOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for ResizeBilinearOptions: {sorted(unknown)}")
-        obj = cls()
-        if "align_corners" in d:
-            v = d["align_corners"]
-            obj.align_corners = bool(v)
-        if "half_pixel_centers" in d:
-            v = d["half_pixel_centers"]
-            obj.half_pixel_centers = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ResizeBilinearOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ResizeBilinearOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ResizeBilinearOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ResizeBilinearOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ResizeBilinearOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ResizeBilinearOptions, text)
-
-
-_FIELDS_ResizeBilinearOptions: frozenset[str] = frozenset(
-    (
-        "align_corners",
-        "half_pixel_centers",
-    )
-)
-
 
 @dataclass
-class ResizeNearestNeighborOptions:
+class ResizeNearestNeighborOptions(_rec.FlatRecord):
     """ResizeNearestNeighborOptions"""
 
     align_corners: bool = False
     half_pixel_centers: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "align_corners": self.align_corners,
-            "half_pixel_centers": self.half_pixel_centers,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ResizeNearestNeighborOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ResizeNearestNeighborOptions
-        if unknown:
-            raise ValueError(
-                f"unknown field(s) for ResizeNearestNeighborOptions: {sorted(unknown)}"
-            )
-        obj = cls()
-        if "align_corners" in d:
-            v = d["align_corners"]
-            obj.align_corners = bool(v)
-        if "half_pixel_centers" in d:
-            v = d["half_pixel_centers"]
-            obj.half_pixel_centers = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ResizeNearestNeighborOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ResizeNearestNeighborOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ResizeNearestNeighborOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ResizeNearestNeighborOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ResizeNearestNeighborOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ResizeNearestNeighborOptions, text)
-
-
-_FIELDS_ResizeNearestNeighborOptions: frozenset[str] = frozenset(
-    (
-        "align_corners",
-        "half_pixel_centers",
-    )
-)
-
 
 @dataclass
-class CallOptions:
+class CallOptions(_rec.FlatRecord):
     """CallOptions"""
 
     subgraph: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "subgraph": self.subgraph,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> CallOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_CallOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for CallOptions: {sorted(unknown)}")
-        obj = cls()
-        if "subgraph" in d:
-            v = d["subgraph"]
-            obj.subgraph = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_CallOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> CallOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_CallOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_CallOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> CallOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_CallOptions, text)
-
-
-_FIELDS_CallOptions: frozenset[str] = frozenset(("subgraph",))
-
 
 @dataclass
-class PadOptions:
+class PadOptions(_rec.FlatRecord):
     """PadOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PadOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_PadOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for PadOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_PadOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> PadOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_PadOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_PadOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> PadOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_PadOptions, text)
-
-
-_FIELDS_PadOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class PadV2Options:
+class PadV2Options(_rec.FlatRecord):
     """PadV2Options"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PadV2Options:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_PadV2Options
-        if unknown:
-            raise ValueError(f"unknown field(s) for PadV2Options: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_PadV2Options.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> PadV2Options:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_PadV2Options.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_PadV2Options, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> PadV2Options:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_PadV2Options, text)
-
-
-_FIELDS_PadV2Options: frozenset[str] = frozenset(())
-
 
 @dataclass
-class ReshapeOptions:
+class ReshapeOptions(_rec.FlatRecord):
     """ReshapeOptions"""
 
     new_shape: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "new_shape": None if self.new_shape is None else list(self.new_shape),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ReshapeOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ReshapeOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for ReshapeOptions: {sorted(unknown)}")
-        obj = cls()
-        if "new_shape" in d:
-            v = d["new_shape"]
-            obj.new_shape = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ReshapeOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ReshapeOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ReshapeOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ReshapeOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ReshapeOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ReshapeOptions, text)
-
-
-_FIELDS_ReshapeOptions: frozenset[str] = frozenset(("new_shape",))
-
 
 @dataclass
-class SpaceToBatchNDOptions:
+class SpaceToBatchNDOptions(_rec.FlatRecord):
     """SpaceToBatchNDOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SpaceToBatchNDOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SpaceToBatchNDOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for SpaceToBatchNDOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SpaceToBatchNDOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SpaceToBatchNDOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SpaceToBatchNDOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SpaceToBatchNDOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SpaceToBatchNDOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SpaceToBatchNDOptions, text)
-
-
-_FIELDS_SpaceToBatchNDOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class BatchToSpaceNDOptions:
+class BatchToSpaceNDOptions(_rec.FlatRecord):
     """BatchToSpaceNDOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BatchToSpaceNDOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BatchToSpaceNDOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for BatchToSpaceNDOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BatchToSpaceNDOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BatchToSpaceNDOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BatchToSpaceNDOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BatchToSpaceNDOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BatchToSpaceNDOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BatchToSpaceNDOptions, text)
-
-
-_FIELDS_BatchToSpaceNDOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class SkipGramOptions:
+class SkipGramOptions(_rec.FlatRecord):
     """SkipGramOptions"""
 
     ngram_size: int = 0
     max_skip_size: int = 0
     include_all_ngrams: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "ngram_size": self.ngram_size,
-            "max_skip_size": self.max_skip_size,
-            "include_all_ngrams": self.include_all_ngrams,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SkipGramOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SkipGramOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for SkipGramOptions: {sorted(unknown)}")
-        obj = cls()
-        if "ngram_size" in d:
-            v = d["ngram_size"]
-            obj.ngram_size = int(v)
-        if "max_skip_size" in d:
-            v = d["max_skip_size"]
-            obj.max_skip_size = int(v)
-        if "include_all_ngrams" in d:
-            v = d["include_all_ngrams"]
-            obj.include_all_ngrams = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SkipGramOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SkipGramOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SkipGramOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SkipGramOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SkipGramOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SkipGramOptions, text)
-
-
-_FIELDS_SkipGramOptions: frozenset[str] = frozenset(
-    (
-        "ngram_size",
-        "max_skip_size",
-        "include_all_ngrams",
-    )
-)
-
 
 @dataclass
-class SpaceToDepthOptions:
+class SpaceToDepthOptions(_rec.FlatRecord):
     """SpaceToDepthOptions"""
 
     block_size: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "block_size": self.block_size,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SpaceToDepthOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SpaceToDepthOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for SpaceToDepthOptions: {sorted(unknown)}")
-        obj = cls()
-        if "block_size" in d:
-            v = d["block_size"]
-            obj.block_size = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SpaceToDepthOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SpaceToDepthOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SpaceToDepthOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SpaceToDepthOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SpaceToDepthOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SpaceToDepthOptions, text)
-
-
-_FIELDS_SpaceToDepthOptions: frozenset[str] = frozenset(("block_size",))
-
 
 @dataclass
-class DepthToSpaceOptions:
+class DepthToSpaceOptions(_rec.FlatRecord):
     """DepthToSpaceOptions"""
 
     block_size: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "block_size": self.block_size,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DepthToSpaceOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DepthToSpaceOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for DepthToSpaceOptions: {sorted(unknown)}")
-        obj = cls()
-        if "block_size" in d:
-            v = d["block_size"]
-            obj.block_size = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DepthToSpaceOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DepthToSpaceOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DepthToSpaceOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DepthToSpaceOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DepthToSpaceOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DepthToSpaceOptions, text)
-
-
-_FIELDS_DepthToSpaceOptions: frozenset[str] = frozenset(("block_size",))
-
 
 @dataclass
-class SubOptions:
+class SubOptions(_rec.FlatRecord):
     """SubOptions"""
 
-    fused_activation_function: ActivationFunctionType = ActivationFunctionType(0)
+    fused_activation_function: ActivationFunctionType = ActivationFunctionType.NONE
     pot_scale_int16: bool = True
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "fused_activation_function": int(self.fused_activation_function),
-            "pot_scale_int16": self.pot_scale_int16,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SubOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SubOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for SubOptions: {sorted(unknown)}")
-        obj = cls()
-        if "fused_activation_function" in d:
-            v = d["fused_activation_function"]
-            obj.fused_activation_function = _rec.enum_from(ActivationFunctionType, v)
-        if "pot_scale_int16" in d:
-            v = d["pot_scale_int16"]
-            obj.pot_scale_int16 = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SubOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SubOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SubOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SubOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SubOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SubOptions, text)
-
-
-_FIELDS_SubOptions: frozenset[str] = frozenset(
-    (
-        "fused_activation_function",
-        "pot_scale_int16",
-    )
-)
-
 
 @dataclass
-class DivOptions:
+class DivOptions(_rec.FlatRecord):
     """DivOptions"""
 
-    fused_activation_function: ActivationFunctionType = ActivationFunctionType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "fused_activation_function": int(self.fused_activation_function),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DivOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DivOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for DivOptions: {sorted(unknown)}")
-        obj = cls()
-        if "fused_activation_function" in d:
-            v = d["fused_activation_function"]
-            obj.fused_activation_function = _rec.enum_from(ActivationFunctionType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DivOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DivOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DivOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DivOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DivOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DivOptions, text)
-
-
-_FIELDS_DivOptions: frozenset[str] = frozenset(("fused_activation_function",))
+    fused_activation_function: ActivationFunctionType = ActivationFunctionType.NONE
 
 
 @dataclass
-class TopKV2Options:
+class TopKV2Options(_rec.FlatRecord):
     """TopKV2Options"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TopKV2Options:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_TopKV2Options
-        if unknown:
-            raise ValueError(f"unknown field(s) for TopKV2Options: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_TopKV2Options.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> TopKV2Options:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_TopKV2Options.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_TopKV2Options, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> TopKV2Options:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_TopKV2Options, text)
-
-
-_FIELDS_TopKV2Options: frozenset[str] = frozenset(())
-
 
 @dataclass
-class EmbeddingLookupSparseOptions:
+class EmbeddingLookupSparseOptions(_rec.FlatRecord):
     """EmbeddingLookupSparseOptions"""
 
-    combiner: CombinerType = CombinerType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "combiner": int(self.combiner),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> EmbeddingLookupSparseOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_EmbeddingLookupSparseOptions
-        if unknown:
-            raise ValueError(
-                f"unknown field(s) for EmbeddingLookupSparseOptions: {sorted(unknown)}"
-            )
-        obj = cls()
-        if "combiner" in d:
-            v = d["combiner"]
-            obj.combiner = _rec.enum_from(CombinerType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_EmbeddingLookupSparseOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> EmbeddingLookupSparseOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_EmbeddingLookupSparseOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_EmbeddingLookupSparseOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> EmbeddingLookupSparseOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_EmbeddingLookupSparseOptions, text)
-
-
-_FIELDS_EmbeddingLookupSparseOptions: frozenset[str] = frozenset(("combiner",))
+    combiner: CombinerType = CombinerType.SUM
 
 
 @dataclass
-class GatherOptions:
+class GatherOptions(_rec.FlatRecord):
     """GatherOptions"""
 
     axis: int = 0
     batch_dims: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-            "batch_dims": self.batch_dims,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> GatherOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_GatherOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for GatherOptions: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        if "batch_dims" in d:
-            v = d["batch_dims"]
-            obj.batch_dims = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_GatherOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> GatherOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_GatherOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_GatherOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> GatherOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_GatherOptions, text)
-
-
-_FIELDS_GatherOptions: frozenset[str] = frozenset(
-    (
-        "axis",
-        "batch_dims",
-    )
-)
-
 
 @dataclass
-class TransposeOptions:
+class TransposeOptions(_rec.FlatRecord):
     """TransposeOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TransposeOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_TransposeOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for TransposeOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_TransposeOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> TransposeOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_TransposeOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_TransposeOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> TransposeOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_TransposeOptions, text)
-
-
-_FIELDS_TransposeOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class ExpOptions:
+class ExpOptions(_rec.FlatRecord):
     """ExpOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ExpOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ExpOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for ExpOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ExpOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ExpOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ExpOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ExpOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ExpOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ExpOptions, text)
-
-
-_FIELDS_ExpOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class CosOptions:
+class CosOptions(_rec.FlatRecord):
     """CosOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> CosOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_CosOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for CosOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_CosOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> CosOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_CosOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_CosOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> CosOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_CosOptions, text)
-
-
-_FIELDS_CosOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class ReducerOptions:
+class ReducerOptions(_rec.FlatRecord):
     """ReducerOptions"""
 
     keep_dims: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "keep_dims": self.keep_dims,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ReducerOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ReducerOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for ReducerOptions: {sorted(unknown)}")
-        obj = cls()
-        if "keep_dims" in d:
-            v = d["keep_dims"]
-            obj.keep_dims = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ReducerOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ReducerOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ReducerOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ReducerOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ReducerOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ReducerOptions, text)
-
-
-_FIELDS_ReducerOptions: frozenset[str] = frozenset(("keep_dims",))
-
 
 @dataclass
-class SqueezeOptions:
+class SqueezeOptions(_rec.FlatRecord):
     """SqueezeOptions"""
 
     squeeze_dims: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "squeeze_dims": None if self.squeeze_dims is None else list(self.squeeze_dims),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SqueezeOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SqueezeOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for SqueezeOptions: {sorted(unknown)}")
-        obj = cls()
-        if "squeeze_dims" in d:
-            v = d["squeeze_dims"]
-            obj.squeeze_dims = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SqueezeOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SqueezeOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SqueezeOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SqueezeOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SqueezeOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SqueezeOptions, text)
-
-
-_FIELDS_SqueezeOptions: frozenset[str] = frozenset(("squeeze_dims",))
-
 
 @dataclass
-class SplitOptions:
+class SplitOptions(_rec.FlatRecord):
     """SplitOptions"""
 
     num_splits: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "num_splits": self.num_splits,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SplitOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SplitOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for SplitOptions: {sorted(unknown)}")
-        obj = cls()
-        if "num_splits" in d:
-            v = d["num_splits"]
-            obj.num_splits = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SplitOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SplitOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SplitOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SplitOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SplitOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SplitOptions, text)
-
-
-_FIELDS_SplitOptions: frozenset[str] = frozenset(("num_splits",))
-
 
 @dataclass
-class SplitVOptions:
+class SplitVOptions(_rec.FlatRecord):
     """SplitVOptions"""
 
     num_splits: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "num_splits": self.num_splits,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SplitVOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SplitVOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for SplitVOptions: {sorted(unknown)}")
-        obj = cls()
-        if "num_splits" in d:
-            v = d["num_splits"]
-            obj.num_splits = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SplitVOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SplitVOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SplitVOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SplitVOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SplitVOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SplitVOptions, text)
-
-
-_FIELDS_SplitVOptions: frozenset[str] = frozenset(("num_splits",))
-
 
 @dataclass
-class StridedSliceOptions:
+class StridedSliceOptions(_rec.FlatRecord):
     """StridedSliceOptions"""
 
     begin_mask: int = 0
@@ -5774,1268 +1206,136 @@ class StridedSliceOptions:
     shrink_axis_mask: int = 0
     offset: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "begin_mask": self.begin_mask,
-            "end_mask": self.end_mask,
-            "ellipsis_mask": self.ellipsis_mask,
-            "new_axis_mask": self.new_axis_mask,
-            "shrink_axis_mask": self.shrink_axis_mask,
-            "offset": self.offset,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StridedSliceOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StridedSliceOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for StridedSliceOptions: {sorted(unknown)}")
-        obj = cls()
-        if "begin_mask" in d:
-            v = d["begin_mask"]
-            obj.begin_mask = int(v)
-        if "end_mask" in d:
-            v = d["end_mask"]
-            obj.end_mask = int(v)
-        if "ellipsis_mask" in d:
-            v = d["ellipsis_mask"]
-            obj.ellipsis_mask = int(v)
-        if "new_axis_mask" in d:
-            v = d["new_axis_mask"]
-            obj.new_axis_mask = int(v)
-        if "shrink_axis_mask" in d:
-            v = d["shrink_axis_mask"]
-            obj.shrink_axis_mask = int(v)
-        if "offset" in d:
-            v = d["offset"]
-            obj.offset = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StridedSliceOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StridedSliceOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StridedSliceOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StridedSliceOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StridedSliceOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StridedSliceOptions, text)
-
-
-_FIELDS_StridedSliceOptions: frozenset[str] = frozenset(
-    (
-        "begin_mask",
-        "end_mask",
-        "ellipsis_mask",
-        "new_axis_mask",
-        "shrink_axis_mask",
-        "offset",
-    )
-)
-
 
 @dataclass
-class LogSoftmaxOptions:
+class LogSoftmaxOptions(_rec.FlatRecord):
     """LogSoftmaxOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LogSoftmaxOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LogSoftmaxOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for LogSoftmaxOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LogSoftmaxOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LogSoftmaxOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LogSoftmaxOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LogSoftmaxOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LogSoftmaxOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LogSoftmaxOptions, text)
-
-
-_FIELDS_LogSoftmaxOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class CastOptions:
+class CastOptions(_rec.FlatRecord):
     """CastOptions"""
 
-    in_data_type: TensorType = TensorType(0)
-    out_data_type: TensorType = TensorType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "in_data_type": int(self.in_data_type),
-            "out_data_type": int(self.out_data_type),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> CastOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_CastOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for CastOptions: {sorted(unknown)}")
-        obj = cls()
-        if "in_data_type" in d:
-            v = d["in_data_type"]
-            obj.in_data_type = _rec.enum_from(TensorType, v)
-        if "out_data_type" in d:
-            v = d["out_data_type"]
-            obj.out_data_type = _rec.enum_from(TensorType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_CastOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> CastOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_CastOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_CastOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> CastOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_CastOptions, text)
-
-
-_FIELDS_CastOptions: frozenset[str] = frozenset(
-    (
-        "in_data_type",
-        "out_data_type",
-    )
-)
+    in_data_type: TensorType = TensorType.FLOAT32
+    out_data_type: TensorType = TensorType.FLOAT32
 
 
 @dataclass
-class DequantizeOptions:
+class DequantizeOptions(_rec.FlatRecord):
     """DequantizeOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DequantizeOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DequantizeOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for DequantizeOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DequantizeOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DequantizeOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DequantizeOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DequantizeOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DequantizeOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DequantizeOptions, text)
-
-
-_FIELDS_DequantizeOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class MaximumMinimumOptions:
+class MaximumMinimumOptions(_rec.FlatRecord):
     """MaximumMinimumOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MaximumMinimumOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MaximumMinimumOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for MaximumMinimumOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MaximumMinimumOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MaximumMinimumOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MaximumMinimumOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MaximumMinimumOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MaximumMinimumOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MaximumMinimumOptions, text)
-
-
-_FIELDS_MaximumMinimumOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class TileOptions:
+class TileOptions(_rec.FlatRecord):
     """TileOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TileOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_TileOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for TileOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_TileOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> TileOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_TileOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_TileOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> TileOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_TileOptions, text)
-
-
-_FIELDS_TileOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class ArgMaxOptions:
+class ArgMaxOptions(_rec.FlatRecord):
     """ArgMaxOptions"""
 
-    output_type: TensorType = TensorType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "output_type": int(self.output_type),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ArgMaxOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ArgMaxOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for ArgMaxOptions: {sorted(unknown)}")
-        obj = cls()
-        if "output_type" in d:
-            v = d["output_type"]
-            obj.output_type = _rec.enum_from(TensorType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ArgMaxOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ArgMaxOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ArgMaxOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ArgMaxOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ArgMaxOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ArgMaxOptions, text)
-
-
-_FIELDS_ArgMaxOptions: frozenset[str] = frozenset(("output_type",))
+    output_type: TensorType = TensorType.FLOAT32
 
 
 @dataclass
-class ArgMinOptions:
+class ArgMinOptions(_rec.FlatRecord):
     """ArgMinOptions"""
 
-    output_type: TensorType = TensorType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "output_type": int(self.output_type),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ArgMinOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ArgMinOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for ArgMinOptions: {sorted(unknown)}")
-        obj = cls()
-        if "output_type" in d:
-            v = d["output_type"]
-            obj.output_type = _rec.enum_from(TensorType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ArgMinOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ArgMinOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ArgMinOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ArgMinOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ArgMinOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ArgMinOptions, text)
-
-
-_FIELDS_ArgMinOptions: frozenset[str] = frozenset(("output_type",))
+    output_type: TensorType = TensorType.FLOAT32
 
 
 @dataclass
-class GreaterOptions:
+class GreaterOptions(_rec.FlatRecord):
     """GreaterOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> GreaterOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_GreaterOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for GreaterOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_GreaterOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> GreaterOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_GreaterOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_GreaterOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> GreaterOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_GreaterOptions, text)
-
-
-_FIELDS_GreaterOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class GreaterEqualOptions:
+class GreaterEqualOptions(_rec.FlatRecord):
     """GreaterEqualOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> GreaterEqualOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_GreaterEqualOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for GreaterEqualOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_GreaterEqualOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> GreaterEqualOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_GreaterEqualOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_GreaterEqualOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> GreaterEqualOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_GreaterEqualOptions, text)
-
-
-_FIELDS_GreaterEqualOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class LessOptions:
+class LessOptions(_rec.FlatRecord):
     """LessOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LessOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LessOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for LessOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LessOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LessOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LessOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LessOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LessOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LessOptions, text)
-
-
-_FIELDS_LessOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class LessEqualOptions:
+class LessEqualOptions(_rec.FlatRecord):
     """LessEqualOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LessEqualOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LessEqualOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for LessEqualOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LessEqualOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LessEqualOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LessEqualOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LessEqualOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LessEqualOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LessEqualOptions, text)
-
-
-_FIELDS_LessEqualOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class NegOptions:
+class NegOptions(_rec.FlatRecord):
     """NegOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> NegOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_NegOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for NegOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_NegOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> NegOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_NegOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_NegOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> NegOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_NegOptions, text)
-
-
-_FIELDS_NegOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class SelectOptions:
+class SelectOptions(_rec.FlatRecord):
     """SelectOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SelectOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SelectOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for SelectOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SelectOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SelectOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SelectOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SelectOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SelectOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SelectOptions, text)
-
-
-_FIELDS_SelectOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class SliceOptions:
+class SliceOptions(_rec.FlatRecord):
     """SliceOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SliceOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SliceOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for SliceOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SliceOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SliceOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SliceOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SliceOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SliceOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SliceOptions, text)
-
-
-_FIELDS_SliceOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class TransposeConvOptions:
+class TransposeConvOptions(_rec.FlatRecord):
     """TransposeConvOptions"""
 
-    padding: Padding = Padding(0)
+    padding: Padding = Padding.SAME
     stride_w: int = 0
     stride_h: int = 0
-    fused_activation_function: ActivationFunctionType = ActivationFunctionType(0)
-    quantized_bias_type: TensorType = TensorType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "padding": int(self.padding),
-            "stride_w": self.stride_w,
-            "stride_h": self.stride_h,
-            "fused_activation_function": int(self.fused_activation_function),
-            "quantized_bias_type": int(self.quantized_bias_type),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TransposeConvOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_TransposeConvOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for TransposeConvOptions: {sorted(unknown)}")
-        obj = cls()
-        if "padding" in d:
-            v = d["padding"]
-            obj.padding = _rec.enum_from(Padding, v)
-        if "stride_w" in d:
-            v = d["stride_w"]
-            obj.stride_w = int(v)
-        if "stride_h" in d:
-            v = d["stride_h"]
-            obj.stride_h = int(v)
-        if "fused_activation_function" in d:
-            v = d["fused_activation_function"]
-            obj.fused_activation_function = _rec.enum_from(ActivationFunctionType, v)
-        if "quantized_bias_type" in d:
-            v = d["quantized_bias_type"]
-            obj.quantized_bias_type = _rec.enum_from(TensorType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_TransposeConvOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> TransposeConvOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_TransposeConvOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_TransposeConvOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> TransposeConvOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_TransposeConvOptions, text)
-
-
-_FIELDS_TransposeConvOptions: frozenset[str] = frozenset(
-    (
-        "padding",
-        "stride_w",
-        "stride_h",
-        "fused_activation_function",
-        "quantized_bias_type",
-    )
-)
+    fused_activation_function: ActivationFunctionType = ActivationFunctionType.NONE
+    quantized_bias_type: TensorType = TensorType.FLOAT32
 
 
 @dataclass
-class ExpandDimsOptions:
+class ExpandDimsOptions(_rec.FlatRecord):
     """ExpandDimsOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ExpandDimsOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ExpandDimsOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for ExpandDimsOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ExpandDimsOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ExpandDimsOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ExpandDimsOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ExpandDimsOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ExpandDimsOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ExpandDimsOptions, text)
-
-
-_FIELDS_ExpandDimsOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class SparseToDenseOptions:
+class SparseToDenseOptions(_rec.FlatRecord):
     """SparseToDenseOptions"""
 
     validate_indices: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "validate_indices": self.validate_indices,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SparseToDenseOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SparseToDenseOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for SparseToDenseOptions: {sorted(unknown)}")
-        obj = cls()
-        if "validate_indices" in d:
-            v = d["validate_indices"]
-            obj.validate_indices = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SparseToDenseOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SparseToDenseOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SparseToDenseOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SparseToDenseOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SparseToDenseOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SparseToDenseOptions, text)
-
-
-_FIELDS_SparseToDenseOptions: frozenset[str] = frozenset(("validate_indices",))
-
 
 @dataclass
-class EqualOptions:
+class EqualOptions(_rec.FlatRecord):
     """EqualOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> EqualOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_EqualOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for EqualOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_EqualOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> EqualOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_EqualOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_EqualOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> EqualOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_EqualOptions, text)
-
-
-_FIELDS_EqualOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class NotEqualOptions:
+class NotEqualOptions(_rec.FlatRecord):
     """NotEqualOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> NotEqualOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_NotEqualOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for NotEqualOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_NotEqualOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> NotEqualOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_NotEqualOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_NotEqualOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> NotEqualOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_NotEqualOptions, text)
-
-
-_FIELDS_NotEqualOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class ShapeOptions:
+class ShapeOptions(_rec.FlatRecord):
     """ShapeOptions"""
 
-    out_type: TensorType = TensorType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "out_type": int(self.out_type),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ShapeOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ShapeOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for ShapeOptions: {sorted(unknown)}")
-        obj = cls()
-        if "out_type" in d:
-            v = d["out_type"]
-            obj.out_type = _rec.enum_from(TensorType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ShapeOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ShapeOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ShapeOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ShapeOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ShapeOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ShapeOptions, text)
-
-
-_FIELDS_ShapeOptions: frozenset[str] = frozenset(("out_type",))
+    out_type: TensorType = TensorType.FLOAT32
 
 
 @dataclass
-class RankOptions:
+class RankOptions(_rec.FlatRecord):
     """RankOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> RankOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_RankOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for RankOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_RankOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> RankOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_RankOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_RankOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> RankOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_RankOptions, text)
-
-
-_FIELDS_RankOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class PowOptions:
+class PowOptions(_rec.FlatRecord):
     """PowOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PowOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_PowOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for PowOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_PowOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> PowOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_PowOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_PowOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> PowOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_PowOptions, text)
-
-
-_FIELDS_PowOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class FakeQuantOptions:
+class FakeQuantOptions(_rec.FlatRecord):
     """FakeQuantOptions"""
 
     min: float = 0.0
@@ -7043,3582 +1343,388 @@ class FakeQuantOptions:
     num_bits: int = 0
     narrow_range: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "min": self.min,
-            "max": self.max,
-            "num_bits": self.num_bits,
-            "narrow_range": self.narrow_range,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FakeQuantOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FakeQuantOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for FakeQuantOptions: {sorted(unknown)}")
-        obj = cls()
-        if "min" in d:
-            v = d["min"]
-            obj.min = float(v)
-        if "max" in d:
-            v = d["max"]
-            obj.max = float(v)
-        if "num_bits" in d:
-            v = d["num_bits"]
-            obj.num_bits = int(v)
-        if "narrow_range" in d:
-            v = d["narrow_range"]
-            obj.narrow_range = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_FakeQuantOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> FakeQuantOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_FakeQuantOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_FakeQuantOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> FakeQuantOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_FakeQuantOptions, text)
-
-
-_FIELDS_FakeQuantOptions: frozenset[str] = frozenset(
-    (
-        "min",
-        "max",
-        "num_bits",
-        "narrow_range",
-    )
-)
-
 
 @dataclass
-class PackOptions:
+class PackOptions(_rec.FlatRecord):
     """PackOptions"""
 
     values_count: int = 0
     axis: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "values_count": self.values_count,
-            "axis": self.axis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PackOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_PackOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for PackOptions: {sorted(unknown)}")
-        obj = cls()
-        if "values_count" in d:
-            v = d["values_count"]
-            obj.values_count = int(v)
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_PackOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> PackOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_PackOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_PackOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> PackOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_PackOptions, text)
-
-
-_FIELDS_PackOptions: frozenset[str] = frozenset(
-    (
-        "values_count",
-        "axis",
-    )
-)
-
 
 @dataclass
-class LogicalOrOptions:
+class LogicalOrOptions(_rec.FlatRecord):
     """LogicalOrOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LogicalOrOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LogicalOrOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for LogicalOrOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LogicalOrOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LogicalOrOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LogicalOrOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LogicalOrOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LogicalOrOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LogicalOrOptions, text)
-
-
-_FIELDS_LogicalOrOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class OneHotOptions:
+class OneHotOptions(_rec.FlatRecord):
     """OneHotOptions"""
 
     axis: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> OneHotOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_OneHotOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for OneHotOptions: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_OneHotOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> OneHotOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_OneHotOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_OneHotOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> OneHotOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_OneHotOptions, text)
-
-
-_FIELDS_OneHotOptions: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class AbsOptions:
+class AbsOptions(_rec.FlatRecord):
     """AbsOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> AbsOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_AbsOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for AbsOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_AbsOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> AbsOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_AbsOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_AbsOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> AbsOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_AbsOptions, text)
-
-
-_FIELDS_AbsOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class HardSwishOptions:
+class HardSwishOptions(_rec.FlatRecord):
     """HardSwishOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> HardSwishOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_HardSwishOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for HardSwishOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_HardSwishOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> HardSwishOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_HardSwishOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_HardSwishOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> HardSwishOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_HardSwishOptions, text)
-
-
-_FIELDS_HardSwishOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class LogicalAndOptions:
+class LogicalAndOptions(_rec.FlatRecord):
     """LogicalAndOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LogicalAndOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LogicalAndOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for LogicalAndOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LogicalAndOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LogicalAndOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LogicalAndOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LogicalAndOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LogicalAndOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LogicalAndOptions, text)
-
-
-_FIELDS_LogicalAndOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class LogicalNotOptions:
+class LogicalNotOptions(_rec.FlatRecord):
     """LogicalNotOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LogicalNotOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LogicalNotOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for LogicalNotOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LogicalNotOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LogicalNotOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LogicalNotOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LogicalNotOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LogicalNotOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LogicalNotOptions, text)
-
-
-_FIELDS_LogicalNotOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class UnpackOptions:
+class UnpackOptions(_rec.FlatRecord):
     """UnpackOptions"""
 
     num: int = 0
     axis: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "num": self.num,
-            "axis": self.axis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> UnpackOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_UnpackOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for UnpackOptions: {sorted(unknown)}")
-        obj = cls()
-        if "num" in d:
-            v = d["num"]
-            obj.num = int(v)
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_UnpackOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> UnpackOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_UnpackOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_UnpackOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> UnpackOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_UnpackOptions, text)
-
-
-_FIELDS_UnpackOptions: frozenset[str] = frozenset(
-    (
-        "num",
-        "axis",
-    )
-)
-
 
 @dataclass
-class FloorDivOptions:
+class FloorDivOptions(_rec.FlatRecord):
     """FloorDivOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FloorDivOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FloorDivOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for FloorDivOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_FloorDivOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> FloorDivOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_FloorDivOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_FloorDivOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> FloorDivOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_FloorDivOptions, text)
-
-
-_FIELDS_FloorDivOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class SquareOptions:
+class SquareOptions(_rec.FlatRecord):
     """SquareOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SquareOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SquareOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for SquareOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SquareOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SquareOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SquareOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SquareOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SquareOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SquareOptions, text)
-
-
-_FIELDS_SquareOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class ZerosLikeOptions:
+class ZerosLikeOptions(_rec.FlatRecord):
     """ZerosLikeOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ZerosLikeOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ZerosLikeOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for ZerosLikeOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ZerosLikeOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ZerosLikeOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ZerosLikeOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ZerosLikeOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ZerosLikeOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ZerosLikeOptions, text)
-
-
-_FIELDS_ZerosLikeOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class FillOptions:
+class FillOptions(_rec.FlatRecord):
     """FillOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FillOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FillOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for FillOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_FillOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> FillOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_FillOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_FillOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> FillOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_FillOptions, text)
-
-
-_FIELDS_FillOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class FloorModOptions:
+class FloorModOptions(_rec.FlatRecord):
     """FloorModOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FloorModOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FloorModOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for FloorModOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_FloorModOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> FloorModOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_FloorModOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_FloorModOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> FloorModOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_FloorModOptions, text)
-
-
-_FIELDS_FloorModOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class RangeOptions:
+class RangeOptions(_rec.FlatRecord):
     """RangeOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> RangeOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_RangeOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for RangeOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_RangeOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> RangeOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_RangeOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_RangeOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> RangeOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_RangeOptions, text)
-
-
-_FIELDS_RangeOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class LeakyReluOptions:
+class LeakyReluOptions(_rec.FlatRecord):
     """LeakyReluOptions"""
 
     alpha: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "alpha": self.alpha,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LeakyReluOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LeakyReluOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for LeakyReluOptions: {sorted(unknown)}")
-        obj = cls()
-        if "alpha" in d:
-            v = d["alpha"]
-            obj.alpha = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LeakyReluOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LeakyReluOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LeakyReluOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LeakyReluOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LeakyReluOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LeakyReluOptions, text)
-
-
-_FIELDS_LeakyReluOptions: frozenset[str] = frozenset(("alpha",))
-
 
 @dataclass
-class SquaredDifferenceOptions:
+class SquaredDifferenceOptions(_rec.FlatRecord):
     """SquaredDifferenceOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SquaredDifferenceOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SquaredDifferenceOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for SquaredDifferenceOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SquaredDifferenceOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SquaredDifferenceOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SquaredDifferenceOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SquaredDifferenceOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SquaredDifferenceOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SquaredDifferenceOptions, text)
-
-
-_FIELDS_SquaredDifferenceOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class MirrorPadOptions:
+class MirrorPadOptions(_rec.FlatRecord):
     """MirrorPadOptions"""
 
-    mode: MirrorPadMode = MirrorPadMode(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "mode": int(self.mode),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MirrorPadOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MirrorPadOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for MirrorPadOptions: {sorted(unknown)}")
-        obj = cls()
-        if "mode" in d:
-            v = d["mode"]
-            obj.mode = _rec.enum_from(MirrorPadMode, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MirrorPadOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MirrorPadOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MirrorPadOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MirrorPadOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MirrorPadOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MirrorPadOptions, text)
-
-
-_FIELDS_MirrorPadOptions: frozenset[str] = frozenset(("mode",))
+    mode: MirrorPadMode = MirrorPadMode.REFLECT
 
 
 @dataclass
-class UniqueOptions:
+class UniqueOptions(_rec.FlatRecord):
     """UniqueOptions"""
 
-    idx_out_type: TensorType = TensorType(2)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "idx_out_type": int(self.idx_out_type),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> UniqueOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_UniqueOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for UniqueOptions: {sorted(unknown)}")
-        obj = cls()
-        if "idx_out_type" in d:
-            v = d["idx_out_type"]
-            obj.idx_out_type = _rec.enum_from(TensorType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_UniqueOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> UniqueOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_UniqueOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_UniqueOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> UniqueOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_UniqueOptions, text)
-
-
-_FIELDS_UniqueOptions: frozenset[str] = frozenset(("idx_out_type",))
+    idx_out_type: TensorType = TensorType.INT32
 
 
 @dataclass
-class ReverseV2Options:
+class ReverseV2Options(_rec.FlatRecord):
     """ReverseV2Options"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ReverseV2Options:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ReverseV2Options
-        if unknown:
-            raise ValueError(f"unknown field(s) for ReverseV2Options: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ReverseV2Options.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ReverseV2Options:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ReverseV2Options.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ReverseV2Options, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ReverseV2Options:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ReverseV2Options, text)
-
-
-_FIELDS_ReverseV2Options: frozenset[str] = frozenset(())
-
 
 @dataclass
-class AddNOptions:
+class AddNOptions(_rec.FlatRecord):
     """AddNOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> AddNOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_AddNOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for AddNOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_AddNOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> AddNOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_AddNOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_AddNOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> AddNOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_AddNOptions, text)
-
-
-_FIELDS_AddNOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class GatherNdOptions:
+class GatherNdOptions(_rec.FlatRecord):
     """GatherNdOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> GatherNdOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_GatherNdOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for GatherNdOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_GatherNdOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> GatherNdOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_GatherNdOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_GatherNdOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> GatherNdOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_GatherNdOptions, text)
-
-
-_FIELDS_GatherNdOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class WhereOptions:
+class WhereOptions(_rec.FlatRecord):
     """WhereOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> WhereOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_WhereOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for WhereOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_WhereOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> WhereOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_WhereOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_WhereOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> WhereOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_WhereOptions, text)
-
-
-_FIELDS_WhereOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class ReverseSequenceOptions:
+class ReverseSequenceOptions(_rec.FlatRecord):
     """ReverseSequenceOptions"""
 
     seq_dim: int = 0
     batch_dim: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "seq_dim": self.seq_dim,
-            "batch_dim": self.batch_dim,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ReverseSequenceOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ReverseSequenceOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for ReverseSequenceOptions: {sorted(unknown)}")
-        obj = cls()
-        if "seq_dim" in d:
-            v = d["seq_dim"]
-            obj.seq_dim = int(v)
-        if "batch_dim" in d:
-            v = d["batch_dim"]
-            obj.batch_dim = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ReverseSequenceOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ReverseSequenceOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ReverseSequenceOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ReverseSequenceOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ReverseSequenceOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ReverseSequenceOptions, text)
-
-
-_FIELDS_ReverseSequenceOptions: frozenset[str] = frozenset(
-    (
-        "seq_dim",
-        "batch_dim",
-    )
-)
-
 
 @dataclass
-class MatrixDiagOptions:
+class MatrixDiagOptions(_rec.FlatRecord):
     """MatrixDiagOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MatrixDiagOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MatrixDiagOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for MatrixDiagOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MatrixDiagOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MatrixDiagOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MatrixDiagOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MatrixDiagOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MatrixDiagOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MatrixDiagOptions, text)
-
-
-_FIELDS_MatrixDiagOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class QuantizeOptions:
+class QuantizeOptions(_rec.FlatRecord):
     """QuantizeOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> QuantizeOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_QuantizeOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for QuantizeOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_QuantizeOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> QuantizeOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_QuantizeOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_QuantizeOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> QuantizeOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_QuantizeOptions, text)
-
-
-_FIELDS_QuantizeOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class MatrixSetDiagOptions:
+class MatrixSetDiagOptions(_rec.FlatRecord):
     """MatrixSetDiagOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MatrixSetDiagOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MatrixSetDiagOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for MatrixSetDiagOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MatrixSetDiagOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MatrixSetDiagOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MatrixSetDiagOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MatrixSetDiagOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MatrixSetDiagOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MatrixSetDiagOptions, text)
-
-
-_FIELDS_MatrixSetDiagOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class IfOptions:
+class IfOptions(_rec.FlatRecord):
     """IfOptions"""
 
     then_subgraph_index: int = 0
     else_subgraph_index: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "then_subgraph_index": self.then_subgraph_index,
-            "else_subgraph_index": self.else_subgraph_index,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> IfOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_IfOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for IfOptions: {sorted(unknown)}")
-        obj = cls()
-        if "then_subgraph_index" in d:
-            v = d["then_subgraph_index"]
-            obj.then_subgraph_index = int(v)
-        if "else_subgraph_index" in d:
-            v = d["else_subgraph_index"]
-            obj.else_subgraph_index = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_IfOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> IfOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_IfOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_IfOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> IfOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_IfOptions, text)
-
-
-_FIELDS_IfOptions: frozenset[str] = frozenset(
-    (
-        "then_subgraph_index",
-        "else_subgraph_index",
-    )
-)
-
 
 @dataclass
-class CallOnceOptions:
+class CallOnceOptions(_rec.FlatRecord):
     """CallOnceOptions"""
 
     init_subgraph_index: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "init_subgraph_index": self.init_subgraph_index,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> CallOnceOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_CallOnceOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for CallOnceOptions: {sorted(unknown)}")
-        obj = cls()
-        if "init_subgraph_index" in d:
-            v = d["init_subgraph_index"]
-            obj.init_subgraph_index = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_CallOnceOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> CallOnceOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_CallOnceOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_CallOnceOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> CallOnceOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_CallOnceOptions, text)
-
-
-_FIELDS_CallOnceOptions: frozenset[str] = frozenset(("init_subgraph_index",))
-
 
 @dataclass
-class WhileOptions:
+class WhileOptions(_rec.FlatRecord):
     """WhileOptions"""
 
     cond_subgraph_index: int = 0
     body_subgraph_index: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "cond_subgraph_index": self.cond_subgraph_index,
-            "body_subgraph_index": self.body_subgraph_index,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> WhileOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_WhileOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for WhileOptions: {sorted(unknown)}")
-        obj = cls()
-        if "cond_subgraph_index" in d:
-            v = d["cond_subgraph_index"]
-            obj.cond_subgraph_index = int(v)
-        if "body_subgraph_index" in d:
-            v = d["body_subgraph_index"]
-            obj.body_subgraph_index = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_WhileOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> WhileOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_WhileOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_WhileOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> WhileOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_WhileOptions, text)
-
-
-_FIELDS_WhileOptions: frozenset[str] = frozenset(
-    (
-        "cond_subgraph_index",
-        "body_subgraph_index",
-    )
-)
-
 
 @dataclass
-class NonMaxSuppressionV4Options:
+class NonMaxSuppressionV4Options(_rec.FlatRecord):
     """NonMaxSuppressionV4Options"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> NonMaxSuppressionV4Options:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_NonMaxSuppressionV4Options
-        if unknown:
-            raise ValueError(f"unknown field(s) for NonMaxSuppressionV4Options: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_NonMaxSuppressionV4Options.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> NonMaxSuppressionV4Options:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_NonMaxSuppressionV4Options.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_NonMaxSuppressionV4Options, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> NonMaxSuppressionV4Options:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_NonMaxSuppressionV4Options, text)
-
-
-_FIELDS_NonMaxSuppressionV4Options: frozenset[str] = frozenset(())
-
 
 @dataclass
-class NonMaxSuppressionV5Options:
+class NonMaxSuppressionV5Options(_rec.FlatRecord):
     """NonMaxSuppressionV5Options"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> NonMaxSuppressionV5Options:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_NonMaxSuppressionV5Options
-        if unknown:
-            raise ValueError(f"unknown field(s) for NonMaxSuppressionV5Options: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_NonMaxSuppressionV5Options.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> NonMaxSuppressionV5Options:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_NonMaxSuppressionV5Options.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_NonMaxSuppressionV5Options, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> NonMaxSuppressionV5Options:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_NonMaxSuppressionV5Options, text)
-
-
-_FIELDS_NonMaxSuppressionV5Options: frozenset[str] = frozenset(())
-
 
 @dataclass
-class ScatterNdOptions:
+class ScatterNdOptions(_rec.FlatRecord):
     """ScatterNdOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ScatterNdOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ScatterNdOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for ScatterNdOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ScatterNdOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ScatterNdOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ScatterNdOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ScatterNdOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ScatterNdOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ScatterNdOptions, text)
-
-
-_FIELDS_ScatterNdOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class SelectV2Options:
+class SelectV2Options(_rec.FlatRecord):
     """SelectV2Options"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SelectV2Options:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SelectV2Options
-        if unknown:
-            raise ValueError(f"unknown field(s) for SelectV2Options: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SelectV2Options.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SelectV2Options:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SelectV2Options.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SelectV2Options, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SelectV2Options:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SelectV2Options, text)
-
-
-_FIELDS_SelectV2Options: frozenset[str] = frozenset(())
-
 
 @dataclass
-class DensifyOptions:
+class DensifyOptions(_rec.FlatRecord):
     """DensifyOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DensifyOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DensifyOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for DensifyOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DensifyOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DensifyOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DensifyOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DensifyOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DensifyOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DensifyOptions, text)
-
-
-_FIELDS_DensifyOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class SegmentSumOptions:
+class SegmentSumOptions(_rec.FlatRecord):
     """SegmentSumOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SegmentSumOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SegmentSumOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for SegmentSumOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SegmentSumOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SegmentSumOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SegmentSumOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SegmentSumOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SegmentSumOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SegmentSumOptions, text)
-
-
-_FIELDS_SegmentSumOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class BatchMatMulOptions:
+class BatchMatMulOptions(_rec.FlatRecord):
     """BatchMatMulOptions"""
 
     adj_x: bool = False
     adj_y: bool = False
     asymmetric_quantize_inputs: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "adj_x": self.adj_x,
-            "adj_y": self.adj_y,
-            "asymmetric_quantize_inputs": self.asymmetric_quantize_inputs,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BatchMatMulOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BatchMatMulOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for BatchMatMulOptions: {sorted(unknown)}")
-        obj = cls()
-        if "adj_x" in d:
-            v = d["adj_x"]
-            obj.adj_x = bool(v)
-        if "adj_y" in d:
-            v = d["adj_y"]
-            obj.adj_y = bool(v)
-        if "asymmetric_quantize_inputs" in d:
-            v = d["asymmetric_quantize_inputs"]
-            obj.asymmetric_quantize_inputs = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BatchMatMulOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BatchMatMulOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BatchMatMulOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BatchMatMulOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BatchMatMulOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BatchMatMulOptions, text)
-
-
-_FIELDS_BatchMatMulOptions: frozenset[str] = frozenset(
-    (
-        "adj_x",
-        "adj_y",
-        "asymmetric_quantize_inputs",
-    )
-)
-
 
 @dataclass
-class CumsumOptions:
+class CumsumOptions(_rec.FlatRecord):
     """CumsumOptions"""
 
     exclusive: bool = False
     reverse: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "exclusive": self.exclusive,
-            "reverse": self.reverse,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> CumsumOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_CumsumOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for CumsumOptions: {sorted(unknown)}")
-        obj = cls()
-        if "exclusive" in d:
-            v = d["exclusive"]
-            obj.exclusive = bool(v)
-        if "reverse" in d:
-            v = d["reverse"]
-            obj.reverse = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_CumsumOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> CumsumOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_CumsumOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_CumsumOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> CumsumOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_CumsumOptions, text)
-
-
-_FIELDS_CumsumOptions: frozenset[str] = frozenset(
-    (
-        "exclusive",
-        "reverse",
-    )
-)
-
 
 @dataclass
-class BroadcastToOptions:
+class BroadcastToOptions(_rec.FlatRecord):
     """BroadcastToOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BroadcastToOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BroadcastToOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for BroadcastToOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BroadcastToOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BroadcastToOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BroadcastToOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BroadcastToOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BroadcastToOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BroadcastToOptions, text)
-
-
-_FIELDS_BroadcastToOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Rfft2dOptions:
+class Rfft2dOptions(_rec.FlatRecord):
     """Rfft2dOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Rfft2dOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Rfft2dOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for Rfft2dOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Rfft2dOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Rfft2dOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Rfft2dOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Rfft2dOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Rfft2dOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Rfft2dOptions, text)
-
-
-_FIELDS_Rfft2dOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class HashtableOptions:
+class HashtableOptions(_rec.FlatRecord):
     """HashtableOptions"""
 
     table_id: int = 0
-    key_dtype: TensorType = TensorType(0)
-    value_dtype: TensorType = TensorType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "table_id": self.table_id,
-            "key_dtype": int(self.key_dtype),
-            "value_dtype": int(self.value_dtype),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> HashtableOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_HashtableOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for HashtableOptions: {sorted(unknown)}")
-        obj = cls()
-        if "table_id" in d:
-            v = d["table_id"]
-            obj.table_id = int(v)
-        if "key_dtype" in d:
-            v = d["key_dtype"]
-            obj.key_dtype = _rec.enum_from(TensorType, v)
-        if "value_dtype" in d:
-            v = d["value_dtype"]
-            obj.value_dtype = _rec.enum_from(TensorType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_HashtableOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> HashtableOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_HashtableOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_HashtableOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> HashtableOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_HashtableOptions, text)
-
-
-_FIELDS_HashtableOptions: frozenset[str] = frozenset(
-    (
-        "table_id",
-        "key_dtype",
-        "value_dtype",
-    )
-)
+    key_dtype: TensorType = TensorType.FLOAT32
+    value_dtype: TensorType = TensorType.FLOAT32
 
 
 @dataclass
-class HashtableFindOptions:
+class HashtableFindOptions(_rec.FlatRecord):
     """HashtableFindOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> HashtableFindOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_HashtableFindOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for HashtableFindOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_HashtableFindOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> HashtableFindOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_HashtableFindOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_HashtableFindOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> HashtableFindOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_HashtableFindOptions, text)
-
-
-_FIELDS_HashtableFindOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class HashtableImportOptions:
+class HashtableImportOptions(_rec.FlatRecord):
     """HashtableImportOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> HashtableImportOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_HashtableImportOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for HashtableImportOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_HashtableImportOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> HashtableImportOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_HashtableImportOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_HashtableImportOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> HashtableImportOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_HashtableImportOptions, text)
-
-
-_FIELDS_HashtableImportOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class HashtableSizeOptions:
+class HashtableSizeOptions(_rec.FlatRecord):
     """HashtableSizeOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> HashtableSizeOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_HashtableSizeOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for HashtableSizeOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_HashtableSizeOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> HashtableSizeOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_HashtableSizeOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_HashtableSizeOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> HashtableSizeOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_HashtableSizeOptions, text)
-
-
-_FIELDS_HashtableSizeOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class VarHandleOptions:
+class VarHandleOptions(_rec.FlatRecord):
     """VarHandleOptions"""
 
     container: str | None = None
     shared_name: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "container": self.container,
-            "shared_name": self.shared_name,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> VarHandleOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_VarHandleOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for VarHandleOptions: {sorted(unknown)}")
-        obj = cls()
-        if "container" in d:
-            v = d["container"]
-            obj.container = None if v is None else str(v)
-        if "shared_name" in d:
-            v = d["shared_name"]
-            obj.shared_name = None if v is None else str(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_VarHandleOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> VarHandleOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_VarHandleOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_VarHandleOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> VarHandleOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_VarHandleOptions, text)
-
-
-_FIELDS_VarHandleOptions: frozenset[str] = frozenset(
-    (
-        "container",
-        "shared_name",
-    )
-)
-
 
 @dataclass
-class ReadVariableOptions:
+class ReadVariableOptions(_rec.FlatRecord):
     """ReadVariableOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ReadVariableOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ReadVariableOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for ReadVariableOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ReadVariableOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ReadVariableOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ReadVariableOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ReadVariableOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ReadVariableOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ReadVariableOptions, text)
-
-
-_FIELDS_ReadVariableOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class AssignVariableOptions:
+class AssignVariableOptions(_rec.FlatRecord):
     """AssignVariableOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> AssignVariableOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_AssignVariableOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for AssignVariableOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_AssignVariableOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> AssignVariableOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_AssignVariableOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_AssignVariableOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> AssignVariableOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_AssignVariableOptions, text)
-
-
-_FIELDS_AssignVariableOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class RandomOptions:
+class RandomOptions(_rec.FlatRecord):
     """RandomOptions"""
 
     seed: int = 0
     seed2: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "seed": self.seed,
-            "seed2": self.seed2,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> RandomOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_RandomOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for RandomOptions: {sorted(unknown)}")
-        obj = cls()
-        if "seed" in d:
-            v = d["seed"]
-            obj.seed = int(v)
-        if "seed2" in d:
-            v = d["seed2"]
-            obj.seed2 = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_RandomOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> RandomOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_RandomOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_RandomOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> RandomOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_RandomOptions, text)
-
-
-_FIELDS_RandomOptions: frozenset[str] = frozenset(
-    (
-        "seed",
-        "seed2",
-    )
-)
-
 
 @dataclass
-class BucketizeOptions:
+class BucketizeOptions(_rec.FlatRecord):
     """BucketizeOptions"""
 
     boundaries: list[float] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "boundaries": None if self.boundaries is None else list(self.boundaries),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BucketizeOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BucketizeOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for BucketizeOptions: {sorted(unknown)}")
-        obj = cls()
-        if "boundaries" in d:
-            v = d["boundaries"]
-            obj.boundaries = None if v is None else [float(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BucketizeOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BucketizeOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BucketizeOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BucketizeOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BucketizeOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BucketizeOptions, text)
-
-
-_FIELDS_BucketizeOptions: frozenset[str] = frozenset(("boundaries",))
-
 
 @dataclass
-class GeluOptions:
+class GeluOptions(_rec.FlatRecord):
     """GeluOptions"""
 
     approximate: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "approximate": self.approximate,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> GeluOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_GeluOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for GeluOptions: {sorted(unknown)}")
-        obj = cls()
-        if "approximate" in d:
-            v = d["approximate"]
-            obj.approximate = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_GeluOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> GeluOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_GeluOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_GeluOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> GeluOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_GeluOptions, text)
-
-
-_FIELDS_GeluOptions: frozenset[str] = frozenset(("approximate",))
-
 
 @dataclass
-class DynamicUpdateSliceOptions:
+class DynamicUpdateSliceOptions(_rec.FlatRecord):
     """DynamicUpdateSliceOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DynamicUpdateSliceOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DynamicUpdateSliceOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for DynamicUpdateSliceOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DynamicUpdateSliceOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DynamicUpdateSliceOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DynamicUpdateSliceOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DynamicUpdateSliceOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DynamicUpdateSliceOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DynamicUpdateSliceOptions, text)
-
-
-_FIELDS_DynamicUpdateSliceOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class UnsortedSegmentProdOptions:
+class UnsortedSegmentProdOptions(_rec.FlatRecord):
     """UnsortedSegmentProdOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> UnsortedSegmentProdOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_UnsortedSegmentProdOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for UnsortedSegmentProdOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_UnsortedSegmentProdOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> UnsortedSegmentProdOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_UnsortedSegmentProdOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_UnsortedSegmentProdOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> UnsortedSegmentProdOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_UnsortedSegmentProdOptions, text)
-
-
-_FIELDS_UnsortedSegmentProdOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class UnsortedSegmentMaxOptions:
+class UnsortedSegmentMaxOptions(_rec.FlatRecord):
     """UnsortedSegmentMaxOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> UnsortedSegmentMaxOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_UnsortedSegmentMaxOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for UnsortedSegmentMaxOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_UnsortedSegmentMaxOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> UnsortedSegmentMaxOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_UnsortedSegmentMaxOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_UnsortedSegmentMaxOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> UnsortedSegmentMaxOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_UnsortedSegmentMaxOptions, text)
-
-
-_FIELDS_UnsortedSegmentMaxOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class UnsortedSegmentSumOptions:
+class UnsortedSegmentSumOptions(_rec.FlatRecord):
     """UnsortedSegmentSumOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> UnsortedSegmentSumOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_UnsortedSegmentSumOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for UnsortedSegmentSumOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_UnsortedSegmentSumOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> UnsortedSegmentSumOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_UnsortedSegmentSumOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_UnsortedSegmentSumOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> UnsortedSegmentSumOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_UnsortedSegmentSumOptions, text)
-
-
-_FIELDS_UnsortedSegmentSumOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class ATan2Options:
+class ATan2Options(_rec.FlatRecord):
     """ATan2Options"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ATan2Options:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ATan2Options
-        if unknown:
-            raise ValueError(f"unknown field(s) for ATan2Options: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ATan2Options.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ATan2Options:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ATan2Options.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ATan2Options, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ATan2Options:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ATan2Options, text)
-
-
-_FIELDS_ATan2Options: frozenset[str] = frozenset(())
-
 
 @dataclass
-class UnsortedSegmentMinOptions:
+class UnsortedSegmentMinOptions(_rec.FlatRecord):
     """UnsortedSegmentMinOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> UnsortedSegmentMinOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_UnsortedSegmentMinOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for UnsortedSegmentMinOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_UnsortedSegmentMinOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> UnsortedSegmentMinOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_UnsortedSegmentMinOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_UnsortedSegmentMinOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> UnsortedSegmentMinOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_UnsortedSegmentMinOptions, text)
-
-
-_FIELDS_UnsortedSegmentMinOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class SignOptions:
+class SignOptions(_rec.FlatRecord):
     """SignOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SignOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SignOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for SignOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SignOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SignOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SignOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SignOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SignOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SignOptions, text)
-
-
-_FIELDS_SignOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class BitcastOptions:
+class BitcastOptions(_rec.FlatRecord):
     """BitcastOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BitcastOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BitcastOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for BitcastOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BitcastOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BitcastOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BitcastOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BitcastOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BitcastOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BitcastOptions, text)
-
-
-_FIELDS_BitcastOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class BitwiseXorOptions:
+class BitwiseXorOptions(_rec.FlatRecord):
     """BitwiseXorOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BitwiseXorOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BitwiseXorOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for BitwiseXorOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BitwiseXorOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BitwiseXorOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BitwiseXorOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BitwiseXorOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BitwiseXorOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BitwiseXorOptions, text)
-
-
-_FIELDS_BitwiseXorOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class RightShiftOptions:
+class RightShiftOptions(_rec.FlatRecord):
     """RightShiftOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> RightShiftOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_RightShiftOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for RightShiftOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_RightShiftOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> RightShiftOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_RightShiftOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_RightShiftOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> RightShiftOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_RightShiftOptions, text)
-
-
-_FIELDS_RightShiftOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class DilateOptions:
+class DilateOptions(_rec.FlatRecord):
     """DilateOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DilateOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DilateOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for DilateOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DilateOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DilateOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DilateOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DilateOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DilateOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DilateOptions, text)
-
-
-_FIELDS_DilateOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class ReduceWindowOptions:
+class ReduceWindowOptions(_rec.FlatRecord):
     """ReduceWindowOptions"""
 
-    reduce_function: ReduceWindowFunction = ReduceWindowFunction(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "reduce_function": int(self.reduce_function),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ReduceWindowOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ReduceWindowOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for ReduceWindowOptions: {sorted(unknown)}")
-        obj = cls()
-        if "reduce_function" in d:
-            v = d["reduce_function"]
-            obj.reduce_function = _rec.enum_from(ReduceWindowFunction, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ReduceWindowOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ReduceWindowOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ReduceWindowOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ReduceWindowOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ReduceWindowOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ReduceWindowOptions, text)
-
-
-_FIELDS_ReduceWindowOptions: frozenset[str] = frozenset(("reduce_function",))
+    reduce_function: ReduceWindowFunction = ReduceWindowFunction.UNSUPPORTED
 
 
 @dataclass
-class OperatorCode:
+class OperatorCode(_rec.FlatRecord):
     """OperatorCode"""
 
     deprecated_builtin_code: int = 0
     custom_code: str | None = None
     version: int = 1
-    builtin_code: BuiltinOperator = BuiltinOperator(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "deprecated_builtin_code": self.deprecated_builtin_code,
-            "custom_code": self.custom_code,
-            "version": self.version,
-            "builtin_code": int(self.builtin_code),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> OperatorCode:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_OperatorCode
-        if unknown:
-            raise ValueError(f"unknown field(s) for OperatorCode: {sorted(unknown)}")
-        obj = cls()
-        if "deprecated_builtin_code" in d:
-            v = d["deprecated_builtin_code"]
-            obj.deprecated_builtin_code = int(v)
-        if "custom_code" in d:
-            v = d["custom_code"]
-            obj.custom_code = None if v is None else str(v)
-        if "version" in d:
-            v = d["version"]
-            obj.version = int(v)
-        if "builtin_code" in d:
-            v = d["builtin_code"]
-            obj.builtin_code = _rec.enum_from(BuiltinOperator, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_OperatorCode.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> OperatorCode:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_OperatorCode.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_OperatorCode, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> OperatorCode:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_OperatorCode, text)
-
-
-_FIELDS_OperatorCode: frozenset[str] = frozenset(
-    (
-        "deprecated_builtin_code",
-        "custom_code",
-        "version",
-        "builtin_code",
-    )
-)
+    builtin_code: BuiltinOperator = BuiltinOperator.ADD
 
 
 @dataclass
-class StableHLOCompositeOptions:
+class StableHLOCompositeOptions(_rec.FlatRecord):
     """StableHLOCompositeOptions"""
 
     name: str | None = None
     decomposition_subgraph_index: int = 0
     composite_attributes: bytes | ScalarVector | None = None
-    composite_attributes_format: CustomOptionsFormat = CustomOptionsFormat(0)
+    composite_attributes_format: CustomOptionsFormat = CustomOptionsFormat.FLEXBUFFERS
     version: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "name": self.name,
-            "decomposition_subgraph_index": self.decomposition_subgraph_index,
-            "composite_attributes": (
-                None if self.composite_attributes is None else bytes(self.composite_attributes)
-            ),
-            "composite_attributes_format": int(self.composite_attributes_format),
-            "version": self.version,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StableHLOCompositeOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StableHLOCompositeOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for StableHLOCompositeOptions: {sorted(unknown)}")
-        obj = cls()
-        if "name" in d:
-            v = d["name"]
-            obj.name = None if v is None else str(v)
-        if "decomposition_subgraph_index" in d:
-            v = d["decomposition_subgraph_index"]
-            obj.decomposition_subgraph_index = int(v)
-        if "composite_attributes" in d:
-            v = d["composite_attributes"]
-            obj.composite_attributes = None if v is None else _rec.bytes_from(v)
-        if "composite_attributes_format" in d:
-            v = d["composite_attributes_format"]
-            obj.composite_attributes_format = _rec.enum_from(CustomOptionsFormat, v)
-        if "version" in d:
-            v = d["version"]
-            obj.version = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StableHLOCompositeOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StableHLOCompositeOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StableHLOCompositeOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StableHLOCompositeOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StableHLOCompositeOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StableHLOCompositeOptions, text)
-
-
-_FIELDS_StableHLOCompositeOptions: frozenset[str] = frozenset(
-    (
-        "name",
-        "decomposition_subgraph_index",
-        "composite_attributes",
-        "composite_attributes_format",
-        "version",
-    )
-)
-
 
 @dataclass
-class StablehloShiftLeftOptions:
+class StablehloShiftLeftOptions(_rec.FlatRecord):
     """StablehloShiftLeftOptions"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StablehloShiftLeftOptions:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StablehloShiftLeftOptions
-        if unknown:
-            raise ValueError(f"unknown field(s) for StablehloShiftLeftOptions: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StablehloShiftLeftOptions.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StablehloShiftLeftOptions:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StablehloShiftLeftOptions.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StablehloShiftLeftOptions, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StablehloShiftLeftOptions:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StablehloShiftLeftOptions, text)
-
-
-_FIELDS_StablehloShiftLeftOptions: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Operator:
+class Operator(_rec.FlatRecord):
     """Operator"""
 
     opcode_index: int = 0
@@ -10754,7 +1860,7 @@ class Operator:
         | None
     ) = None
     custom_options: bytes | ScalarVector | None = None
-    custom_options_format: CustomOptionsFormat = CustomOptionsFormat(0)
+    custom_options_format: CustomOptionsFormat = CustomOptionsFormat.FLEXBUFFERS
     mutating_variable_inputs: list[bool] | None = None
     intermediates: list[int] | ScalarVector | None = None
     large_custom_options_offset: int = 0
@@ -10787,128 +1893,9 @@ class Operator:
     ) = None
     debug_metadata_index: int = -1
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "opcode_index": self.opcode_index,
-            "inputs": None if self.inputs is None else list(self.inputs),
-            "outputs": None if self.outputs is None else list(self.outputs),
-            "builtin_options": (
-                None if self.builtin_options is None else _rec.union_to_dict(self.builtin_options)
-            ),
-            "custom_options": None if self.custom_options is None else bytes(self.custom_options),
-            "custom_options_format": int(self.custom_options_format),
-            "mutating_variable_inputs": (
-                None
-                if self.mutating_variable_inputs is None
-                else list(self.mutating_variable_inputs)
-            ),
-            "intermediates": None if self.intermediates is None else list(self.intermediates),
-            "large_custom_options_offset": self.large_custom_options_offset,
-            "large_custom_options_size": self.large_custom_options_size,
-            "builtin_options_2": (
-                None
-                if self.builtin_options_2 is None
-                else _rec.union_to_dict(self.builtin_options_2)
-            ),
-            "debug_metadata_index": self.debug_metadata_index,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Operator:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Operator
-        if unknown:
-            raise ValueError(f"unknown field(s) for Operator: {sorted(unknown)}")
-        obj = cls()
-        if "opcode_index" in d:
-            v = d["opcode_index"]
-            obj.opcode_index = int(v)
-        if "inputs" in d:
-            v = d["inputs"]
-            obj.inputs = None if v is None else [int(e0) for e0 in v]
-        if "outputs" in d:
-            v = d["outputs"]
-            obj.outputs = None if v is None else [int(e0) for e0 in v]
-        if "builtin_options" in d:
-            v = d["builtin_options"]
-            obj.builtin_options = v
-        if "custom_options" in d:
-            v = d["custom_options"]
-            obj.custom_options = None if v is None else _rec.bytes_from(v)
-        if "custom_options_format" in d:
-            v = d["custom_options_format"]
-            obj.custom_options_format = _rec.enum_from(CustomOptionsFormat, v)
-        if "mutating_variable_inputs" in d:
-            v = d["mutating_variable_inputs"]
-            obj.mutating_variable_inputs = None if v is None else [bool(e0) for e0 in v]
-        if "intermediates" in d:
-            v = d["intermediates"]
-            obj.intermediates = None if v is None else [int(e0) for e0 in v]
-        if "large_custom_options_offset" in d:
-            v = d["large_custom_options_offset"]
-            obj.large_custom_options_offset = int(v)
-        if "large_custom_options_size" in d:
-            v = d["large_custom_options_size"]
-            obj.large_custom_options_size = int(v)
-        if "builtin_options_2" in d:
-            v = d["builtin_options_2"]
-            obj.builtin_options_2 = v
-        if "debug_metadata_index" in d:
-            v = d["debug_metadata_index"]
-            obj.debug_metadata_index = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Operator.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Operator:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Operator.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Operator, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Operator:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Operator, text)
-
-
-_FIELDS_Operator: frozenset[str] = frozenset(
-    (
-        "opcode_index",
-        "inputs",
-        "outputs",
-        "builtin_options",
-        "custom_options",
-        "custom_options_format",
-        "mutating_variable_inputs",
-        "intermediates",
-        "large_custom_options_offset",
-        "large_custom_options_size",
-        "builtin_options_2",
-        "debug_metadata_index",
-    )
-)
-
 
 @dataclass
-class SubGraph:
+class SubGraph(_rec.FlatRecord):
     """SubGraph"""
 
     tensors: list[Tensor] | None = None
@@ -10918,220 +1905,25 @@ class SubGraph:
     name: str | None = None
     debug_metadata_index: int = -1
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "tensors": None if self.tensors is None else [e0.to_dict() for e0 in self.tensors],
-            "inputs": None if self.inputs is None else list(self.inputs),
-            "outputs": None if self.outputs is None else list(self.outputs),
-            "operators": (
-                None if self.operators is None else [e0.to_dict() for e0 in self.operators]
-            ),
-            "name": self.name,
-            "debug_metadata_index": self.debug_metadata_index,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SubGraph:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SubGraph
-        if unknown:
-            raise ValueError(f"unknown field(s) for SubGraph: {sorted(unknown)}")
-        obj = cls()
-        if "tensors" in d:
-            v = d["tensors"]
-            obj.tensors = None if v is None else [Tensor.from_dict(e0) for e0 in v]
-        if "inputs" in d:
-            v = d["inputs"]
-            obj.inputs = None if v is None else [int(e0) for e0 in v]
-        if "outputs" in d:
-            v = d["outputs"]
-            obj.outputs = None if v is None else [int(e0) for e0 in v]
-        if "operators" in d:
-            v = d["operators"]
-            obj.operators = None if v is None else [Operator.from_dict(e0) for e0 in v]
-        if "name" in d:
-            v = d["name"]
-            obj.name = None if v is None else str(v)
-        if "debug_metadata_index" in d:
-            v = d["debug_metadata_index"]
-            obj.debug_metadata_index = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SubGraph.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SubGraph:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SubGraph.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SubGraph, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SubGraph:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SubGraph, text)
-
-
-_FIELDS_SubGraph: frozenset[str] = frozenset(
-    (
-        "tensors",
-        "inputs",
-        "outputs",
-        "operators",
-        "name",
-        "debug_metadata_index",
-    )
-)
-
 
 @dataclass
-class Buffer:
+class Buffer(_rec.FlatRecord):
     """Buffer"""
 
     data: bytes | ScalarVector | None = None
     offset: int = 0
     size: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "data": None if self.data is None else bytes(self.data),
-            "offset": self.offset,
-            "size": self.size,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Buffer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Buffer
-        if unknown:
-            raise ValueError(f"unknown field(s) for Buffer: {sorted(unknown)}")
-        obj = cls()
-        if "data" in d:
-            v = d["data"]
-            obj.data = None if v is None else _rec.bytes_from(v)
-        if "offset" in d:
-            v = d["offset"]
-            obj.offset = int(v)
-        if "size" in d:
-            v = d["size"]
-            obj.size = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Buffer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Buffer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Buffer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Buffer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Buffer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Buffer, text)
-
-
-_FIELDS_Buffer: frozenset[str] = frozenset(
-    (
-        "data",
-        "offset",
-        "size",
-    )
-)
-
 
 @dataclass
-class ExternalBufferGroup:
+class ExternalBufferGroup(_rec.FlatRecord):
     """ExternalBufferGroup"""
 
     name: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "name": self.name,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ExternalBufferGroup:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ExternalBufferGroup
-        if unknown:
-            raise ValueError(f"unknown field(s) for ExternalBufferGroup: {sorted(unknown)}")
-        obj = cls()
-        if "name" in d:
-            v = d["name"]
-            obj.name = None if v is None else str(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ExternalBufferGroup.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ExternalBufferGroup:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ExternalBufferGroup.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ExternalBufferGroup, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ExternalBufferGroup:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ExternalBufferGroup, text)
-
-
-_FIELDS_ExternalBufferGroup: frozenset[str] = frozenset(("name",))
-
 
 @dataclass
-class ExternalBuffer:
+class ExternalBuffer(_rec.FlatRecord):
     """ExternalBuffer"""
 
     id: int = 0
@@ -11140,217 +1932,25 @@ class ExternalBuffer:
     length: int = 0
     packing: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "id": self.id,
-            "group": self.group,
-            "offset": self.offset,
-            "length": self.length,
-            "packing": self.packing,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ExternalBuffer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ExternalBuffer
-        if unknown:
-            raise ValueError(f"unknown field(s) for ExternalBuffer: {sorted(unknown)}")
-        obj = cls()
-        if "id" in d:
-            v = d["id"]
-            obj.id = int(v)
-        if "group" in d:
-            v = d["group"]
-            obj.group = int(v)
-        if "offset" in d:
-            v = d["offset"]
-            obj.offset = int(v)
-        if "length" in d:
-            v = d["length"]
-            obj.length = int(v)
-        if "packing" in d:
-            v = d["packing"]
-            obj.packing = None if v is None else str(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ExternalBuffer.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ExternalBuffer:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ExternalBuffer.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ExternalBuffer, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ExternalBuffer:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ExternalBuffer, text)
-
-
-_FIELDS_ExternalBuffer: frozenset[str] = frozenset(
-    (
-        "id",
-        "group",
-        "offset",
-        "length",
-        "packing",
-    )
-)
-
 
 @dataclass
-class Metadata:
+class Metadata(_rec.FlatRecord):
     """Metadata"""
 
     name: str | None = None
     buffer: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "name": self.name,
-            "buffer": self.buffer,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Metadata:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Metadata
-        if unknown:
-            raise ValueError(f"unknown field(s) for Metadata: {sorted(unknown)}")
-        obj = cls()
-        if "name" in d:
-            v = d["name"]
-            obj.name = None if v is None else str(v)
-        if "buffer" in d:
-            v = d["buffer"]
-            obj.buffer = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Metadata.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Metadata:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Metadata.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Metadata, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Metadata:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Metadata, text)
-
-
-_FIELDS_Metadata: frozenset[str] = frozenset(
-    (
-        "name",
-        "buffer",
-    )
-)
-
 
 @dataclass
-class TensorMap:
+class TensorMap(_rec.FlatRecord):
     """TensorMap"""
 
     name: str | None = None
     tensor_index: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "name": self.name,
-            "tensor_index": self.tensor_index,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TensorMap:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_TensorMap
-        if unknown:
-            raise ValueError(f"unknown field(s) for TensorMap: {sorted(unknown)}")
-        obj = cls()
-        if "name" in d:
-            v = d["name"]
-            obj.name = None if v is None else str(v)
-        if "tensor_index" in d:
-            v = d["tensor_index"]
-            obj.tensor_index = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_TensorMap.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> TensorMap:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_TensorMap.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_TensorMap, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> TensorMap:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_TensorMap, text)
-
-
-_FIELDS_TensorMap: frozenset[str] = frozenset(
-    (
-        "name",
-        "tensor_index",
-    )
-)
-
 
 @dataclass
-class SignatureDef:
+class SignatureDef(_rec.FlatRecord):
     """SignatureDef"""
 
     inputs: list[TensorMap] | None = None
@@ -11358,78 +1958,9 @@ class SignatureDef:
     signature_key: str | None = None
     subgraph_index: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "inputs": None if self.inputs is None else [e0.to_dict() for e0 in self.inputs],
-            "outputs": None if self.outputs is None else [e0.to_dict() for e0 in self.outputs],
-            "signature_key": self.signature_key,
-            "subgraph_index": self.subgraph_index,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SignatureDef:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SignatureDef
-        if unknown:
-            raise ValueError(f"unknown field(s) for SignatureDef: {sorted(unknown)}")
-        obj = cls()
-        if "inputs" in d:
-            v = d["inputs"]
-            obj.inputs = None if v is None else [TensorMap.from_dict(e0) for e0 in v]
-        if "outputs" in d:
-            v = d["outputs"]
-            obj.outputs = None if v is None else [TensorMap.from_dict(e0) for e0 in v]
-        if "signature_key" in d:
-            v = d["signature_key"]
-            obj.signature_key = None if v is None else str(v)
-        if "subgraph_index" in d:
-            v = d["subgraph_index"]
-            obj.subgraph_index = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SignatureDef.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SignatureDef:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SignatureDef.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SignatureDef, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SignatureDef:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SignatureDef, text)
-
-
-_FIELDS_SignatureDef: frozenset[str] = frozenset(
-    (
-        "inputs",
-        "outputs",
-        "signature_key",
-        "subgraph_index",
-    )
-)
-
 
 @dataclass
-class Model:
+class Model(_rec.FlatRecord):
     """Model"""
 
     version: int = 0
@@ -11443,135 +1974,17 @@ class Model:
     external_buffer_groups: list[ExternalBufferGroup] | None = None
     external_buffers: list[ExternalBuffer] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "version": self.version,
-            "operator_codes": (
-                None
-                if self.operator_codes is None
-                else [e0.to_dict() for e0 in self.operator_codes]
-            ),
-            "subgraphs": (
-                None if self.subgraphs is None else [e0.to_dict() for e0 in self.subgraphs]
-            ),
-            "description": self.description,
-            "buffers": None if self.buffers is None else [e0.to_dict() for e0 in self.buffers],
-            "metadata_buffer": None if self.metadata_buffer is None else list(self.metadata_buffer),
-            "metadata": None if self.metadata is None else [e0.to_dict() for e0 in self.metadata],
-            "signature_defs": (
-                None
-                if self.signature_defs is None
-                else [e0.to_dict() for e0 in self.signature_defs]
-            ),
-            "external_buffer_groups": (
-                None
-                if self.external_buffer_groups is None
-                else [e0.to_dict() for e0 in self.external_buffer_groups]
-            ),
-            "external_buffers": (
-                None
-                if self.external_buffers is None
-                else [e0.to_dict() for e0 in self.external_buffers]
-            ),
-        }
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Model:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Model
-        if unknown:
-            raise ValueError(f"unknown field(s) for Model: {sorted(unknown)}")
-        obj = cls()
-        if "version" in d:
-            v = d["version"]
-            obj.version = int(v)
-        if "operator_codes" in d:
-            v = d["operator_codes"]
-            obj.operator_codes = None if v is None else [OperatorCode.from_dict(e0) for e0 in v]
-        if "subgraphs" in d:
-            v = d["subgraphs"]
-            obj.subgraphs = None if v is None else [SubGraph.from_dict(e0) for e0 in v]
-        if "description" in d:
-            v = d["description"]
-            obj.description = None if v is None else str(v)
-        if "buffers" in d:
-            v = d["buffers"]
-            obj.buffers = None if v is None else [Buffer.from_dict(e0) for e0 in v]
-        if "metadata_buffer" in d:
-            v = d["metadata_buffer"]
-            obj.metadata_buffer = None if v is None else [int(e0) for e0 in v]
-        if "metadata" in d:
-            v = d["metadata"]
-            obj.metadata = None if v is None else [Metadata.from_dict(e0) for e0 in v]
-        if "signature_defs" in d:
-            v = d["signature_defs"]
-            obj.signature_defs = None if v is None else [SignatureDef.from_dict(e0) for e0 in v]
-        if "external_buffer_groups" in d:
-            v = d["external_buffer_groups"]
-            obj.external_buffer_groups = (
-                None if v is None else [ExternalBufferGroup.from_dict(e0) for e0 in v]
-            )
-        if "external_buffers" in d:
-            v = d["external_buffers"]
-            obj.external_buffers = None if v is None else [ExternalBuffer.from_dict(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Model.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Model:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Model.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Model, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Model:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Model, text)
-
-
-_FIELDS_Model: frozenset[str] = frozenset(
-    (
-        "version",
-        "operator_codes",
-        "subgraphs",
-        "description",
-        "buffers",
-        "metadata_buffer",
-        "metadata",
-        "signature_defs",
-        "external_buffer_groups",
-        "external_buffers",
-    )
-)
-
-
-# FlatBuffers codecs (idlgen.wire.flatbuffers): built once at import, resolved on first use.
+# FlatBuffers codecs (idlgen.wire.flatbuffers), built once at import and resolved on first
+# use; each binds itself to its class (``_FB_DESC``).
 _FB_REG = _fb.registry(__name__.split(".")[0])
-_FB_CustomQuantization: _fb.Table[CustomQuantization] = _fb.Table(
+_fb.Table(
     "tflite.CustomQuantization",
     CustomQuantization,
     (("custom", "custom", 0, ("vector", "B"), None, {"force_align": 16}),),
     reg=_FB_REG,
 )
-_FB_BlockwiseQuantization: _fb.Table[BlockwiseQuantization] = _fb.Table(
+_fb.Table(
     "tflite.BlockwiseQuantization",
     BlockwiseQuantization,
     (
@@ -11581,7 +1994,7 @@ _FB_BlockwiseQuantization: _fb.Table[BlockwiseQuantization] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_MultiAxisQuantization: _fb.Table[MultiAxisQuantization] = _fb.Table(
+_fb.Table(
     "tflite.MultiAxisQuantization",
     MultiAxisQuantization,
     (
@@ -11592,7 +2005,7 @@ _FB_MultiAxisQuantization: _fb.Table[MultiAxisQuantization] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_QuantizationParameters: _fb.Table[QuantizationParameters] = _fb.Table(
+_fb.Table(
     "tflite.QuantizationParameters",
     QuantizationParameters,
     (
@@ -11621,25 +2034,25 @@ _FB_QuantizationParameters: _fb.Table[QuantizationParameters] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Int32Vector: _fb.Table[Int32Vector] = _fb.Table(
+_fb.Table(
     "tflite.Int32Vector",
     Int32Vector,
     (("values", "values", 0, ("vector", "i"), None, {}),),
     reg=_FB_REG,
 )
-_FB_Uint16Vector: _fb.Table[Uint16Vector] = _fb.Table(
+_fb.Table(
     "tflite.Uint16Vector",
     Uint16Vector,
     (("values", "values", 0, ("vector", "H"), None, {"force_align": 4}),),
     reg=_FB_REG,
 )
-_FB_Uint8Vector: _fb.Table[Uint8Vector] = _fb.Table(
+_fb.Table(
     "tflite.Uint8Vector",
     Uint8Vector,
     (("values", "values", 0, ("vector", "B"), None, {"force_align": 4}),),
     reg=_FB_REG,
 )
-_FB_DimensionMetadata: _fb.Table[DimensionMetadata] = _fb.Table(
+_fb.Table(
     "tflite.DimensionMetadata",
     DimensionMetadata,
     (
@@ -11682,7 +2095,7 @@ _FB_DimensionMetadata: _fb.Table[DimensionMetadata] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SparsityParameters: _fb.Table[SparsityParameters] = _fb.Table(
+_fb.Table(
     "tflite.SparsityParameters",
     SparsityParameters,
     (
@@ -11699,7 +2112,7 @@ _FB_SparsityParameters: _fb.Table[SparsityParameters] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_VariantSubType: _fb.Table[VariantSubType] = _fb.Table(
+_fb.Table(
     "tflite.VariantSubType",
     VariantSubType,
     (
@@ -11709,7 +2122,7 @@ _FB_VariantSubType: _fb.Table[VariantSubType] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Tensor: _fb.Table[Tensor] = _fb.Table(
+_fb.Table(
     "tflite.Tensor",
     Tensor,
     (
@@ -11734,7 +2147,7 @@ _FB_Tensor: _fb.Table[Tensor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_StablehloGatherOptions: _fb.Table[StablehloGatherOptions] = _fb.Table(
+_fb.Table(
     "tflite.StablehloGatherOptions",
     StablehloGatherOptions,
     (
@@ -11747,13 +2160,13 @@ _FB_StablehloGatherOptions: _fb.Table[StablehloGatherOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_StablehloTransposeOptions: _fb.Table[StablehloTransposeOptions] = _fb.Table(
+_fb.Table(
     "tflite.StablehloTransposeOptions",
     StablehloTransposeOptions,
     (("permutation", "permutation", 0, ("vector", "q"), None, {}),),
     reg=_FB_REG,
 )
-_FB_StablehloDotGeneralOptions: _fb.Table[StablehloDotGeneralOptions] = _fb.Table(
+_fb.Table(
     "tflite.StablehloDotGeneralOptions",
     StablehloDotGeneralOptions,
     (
@@ -11775,7 +2188,7 @@ _FB_StablehloDotGeneralOptions: _fb.Table[StablehloDotGeneralOptions] = _fb.Tabl
     ),
     reg=_FB_REG,
 )
-_FB_StablehloReduceWindowOptions: _fb.Table[StablehloReduceWindowOptions] = _fb.Table(
+_fb.Table(
     "tflite.StablehloReduceWindowOptions",
     StablehloReduceWindowOptions,
     (
@@ -11788,7 +2201,7 @@ _FB_StablehloReduceWindowOptions: _fb.Table[StablehloReduceWindowOptions] = _fb.
     ),
     reg=_FB_REG,
 )
-_FB_StablehloWhileOptions: _fb.Table[StablehloWhileOptions] = _fb.Table(
+_fb.Table(
     "tflite.StablehloWhileOptions",
     StablehloWhileOptions,
     (
@@ -11797,7 +2210,7 @@ _FB_StablehloWhileOptions: _fb.Table[StablehloWhileOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_StablehloSortOptions: _fb.Table[StablehloSortOptions] = _fb.Table(
+_fb.Table(
     "tflite.StablehloSortOptions",
     StablehloSortOptions,
     (
@@ -11807,19 +2220,19 @@ _FB_StablehloSortOptions: _fb.Table[StablehloSortOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_StablehloConcatenateOptions: _fb.Table[StablehloConcatenateOptions] = _fb.Table(
+_fb.Table(
     "tflite.StablehloConcatenateOptions",
     StablehloConcatenateOptions,
     (("dimension", "dimension", 0, "q", 0, {}),),
     reg=_FB_REG,
 )
-_FB_StablehloBroadcastInDimOptions: _fb.Table[StablehloBroadcastInDimOptions] = _fb.Table(
+_fb.Table(
     "tflite.StablehloBroadcastInDimOptions",
     StablehloBroadcastInDimOptions,
     (("broadcast_dimensions", "broadcast_dimensions", 0, ("vector", "q"), None, {}),),
     reg=_FB_REG,
 )
-_FB_StablehloCompareOptions: _fb.Table[StablehloCompareOptions] = _fb.Table(
+_fb.Table(
     "tflite.StablehloCompareOptions",
     StablehloCompareOptions,
     (
@@ -11842,13 +2255,13 @@ _FB_StablehloCompareOptions: _fb.Table[StablehloCompareOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_StablehloDynamicSliceOptions: _fb.Table[StablehloDynamicSliceOptions] = _fb.Table(
+_fb.Table(
     "tflite.StablehloDynamicSliceOptions",
     StablehloDynamicSliceOptions,
     (("slice_sizes", "slice_sizes", 0, ("vector", "q"), None, {}),),
     reg=_FB_REG,
 )
-_FB_StablehloPadOptions: _fb.Table[StablehloPadOptions] = _fb.Table(
+_fb.Table(
     "tflite.StablehloPadOptions",
     StablehloPadOptions,
     (
@@ -11858,13 +2271,13 @@ _FB_StablehloPadOptions: _fb.Table[StablehloPadOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_StablehloIotaOptions: _fb.Table[StablehloIotaOptions] = _fb.Table(
+_fb.Table(
     "tflite.StablehloIotaOptions",
     StablehloIotaOptions,
     (("iota_dimension", "iota_dimension", 0, "q", 0, {}),),
     reg=_FB_REG,
 )
-_FB_StablehloCustomCallOptions: _fb.Table[StablehloCustomCallOptions] = _fb.Table(
+_fb.Table(
     "tflite.StablehloCustomCallOptions",
     StablehloCustomCallOptions,
     (
@@ -11877,7 +2290,7 @@ _FB_StablehloCustomCallOptions: _fb.Table[StablehloCustomCallOptions] = _fb.Tabl
     ),
     reg=_FB_REG,
 )
-_FB_StablehloReduceOptions: _fb.Table[StablehloReduceOptions] = _fb.Table(
+_fb.Table(
     "tflite.StablehloReduceOptions",
     StablehloReduceOptions,
     (
@@ -11886,7 +2299,7 @@ _FB_StablehloReduceOptions: _fb.Table[StablehloReduceOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_StablehloSliceOptions: _fb.Table[StablehloSliceOptions] = _fb.Table(
+_fb.Table(
     "tflite.StablehloSliceOptions",
     StablehloSliceOptions,
     (
@@ -11896,7 +2309,7 @@ _FB_StablehloSliceOptions: _fb.Table[StablehloSliceOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_StablehloConvolutionOptions: _fb.Table[StablehloConvolutionOptions] = _fb.Table(
+_fb.Table(
     "tflite.StablehloConvolutionOptions",
     StablehloConvolutionOptions,
     (
@@ -11930,7 +2343,7 @@ _FB_StablehloConvolutionOptions: _fb.Table[StablehloConvolutionOptions] = _fb.Ta
     ),
     reg=_FB_REG,
 )
-_FB_StablehloScatterOptions: _fb.Table[StablehloScatterOptions] = _fb.Table(
+_fb.Table(
     "tflite.StablehloScatterOptions",
     StablehloScatterOptions,
     (
@@ -11951,19 +2364,19 @@ _FB_StablehloScatterOptions: _fb.Table[StablehloScatterOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_StablehloCaseOptions: _fb.Table[StablehloCaseOptions] = _fb.Table(
+_fb.Table(
     "tflite.StablehloCaseOptions",
     StablehloCaseOptions,
     (("branch_subgraph_indices", "branch_subgraph_indices", 0, ("vector", "i"), None, {}),),
     reg=_FB_REG,
 )
-_FB_StablehloRngBitGeneratorOptions: _fb.Table[StablehloRngBitGeneratorOptions] = _fb.Table(
+_fb.Table(
     "tflite.StablehloRngBitGeneratorOptions",
     StablehloRngBitGeneratorOptions,
     (("algorithm", "algorithm", 0, ("enum", "tflite.RngAlgorithm", "b", "RngAlgorithm"), 0, {}),),
     reg=_FB_REG,
 )
-_FB_Conv2DOptions: _fb.Table[Conv2DOptions] = _fb.Table(
+_fb.Table(
     "tflite.Conv2DOptions",
     Conv2DOptions,
     (
@@ -11991,7 +2404,7 @@ _FB_Conv2DOptions: _fb.Table[Conv2DOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Conv3DOptions: _fb.Table[Conv3DOptions] = _fb.Table(
+_fb.Table(
     "tflite.Conv3DOptions",
     Conv3DOptions,
     (
@@ -12013,7 +2426,7 @@ _FB_Conv3DOptions: _fb.Table[Conv3DOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Pool2DOptions: _fb.Table[Pool2DOptions] = _fb.Table(
+_fb.Table(
     "tflite.Pool2DOptions",
     Pool2DOptions,
     (
@@ -12033,7 +2446,7 @@ _FB_Pool2DOptions: _fb.Table[Pool2DOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_DepthwiseConv2DOptions: _fb.Table[DepthwiseConv2DOptions] = _fb.Table(
+_fb.Table(
     "tflite.DepthwiseConv2DOptions",
     DepthwiseConv2DOptions,
     (
@@ -12054,7 +2467,7 @@ _FB_DepthwiseConv2DOptions: _fb.Table[DepthwiseConv2DOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ConcatEmbeddingsOptions: _fb.Table[ConcatEmbeddingsOptions] = _fb.Table(
+_fb.Table(
     "tflite.ConcatEmbeddingsOptions",
     ConcatEmbeddingsOptions,
     (
@@ -12064,13 +2477,13 @@ _FB_ConcatEmbeddingsOptions: _fb.Table[ConcatEmbeddingsOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_LSHProjectionOptions: _fb.Table[LSHProjectionOptions] = _fb.Table(
+_fb.Table(
     "tflite.LSHProjectionOptions",
     LSHProjectionOptions,
     (("type", "type", 0, ("enum", "tflite.LSHProjectionType", "b", "LSHProjectionType"), 0, {}),),
     reg=_FB_REG,
 )
-_FB_SVDFOptions: _fb.Table[SVDFOptions] = _fb.Table(
+_fb.Table(
     "tflite.SVDFOptions",
     SVDFOptions,
     (
@@ -12087,7 +2500,7 @@ _FB_SVDFOptions: _fb.Table[SVDFOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_RNNOptions: _fb.Table[RNNOptions] = _fb.Table(
+_fb.Table(
     "tflite.RNNOptions",
     RNNOptions,
     (
@@ -12103,7 +2516,7 @@ _FB_RNNOptions: _fb.Table[RNNOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SequenceRNNOptions: _fb.Table[SequenceRNNOptions] = _fb.Table(
+_fb.Table(
     "tflite.SequenceRNNOptions",
     SequenceRNNOptions,
     (
@@ -12120,7 +2533,7 @@ _FB_SequenceRNNOptions: _fb.Table[SequenceRNNOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_BidirectionalSequenceRNNOptions: _fb.Table[BidirectionalSequenceRNNOptions] = _fb.Table(
+_fb.Table(
     "tflite.BidirectionalSequenceRNNOptions",
     BidirectionalSequenceRNNOptions,
     (
@@ -12138,7 +2551,7 @@ _FB_BidirectionalSequenceRNNOptions: _fb.Table[BidirectionalSequenceRNNOptions] 
     ),
     reg=_FB_REG,
 )
-_FB_FullyConnectedOptions: _fb.Table[FullyConnectedOptions] = _fb.Table(
+_fb.Table(
     "tflite.FullyConnectedOptions",
     FullyConnectedOptions,
     (
@@ -12176,10 +2589,10 @@ _FB_FullyConnectedOptions: _fb.Table[FullyConnectedOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SoftmaxOptions: _fb.Table[SoftmaxOptions] = _fb.Table(
+_fb.Table(
     "tflite.SoftmaxOptions", SoftmaxOptions, (("beta", "beta", 0, "f", 0.0, {}),), reg=_FB_REG
 )
-_FB_ConcatenationOptions: _fb.Table[ConcatenationOptions] = _fb.Table(
+_fb.Table(
     "tflite.ConcatenationOptions",
     ConcatenationOptions,
     (
@@ -12195,7 +2608,7 @@ _FB_ConcatenationOptions: _fb.Table[ConcatenationOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_AddOptions: _fb.Table[AddOptions] = _fb.Table(
+_fb.Table(
     "tflite.AddOptions",
     AddOptions,
     (
@@ -12211,7 +2624,7 @@ _FB_AddOptions: _fb.Table[AddOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_MulOptions: _fb.Table[MulOptions] = _fb.Table(
+_fb.Table(
     "tflite.MulOptions",
     MulOptions,
     (
@@ -12226,7 +2639,7 @@ _FB_MulOptions: _fb.Table[MulOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_L2NormOptions: _fb.Table[L2NormOptions] = _fb.Table(
+_fb.Table(
     "tflite.L2NormOptions",
     L2NormOptions,
     (
@@ -12241,7 +2654,7 @@ _FB_L2NormOptions: _fb.Table[L2NormOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_LocalResponseNormalizationOptions: _fb.Table[LocalResponseNormalizationOptions] = _fb.Table(
+_fb.Table(
     "tflite.LocalResponseNormalizationOptions",
     LocalResponseNormalizationOptions,
     (
@@ -12252,7 +2665,7 @@ _FB_LocalResponseNormalizationOptions: _fb.Table[LocalResponseNormalizationOptio
     ),
     reg=_FB_REG,
 )
-_FB_LSTMOptions: _fb.Table[LSTMOptions] = _fb.Table(
+_fb.Table(
     "tflite.LSTMOptions",
     LSTMOptions,
     (
@@ -12278,7 +2691,7 @@ _FB_LSTMOptions: _fb.Table[LSTMOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_UnidirectionalSequenceLSTMOptions: _fb.Table[UnidirectionalSequenceLSTMOptions] = _fb.Table(
+_fb.Table(
     "tflite.UnidirectionalSequenceLSTMOptions",
     UnidirectionalSequenceLSTMOptions,
     (
@@ -12298,7 +2711,7 @@ _FB_UnidirectionalSequenceLSTMOptions: _fb.Table[UnidirectionalSequenceLSTMOptio
     ),
     reg=_FB_REG,
 )
-_FB_BidirectionalSequenceLSTMOptions: _fb.Table[BidirectionalSequenceLSTMOptions] = _fb.Table(
+_fb.Table(
     "tflite.BidirectionalSequenceLSTMOptions",
     BidirectionalSequenceLSTMOptions,
     (
@@ -12318,7 +2731,7 @@ _FB_BidirectionalSequenceLSTMOptions: _fb.Table[BidirectionalSequenceLSTMOptions
     ),
     reg=_FB_REG,
 )
-_FB_ResizeBilinearOptions: _fb.Table[ResizeBilinearOptions] = _fb.Table(
+_fb.Table(
     "tflite.ResizeBilinearOptions",
     ResizeBilinearOptions,
     (
@@ -12329,7 +2742,7 @@ _FB_ResizeBilinearOptions: _fb.Table[ResizeBilinearOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ResizeNearestNeighborOptions: _fb.Table[ResizeNearestNeighborOptions] = _fb.Table(
+_fb.Table(
     "tflite.ResizeNearestNeighborOptions",
     ResizeNearestNeighborOptions,
     (
@@ -12338,26 +2751,20 @@ _FB_ResizeNearestNeighborOptions: _fb.Table[ResizeNearestNeighborOptions] = _fb.
     ),
     reg=_FB_REG,
 )
-_FB_CallOptions: _fb.Table[CallOptions] = _fb.Table(
+_fb.Table(
     "tflite.CallOptions", CallOptions, (("subgraph", "subgraph", 0, "I", 0, {}),), reg=_FB_REG
 )
-_FB_PadOptions: _fb.Table[PadOptions] = _fb.Table("tflite.PadOptions", PadOptions, (), reg=_FB_REG)
-_FB_PadV2Options: _fb.Table[PadV2Options] = _fb.Table(
-    "tflite.PadV2Options", PadV2Options, (), reg=_FB_REG
-)
-_FB_ReshapeOptions: _fb.Table[ReshapeOptions] = _fb.Table(
+_fb.Table("tflite.PadOptions", PadOptions, (), reg=_FB_REG)
+_fb.Table("tflite.PadV2Options", PadV2Options, (), reg=_FB_REG)
+_fb.Table(
     "tflite.ReshapeOptions",
     ReshapeOptions,
     (("new_shape", "new_shape", 0, ("vector", "i"), None, {}),),
     reg=_FB_REG,
 )
-_FB_SpaceToBatchNDOptions: _fb.Table[SpaceToBatchNDOptions] = _fb.Table(
-    "tflite.SpaceToBatchNDOptions", SpaceToBatchNDOptions, (), reg=_FB_REG
-)
-_FB_BatchToSpaceNDOptions: _fb.Table[BatchToSpaceNDOptions] = _fb.Table(
-    "tflite.BatchToSpaceNDOptions", BatchToSpaceNDOptions, (), reg=_FB_REG
-)
-_FB_SkipGramOptions: _fb.Table[SkipGramOptions] = _fb.Table(
+_fb.Table("tflite.SpaceToBatchNDOptions", SpaceToBatchNDOptions, (), reg=_FB_REG)
+_fb.Table("tflite.BatchToSpaceNDOptions", BatchToSpaceNDOptions, (), reg=_FB_REG)
+_fb.Table(
     "tflite.SkipGramOptions",
     SkipGramOptions,
     (
@@ -12367,19 +2774,19 @@ _FB_SkipGramOptions: _fb.Table[SkipGramOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SpaceToDepthOptions: _fb.Table[SpaceToDepthOptions] = _fb.Table(
+_fb.Table(
     "tflite.SpaceToDepthOptions",
     SpaceToDepthOptions,
     (("block_size", "block_size", 0, "i", 0, {}),),
     reg=_FB_REG,
 )
-_FB_DepthToSpaceOptions: _fb.Table[DepthToSpaceOptions] = _fb.Table(
+_fb.Table(
     "tflite.DepthToSpaceOptions",
     DepthToSpaceOptions,
     (("block_size", "block_size", 0, "i", 0, {}),),
     reg=_FB_REG,
 )
-_FB_SubOptions: _fb.Table[SubOptions] = _fb.Table(
+_fb.Table(
     "tflite.SubOptions",
     SubOptions,
     (
@@ -12395,7 +2802,7 @@ _FB_SubOptions: _fb.Table[SubOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_DivOptions: _fb.Table[DivOptions] = _fb.Table(
+_fb.Table(
     "tflite.DivOptions",
     DivOptions,
     (
@@ -12410,48 +2817,44 @@ _FB_DivOptions: _fb.Table[DivOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_TopKV2Options: _fb.Table[TopKV2Options] = _fb.Table(
-    "tflite.TopKV2Options", TopKV2Options, (), reg=_FB_REG
-)
-_FB_EmbeddingLookupSparseOptions: _fb.Table[EmbeddingLookupSparseOptions] = _fb.Table(
+_fb.Table("tflite.TopKV2Options", TopKV2Options, (), reg=_FB_REG)
+_fb.Table(
     "tflite.EmbeddingLookupSparseOptions",
     EmbeddingLookupSparseOptions,
     (("combiner", "combiner", 0, ("enum", "tflite.CombinerType", "b", "CombinerType"), 0, {}),),
     reg=_FB_REG,
 )
-_FB_GatherOptions: _fb.Table[GatherOptions] = _fb.Table(
+_fb.Table(
     "tflite.GatherOptions",
     GatherOptions,
     (("axis", "axis", 0, "i", 0, {}), ("batch_dims", "batch_dims", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_TransposeOptions: _fb.Table[TransposeOptions] = _fb.Table(
-    "tflite.TransposeOptions", TransposeOptions, (), reg=_FB_REG
-)
-_FB_ExpOptions: _fb.Table[ExpOptions] = _fb.Table("tflite.ExpOptions", ExpOptions, (), reg=_FB_REG)
-_FB_CosOptions: _fb.Table[CosOptions] = _fb.Table("tflite.CosOptions", CosOptions, (), reg=_FB_REG)
-_FB_ReducerOptions: _fb.Table[ReducerOptions] = _fb.Table(
+_fb.Table("tflite.TransposeOptions", TransposeOptions, (), reg=_FB_REG)
+_fb.Table("tflite.ExpOptions", ExpOptions, (), reg=_FB_REG)
+_fb.Table("tflite.CosOptions", CosOptions, (), reg=_FB_REG)
+_fb.Table(
     "tflite.ReducerOptions",
     ReducerOptions,
     (("keep_dims", "keep_dims", 0, "?", False, {}),),
     reg=_FB_REG,
 )
-_FB_SqueezeOptions: _fb.Table[SqueezeOptions] = _fb.Table(
+_fb.Table(
     "tflite.SqueezeOptions",
     SqueezeOptions,
     (("squeeze_dims", "squeeze_dims", 0, ("vector", "i"), None, {}),),
     reg=_FB_REG,
 )
-_FB_SplitOptions: _fb.Table[SplitOptions] = _fb.Table(
+_fb.Table(
     "tflite.SplitOptions", SplitOptions, (("num_splits", "num_splits", 0, "i", 0, {}),), reg=_FB_REG
 )
-_FB_SplitVOptions: _fb.Table[SplitVOptions] = _fb.Table(
+_fb.Table(
     "tflite.SplitVOptions",
     SplitVOptions,
     (("num_splits", "num_splits", 0, "i", 0, {}),),
     reg=_FB_REG,
 )
-_FB_StridedSliceOptions: _fb.Table[StridedSliceOptions] = _fb.Table(
+_fb.Table(
     "tflite.StridedSliceOptions",
     StridedSliceOptions,
     (
@@ -12464,10 +2867,8 @@ _FB_StridedSliceOptions: _fb.Table[StridedSliceOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_LogSoftmaxOptions: _fb.Table[LogSoftmaxOptions] = _fb.Table(
-    "tflite.LogSoftmaxOptions", LogSoftmaxOptions, (), reg=_FB_REG
-)
-_FB_CastOptions: _fb.Table[CastOptions] = _fb.Table(
+_fb.Table("tflite.LogSoftmaxOptions", LogSoftmaxOptions, (), reg=_FB_REG)
+_fb.Table(
     "tflite.CastOptions",
     CastOptions,
     (
@@ -12490,47 +2891,29 @@ _FB_CastOptions: _fb.Table[CastOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_DequantizeOptions: _fb.Table[DequantizeOptions] = _fb.Table(
-    "tflite.DequantizeOptions", DequantizeOptions, (), reg=_FB_REG
-)
-_FB_MaximumMinimumOptions: _fb.Table[MaximumMinimumOptions] = _fb.Table(
-    "tflite.MaximumMinimumOptions", MaximumMinimumOptions, (), reg=_FB_REG
-)
-_FB_TileOptions: _fb.Table[TileOptions] = _fb.Table(
-    "tflite.TileOptions", TileOptions, (), reg=_FB_REG
-)
-_FB_ArgMaxOptions: _fb.Table[ArgMaxOptions] = _fb.Table(
+_fb.Table("tflite.DequantizeOptions", DequantizeOptions, (), reg=_FB_REG)
+_fb.Table("tflite.MaximumMinimumOptions", MaximumMinimumOptions, (), reg=_FB_REG)
+_fb.Table("tflite.TileOptions", TileOptions, (), reg=_FB_REG)
+_fb.Table(
     "tflite.ArgMaxOptions",
     ArgMaxOptions,
     (("output_type", "output_type", 0, ("enum", "tflite.TensorType", "b", "TensorType"), 0, {}),),
     reg=_FB_REG,
 )
-_FB_ArgMinOptions: _fb.Table[ArgMinOptions] = _fb.Table(
+_fb.Table(
     "tflite.ArgMinOptions",
     ArgMinOptions,
     (("output_type", "output_type", 0, ("enum", "tflite.TensorType", "b", "TensorType"), 0, {}),),
     reg=_FB_REG,
 )
-_FB_GreaterOptions: _fb.Table[GreaterOptions] = _fb.Table(
-    "tflite.GreaterOptions", GreaterOptions, (), reg=_FB_REG
-)
-_FB_GreaterEqualOptions: _fb.Table[GreaterEqualOptions] = _fb.Table(
-    "tflite.GreaterEqualOptions", GreaterEqualOptions, (), reg=_FB_REG
-)
-_FB_LessOptions: _fb.Table[LessOptions] = _fb.Table(
-    "tflite.LessOptions", LessOptions, (), reg=_FB_REG
-)
-_FB_LessEqualOptions: _fb.Table[LessEqualOptions] = _fb.Table(
-    "tflite.LessEqualOptions", LessEqualOptions, (), reg=_FB_REG
-)
-_FB_NegOptions: _fb.Table[NegOptions] = _fb.Table("tflite.NegOptions", NegOptions, (), reg=_FB_REG)
-_FB_SelectOptions: _fb.Table[SelectOptions] = _fb.Table(
-    "tflite.SelectOptions", SelectOptions, (), reg=_FB_REG
-)
-_FB_SliceOptions: _fb.Table[SliceOptions] = _fb.Table(
-    "tflite.SliceOptions", SliceOptions, (), reg=_FB_REG
-)
-_FB_TransposeConvOptions: _fb.Table[TransposeConvOptions] = _fb.Table(
+_fb.Table("tflite.GreaterOptions", GreaterOptions, (), reg=_FB_REG)
+_fb.Table("tflite.GreaterEqualOptions", GreaterEqualOptions, (), reg=_FB_REG)
+_fb.Table("tflite.LessOptions", LessOptions, (), reg=_FB_REG)
+_fb.Table("tflite.LessEqualOptions", LessEqualOptions, (), reg=_FB_REG)
+_fb.Table("tflite.NegOptions", NegOptions, (), reg=_FB_REG)
+_fb.Table("tflite.SelectOptions", SelectOptions, (), reg=_FB_REG)
+_fb.Table("tflite.SliceOptions", SliceOptions, (), reg=_FB_REG)
+_fb.Table(
     "tflite.TransposeConvOptions",
     TransposeConvOptions,
     (
@@ -12556,32 +2939,24 @@ _FB_TransposeConvOptions: _fb.Table[TransposeConvOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ExpandDimsOptions: _fb.Table[ExpandDimsOptions] = _fb.Table(
-    "tflite.ExpandDimsOptions", ExpandDimsOptions, (), reg=_FB_REG
-)
-_FB_SparseToDenseOptions: _fb.Table[SparseToDenseOptions] = _fb.Table(
+_fb.Table("tflite.ExpandDimsOptions", ExpandDimsOptions, (), reg=_FB_REG)
+_fb.Table(
     "tflite.SparseToDenseOptions",
     SparseToDenseOptions,
     (("validate_indices", "validate_indices", 0, "?", False, {}),),
     reg=_FB_REG,
 )
-_FB_EqualOptions: _fb.Table[EqualOptions] = _fb.Table(
-    "tflite.EqualOptions", EqualOptions, (), reg=_FB_REG
-)
-_FB_NotEqualOptions: _fb.Table[NotEqualOptions] = _fb.Table(
-    "tflite.NotEqualOptions", NotEqualOptions, (), reg=_FB_REG
-)
-_FB_ShapeOptions: _fb.Table[ShapeOptions] = _fb.Table(
+_fb.Table("tflite.EqualOptions", EqualOptions, (), reg=_FB_REG)
+_fb.Table("tflite.NotEqualOptions", NotEqualOptions, (), reg=_FB_REG)
+_fb.Table(
     "tflite.ShapeOptions",
     ShapeOptions,
     (("out_type", "out_type", 0, ("enum", "tflite.TensorType", "b", "TensorType"), 0, {}),),
     reg=_FB_REG,
 )
-_FB_RankOptions: _fb.Table[RankOptions] = _fb.Table(
-    "tflite.RankOptions", RankOptions, (), reg=_FB_REG
-)
-_FB_PowOptions: _fb.Table[PowOptions] = _fb.Table("tflite.PowOptions", PowOptions, (), reg=_FB_REG)
-_FB_FakeQuantOptions: _fb.Table[FakeQuantOptions] = _fb.Table(
+_fb.Table("tflite.RankOptions", RankOptions, (), reg=_FB_REG)
+_fb.Table("tflite.PowOptions", PowOptions, (), reg=_FB_REG)
+_fb.Table(
     "tflite.FakeQuantOptions",
     FakeQuantOptions,
     (
@@ -12592,98 +2967,60 @@ _FB_FakeQuantOptions: _fb.Table[FakeQuantOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_PackOptions: _fb.Table[PackOptions] = _fb.Table(
+_fb.Table(
     "tflite.PackOptions",
     PackOptions,
     (("values_count", "values_count", 0, "i", 0, {}), ("axis", "axis", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_LogicalOrOptions: _fb.Table[LogicalOrOptions] = _fb.Table(
-    "tflite.LogicalOrOptions", LogicalOrOptions, (), reg=_FB_REG
-)
-_FB_OneHotOptions: _fb.Table[OneHotOptions] = _fb.Table(
-    "tflite.OneHotOptions", OneHotOptions, (("axis", "axis", 0, "i", 0, {}),), reg=_FB_REG
-)
-_FB_AbsOptions: _fb.Table[AbsOptions] = _fb.Table("tflite.AbsOptions", AbsOptions, (), reg=_FB_REG)
-_FB_HardSwishOptions: _fb.Table[HardSwishOptions] = _fb.Table(
-    "tflite.HardSwishOptions", HardSwishOptions, (), reg=_FB_REG
-)
-_FB_LogicalAndOptions: _fb.Table[LogicalAndOptions] = _fb.Table(
-    "tflite.LogicalAndOptions", LogicalAndOptions, (), reg=_FB_REG
-)
-_FB_LogicalNotOptions: _fb.Table[LogicalNotOptions] = _fb.Table(
-    "tflite.LogicalNotOptions", LogicalNotOptions, (), reg=_FB_REG
-)
-_FB_UnpackOptions: _fb.Table[UnpackOptions] = _fb.Table(
+_fb.Table("tflite.LogicalOrOptions", LogicalOrOptions, (), reg=_FB_REG)
+_fb.Table("tflite.OneHotOptions", OneHotOptions, (("axis", "axis", 0, "i", 0, {}),), reg=_FB_REG)
+_fb.Table("tflite.AbsOptions", AbsOptions, (), reg=_FB_REG)
+_fb.Table("tflite.HardSwishOptions", HardSwishOptions, (), reg=_FB_REG)
+_fb.Table("tflite.LogicalAndOptions", LogicalAndOptions, (), reg=_FB_REG)
+_fb.Table("tflite.LogicalNotOptions", LogicalNotOptions, (), reg=_FB_REG)
+_fb.Table(
     "tflite.UnpackOptions",
     UnpackOptions,
     (("num", "num", 0, "i", 0, {}), ("axis", "axis", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_FloorDivOptions: _fb.Table[FloorDivOptions] = _fb.Table(
-    "tflite.FloorDivOptions", FloorDivOptions, (), reg=_FB_REG
-)
-_FB_SquareOptions: _fb.Table[SquareOptions] = _fb.Table(
-    "tflite.SquareOptions", SquareOptions, (), reg=_FB_REG
-)
-_FB_ZerosLikeOptions: _fb.Table[ZerosLikeOptions] = _fb.Table(
-    "tflite.ZerosLikeOptions", ZerosLikeOptions, (), reg=_FB_REG
-)
-_FB_FillOptions: _fb.Table[FillOptions] = _fb.Table(
-    "tflite.FillOptions", FillOptions, (), reg=_FB_REG
-)
-_FB_FloorModOptions: _fb.Table[FloorModOptions] = _fb.Table(
-    "tflite.FloorModOptions", FloorModOptions, (), reg=_FB_REG
-)
-_FB_RangeOptions: _fb.Table[RangeOptions] = _fb.Table(
-    "tflite.RangeOptions", RangeOptions, (), reg=_FB_REG
-)
-_FB_LeakyReluOptions: _fb.Table[LeakyReluOptions] = _fb.Table(
+_fb.Table("tflite.FloorDivOptions", FloorDivOptions, (), reg=_FB_REG)
+_fb.Table("tflite.SquareOptions", SquareOptions, (), reg=_FB_REG)
+_fb.Table("tflite.ZerosLikeOptions", ZerosLikeOptions, (), reg=_FB_REG)
+_fb.Table("tflite.FillOptions", FillOptions, (), reg=_FB_REG)
+_fb.Table("tflite.FloorModOptions", FloorModOptions, (), reg=_FB_REG)
+_fb.Table("tflite.RangeOptions", RangeOptions, (), reg=_FB_REG)
+_fb.Table(
     "tflite.LeakyReluOptions", LeakyReluOptions, (("alpha", "alpha", 0, "f", 0.0, {}),), reg=_FB_REG
 )
-_FB_SquaredDifferenceOptions: _fb.Table[SquaredDifferenceOptions] = _fb.Table(
-    "tflite.SquaredDifferenceOptions", SquaredDifferenceOptions, (), reg=_FB_REG
-)
-_FB_MirrorPadOptions: _fb.Table[MirrorPadOptions] = _fb.Table(
+_fb.Table("tflite.SquaredDifferenceOptions", SquaredDifferenceOptions, (), reg=_FB_REG)
+_fb.Table(
     "tflite.MirrorPadOptions",
     MirrorPadOptions,
     (("mode", "mode", 0, ("enum", "tflite.MirrorPadMode", "b", "MirrorPadMode"), 0, {}),),
     reg=_FB_REG,
 )
-_FB_UniqueOptions: _fb.Table[UniqueOptions] = _fb.Table(
+_fb.Table(
     "tflite.UniqueOptions",
     UniqueOptions,
     (("idx_out_type", "idx_out_type", 0, ("enum", "tflite.TensorType", "b", "TensorType"), 2, {}),),
     reg=_FB_REG,
 )
-_FB_ReverseV2Options: _fb.Table[ReverseV2Options] = _fb.Table(
-    "tflite.ReverseV2Options", ReverseV2Options, (), reg=_FB_REG
-)
-_FB_AddNOptions: _fb.Table[AddNOptions] = _fb.Table(
-    "tflite.AddNOptions", AddNOptions, (), reg=_FB_REG
-)
-_FB_GatherNdOptions: _fb.Table[GatherNdOptions] = _fb.Table(
-    "tflite.GatherNdOptions", GatherNdOptions, (), reg=_FB_REG
-)
-_FB_WhereOptions: _fb.Table[WhereOptions] = _fb.Table(
-    "tflite.WhereOptions", WhereOptions, (), reg=_FB_REG
-)
-_FB_ReverseSequenceOptions: _fb.Table[ReverseSequenceOptions] = _fb.Table(
+_fb.Table("tflite.ReverseV2Options", ReverseV2Options, (), reg=_FB_REG)
+_fb.Table("tflite.AddNOptions", AddNOptions, (), reg=_FB_REG)
+_fb.Table("tflite.GatherNdOptions", GatherNdOptions, (), reg=_FB_REG)
+_fb.Table("tflite.WhereOptions", WhereOptions, (), reg=_FB_REG)
+_fb.Table(
     "tflite.ReverseSequenceOptions",
     ReverseSequenceOptions,
     (("seq_dim", "seq_dim", 0, "i", 0, {}), ("batch_dim", "batch_dim", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_MatrixDiagOptions: _fb.Table[MatrixDiagOptions] = _fb.Table(
-    "tflite.MatrixDiagOptions", MatrixDiagOptions, (), reg=_FB_REG
-)
-_FB_QuantizeOptions: _fb.Table[QuantizeOptions] = _fb.Table(
-    "tflite.QuantizeOptions", QuantizeOptions, (), reg=_FB_REG
-)
-_FB_MatrixSetDiagOptions: _fb.Table[MatrixSetDiagOptions] = _fb.Table(
-    "tflite.MatrixSetDiagOptions", MatrixSetDiagOptions, (), reg=_FB_REG
-)
-_FB_IfOptions: _fb.Table[IfOptions] = _fb.Table(
+_fb.Table("tflite.MatrixDiagOptions", MatrixDiagOptions, (), reg=_FB_REG)
+_fb.Table("tflite.QuantizeOptions", QuantizeOptions, (), reg=_FB_REG)
+_fb.Table("tflite.MatrixSetDiagOptions", MatrixSetDiagOptions, (), reg=_FB_REG)
+_fb.Table(
     "tflite.IfOptions",
     IfOptions,
     (
@@ -12692,13 +3029,13 @@ _FB_IfOptions: _fb.Table[IfOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_CallOnceOptions: _fb.Table[CallOnceOptions] = _fb.Table(
+_fb.Table(
     "tflite.CallOnceOptions",
     CallOnceOptions,
     (("init_subgraph_index", "init_subgraph_index", 0, "i", 0, {}),),
     reg=_FB_REG,
 )
-_FB_WhileOptions: _fb.Table[WhileOptions] = _fb.Table(
+_fb.Table(
     "tflite.WhileOptions",
     WhileOptions,
     (
@@ -12707,25 +3044,13 @@ _FB_WhileOptions: _fb.Table[WhileOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_NonMaxSuppressionV4Options: _fb.Table[NonMaxSuppressionV4Options] = _fb.Table(
-    "tflite.NonMaxSuppressionV4Options", NonMaxSuppressionV4Options, (), reg=_FB_REG
-)
-_FB_NonMaxSuppressionV5Options: _fb.Table[NonMaxSuppressionV5Options] = _fb.Table(
-    "tflite.NonMaxSuppressionV5Options", NonMaxSuppressionV5Options, (), reg=_FB_REG
-)
-_FB_ScatterNdOptions: _fb.Table[ScatterNdOptions] = _fb.Table(
-    "tflite.ScatterNdOptions", ScatterNdOptions, (), reg=_FB_REG
-)
-_FB_SelectV2Options: _fb.Table[SelectV2Options] = _fb.Table(
-    "tflite.SelectV2Options", SelectV2Options, (), reg=_FB_REG
-)
-_FB_DensifyOptions: _fb.Table[DensifyOptions] = _fb.Table(
-    "tflite.DensifyOptions", DensifyOptions, (), reg=_FB_REG
-)
-_FB_SegmentSumOptions: _fb.Table[SegmentSumOptions] = _fb.Table(
-    "tflite.SegmentSumOptions", SegmentSumOptions, (), reg=_FB_REG
-)
-_FB_BatchMatMulOptions: _fb.Table[BatchMatMulOptions] = _fb.Table(
+_fb.Table("tflite.NonMaxSuppressionV4Options", NonMaxSuppressionV4Options, (), reg=_FB_REG)
+_fb.Table("tflite.NonMaxSuppressionV5Options", NonMaxSuppressionV5Options, (), reg=_FB_REG)
+_fb.Table("tflite.ScatterNdOptions", ScatterNdOptions, (), reg=_FB_REG)
+_fb.Table("tflite.SelectV2Options", SelectV2Options, (), reg=_FB_REG)
+_fb.Table("tflite.DensifyOptions", DensifyOptions, (), reg=_FB_REG)
+_fb.Table("tflite.SegmentSumOptions", SegmentSumOptions, (), reg=_FB_REG)
+_fb.Table(
     "tflite.BatchMatMulOptions",
     BatchMatMulOptions,
     (
@@ -12735,19 +3060,15 @@ _FB_BatchMatMulOptions: _fb.Table[BatchMatMulOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_CumsumOptions: _fb.Table[CumsumOptions] = _fb.Table(
+_fb.Table(
     "tflite.CumsumOptions",
     CumsumOptions,
     (("exclusive", "exclusive", 0, "?", False, {}), ("reverse", "reverse", 1, "?", False, {})),
     reg=_FB_REG,
 )
-_FB_BroadcastToOptions: _fb.Table[BroadcastToOptions] = _fb.Table(
-    "tflite.BroadcastToOptions", BroadcastToOptions, (), reg=_FB_REG
-)
-_FB_Rfft2dOptions: _fb.Table[Rfft2dOptions] = _fb.Table(
-    "tflite.Rfft2dOptions", Rfft2dOptions, (), reg=_FB_REG
-)
-_FB_HashtableOptions: _fb.Table[HashtableOptions] = _fb.Table(
+_fb.Table("tflite.BroadcastToOptions", BroadcastToOptions, (), reg=_FB_REG)
+_fb.Table("tflite.Rfft2dOptions", Rfft2dOptions, (), reg=_FB_REG)
+_fb.Table(
     "tflite.HashtableOptions",
     HashtableOptions,
     (
@@ -12757,16 +3078,10 @@ _FB_HashtableOptions: _fb.Table[HashtableOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_HashtableFindOptions: _fb.Table[HashtableFindOptions] = _fb.Table(
-    "tflite.HashtableFindOptions", HashtableFindOptions, (), reg=_FB_REG
-)
-_FB_HashtableImportOptions: _fb.Table[HashtableImportOptions] = _fb.Table(
-    "tflite.HashtableImportOptions", HashtableImportOptions, (), reg=_FB_REG
-)
-_FB_HashtableSizeOptions: _fb.Table[HashtableSizeOptions] = _fb.Table(
-    "tflite.HashtableSizeOptions", HashtableSizeOptions, (), reg=_FB_REG
-)
-_FB_VarHandleOptions: _fb.Table[VarHandleOptions] = _fb.Table(
+_fb.Table("tflite.HashtableFindOptions", HashtableFindOptions, (), reg=_FB_REG)
+_fb.Table("tflite.HashtableImportOptions", HashtableImportOptions, (), reg=_FB_REG)
+_fb.Table("tflite.HashtableSizeOptions", HashtableSizeOptions, (), reg=_FB_REG)
+_fb.Table(
     "tflite.VarHandleOptions",
     VarHandleOptions,
     (
@@ -12775,64 +3090,38 @@ _FB_VarHandleOptions: _fb.Table[VarHandleOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ReadVariableOptions: _fb.Table[ReadVariableOptions] = _fb.Table(
-    "tflite.ReadVariableOptions", ReadVariableOptions, (), reg=_FB_REG
-)
-_FB_AssignVariableOptions: _fb.Table[AssignVariableOptions] = _fb.Table(
-    "tflite.AssignVariableOptions", AssignVariableOptions, (), reg=_FB_REG
-)
-_FB_RandomOptions: _fb.Table[RandomOptions] = _fb.Table(
+_fb.Table("tflite.ReadVariableOptions", ReadVariableOptions, (), reg=_FB_REG)
+_fb.Table("tflite.AssignVariableOptions", AssignVariableOptions, (), reg=_FB_REG)
+_fb.Table(
     "tflite.RandomOptions",
     RandomOptions,
     (("seed", "seed", 0, "q", 0, {}), ("seed2", "seed2", 1, "q", 0, {})),
     reg=_FB_REG,
 )
-_FB_BucketizeOptions: _fb.Table[BucketizeOptions] = _fb.Table(
+_fb.Table(
     "tflite.BucketizeOptions",
     BucketizeOptions,
     (("boundaries", "boundaries", 0, ("vector", "f"), None, {}),),
     reg=_FB_REG,
 )
-_FB_GeluOptions: _fb.Table[GeluOptions] = _fb.Table(
+_fb.Table(
     "tflite.GeluOptions",
     GeluOptions,
     (("approximate", "approximate", 0, "?", False, {}),),
     reg=_FB_REG,
 )
-_FB_DynamicUpdateSliceOptions: _fb.Table[DynamicUpdateSliceOptions] = _fb.Table(
-    "tflite.DynamicUpdateSliceOptions", DynamicUpdateSliceOptions, (), reg=_FB_REG
-)
-_FB_UnsortedSegmentProdOptions: _fb.Table[UnsortedSegmentProdOptions] = _fb.Table(
-    "tflite.UnsortedSegmentProdOptions", UnsortedSegmentProdOptions, (), reg=_FB_REG
-)
-_FB_UnsortedSegmentMaxOptions: _fb.Table[UnsortedSegmentMaxOptions] = _fb.Table(
-    "tflite.UnsortedSegmentMaxOptions", UnsortedSegmentMaxOptions, (), reg=_FB_REG
-)
-_FB_UnsortedSegmentSumOptions: _fb.Table[UnsortedSegmentSumOptions] = _fb.Table(
-    "tflite.UnsortedSegmentSumOptions", UnsortedSegmentSumOptions, (), reg=_FB_REG
-)
-_FB_ATan2Options: _fb.Table[ATan2Options] = _fb.Table(
-    "tflite.ATan2Options", ATan2Options, (), reg=_FB_REG
-)
-_FB_UnsortedSegmentMinOptions: _fb.Table[UnsortedSegmentMinOptions] = _fb.Table(
-    "tflite.UnsortedSegmentMinOptions", UnsortedSegmentMinOptions, (), reg=_FB_REG
-)
-_FB_SignOptions: _fb.Table[SignOptions] = _fb.Table(
-    "tflite.SignOptions", SignOptions, (), reg=_FB_REG
-)
-_FB_BitcastOptions: _fb.Table[BitcastOptions] = _fb.Table(
-    "tflite.BitcastOptions", BitcastOptions, (), reg=_FB_REG
-)
-_FB_BitwiseXorOptions: _fb.Table[BitwiseXorOptions] = _fb.Table(
-    "tflite.BitwiseXorOptions", BitwiseXorOptions, (), reg=_FB_REG
-)
-_FB_RightShiftOptions: _fb.Table[RightShiftOptions] = _fb.Table(
-    "tflite.RightShiftOptions", RightShiftOptions, (), reg=_FB_REG
-)
-_FB_DilateOptions: _fb.Table[DilateOptions] = _fb.Table(
-    "tflite.DilateOptions", DilateOptions, (), reg=_FB_REG
-)
-_FB_ReduceWindowOptions: _fb.Table[ReduceWindowOptions] = _fb.Table(
+_fb.Table("tflite.DynamicUpdateSliceOptions", DynamicUpdateSliceOptions, (), reg=_FB_REG)
+_fb.Table("tflite.UnsortedSegmentProdOptions", UnsortedSegmentProdOptions, (), reg=_FB_REG)
+_fb.Table("tflite.UnsortedSegmentMaxOptions", UnsortedSegmentMaxOptions, (), reg=_FB_REG)
+_fb.Table("tflite.UnsortedSegmentSumOptions", UnsortedSegmentSumOptions, (), reg=_FB_REG)
+_fb.Table("tflite.ATan2Options", ATan2Options, (), reg=_FB_REG)
+_fb.Table("tflite.UnsortedSegmentMinOptions", UnsortedSegmentMinOptions, (), reg=_FB_REG)
+_fb.Table("tflite.SignOptions", SignOptions, (), reg=_FB_REG)
+_fb.Table("tflite.BitcastOptions", BitcastOptions, (), reg=_FB_REG)
+_fb.Table("tflite.BitwiseXorOptions", BitwiseXorOptions, (), reg=_FB_REG)
+_fb.Table("tflite.RightShiftOptions", RightShiftOptions, (), reg=_FB_REG)
+_fb.Table("tflite.DilateOptions", DilateOptions, (), reg=_FB_REG)
+_fb.Table(
     "tflite.ReduceWindowOptions",
     ReduceWindowOptions,
     (
@@ -12847,7 +3136,7 @@ _FB_ReduceWindowOptions: _fb.Table[ReduceWindowOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_OperatorCode: _fb.Table[OperatorCode] = _fb.Table(
+_fb.Table(
     "tflite.OperatorCode",
     OperatorCode,
     (
@@ -12865,7 +3154,7 @@ _FB_OperatorCode: _fb.Table[OperatorCode] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_StableHLOCompositeOptions: _fb.Table[StableHLOCompositeOptions] = _fb.Table(
+_fb.Table(
     "tflite.StableHLOCompositeOptions",
     StableHLOCompositeOptions,
     (
@@ -12884,10 +3173,8 @@ _FB_StableHLOCompositeOptions: _fb.Table[StableHLOCompositeOptions] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_StablehloShiftLeftOptions: _fb.Table[StablehloShiftLeftOptions] = _fb.Table(
-    "tflite.StablehloShiftLeftOptions", StablehloShiftLeftOptions, (), reg=_FB_REG
-)
-_FB_Operator: _fb.Table[Operator] = _fb.Table(
+_fb.Table("tflite.StablehloShiftLeftOptions", StablehloShiftLeftOptions, (), reg=_FB_REG)
+_fb.Table(
     "tflite.Operator",
     Operator,
     (
@@ -13184,7 +3471,7 @@ _FB_Operator: _fb.Table[Operator] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SubGraph: _fb.Table[SubGraph] = _fb.Table(
+_fb.Table(
     "tflite.SubGraph",
     SubGraph,
     (
@@ -13197,7 +3484,7 @@ _FB_SubGraph: _fb.Table[SubGraph] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Buffer: _fb.Table[Buffer] = _fb.Table(
+_fb.Table(
     "tflite.Buffer",
     Buffer,
     (
@@ -13207,13 +3494,13 @@ _FB_Buffer: _fb.Table[Buffer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ExternalBufferGroup: _fb.Table[ExternalBufferGroup] = _fb.Table(
+_fb.Table(
     "tflite.ExternalBufferGroup",
     ExternalBufferGroup,
     (("name", "name", 0, "string", None, {}),),
     reg=_FB_REG,
 )
-_FB_ExternalBuffer: _fb.Table[ExternalBuffer] = _fb.Table(
+_fb.Table(
     "tflite.ExternalBuffer",
     ExternalBuffer,
     (
@@ -13225,19 +3512,19 @@ _FB_ExternalBuffer: _fb.Table[ExternalBuffer] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Metadata: _fb.Table[Metadata] = _fb.Table(
+_fb.Table(
     "tflite.Metadata",
     Metadata,
     (("name", "name", 0, "string", None, {}), ("buffer", "buffer", 1, "I", 0, {})),
     reg=_FB_REG,
 )
-_FB_TensorMap: _fb.Table[TensorMap] = _fb.Table(
+_fb.Table(
     "tflite.TensorMap",
     TensorMap,
     (("name", "name", 0, "string", None, {}), ("tensor_index", "tensor_index", 1, "I", 0, {})),
     reg=_FB_REG,
 )
-_FB_SignatureDef: _fb.Table[SignatureDef] = _fb.Table(
+_fb.Table(
     "tflite.SignatureDef",
     SignatureDef,
     (
@@ -13249,7 +3536,7 @@ _FB_SignatureDef: _fb.Table[SignatureDef] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Model: _fb.Table[Model] = _fb.Table(
+_fb.Table(
     "tflite.Model",
     Model,
     (

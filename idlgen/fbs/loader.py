@@ -124,9 +124,9 @@ def _check_json(
         return
     from ..errors import DecodeError
     from ..wire import fbjson
-    from .codegen import build_runtime
+    from .descriptors import validation_descriptors
 
-    rt = build_runtime(schema)
+    rt = validation_descriptors(schema)
     for f in todo:
         sf = next((x for x in schema.files if x.path == f.path), None)
         span = f.json_span
@@ -135,7 +135,7 @@ def _check_json(
             continue
         lines = sources[f.path].splitlines(keepends=True)
         start = sum(len(x) for x in lines[: span.line - 1]) + span.col - 1
-        desc = rt["desc:" + sf.root_type]
+        desc = rt[sf.root_type]
         try:
             desc.encode(fbjson.from_json(desc, sources[f.path][start:]))
         # AttributeError: fbjson given a list where it wants a scalar (``a: [[1]]`` for [int])

@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-from idlgen.fbs.codegen import build_runtime
-from idlgen.fbs.loader import load
+from .._gen import Generated, descriptor, generate_schema
 
 REPO = Path(__file__).resolve().parents[2]
 # IDLGEN_SHARED: where ../shared lives when the checkout is elsewhere (e.g. a git worktree)
@@ -50,21 +49,25 @@ def flatc(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedPro
     )
 
 
+def classes_and_descriptors(g: Generated) -> dict[str, Any]:
+    """Generated classes by qualified name, plus ``"desc:" + qualname`` → their descriptors."""
+    rt: dict[str, Any] = dict(g.classes)
+    for q, cls in g.classes.items():
+        if hasattr(cls, "_FB_DESC"):
+            rt["desc:" + q] = descriptor(cls)
+    return rt
+
+
 def runtime_text(src: str, name: str = "t.fbs") -> dict[str, Any]:
     """Classes + descriptors (``"desc:" + qualname``) for schema source text."""
-    from idlgen.fbs.loader import load_text
-
-    res = load_text(src, name)
-    assert res.ok, res.diagnostics
-    return build_runtime(res.schema)
+    return classes_and_descriptors(generate_schema(src, suffix=".fbs"))
 
 
 @functools.cache
 def runtime(schema: Path) -> tuple[Any, dict[str, Any]]:
-    """(LoadResult, classes+descriptors) for a corpus schema, built straight from the IR."""
-    res = load([schema], include_dirs=include_dirs(schema))
-    assert res.ok, res.diagnostics
-    return res, build_runtime(res.schema)
+    """(LoadResult, classes+descriptors) of the modules generated for a corpus schema."""
+    g = generate_schema(schema, include_dirs=include_dirs(schema))
+    return g.load, classes_and_descriptors(g)
 
 
 def root_of(schema: Path) -> str:

@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 
 from idlgen import DecodeError
 from idlgen.cli import main
-from idlgen.fbs.codegen import descriptor_calls, render_calls
+from idlgen.backend.fbs_codec import render_calls
+from idlgen.fbs.descriptors import descriptor_calls
 from idlgen.fbs.loader import load
 from idlgen.wire import flatbuffers as fb
 
@@ -51,7 +52,7 @@ def test_descriptor_calls_are_literals() -> None:
     kinds = sorted({c.kind for c in calls})
     assert kinds == ["Enum", "Struct", "Table", "Union"]
     lines = render_calls(calls, lambda q: q.rsplit(".", 1)[-1])
-    root = next(line for line in lines if line.startswith("_FB_Root"))
+    root = next(line for line in lines if line.startswith("_fb.Table('Ex.Root'"))
     assert "identifier='EXMP'" in root and 'float("-inf")' in root
 
 

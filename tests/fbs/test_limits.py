@@ -42,7 +42,7 @@ root_type Root;
             lambda rt: rt["N.Root"](req="r", leaves=[rt["N.Leaf"](v=rt["N.V"](x=1 << 20))]),
             "Root.leaves[0].v",
         ),
-        (lambda rt: rt["N.Root"](leaves=[]), "Root.req"),
+        (lambda rt: rt["N.Root"](req=None, leaves=[]), "Root.req"),  # a required field unset
         (lambda rt: rt["N.Root"](req="r", leaves=["x"]), "Root.leaves[0]"),
     ],
 )

@@ -11,11 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from idlgen import DecodeError
-from idlgen.fbs.codegen import build_runtime
-from idlgen.fbs.loader import load_text
 from idlgen.wire import flatbuffers as fb
 
-from .common import TESTS, need_shared, runtime
+from .._gen import generate_schema
+from .common import TESTS, classes_and_descriptors, need_shared, runtime
 
 ANNOTATED = TESTS / "annotated_binary" / "annotated_binary.fbs"
 INVALID = (
@@ -50,9 +49,7 @@ def test_valid_annotated_binary_accepted() -> None:
 
 
 def _runtime(src: str) -> dict[str, Any]:
-    res = load_text(src, "t.fbs")
-    assert res.ok, res.diagnostics
-    return build_runtime(res.schema)
+    return classes_and_descriptors(generate_schema(src, suffix=".fbs"))
 
 
 def test_depth_limit() -> None:

@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from idlgen import ir
-from idlgen.hdi import codegen
+from idlgen.backend import hdi_codec as codegen
 from idlgen.wire import parcel
 
 _TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"), max_size=6)

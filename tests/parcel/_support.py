@@ -8,23 +8,21 @@ from pathlib import Path
 from typing import Any
 
 from idlgen import ir
-from idlgen.hdi import codegen
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO / ".." / "shared"
 VECTORS = SHARED / "vectors" / "parcel"
 CORPUS = SHARED / "corpus" / "hdi"
+from .._gen import attr_of, generate_schema
 
 
 @functools.cache
 def nnrt(version: str) -> tuple[ir.Schema, dict[str, Any]]:
-    """The repository's NNRt schema of ``version`` (``v1_0``/``v2_1``) and runtime classes."""
-    from idlgen.hdi.loader import load
-
+    """The repository's NNRt schema of ``version`` (``v1_0``/``v2_1``) and its generated classes
+    by qualified name."""
     root = REPO / "schemas" / "hdi"
-    res = load(sorted((root / "nnrt" / version).glob("*.idl")), roots={"ohos.hdi": root})
-    assert not [d for d in res.diagnostics if d.severity.name == "ERROR"], res.diagnostics
-    return res.schema, codegen.runtime_classes(res.schema)
+    g = generate_schema(root / "nnrt" / version, roots={"ohos.hdi": root})
+    return g.schema, g.classes
 
 
 def from_value(t: ir.TypeRef, v: Any, decls: dict[str, ir.Decl], classes: dict[str, Any]) -> Any:
@@ -86,7 +84,7 @@ def to_value(t: ir.TypeRef, v: Any, decls: dict[str, ir.Decl]) -> Any:
         assert type(v).__name__ == d.name, type(v)
         return int(v)
     assert isinstance(d, ir.Struct) and type(v).__name__ == d.name
-    return {f.name: to_value(f.type, getattr(v, codegen.py_name(f.name)), decls) for f in d.fields}
+    return {f.name: to_value(f.type, getattr(v, attr_of(type(v), f.name)), decls) for f in d.fields}
 
 
 def same(a: Any, b: Any) -> bool:

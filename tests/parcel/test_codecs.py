@@ -7,9 +7,12 @@ import struct
 import pytest
 
 from idlgen import DecodeError, ir
-from idlgen.hdi import codegen, layout
+from idlgen.backend import Names
+from idlgen.backend import hdi_codec as codegen
+from idlgen.hdi import layout
 from idlgen.wire import parcel
 
+from .._gen import generated_classes
 from ._support import nnrt
 
 NS = "ohos.hdi.nnrt.v2_1"
@@ -212,7 +215,7 @@ def test_union_record_and_nested_pod() -> None:
     hl = layout.struct_layout(decls["t.v1_0.H"], decls.__getitem__)  # type: ignore[arg-type]
     # bool@0, U@8 (8), P@16 (int16, pad, int32 → 8), E@24, sizeof rounded to 32
     assert hl is not None and hl.offsets == (0, 8, 16, 24) and hl.size == 32
-    C = codegen.runtime_classes(schema)
+    C = generated_classes(schema)
     U, H, P, E, M = (C[f"t.v1_0.{n}"] for n in "UHPEM")
     u = U(i=-1)
     assert u.raw == b"\xff\xff\xff\xff\0\0\0\0" and u.to_dict() == {"i": -1}
@@ -288,7 +291,10 @@ def test_rendered_source_builds_the_same_codecs() -> None:
     env.update({q.rsplit(".", 1)[1]: c for q, c in classes.items()})
     for q, d in decls.items():
         if isinstance(d, (ir.Struct, ir.Union)):
-            src = codegen.render(codegen.record_codec(d, resolve), lambda n: n.rsplit(".", 1)[1])
+            attrs = Names(schema).field_names(q).__getitem__
+            src = codegen.render(
+                codegen.record_codec(d, resolve, attrs), lambda n: n.rsplit(".", 1)[1]
+            )
             codec = eval(src, env)  # noqa: S307 - our own generated expression
             value = classes[q]()
             assert codec.encode(value, []) == parcel.codec_of(classes[q]).encode(value, [])
@@ -325,7 +331,7 @@ def test_unmarshalled_members_write_nothing() -> None:
         ),
     )
     schema = ir.Schema((ir.SchemaFile("T.idl", "hdi", ns, (iface, s)),))
-    H = codegen.runtime_classes(schema)[f"{ns}.Holder"]
+    H = generated_classes(schema)[f"{ns}.Holder"]
     h = H(7, None, 0, "x")
     assert h.to_parcel() == struct.pack("<i", 7) + b"x\0\0\0"
     assert H.from_parcel(h.to_parcel()) == h
@@ -358,7 +364,7 @@ def test_union_template_renders_a_union_record() -> None:
     fields = [SimpleNamespace(name=m.name, annotation="int") for m in u.members]
     record = SimpleNamespace(name="U", doc='"""A union."""', fields=fields)
     src = env.get_template("hdi_union.j2").render(record=record)
-    classes = codegen.runtime_classes(schema)
+    classes = generated_classes(schema)
     ns: dict[str, object] = {
         "_parcel": parcel,
         "TYPE_CHECKING": False,
@@ -366,7 +372,10 @@ def test_union_template_renders_a_union_record() -> None:
         "E": classes["t.v1_0.E"],
     }
     exec(src, ns)  # noqa: S102
-    line = codegen.render(codegen.record_codec(u, decls.__getitem__), lambda q: q.rsplit(".", 1)[1])
+    attrs = Names(schema).field_names(u.qualname).__getitem__
+    line = codegen.render(
+        codegen.record_codec(u, decls.__getitem__, attrs), lambda q: q.rsplit(".", 1)[1]
+    )
     exec(f"_PARCEL_U = {line}", ns)  # noqa: S102
     U = ns["U"]
     assert issubclass(U, parcel.UnionRecord) and U.__doc__ == "A union."  # type: ignore[arg-type]

@@ -21,7 +21,7 @@ ROOT_PKG = "parcel_gen_under_test"
 @pytest.fixture(scope="module")
 def gen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ModuleType]:
     from idlgen.hdi.loader import load
-    from idlgen.pygen.generate import generate
+    from idlgen.backend.generate import generate
 
     root = REPO / "schemas" / "hdi"
     out = tmp_path_factory.mktemp("gen") / ROOT_PKG
@@ -107,7 +107,7 @@ def test_generated_activation_and_node_attr(gen: dict[str, ModuleType]) -> None:
 def test_generated_protocol_loopback(gen: dict[str, ModuleType]) -> None:
     """A Python INnrtDevice written against the generated Protocol, through real bytes."""
     from idlgen import ir
-    from idlgen.hdi import codegen
+    from idlgen.backend import hdi_codec as codegen
     from idlgen.hdi.loader import load
     from idlgen.wire import ipc
 

@@ -116,7 +116,7 @@ def test_allocation_is_bounded(name: str) -> None:
 
 
 def test_reply_decoding_is_safe() -> None:
-    from idlgen.hdi import codegen
+    from idlgen.backend import hdi_codec as codegen
 
     schema, classes = nnrt("v2_1")
     ifaces = codegen.build_interfaces(schema, classes)
@@ -158,8 +158,8 @@ def _outcome(codec: parcel.Struct, data: bytes, objects: list[object], generic: 
         "Conv2DFusion",
     ],
 )
-def test_inlined_reader_matches_generic(name: str) -> None:
-    """The compiled struct reader behaves exactly like member-by-member reading."""
+def test_fast_reader_matches_generic(name: str) -> None:
+    """The struct fast-path reader behaves exactly like member-by-member reading."""
     schema, classes = nnrt("v2_1")
     decls = schema.decls()
     codec = parcel.codec_of(classes[f"{NS}.{name}"])

@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 
 from idlgen import DecodeError, ir
-from idlgen.hdi import codegen
+from idlgen.backend import hdi_codec as codegen
 from idlgen.wire import ipc, parcel
 
+from .._gen import generated_classes
 from ._support import CORPUS, nnrt
 
 NS = "ohos.hdi.nnrt.v2_1"
@@ -192,7 +193,7 @@ def test_hdi_gen_command_ids() -> None:
         ("GetData", 5, True),
     ]
     # the codecs: overloads are named with their command id, ancestors keep the plain name
-    codecs = codegen.build_interfaces(s08, codegen.runtime_classes(s08))
+    codecs = codegen.build_interfaces(s08, generated_classes(s08))
     foo = codecs["ohos.hdi.foo.v1_1.IFoo"]
     assert sorted(foo.by_cmd) == [0, 1, 2, 3, 4, 5]
     assert foo.by_name["Ping_4"].cmd_id == 4 and foo.by_name["Ping"].cmd_id == 1

@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-from idlgen.wire import fbjson as _fbjson, flatbuffers as _fb, records as _rec
+
+from idlgen.wire import flatbuffers as _fb, records as _rec
 from idlgen.wire.flatbuffers import ScalarVector
-from idlgen.wire.records import OpenIntEnum
+
 from .ops_v0 import (
     Abs,
     Activation,
@@ -228,7 +227,7 @@ __all__ = [
 ]
 
 
-class NodeType(OpenIntEnum):
+class NodeType(_rec.OpenIntEnum):
     """NodeType"""
 
     ValueNode = 0
@@ -236,7 +235,7 @@ class NodeType(OpenIntEnum):
     CNode = 2
 
 
-class QuantType(OpenIntEnum):
+class QuantType(_rec.OpenIntEnum):
     """QuantType"""
 
     QUANT_NONE = 0
@@ -246,7 +245,7 @@ class QuantType(OpenIntEnum):
 
 
 @dataclass
-class QuantParam:
+class QuantParam(_rec.FlatRecord):
     """QuantParam"""
 
     scale: float = 0.0
@@ -262,124 +261,15 @@ class QuantParam:
     roundType: int = 1
     multiplier: int = 1
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "scale": self.scale,
-            "zeroPoint": self.zeroPoint,
-            "min": self.min,
-            "max": self.max,
-            "narrowRange": self.narrowRange,
-            "numBits": self.numBits,
-            "inited": self.inited,
-            "varCorr": self.varCorr,
-            "meanCorr": self.meanCorr,
-            "dstDtype": self.dstDtype,
-            "roundType": self.roundType,
-            "multiplier": self.multiplier,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> QuantParam:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_QuantParam
-        if unknown:
-            raise ValueError(f"unknown field(s) for QuantParam: {sorted(unknown)}")
-        obj = cls()
-        if "scale" in d:
-            v = d["scale"]
-            obj.scale = float(v)
-        if "zeroPoint" in d:
-            v = d["zeroPoint"]
-            obj.zeroPoint = int(v)
-        if "min" in d:
-            v = d["min"]
-            obj.min = float(v)
-        if "max" in d:
-            v = d["max"]
-            obj.max = float(v)
-        if "narrowRange" in d:
-            v = d["narrowRange"]
-            obj.narrowRange = bool(v)
-        if "numBits" in d:
-            v = d["numBits"]
-            obj.numBits = int(v)
-        if "inited" in d:
-            v = d["inited"]
-            obj.inited = bool(v)
-        if "varCorr" in d:
-            v = d["varCorr"]
-            obj.varCorr = float(v)
-        if "meanCorr" in d:
-            v = d["meanCorr"]
-            obj.meanCorr = float(v)
-        if "dstDtype" in d:
-            v = d["dstDtype"]
-            obj.dstDtype = int(v)
-        if "roundType" in d:
-            v = d["roundType"]
-            obj.roundType = int(v)
-        if "multiplier" in d:
-            v = d["multiplier"]
-            obj.multiplier = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_QuantParam.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> QuantParam:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_QuantParam.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_QuantParam, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> QuantParam:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_QuantParam, text)
-
-
-_FIELDS_QuantParam: frozenset[str] = frozenset(
-    (
-        "scale",
-        "zeroPoint",
-        "min",
-        "max",
-        "narrowRange",
-        "numBits",
-        "inited",
-        "varCorr",
-        "meanCorr",
-        "dstDtype",
-        "roundType",
-        "multiplier",
-    )
-)
-
 
 @dataclass
-class Tensor:
+class Tensor(_rec.FlatRecord):
     """Tensor"""
 
-    nodeType: NodeType = NodeType(0)
+    nodeType: NodeType = NodeType.ValueNode
     dataType: int = 0
     dims: list[int] | ScalarVector | None = None
-    format: Format = Format(0)
+    format: Format = Format.NCHW
     refCount: int = 0
     offset: int = 0
     data: bytes | ScalarVector | None = None
@@ -387,110 +277,9 @@ class Tensor:
     quantClusters: list[float] | ScalarVector | None = None
     name: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "nodeType": int(self.nodeType),
-            "dataType": self.dataType,
-            "dims": None if self.dims is None else list(self.dims),
-            "format": int(self.format),
-            "refCount": self.refCount,
-            "offset": self.offset,
-            "data": None if self.data is None else bytes(self.data),
-            "quantParams": (
-                None if self.quantParams is None else [e0.to_dict() for e0 in self.quantParams]
-            ),
-            "quantClusters": None if self.quantClusters is None else list(self.quantClusters),
-            "name": self.name,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Tensor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Tensor
-        if unknown:
-            raise ValueError(f"unknown field(s) for Tensor: {sorted(unknown)}")
-        obj = cls()
-        if "nodeType" in d:
-            v = d["nodeType"]
-            obj.nodeType = _rec.enum_from(NodeType, v)
-        if "dataType" in d:
-            v = d["dataType"]
-            obj.dataType = int(v)
-        if "dims" in d:
-            v = d["dims"]
-            obj.dims = None if v is None else [int(e0) for e0 in v]
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "refCount" in d:
-            v = d["refCount"]
-            obj.refCount = int(v)
-        if "offset" in d:
-            v = d["offset"]
-            obj.offset = int(v)
-        if "data" in d:
-            v = d["data"]
-            obj.data = None if v is None else _rec.bytes_from(v)
-        if "quantParams" in d:
-            v = d["quantParams"]
-            obj.quantParams = None if v is None else [QuantParam.from_dict(e0) for e0 in v]
-        if "quantClusters" in d:
-            v = d["quantClusters"]
-            obj.quantClusters = None if v is None else [float(e0) for e0 in v]
-        if "name" in d:
-            v = d["name"]
-            obj.name = None if v is None else str(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Tensor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Tensor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Tensor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Tensor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Tensor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Tensor, text)
-
-
-_FIELDS_Tensor: frozenset[str] = frozenset(
-    (
-        "nodeType",
-        "dataType",
-        "dims",
-        "format",
-        "refCount",
-        "offset",
-        "data",
-        "quantParams",
-        "quantClusters",
-        "name",
-    )
-)
-
 
 @dataclass
-class Primitive:
+class Primitive(_rec.FlatRecord):
     """Primitive"""
 
     value: (
@@ -700,150 +489,21 @@ class Primitive:
         | None
     ) = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "value": None if self.value is None else _rec.union_to_dict(self.value),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Primitive:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Primitive
-        if unknown:
-            raise ValueError(f"unknown field(s) for Primitive: {sorted(unknown)}")
-        obj = cls()
-        if "value" in d:
-            v = d["value"]
-            obj.value = v
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Primitive.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Primitive:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Primitive.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Primitive, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Primitive:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Primitive, text)
-
-
-_FIELDS_Primitive: frozenset[str] = frozenset(("value",))
-
 
 @dataclass
-class CNode:
+class CNode(_rec.FlatRecord):
     """CNode"""
 
     name: str | None = None
-    nodeType: NodeType = NodeType(2)
+    nodeType: NodeType = NodeType.CNode
     primitive: Primitive | None = None
     inputIndex: list[int] | ScalarVector | None = None
     outputIndex: list[int] | ScalarVector | None = None
-    quantType: QuantType = QuantType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "name": self.name,
-            "nodeType": int(self.nodeType),
-            "primitive": None if self.primitive is None else self.primitive.to_dict(),
-            "inputIndex": None if self.inputIndex is None else list(self.inputIndex),
-            "outputIndex": None if self.outputIndex is None else list(self.outputIndex),
-            "quantType": int(self.quantType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> CNode:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_CNode
-        if unknown:
-            raise ValueError(f"unknown field(s) for CNode: {sorted(unknown)}")
-        obj = cls()
-        if "name" in d:
-            v = d["name"]
-            obj.name = None if v is None else str(v)
-        if "nodeType" in d:
-            v = d["nodeType"]
-            obj.nodeType = _rec.enum_from(NodeType, v)
-        if "primitive" in d:
-            v = d["primitive"]
-            obj.primitive = None if v is None else Primitive.from_dict(v)
-        if "inputIndex" in d:
-            v = d["inputIndex"]
-            obj.inputIndex = None if v is None else [int(e0) for e0 in v]
-        if "outputIndex" in d:
-            v = d["outputIndex"]
-            obj.outputIndex = None if v is None else [int(e0) for e0 in v]
-        if "quantType" in d:
-            v = d["quantType"]
-            obj.quantType = _rec.enum_from(QuantType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_CNode.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> CNode:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_CNode.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_CNode, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> CNode:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_CNode, text)
-
-
-_FIELDS_CNode: frozenset[str] = frozenset(
-    (
-        "name",
-        "nodeType",
-        "primitive",
-        "inputIndex",
-        "outputIndex",
-        "quantType",
-    )
-)
+    quantType: QuantType = QuantType.QUANT_NONE
 
 
 @dataclass
-class SubGraph:
+class SubGraph(_rec.FlatRecord):
     """SubGraph"""
 
     name: str | None = None
@@ -852,83 +512,9 @@ class SubGraph:
     nodeIndices: list[int] | ScalarVector | None = None
     tensorIndices: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "name": self.name,
-            "inputIndices": None if self.inputIndices is None else list(self.inputIndices),
-            "outputIndices": None if self.outputIndices is None else list(self.outputIndices),
-            "nodeIndices": None if self.nodeIndices is None else list(self.nodeIndices),
-            "tensorIndices": None if self.tensorIndices is None else list(self.tensorIndices),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SubGraph:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SubGraph
-        if unknown:
-            raise ValueError(f"unknown field(s) for SubGraph: {sorted(unknown)}")
-        obj = cls()
-        if "name" in d:
-            v = d["name"]
-            obj.name = None if v is None else str(v)
-        if "inputIndices" in d:
-            v = d["inputIndices"]
-            obj.inputIndices = None if v is None else [int(e0) for e0 in v]
-        if "outputIndices" in d:
-            v = d["outputIndices"]
-            obj.outputIndices = None if v is None else [int(e0) for e0 in v]
-        if "nodeIndices" in d:
-            v = d["nodeIndices"]
-            obj.nodeIndices = None if v is None else [int(e0) for e0 in v]
-        if "tensorIndices" in d:
-            v = d["tensorIndices"]
-            obj.tensorIndices = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SubGraph.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SubGraph:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SubGraph.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SubGraph, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SubGraph:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SubGraph, text)
-
-
-_FIELDS_SubGraph: frozenset[str] = frozenset(
-    (
-        "name",
-        "inputIndices",
-        "outputIndices",
-        "nodeIndices",
-        "tensorIndices",
-    )
-)
-
 
 @dataclass
-class MetaGraph:
+class MetaGraph(_rec.FlatRecord):
     """MetaGraph"""
 
     name: str | None = None
@@ -941,106 +527,11 @@ class MetaGraph:
     allTensors: list[Tensor] | None = None
     subGraph: list[SubGraph] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "name": self.name,
-            "version": self.version,
-            "fmkType": self.fmkType,
-            "inputIndex": None if self.inputIndex is None else list(self.inputIndex),
-            "outputIndex": None if self.outputIndex is None else list(self.outputIndex),
-            "mempoolSize": self.mempoolSize,
-            "nodes": None if self.nodes is None else [e0.to_dict() for e0 in self.nodes],
-            "allTensors": (
-                None if self.allTensors is None else [e0.to_dict() for e0 in self.allTensors]
-            ),
-            "subGraph": None if self.subGraph is None else [e0.to_dict() for e0 in self.subGraph],
-        }
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MetaGraph:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MetaGraph
-        if unknown:
-            raise ValueError(f"unknown field(s) for MetaGraph: {sorted(unknown)}")
-        obj = cls()
-        if "name" in d:
-            v = d["name"]
-            obj.name = None if v is None else str(v)
-        if "version" in d:
-            v = d["version"]
-            obj.version = None if v is None else str(v)
-        if "fmkType" in d:
-            v = d["fmkType"]
-            obj.fmkType = int(v)
-        if "inputIndex" in d:
-            v = d["inputIndex"]
-            obj.inputIndex = None if v is None else [int(e0) for e0 in v]
-        if "outputIndex" in d:
-            v = d["outputIndex"]
-            obj.outputIndex = None if v is None else [int(e0) for e0 in v]
-        if "mempoolSize" in d:
-            v = d["mempoolSize"]
-            obj.mempoolSize = int(v)
-        if "nodes" in d:
-            v = d["nodes"]
-            obj.nodes = None if v is None else [CNode.from_dict(e0) for e0 in v]
-        if "allTensors" in d:
-            v = d["allTensors"]
-            obj.allTensors = None if v is None else [Tensor.from_dict(e0) for e0 in v]
-        if "subGraph" in d:
-            v = d["subGraph"]
-            obj.subGraph = None if v is None else [SubGraph.from_dict(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MetaGraph.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MetaGraph:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MetaGraph.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MetaGraph, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MetaGraph:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MetaGraph, text)
-
-
-_FIELDS_MetaGraph: frozenset[str] = frozenset(
-    (
-        "name",
-        "version",
-        "fmkType",
-        "inputIndex",
-        "outputIndex",
-        "mempoolSize",
-        "nodes",
-        "allTensors",
-        "subGraph",
-    )
-)
-
-
-# FlatBuffers codecs (idlgen.wire.flatbuffers): built once at import, resolved on first use.
+# FlatBuffers codecs (idlgen.wire.flatbuffers), built once at import and resolved on first
+# use; each binds itself to its class (``_FB_DESC``).
 _FB_REG = _fb.registry(__name__.split(".")[0])
-_FB_QuantParam: _fb.Table[QuantParam] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.QuantParam",
     QuantParam,
     (
@@ -1059,7 +550,7 @@ _FB_QuantParam: _fb.Table[QuantParam] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Tensor: _fb.Table[Tensor] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Tensor",
     Tensor,
     (
@@ -1090,7 +581,7 @@ _FB_Tensor: _fb.Table[Tensor] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Primitive: _fb.Table[Primitive] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Primitive",
     Primitive,
     (
@@ -1386,7 +877,7 @@ _FB_Primitive: _fb.Table[Primitive] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_CNode: _fb.Table[CNode] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.CNode",
     CNode,
     (
@@ -1413,7 +904,7 @@ _FB_CNode: _fb.Table[CNode] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SubGraph: _fb.Table[SubGraph] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SubGraph",
     SubGraph,
     (
@@ -1425,7 +916,7 @@ _FB_SubGraph: _fb.Table[SubGraph] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_MetaGraph: _fb.Table[MetaGraph] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.MetaGraph",
     MetaGraph,
     (

@@ -3,12 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-from idlgen.wire import fbjson as _fbjson, flatbuffers as _fb, records as _rec
+
+from idlgen.wire import flatbuffers as _fb, records as _rec
 from idlgen.wire.flatbuffers import ScalarVector
-from idlgen.wire.records import OpenIntEnum
 
 __all__ = [
     "ResizeMethod",
@@ -234,7 +232,7 @@ __all__ = [
 ]
 
 
-class ResizeMethod(OpenIntEnum):
+class ResizeMethod(_rec.OpenIntEnum):
     """ResizeMethod"""
 
     UNKNOW = -1
@@ -243,7 +241,7 @@ class ResizeMethod(OpenIntEnum):
     CUBIC = 2
 
 
-class CoordinateTransformMode(OpenIntEnum):
+class CoordinateTransformMode(_rec.OpenIntEnum):
     """CoordinateTransformMode"""
 
     COMMON = 0
@@ -256,7 +254,7 @@ class CoordinateTransformMode(OpenIntEnum):
     ALIGN_CORNERS_WITH_HALF_PIEXL = 7
 
 
-class NearestMode(OpenIntEnum):
+class NearestMode(_rec.OpenIntEnum):
     """NearestMode"""
 
     NORMAL = 0
@@ -266,7 +264,7 @@ class NearestMode(OpenIntEnum):
     CEIL = 4
 
 
-class Format(OpenIntEnum):
+class Format(_rec.OpenIntEnum):
     """Format"""
 
     NCHW = 0
@@ -286,7 +284,7 @@ class Format(OpenIntEnum):
     NUM_OF_FORMAT = 101
 
 
-class ActivationType(OpenIntEnum):
+class ActivationType(_rec.OpenIntEnum):
     """ActivationType"""
 
     NO_ACTIVATION = 0
@@ -311,7 +309,7 @@ class ActivationType(OpenIntEnum):
     UNKNOW = 19
 
 
-class ActivationGradType(OpenIntEnum):
+class ActivationGradType(_rec.OpenIntEnum):
     """ActivationGradType"""
 
     NO_ACTIVATION = 0
@@ -333,7 +331,7 @@ class ActivationGradType(OpenIntEnum):
     UNKNOW = 16
 
 
-class ReduceType(OpenIntEnum):
+class ReduceType(_rec.OpenIntEnum):
     """ReduceType"""
 
     REDUCE_MAX = 0
@@ -346,14 +344,14 @@ class ReduceType(OpenIntEnum):
     UNKNOW = 7
 
 
-class PoolMode(OpenIntEnum):
+class PoolMode(_rec.OpenIntEnum):
     """PoolMode"""
 
     MAX_POOLING = 0
     MEAN_POOLING = 1
 
 
-class EltwiseMode(OpenIntEnum):
+class EltwiseMode(_rec.OpenIntEnum):
     """EltwiseMode"""
 
     PROD = 0
@@ -362,7 +360,7 @@ class EltwiseMode(OpenIntEnum):
     UNKNOW = 3
 
 
-class PadMode(OpenIntEnum):
+class PadMode(_rec.OpenIntEnum):
     """PadMode"""
 
     NOTSET = 0
@@ -372,14 +370,14 @@ class PadMode(OpenIntEnum):
     SAME_LOWER = 5
 
 
-class RoundMode(OpenIntEnum):
+class RoundMode(_rec.OpenIntEnum):
     """RoundMode"""
 
     FLOOR = 0
     CEIL = 1
 
 
-class PaddingMode(OpenIntEnum):
+class PaddingMode(_rec.OpenIntEnum):
     """PaddingMode"""
 
     CONSTANT = 0
@@ -388,7 +386,7 @@ class PaddingMode(OpenIntEnum):
     MODE_RESERVED = 3
 
 
-class LshProjectionType(OpenIntEnum):
+class LshProjectionType(_rec.OpenIntEnum):
     """LshProjectionType"""
 
     UNKNOWN = 0
@@ -396,7 +394,7 @@ class LshProjectionType(OpenIntEnum):
     DENSE = 2
 
 
-class ReduceMode(OpenIntEnum):
+class ReduceMode(_rec.OpenIntEnum):
     """ReduceMode"""
 
     ReduceMean = 0
@@ -410,553 +408,72 @@ class ReduceMode(OpenIntEnum):
 
 
 @dataclass
-class Pad:
+class Pad(_rec.FlatRecord):
     """Pad"""
 
     paddings: list[int] | ScalarVector | None = None
-    paddingMode: PaddingMode = PaddingMode(0)
+    paddingMode: PaddingMode = PaddingMode.CONSTANT
     constantValue: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "paddings": None if self.paddings is None else list(self.paddings),
-            "paddingMode": int(self.paddingMode),
-            "constantValue": self.constantValue,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Pad:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Pad
-        if unknown:
-            raise ValueError(f"unknown field(s) for Pad: {sorted(unknown)}")
-        obj = cls()
-        if "paddings" in d:
-            v = d["paddings"]
-            obj.paddings = None if v is None else [int(e0) for e0 in v]
-        if "paddingMode" in d:
-            v = d["paddingMode"]
-            obj.paddingMode = _rec.enum_from(PaddingMode, v)
-        if "constantValue" in d:
-            v = d["constantValue"]
-            obj.constantValue = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Pad.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Pad:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Pad.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Pad, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Pad:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Pad, text)
-
-
-_FIELDS_Pad: frozenset[str] = frozenset(
-    (
-        "paddings",
-        "paddingMode",
-        "constantValue",
-    )
-)
-
 
 @dataclass
-class Maximum:
+class Maximum(_rec.FlatRecord):
     """Maximum"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Maximum:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Maximum
-        if unknown:
-            raise ValueError(f"unknown field(s) for Maximum: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Maximum.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Maximum:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Maximum.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Maximum, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Maximum:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Maximum, text)
-
-
-_FIELDS_Maximum: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Minimum:
+class Minimum(_rec.FlatRecord):
     """Minimum"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Minimum:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Minimum
-        if unknown:
-            raise ValueError(f"unknown field(s) for Minimum: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Minimum.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Minimum:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Minimum.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Minimum, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Minimum:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Minimum, text)
-
-
-_FIELDS_Minimum: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Flatten:
+class Flatten(_rec.FlatRecord):
     """Flatten"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Flatten:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Flatten
-        if unknown:
-            raise ValueError(f"unknown field(s) for Flatten: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Flatten.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Flatten:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Flatten.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Flatten, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Flatten:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Flatten, text)
-
-
-_FIELDS_Flatten: frozenset[str] = frozenset(())
-
 
 @dataclass
-class FlattenGrad:
+class FlattenGrad(_rec.FlatRecord):
     """FlattenGrad"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FlattenGrad:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FlattenGrad
-        if unknown:
-            raise ValueError(f"unknown field(s) for FlattenGrad: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_FlattenGrad.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> FlattenGrad:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_FlattenGrad.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_FlattenGrad, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> FlattenGrad:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_FlattenGrad, text)
-
-
-_FIELDS_FlattenGrad: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Concat:
+class Concat(_rec.FlatRecord):
     """Concat"""
 
     axis: int = 0
     n: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-            "n": self.n,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Concat:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Concat
-        if unknown:
-            raise ValueError(f"unknown field(s) for Concat: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        if "n" in d:
-            v = d["n"]
-            obj.n = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Concat.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Concat:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Concat.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Concat, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Concat:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Concat, text)
-
-
-_FIELDS_Concat: frozenset[str] = frozenset(
-    (
-        "axis",
-        "n",
-    )
-)
-
 
 @dataclass
-class SoftMax:
+class SoftMax(_rec.FlatRecord):
     """SoftMax"""
 
     axis: int = -1
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SoftMax:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SoftMax
-        if unknown:
-            raise ValueError(f"unknown field(s) for SoftMax: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SoftMax.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SoftMax:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SoftMax.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SoftMax, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SoftMax:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SoftMax, text)
-
-
-_FIELDS_SoftMax: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class Activation:
+class Activation(_rec.FlatRecord):
     """Activation"""
 
-    type: ActivationType = ActivationType(0)
+    type: ActivationType = ActivationType.NO_ACTIVATION
     alpha: float = 0.2
     min_val: float = -1.0
     max_val: float = 1.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "type": int(self.type),
-            "alpha": self.alpha,
-            "min_val": self.min_val,
-            "max_val": self.max_val,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Activation:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Activation
-        if unknown:
-            raise ValueError(f"unknown field(s) for Activation: {sorted(unknown)}")
-        obj = cls()
-        if "type" in d:
-            v = d["type"]
-            obj.type = _rec.enum_from(ActivationType, v)
-        if "alpha" in d:
-            v = d["alpha"]
-            obj.alpha = float(v)
-        if "min_val" in d:
-            v = d["min_val"]
-            obj.min_val = float(v)
-        if "max_val" in d:
-            v = d["max_val"]
-            obj.max_val = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Activation.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Activation:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Activation.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Activation, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Activation:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Activation, text)
-
-
-_FIELDS_Activation: frozenset[str] = frozenset(
-    (
-        "type",
-        "alpha",
-        "min_val",
-        "max_val",
-    )
-)
-
 
 @dataclass
-class ActivationGrad:
+class ActivationGrad(_rec.FlatRecord):
     """ActivationGrad"""
 
-    type: ActivationType = ActivationType(0)
+    type: ActivationType = ActivationType.NO_ACTIVATION
     alpha: float = 0.2
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "type": int(self.type),
-            "alpha": self.alpha,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ActivationGrad:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ActivationGrad
-        if unknown:
-            raise ValueError(f"unknown field(s) for ActivationGrad: {sorted(unknown)}")
-        obj = cls()
-        if "type" in d:
-            v = d["type"]
-            obj.type = _rec.enum_from(ActivationType, v)
-        if "alpha" in d:
-            v = d["alpha"]
-            obj.alpha = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ActivationGrad.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ActivationGrad:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ActivationGrad.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ActivationGrad, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ActivationGrad:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ActivationGrad, text)
-
-
-_FIELDS_ActivationGrad: frozenset[str] = frozenset(
-    (
-        "type",
-        "alpha",
-    )
-)
-
 
 @dataclass
-class Conv2D:
+class Conv2D(_rec.FlatRecord):
     """Conv2D"""
 
-    format: Format = Format(0)
+    format: Format = Format.NCHW
     group: int = 0
     channelIn: int = 0
     channelOut: int = 0
@@ -964,7 +481,7 @@ class Conv2D:
     kernelH: int = 0
     strideW: int = 0
     strideH: int = 0
-    padMode: PadMode = PadMode(0)
+    padMode: PadMode = PadMode.NOTSET
     padUp: int = 0
     padDown: int = 0
     padLeft: int = 0
@@ -972,148 +489,14 @@ class Conv2D:
     dilateW: int = 0
     dilateH: int = 0
     hasBias: bool = False
-    activationType: ActivationType = ActivationType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "format": int(self.format),
-            "group": self.group,
-            "channelIn": self.channelIn,
-            "channelOut": self.channelOut,
-            "kernelW": self.kernelW,
-            "kernelH": self.kernelH,
-            "strideW": self.strideW,
-            "strideH": self.strideH,
-            "padMode": int(self.padMode),
-            "padUp": self.padUp,
-            "padDown": self.padDown,
-            "padLeft": self.padLeft,
-            "padRight": self.padRight,
-            "dilateW": self.dilateW,
-            "dilateH": self.dilateH,
-            "hasBias": self.hasBias,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Conv2D:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Conv2D
-        if unknown:
-            raise ValueError(f"unknown field(s) for Conv2D: {sorted(unknown)}")
-        obj = cls()
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "group" in d:
-            v = d["group"]
-            obj.group = int(v)
-        if "channelIn" in d:
-            v = d["channelIn"]
-            obj.channelIn = int(v)
-        if "channelOut" in d:
-            v = d["channelOut"]
-            obj.channelOut = int(v)
-        if "kernelW" in d:
-            v = d["kernelW"]
-            obj.kernelW = int(v)
-        if "kernelH" in d:
-            v = d["kernelH"]
-            obj.kernelH = int(v)
-        if "strideW" in d:
-            v = d["strideW"]
-            obj.strideW = int(v)
-        if "strideH" in d:
-            v = d["strideH"]
-            obj.strideH = int(v)
-        if "padMode" in d:
-            v = d["padMode"]
-            obj.padMode = _rec.enum_from(PadMode, v)
-        if "padUp" in d:
-            v = d["padUp"]
-            obj.padUp = int(v)
-        if "padDown" in d:
-            v = d["padDown"]
-            obj.padDown = int(v)
-        if "padLeft" in d:
-            v = d["padLeft"]
-            obj.padLeft = int(v)
-        if "padRight" in d:
-            v = d["padRight"]
-            obj.padRight = int(v)
-        if "dilateW" in d:
-            v = d["dilateW"]
-            obj.dilateW = int(v)
-        if "dilateH" in d:
-            v = d["dilateH"]
-            obj.dilateH = int(v)
-        if "hasBias" in d:
-            v = d["hasBias"]
-            obj.hasBias = bool(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Conv2D.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Conv2D:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Conv2D.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Conv2D, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Conv2D:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Conv2D, text)
-
-
-_FIELDS_Conv2D: frozenset[str] = frozenset(
-    (
-        "format",
-        "group",
-        "channelIn",
-        "channelOut",
-        "kernelW",
-        "kernelH",
-        "strideW",
-        "strideH",
-        "padMode",
-        "padUp",
-        "padDown",
-        "padLeft",
-        "padRight",
-        "dilateW",
-        "dilateH",
-        "hasBias",
-        "activationType",
-    )
-)
+    activationType: ActivationType = ActivationType.NO_ACTIVATION
 
 
 @dataclass
-class Adder:
+class Adder(_rec.FlatRecord):
     """Adder"""
 
-    format: Format = Format(0)
+    format: Format = Format.NCHW
     group: int = 0
     channelIn: int = 0
     channelOut: int = 0
@@ -1121,7 +504,7 @@ class Adder:
     kernelH: int = 0
     strideW: int = 0
     strideH: int = 0
-    padMode: PadMode = PadMode(0)
+    padMode: PadMode = PadMode.NOTSET
     padUp: int = 0
     padDown: int = 0
     padLeft: int = 0
@@ -1129,148 +512,14 @@ class Adder:
     dilateW: int = 0
     dilateH: int = 0
     hasBias: bool = False
-    activationType: ActivationType = ActivationType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "format": int(self.format),
-            "group": self.group,
-            "channelIn": self.channelIn,
-            "channelOut": self.channelOut,
-            "kernelW": self.kernelW,
-            "kernelH": self.kernelH,
-            "strideW": self.strideW,
-            "strideH": self.strideH,
-            "padMode": int(self.padMode),
-            "padUp": self.padUp,
-            "padDown": self.padDown,
-            "padLeft": self.padLeft,
-            "padRight": self.padRight,
-            "dilateW": self.dilateW,
-            "dilateH": self.dilateH,
-            "hasBias": self.hasBias,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Adder:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Adder
-        if unknown:
-            raise ValueError(f"unknown field(s) for Adder: {sorted(unknown)}")
-        obj = cls()
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "group" in d:
-            v = d["group"]
-            obj.group = int(v)
-        if "channelIn" in d:
-            v = d["channelIn"]
-            obj.channelIn = int(v)
-        if "channelOut" in d:
-            v = d["channelOut"]
-            obj.channelOut = int(v)
-        if "kernelW" in d:
-            v = d["kernelW"]
-            obj.kernelW = int(v)
-        if "kernelH" in d:
-            v = d["kernelH"]
-            obj.kernelH = int(v)
-        if "strideW" in d:
-            v = d["strideW"]
-            obj.strideW = int(v)
-        if "strideH" in d:
-            v = d["strideH"]
-            obj.strideH = int(v)
-        if "padMode" in d:
-            v = d["padMode"]
-            obj.padMode = _rec.enum_from(PadMode, v)
-        if "padUp" in d:
-            v = d["padUp"]
-            obj.padUp = int(v)
-        if "padDown" in d:
-            v = d["padDown"]
-            obj.padDown = int(v)
-        if "padLeft" in d:
-            v = d["padLeft"]
-            obj.padLeft = int(v)
-        if "padRight" in d:
-            v = d["padRight"]
-            obj.padRight = int(v)
-        if "dilateW" in d:
-            v = d["dilateW"]
-            obj.dilateW = int(v)
-        if "dilateH" in d:
-            v = d["dilateH"]
-            obj.dilateH = int(v)
-        if "hasBias" in d:
-            v = d["hasBias"]
-            obj.hasBias = bool(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Adder.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Adder:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Adder.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Adder, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Adder:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Adder, text)
-
-
-_FIELDS_Adder: frozenset[str] = frozenset(
-    (
-        "format",
-        "group",
-        "channelIn",
-        "channelOut",
-        "kernelW",
-        "kernelH",
-        "strideW",
-        "strideH",
-        "padMode",
-        "padUp",
-        "padDown",
-        "padLeft",
-        "padRight",
-        "dilateW",
-        "dilateH",
-        "hasBias",
-        "activationType",
-    )
-)
+    activationType: ActivationType = ActivationType.NO_ACTIVATION
 
 
 @dataclass
-class Conv2DGradFilter:
+class Conv2DGradFilter(_rec.FlatRecord):
     """Conv2DGradFilter"""
 
-    format: Format = Format(0)
+    format: Format = Format.NCHW
     group: int = 0
     channelIn: int = 0
     channelOut: int = 0
@@ -1278,7 +527,7 @@ class Conv2DGradFilter:
     kernelH: int = 0
     strideW: int = 0
     strideH: int = 0
-    padMode: PadMode = PadMode(0)
+    padMode: PadMode = PadMode.NOTSET
     padUp: int = 0
     padDown: int = 0
     padLeft: int = 0
@@ -1287,153 +536,14 @@ class Conv2DGradFilter:
     dilateH: int = 0
     hasBias: bool = False
     filter_shape: list[int] | ScalarVector | None = None
-    activationType: ActivationType = ActivationType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "format": int(self.format),
-            "group": self.group,
-            "channelIn": self.channelIn,
-            "channelOut": self.channelOut,
-            "kernelW": self.kernelW,
-            "kernelH": self.kernelH,
-            "strideW": self.strideW,
-            "strideH": self.strideH,
-            "padMode": int(self.padMode),
-            "padUp": self.padUp,
-            "padDown": self.padDown,
-            "padLeft": self.padLeft,
-            "padRight": self.padRight,
-            "dilateW": self.dilateW,
-            "dilateH": self.dilateH,
-            "hasBias": self.hasBias,
-            "filter_shape": None if self.filter_shape is None else list(self.filter_shape),
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Conv2DGradFilter:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Conv2DGradFilter
-        if unknown:
-            raise ValueError(f"unknown field(s) for Conv2DGradFilter: {sorted(unknown)}")
-        obj = cls()
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "group" in d:
-            v = d["group"]
-            obj.group = int(v)
-        if "channelIn" in d:
-            v = d["channelIn"]
-            obj.channelIn = int(v)
-        if "channelOut" in d:
-            v = d["channelOut"]
-            obj.channelOut = int(v)
-        if "kernelW" in d:
-            v = d["kernelW"]
-            obj.kernelW = int(v)
-        if "kernelH" in d:
-            v = d["kernelH"]
-            obj.kernelH = int(v)
-        if "strideW" in d:
-            v = d["strideW"]
-            obj.strideW = int(v)
-        if "strideH" in d:
-            v = d["strideH"]
-            obj.strideH = int(v)
-        if "padMode" in d:
-            v = d["padMode"]
-            obj.padMode = _rec.enum_from(PadMode, v)
-        if "padUp" in d:
-            v = d["padUp"]
-            obj.padUp = int(v)
-        if "padDown" in d:
-            v = d["padDown"]
-            obj.padDown = int(v)
-        if "padLeft" in d:
-            v = d["padLeft"]
-            obj.padLeft = int(v)
-        if "padRight" in d:
-            v = d["padRight"]
-            obj.padRight = int(v)
-        if "dilateW" in d:
-            v = d["dilateW"]
-            obj.dilateW = int(v)
-        if "dilateH" in d:
-            v = d["dilateH"]
-            obj.dilateH = int(v)
-        if "hasBias" in d:
-            v = d["hasBias"]
-            obj.hasBias = bool(v)
-        if "filter_shape" in d:
-            v = d["filter_shape"]
-            obj.filter_shape = None if v is None else [int(e0) for e0 in v]
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Conv2DGradFilter.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Conv2DGradFilter:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Conv2DGradFilter.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Conv2DGradFilter, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Conv2DGradFilter:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Conv2DGradFilter, text)
-
-
-_FIELDS_Conv2DGradFilter: frozenset[str] = frozenset(
-    (
-        "format",
-        "group",
-        "channelIn",
-        "channelOut",
-        "kernelW",
-        "kernelH",
-        "strideW",
-        "strideH",
-        "padMode",
-        "padUp",
-        "padDown",
-        "padLeft",
-        "padRight",
-        "dilateW",
-        "dilateH",
-        "hasBias",
-        "filter_shape",
-        "activationType",
-    )
-)
+    activationType: ActivationType = ActivationType.NO_ACTIVATION
 
 
 @dataclass
-class Conv2DGradInput:
+class Conv2DGradInput(_rec.FlatRecord):
     """Conv2DGradInput"""
 
-    format: Format = Format(0)
+    format: Format = Format.NCHW
     group: int = 0
     channelIn: int = 0
     channelOut: int = 0
@@ -1441,7 +551,7 @@ class Conv2DGradInput:
     kernelH: int = 0
     strideW: int = 0
     strideH: int = 0
-    padMode: PadMode = PadMode(0)
+    padMode: PadMode = PadMode.NOTSET
     padUp: int = 0
     padDown: int = 0
     padLeft: int = 0
@@ -1450,153 +560,14 @@ class Conv2DGradInput:
     dilateH: int = 0
     hasBias: bool = False
     input_shape: list[int] | ScalarVector | None = None
-    activationType: ActivationType = ActivationType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "format": int(self.format),
-            "group": self.group,
-            "channelIn": self.channelIn,
-            "channelOut": self.channelOut,
-            "kernelW": self.kernelW,
-            "kernelH": self.kernelH,
-            "strideW": self.strideW,
-            "strideH": self.strideH,
-            "padMode": int(self.padMode),
-            "padUp": self.padUp,
-            "padDown": self.padDown,
-            "padLeft": self.padLeft,
-            "padRight": self.padRight,
-            "dilateW": self.dilateW,
-            "dilateH": self.dilateH,
-            "hasBias": self.hasBias,
-            "input_shape": None if self.input_shape is None else list(self.input_shape),
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Conv2DGradInput:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Conv2DGradInput
-        if unknown:
-            raise ValueError(f"unknown field(s) for Conv2DGradInput: {sorted(unknown)}")
-        obj = cls()
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "group" in d:
-            v = d["group"]
-            obj.group = int(v)
-        if "channelIn" in d:
-            v = d["channelIn"]
-            obj.channelIn = int(v)
-        if "channelOut" in d:
-            v = d["channelOut"]
-            obj.channelOut = int(v)
-        if "kernelW" in d:
-            v = d["kernelW"]
-            obj.kernelW = int(v)
-        if "kernelH" in d:
-            v = d["kernelH"]
-            obj.kernelH = int(v)
-        if "strideW" in d:
-            v = d["strideW"]
-            obj.strideW = int(v)
-        if "strideH" in d:
-            v = d["strideH"]
-            obj.strideH = int(v)
-        if "padMode" in d:
-            v = d["padMode"]
-            obj.padMode = _rec.enum_from(PadMode, v)
-        if "padUp" in d:
-            v = d["padUp"]
-            obj.padUp = int(v)
-        if "padDown" in d:
-            v = d["padDown"]
-            obj.padDown = int(v)
-        if "padLeft" in d:
-            v = d["padLeft"]
-            obj.padLeft = int(v)
-        if "padRight" in d:
-            v = d["padRight"]
-            obj.padRight = int(v)
-        if "dilateW" in d:
-            v = d["dilateW"]
-            obj.dilateW = int(v)
-        if "dilateH" in d:
-            v = d["dilateH"]
-            obj.dilateH = int(v)
-        if "hasBias" in d:
-            v = d["hasBias"]
-            obj.hasBias = bool(v)
-        if "input_shape" in d:
-            v = d["input_shape"]
-            obj.input_shape = None if v is None else [int(e0) for e0 in v]
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Conv2DGradInput.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Conv2DGradInput:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Conv2DGradInput.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Conv2DGradInput, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Conv2DGradInput:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Conv2DGradInput, text)
-
-
-_FIELDS_Conv2DGradInput: frozenset[str] = frozenset(
-    (
-        "format",
-        "group",
-        "channelIn",
-        "channelOut",
-        "kernelW",
-        "kernelH",
-        "strideW",
-        "strideH",
-        "padMode",
-        "padUp",
-        "padDown",
-        "padLeft",
-        "padRight",
-        "dilateW",
-        "dilateH",
-        "hasBias",
-        "input_shape",
-        "activationType",
-    )
-)
+    activationType: ActivationType = ActivationType.NO_ACTIVATION
 
 
 @dataclass
-class GroupConv2DGradInput:
+class GroupConv2DGradInput(_rec.FlatRecord):
     """GroupConv2DGradInput"""
 
-    format: Format = Format(0)
+    format: Format = Format.NCHW
     group: int = 0
     channelIn: int = 0
     channelOut: int = 0
@@ -1604,7 +575,7 @@ class GroupConv2DGradInput:
     kernelH: int = 0
     strideW: int = 0
     strideH: int = 0
-    padMode: PadMode = PadMode(0)
+    padMode: PadMode = PadMode.NOTSET
     padUp: int = 0
     padDown: int = 0
     padLeft: int = 0
@@ -1613,1203 +584,150 @@ class GroupConv2DGradInput:
     dilateH: int = 0
     hasBias: bool = False
     input_shape: list[int] | ScalarVector | None = None
-    activationType: ActivationType = ActivationType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "format": int(self.format),
-            "group": self.group,
-            "channelIn": self.channelIn,
-            "channelOut": self.channelOut,
-            "kernelW": self.kernelW,
-            "kernelH": self.kernelH,
-            "strideW": self.strideW,
-            "strideH": self.strideH,
-            "padMode": int(self.padMode),
-            "padUp": self.padUp,
-            "padDown": self.padDown,
-            "padLeft": self.padLeft,
-            "padRight": self.padRight,
-            "dilateW": self.dilateW,
-            "dilateH": self.dilateH,
-            "hasBias": self.hasBias,
-            "input_shape": None if self.input_shape is None else list(self.input_shape),
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> GroupConv2DGradInput:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_GroupConv2DGradInput
-        if unknown:
-            raise ValueError(f"unknown field(s) for GroupConv2DGradInput: {sorted(unknown)}")
-        obj = cls()
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "group" in d:
-            v = d["group"]
-            obj.group = int(v)
-        if "channelIn" in d:
-            v = d["channelIn"]
-            obj.channelIn = int(v)
-        if "channelOut" in d:
-            v = d["channelOut"]
-            obj.channelOut = int(v)
-        if "kernelW" in d:
-            v = d["kernelW"]
-            obj.kernelW = int(v)
-        if "kernelH" in d:
-            v = d["kernelH"]
-            obj.kernelH = int(v)
-        if "strideW" in d:
-            v = d["strideW"]
-            obj.strideW = int(v)
-        if "strideH" in d:
-            v = d["strideH"]
-            obj.strideH = int(v)
-        if "padMode" in d:
-            v = d["padMode"]
-            obj.padMode = _rec.enum_from(PadMode, v)
-        if "padUp" in d:
-            v = d["padUp"]
-            obj.padUp = int(v)
-        if "padDown" in d:
-            v = d["padDown"]
-            obj.padDown = int(v)
-        if "padLeft" in d:
-            v = d["padLeft"]
-            obj.padLeft = int(v)
-        if "padRight" in d:
-            v = d["padRight"]
-            obj.padRight = int(v)
-        if "dilateW" in d:
-            v = d["dilateW"]
-            obj.dilateW = int(v)
-        if "dilateH" in d:
-            v = d["dilateH"]
-            obj.dilateH = int(v)
-        if "hasBias" in d:
-            v = d["hasBias"]
-            obj.hasBias = bool(v)
-        if "input_shape" in d:
-            v = d["input_shape"]
-            obj.input_shape = None if v is None else [int(e0) for e0 in v]
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_GroupConv2DGradInput.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> GroupConv2DGradInput:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_GroupConv2DGradInput.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_GroupConv2DGradInput, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> GroupConv2DGradInput:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_GroupConv2DGradInput, text)
-
-
-_FIELDS_GroupConv2DGradInput: frozenset[str] = frozenset(
-    (
-        "format",
-        "group",
-        "channelIn",
-        "channelOut",
-        "kernelW",
-        "kernelH",
-        "strideW",
-        "strideH",
-        "padMode",
-        "padUp",
-        "padDown",
-        "padLeft",
-        "padRight",
-        "dilateW",
-        "dilateH",
-        "hasBias",
-        "input_shape",
-        "activationType",
-    )
-)
+    activationType: ActivationType = ActivationType.NO_ACTIVATION
 
 
 @dataclass
-class FusedBatchNorm:
+class FusedBatchNorm(_rec.FlatRecord):
     """FusedBatchNorm"""
 
     epsilon: float = 1e-05
     momentum: float = 0.9
     spatial: int = 1
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "epsilon": self.epsilon,
-            "momentum": self.momentum,
-            "spatial": self.spatial,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FusedBatchNorm:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FusedBatchNorm
-        if unknown:
-            raise ValueError(f"unknown field(s) for FusedBatchNorm: {sorted(unknown)}")
-        obj = cls()
-        if "epsilon" in d:
-            v = d["epsilon"]
-            obj.epsilon = float(v)
-        if "momentum" in d:
-            v = d["momentum"]
-            obj.momentum = float(v)
-        if "spatial" in d:
-            v = d["spatial"]
-            obj.spatial = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_FusedBatchNorm.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> FusedBatchNorm:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_FusedBatchNorm.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_FusedBatchNorm, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> FusedBatchNorm:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_FusedBatchNorm, text)
-
-
-_FIELDS_FusedBatchNorm: frozenset[str] = frozenset(
-    (
-        "epsilon",
-        "momentum",
-        "spatial",
-    )
-)
-
 
 @dataclass
-class BatchNorm:
+class BatchNorm(_rec.FlatRecord):
     """BatchNorm"""
 
     epsilon: float = 1e-05
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "epsilon": self.epsilon,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BatchNorm:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BatchNorm
-        if unknown:
-            raise ValueError(f"unknown field(s) for BatchNorm: {sorted(unknown)}")
-        obj = cls()
-        if "epsilon" in d:
-            v = d["epsilon"]
-            obj.epsilon = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BatchNorm.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BatchNorm:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BatchNorm.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BatchNorm, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BatchNorm:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BatchNorm, text)
-
-
-_FIELDS_BatchNorm: frozenset[str] = frozenset(("epsilon",))
-
 
 @dataclass
-class BiasGrad:
+class BiasGrad(_rec.FlatRecord):
     """BiasGrad"""
 
     axis: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": None if self.axis is None else list(self.axis),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BiasGrad:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BiasGrad
-        if unknown:
-            raise ValueError(f"unknown field(s) for BiasGrad: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BiasGrad.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BiasGrad:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BiasGrad.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BiasGrad, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BiasGrad:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BiasGrad, text)
-
-
-_FIELDS_BiasGrad: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class SoftmaxCrossEntropy:
+class SoftmaxCrossEntropy(_rec.FlatRecord):
     """SoftmaxCrossEntropy"""
 
     axis: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": None if self.axis is None else list(self.axis),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SoftmaxCrossEntropy:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SoftmaxCrossEntropy
-        if unknown:
-            raise ValueError(f"unknown field(s) for SoftmaxCrossEntropy: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SoftmaxCrossEntropy.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SoftmaxCrossEntropy:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SoftmaxCrossEntropy.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SoftmaxCrossEntropy, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SoftmaxCrossEntropy:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SoftmaxCrossEntropy, text)
-
-
-_FIELDS_SoftmaxCrossEntropy: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class SparseSoftmaxCrossEntropy:
+class SparseSoftmaxCrossEntropy(_rec.FlatRecord):
     """SparseSoftmaxCrossEntropy"""
 
     isGrad: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "isGrad": self.isGrad,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SparseSoftmaxCrossEntropy:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SparseSoftmaxCrossEntropy
-        if unknown:
-            raise ValueError(f"unknown field(s) for SparseSoftmaxCrossEntropy: {sorted(unknown)}")
-        obj = cls()
-        if "isGrad" in d:
-            v = d["isGrad"]
-            obj.isGrad = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SparseSoftmaxCrossEntropy.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SparseSoftmaxCrossEntropy:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SparseSoftmaxCrossEntropy.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SparseSoftmaxCrossEntropy, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SparseSoftmaxCrossEntropy:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SparseSoftmaxCrossEntropy, text)
-
-
-_FIELDS_SparseSoftmaxCrossEntropy: frozenset[str] = frozenset(("isGrad",))
-
 
 @dataclass
-class make_tuple:
+class make_tuple(_rec.FlatRecord):
     """make_tuple"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> make_tuple:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_make_tuple
-        if unknown:
-            raise ValueError(f"unknown field(s) for make_tuple: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_make_tuple.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> make_tuple:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_make_tuple.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_make_tuple, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> make_tuple:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_make_tuple, text)
-
-
-_FIELDS_make_tuple: frozenset[str] = frozenset(())
-
 
 @dataclass
-class PoolingGrad:
+class PoolingGrad(_rec.FlatRecord):
     """PoolingGrad"""
 
-    format: Format = Format(0)
-    poolingMode: PoolMode = PoolMode(0)
+    format: Format = Format.NCHW
+    poolingMode: PoolMode = PoolMode.MAX_POOLING
     global_: bool = field(default=False, metadata={"schema_name": "global"})
     windowW: int = 0
     windowH: int = 0
     strideW: int = 0
     strideH: int = 0
-    padMode: PadMode = PadMode(0)
+    padMode: PadMode = PadMode.NOTSET
     padUp: int = 0
     padDown: int = 0
     padLeft: int = 0
     padRight: int = 0
-    roundMode: RoundMode = RoundMode(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "format": int(self.format),
-            "poolingMode": int(self.poolingMode),
-            "global": self.global_,
-            "windowW": self.windowW,
-            "windowH": self.windowH,
-            "strideW": self.strideW,
-            "strideH": self.strideH,
-            "padMode": int(self.padMode),
-            "padUp": self.padUp,
-            "padDown": self.padDown,
-            "padLeft": self.padLeft,
-            "padRight": self.padRight,
-            "roundMode": int(self.roundMode),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PoolingGrad:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_PoolingGrad
-        if unknown:
-            raise ValueError(f"unknown field(s) for PoolingGrad: {sorted(unknown)}")
-        obj = cls()
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "poolingMode" in d:
-            v = d["poolingMode"]
-            obj.poolingMode = _rec.enum_from(PoolMode, v)
-        if "global" in d:
-            v = d["global"]
-            obj.global_ = bool(v)
-        if "windowW" in d:
-            v = d["windowW"]
-            obj.windowW = int(v)
-        if "windowH" in d:
-            v = d["windowH"]
-            obj.windowH = int(v)
-        if "strideW" in d:
-            v = d["strideW"]
-            obj.strideW = int(v)
-        if "strideH" in d:
-            v = d["strideH"]
-            obj.strideH = int(v)
-        if "padMode" in d:
-            v = d["padMode"]
-            obj.padMode = _rec.enum_from(PadMode, v)
-        if "padUp" in d:
-            v = d["padUp"]
-            obj.padUp = int(v)
-        if "padDown" in d:
-            v = d["padDown"]
-            obj.padDown = int(v)
-        if "padLeft" in d:
-            v = d["padLeft"]
-            obj.padLeft = int(v)
-        if "padRight" in d:
-            v = d["padRight"]
-            obj.padRight = int(v)
-        if "roundMode" in d:
-            v = d["roundMode"]
-            obj.roundMode = _rec.enum_from(RoundMode, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_PoolingGrad.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> PoolingGrad:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_PoolingGrad.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_PoolingGrad, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> PoolingGrad:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_PoolingGrad, text)
-
-
-_FIELDS_PoolingGrad: frozenset[str] = frozenset(
-    (
-        "format",
-        "poolingMode",
-        "global",
-        "windowW",
-        "windowH",
-        "strideW",
-        "strideH",
-        "padMode",
-        "padUp",
-        "padDown",
-        "padLeft",
-        "padRight",
-        "roundMode",
-    )
-)
+    roundMode: RoundMode = RoundMode.FLOOR
 
 
 @dataclass
-class Shape:
+class Shape(_rec.FlatRecord):
     """Shape"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Shape:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Shape
-        if unknown:
-            raise ValueError(f"unknown field(s) for Shape: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Shape.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Shape:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Shape.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Shape, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Shape:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Shape, text)
-
-
-_FIELDS_Shape: frozenset[str] = frozenset(())
-
 
 @dataclass
-class ConstantOfShape:
+class ConstantOfShape(_rec.FlatRecord):
     """ConstantOfShape"""
 
     dataType: int = 0
     value: list[float] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "dataType": self.dataType,
-            "value": None if self.value is None else list(self.value),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ConstantOfShape:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ConstantOfShape
-        if unknown:
-            raise ValueError(f"unknown field(s) for ConstantOfShape: {sorted(unknown)}")
-        obj = cls()
-        if "dataType" in d:
-            v = d["dataType"]
-            obj.dataType = int(v)
-        if "value" in d:
-            v = d["value"]
-            obj.value = None if v is None else [float(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ConstantOfShape.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ConstantOfShape:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ConstantOfShape.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ConstantOfShape, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ConstantOfShape:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ConstantOfShape, text)
-
-
-_FIELDS_ConstantOfShape: frozenset[str] = frozenset(
-    (
-        "dataType",
-        "value",
-    )
-)
-
 
 @dataclass
-class Nchw2Nhwc:
+class Nchw2Nhwc(_rec.FlatRecord):
     """Nchw2Nhwc"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Nchw2Nhwc:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Nchw2Nhwc
-        if unknown:
-            raise ValueError(f"unknown field(s) for Nchw2Nhwc: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Nchw2Nhwc.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Nchw2Nhwc:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Nchw2Nhwc.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Nchw2Nhwc, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Nchw2Nhwc:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Nchw2Nhwc, text)
-
-
-_FIELDS_Nchw2Nhwc: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Nhwc2Nchw:
+class Nhwc2Nchw(_rec.FlatRecord):
     """Nhwc2Nchw"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Nhwc2Nchw:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Nhwc2Nchw
-        if unknown:
-            raise ValueError(f"unknown field(s) for Nhwc2Nchw: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Nhwc2Nchw.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Nhwc2Nchw:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Nhwc2Nchw.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Nhwc2Nchw, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Nhwc2Nchw:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Nhwc2Nchw, text)
-
-
-_FIELDS_Nhwc2Nchw: frozenset[str] = frozenset(())
-
 
 @dataclass
-class FakeQuantWithMinMaxVars:
+class FakeQuantWithMinMaxVars(_rec.FlatRecord):
     """FakeQuantWithMinMaxVars"""
 
     narrowRange: bool = False
     numBits: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "narrowRange": self.narrowRange,
-            "numBits": self.numBits,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FakeQuantWithMinMaxVars:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FakeQuantWithMinMaxVars
-        if unknown:
-            raise ValueError(f"unknown field(s) for FakeQuantWithMinMaxVars: {sorted(unknown)}")
-        obj = cls()
-        if "narrowRange" in d:
-            v = d["narrowRange"]
-            obj.narrowRange = bool(v)
-        if "numBits" in d:
-            v = d["numBits"]
-            obj.numBits = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_FakeQuantWithMinMaxVars.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> FakeQuantWithMinMaxVars:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_FakeQuantWithMinMaxVars.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_FakeQuantWithMinMaxVars, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> FakeQuantWithMinMaxVars:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_FakeQuantWithMinMaxVars, text)
-
-
-_FIELDS_FakeQuantWithMinMaxVars: frozenset[str] = frozenset(
-    (
-        "narrowRange",
-        "numBits",
-    )
-)
-
 
 @dataclass
-class BiasAdd:
+class BiasAdd(_rec.FlatRecord):
     """BiasAdd"""
 
     axis: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": None if self.axis is None else list(self.axis),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BiasAdd:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BiasAdd
-        if unknown:
-            raise ValueError(f"unknown field(s) for BiasAdd: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BiasAdd.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BiasAdd:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BiasAdd.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BiasAdd, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BiasAdd:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BiasAdd, text)
-
-
-_FIELDS_BiasAdd: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class ROIPooling:
+class ROIPooling(_rec.FlatRecord):
     """ROIPooling"""
 
     pooledH: int = 0
     pooledW: int = 0
     scale: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "pooledH": self.pooledH,
-            "pooledW": self.pooledW,
-            "scale": self.scale,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ROIPooling:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ROIPooling
-        if unknown:
-            raise ValueError(f"unknown field(s) for ROIPooling: {sorted(unknown)}")
-        obj = cls()
-        if "pooledH" in d:
-            v = d["pooledH"]
-            obj.pooledH = int(v)
-        if "pooledW" in d:
-            v = d["pooledW"]
-            obj.pooledW = int(v)
-        if "scale" in d:
-            v = d["scale"]
-            obj.scale = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ROIPooling.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ROIPooling:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ROIPooling.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ROIPooling, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ROIPooling:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ROIPooling, text)
-
-
-_FIELDS_ROIPooling: frozenset[str] = frozenset(
-    (
-        "pooledH",
-        "pooledW",
-        "scale",
-    )
-)
-
 
 @dataclass
-class Pooling:
+class Pooling(_rec.FlatRecord):
     """Pooling"""
 
-    format: Format = Format(0)
-    poolingMode: PoolMode = PoolMode(0)
+    format: Format = Format.NCHW
+    poolingMode: PoolMode = PoolMode.MAX_POOLING
     global_: bool = field(default=False, metadata={"schema_name": "global"})
     windowW: int = 0
     windowH: int = 0
     strideW: int = 0
     strideH: int = 0
-    padMode: PadMode = PadMode(0)
+    padMode: PadMode = PadMode.NOTSET
     padUp: int = 0
     padDown: int = 0
     padLeft: int = 0
     padRight: int = 0
-    roundMode: RoundMode = RoundMode(0)
-    activationType: ActivationType = ActivationType(0)
+    roundMode: RoundMode = RoundMode.FLOOR
+    activationType: ActivationType = ActivationType.NO_ACTIVATION
     avgMode: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "format": int(self.format),
-            "poolingMode": int(self.poolingMode),
-            "global": self.global_,
-            "windowW": self.windowW,
-            "windowH": self.windowH,
-            "strideW": self.strideW,
-            "strideH": self.strideH,
-            "padMode": int(self.padMode),
-            "padUp": self.padUp,
-            "padDown": self.padDown,
-            "padLeft": self.padLeft,
-            "padRight": self.padRight,
-            "roundMode": int(self.roundMode),
-            "activationType": int(self.activationType),
-            "avgMode": self.avgMode,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Pooling:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Pooling
-        if unknown:
-            raise ValueError(f"unknown field(s) for Pooling: {sorted(unknown)}")
-        obj = cls()
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "poolingMode" in d:
-            v = d["poolingMode"]
-            obj.poolingMode = _rec.enum_from(PoolMode, v)
-        if "global" in d:
-            v = d["global"]
-            obj.global_ = bool(v)
-        if "windowW" in d:
-            v = d["windowW"]
-            obj.windowW = int(v)
-        if "windowH" in d:
-            v = d["windowH"]
-            obj.windowH = int(v)
-        if "strideW" in d:
-            v = d["strideW"]
-            obj.strideW = int(v)
-        if "strideH" in d:
-            v = d["strideH"]
-            obj.strideH = int(v)
-        if "padMode" in d:
-            v = d["padMode"]
-            obj.padMode = _rec.enum_from(PadMode, v)
-        if "padUp" in d:
-            v = d["padUp"]
-            obj.padUp = int(v)
-        if "padDown" in d:
-            v = d["padDown"]
-            obj.padDown = int(v)
-        if "padLeft" in d:
-            v = d["padLeft"]
-            obj.padLeft = int(v)
-        if "padRight" in d:
-            v = d["padRight"]
-            obj.padRight = int(v)
-        if "roundMode" in d:
-            v = d["roundMode"]
-            obj.roundMode = _rec.enum_from(RoundMode, v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        if "avgMode" in d:
-            v = d["avgMode"]
-            obj.avgMode = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Pooling.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Pooling:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Pooling.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Pooling, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Pooling:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Pooling, text)
-
-
-_FIELDS_Pooling: frozenset[str] = frozenset(
-    (
-        "format",
-        "poolingMode",
-        "global",
-        "windowW",
-        "windowH",
-        "strideW",
-        "strideH",
-        "padMode",
-        "padUp",
-        "padDown",
-        "padLeft",
-        "padRight",
-        "roundMode",
-        "activationType",
-        "avgMode",
-    )
-)
-
 
 @dataclass
-class DepthwiseConv2D:
+class DepthwiseConv2D(_rec.FlatRecord):
     """DepthwiseConv2D"""
 
-    format: Format = Format(0)
+    format: Format = Format.NCHW
     channelIn: int = 0
     channelMultiplier: int = 0
     kernelW: int = 0
     kernelH: int = 0
     strideW: int = 0
     strideH: int = 0
-    padMode: PadMode = PadMode(0)
+    padMode: PadMode = PadMode.NOTSET
     padUp: int = 0
     padDown: int = 0
     padLeft: int = 0
@@ -2817,150 +735,21 @@ class DepthwiseConv2D:
     dilateW: int = 0
     dilateH: int = 0
     hasBias: bool = False
-    activationType: ActivationType = ActivationType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "format": int(self.format),
-            "channelIn": self.channelIn,
-            "channelMultiplier": self.channelMultiplier,
-            "kernelW": self.kernelW,
-            "kernelH": self.kernelH,
-            "strideW": self.strideW,
-            "strideH": self.strideH,
-            "padMode": int(self.padMode),
-            "padUp": self.padUp,
-            "padDown": self.padDown,
-            "padLeft": self.padLeft,
-            "padRight": self.padRight,
-            "dilateW": self.dilateW,
-            "dilateH": self.dilateH,
-            "hasBias": self.hasBias,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DepthwiseConv2D:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DepthwiseConv2D
-        if unknown:
-            raise ValueError(f"unknown field(s) for DepthwiseConv2D: {sorted(unknown)}")
-        obj = cls()
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "channelIn" in d:
-            v = d["channelIn"]
-            obj.channelIn = int(v)
-        if "channelMultiplier" in d:
-            v = d["channelMultiplier"]
-            obj.channelMultiplier = int(v)
-        if "kernelW" in d:
-            v = d["kernelW"]
-            obj.kernelW = int(v)
-        if "kernelH" in d:
-            v = d["kernelH"]
-            obj.kernelH = int(v)
-        if "strideW" in d:
-            v = d["strideW"]
-            obj.strideW = int(v)
-        if "strideH" in d:
-            v = d["strideH"]
-            obj.strideH = int(v)
-        if "padMode" in d:
-            v = d["padMode"]
-            obj.padMode = _rec.enum_from(PadMode, v)
-        if "padUp" in d:
-            v = d["padUp"]
-            obj.padUp = int(v)
-        if "padDown" in d:
-            v = d["padDown"]
-            obj.padDown = int(v)
-        if "padLeft" in d:
-            v = d["padLeft"]
-            obj.padLeft = int(v)
-        if "padRight" in d:
-            v = d["padRight"]
-            obj.padRight = int(v)
-        if "dilateW" in d:
-            v = d["dilateW"]
-            obj.dilateW = int(v)
-        if "dilateH" in d:
-            v = d["dilateH"]
-            obj.dilateH = int(v)
-        if "hasBias" in d:
-            v = d["hasBias"]
-            obj.hasBias = bool(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DepthwiseConv2D.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DepthwiseConv2D:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DepthwiseConv2D.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DepthwiseConv2D, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DepthwiseConv2D:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DepthwiseConv2D, text)
-
-
-_FIELDS_DepthwiseConv2D: frozenset[str] = frozenset(
-    (
-        "format",
-        "channelIn",
-        "channelMultiplier",
-        "kernelW",
-        "kernelH",
-        "strideW",
-        "strideH",
-        "padMode",
-        "padUp",
-        "padDown",
-        "padLeft",
-        "padRight",
-        "dilateW",
-        "dilateH",
-        "hasBias",
-        "activationType",
-    )
-)
+    activationType: ActivationType = ActivationType.NO_ACTIVATION
 
 
 @dataclass
-class DeDepthwiseConv2D:
+class DeDepthwiseConv2D(_rec.FlatRecord):
     """DeDepthwiseConv2D"""
 
-    format: Format = Format(0)
+    format: Format = Format.NCHW
     channelIn: int = 0
     channelMultiplier: int = 0
     kernelW: int = 0
     kernelH: int = 0
     strideW: int = 0
     strideH: int = 0
-    padMode: PadMode = PadMode(0)
+    padMode: PadMode = PadMode.NOTSET
     padUp: int = 0
     padDown: int = 0
     padLeft: int = 0
@@ -2968,264 +757,31 @@ class DeDepthwiseConv2D:
     dilateW: int = 0
     dilateH: int = 0
     hasBias: bool = False
-    activationType: ActivationType = ActivationType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "format": int(self.format),
-            "channelIn": self.channelIn,
-            "channelMultiplier": self.channelMultiplier,
-            "kernelW": self.kernelW,
-            "kernelH": self.kernelH,
-            "strideW": self.strideW,
-            "strideH": self.strideH,
-            "padMode": int(self.padMode),
-            "padUp": self.padUp,
-            "padDown": self.padDown,
-            "padLeft": self.padLeft,
-            "padRight": self.padRight,
-            "dilateW": self.dilateW,
-            "dilateH": self.dilateH,
-            "hasBias": self.hasBias,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DeDepthwiseConv2D:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DeDepthwiseConv2D
-        if unknown:
-            raise ValueError(f"unknown field(s) for DeDepthwiseConv2D: {sorted(unknown)}")
-        obj = cls()
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "channelIn" in d:
-            v = d["channelIn"]
-            obj.channelIn = int(v)
-        if "channelMultiplier" in d:
-            v = d["channelMultiplier"]
-            obj.channelMultiplier = int(v)
-        if "kernelW" in d:
-            v = d["kernelW"]
-            obj.kernelW = int(v)
-        if "kernelH" in d:
-            v = d["kernelH"]
-            obj.kernelH = int(v)
-        if "strideW" in d:
-            v = d["strideW"]
-            obj.strideW = int(v)
-        if "strideH" in d:
-            v = d["strideH"]
-            obj.strideH = int(v)
-        if "padMode" in d:
-            v = d["padMode"]
-            obj.padMode = _rec.enum_from(PadMode, v)
-        if "padUp" in d:
-            v = d["padUp"]
-            obj.padUp = int(v)
-        if "padDown" in d:
-            v = d["padDown"]
-            obj.padDown = int(v)
-        if "padLeft" in d:
-            v = d["padLeft"]
-            obj.padLeft = int(v)
-        if "padRight" in d:
-            v = d["padRight"]
-            obj.padRight = int(v)
-        if "dilateW" in d:
-            v = d["dilateW"]
-            obj.dilateW = int(v)
-        if "dilateH" in d:
-            v = d["dilateH"]
-            obj.dilateH = int(v)
-        if "hasBias" in d:
-            v = d["hasBias"]
-            obj.hasBias = bool(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DeDepthwiseConv2D.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DeDepthwiseConv2D:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DeDepthwiseConv2D.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DeDepthwiseConv2D, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DeDepthwiseConv2D:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DeDepthwiseConv2D, text)
-
-
-_FIELDS_DeDepthwiseConv2D: frozenset[str] = frozenset(
-    (
-        "format",
-        "channelIn",
-        "channelMultiplier",
-        "kernelW",
-        "kernelH",
-        "strideW",
-        "strideH",
-        "padMode",
-        "padUp",
-        "padDown",
-        "padLeft",
-        "padRight",
-        "dilateW",
-        "dilateH",
-        "hasBias",
-        "activationType",
-    )
-)
+    activationType: ActivationType = ActivationType.NO_ACTIVATION
 
 
 @dataclass
-class Resize:
+class Resize(_rec.FlatRecord):
     """Resize"""
 
-    format: Format = Format(0)
-    method: ResizeMethod = ResizeMethod(0)
+    format: Format = Format.NCHW
+    method: ResizeMethod = ResizeMethod.LINEAR
     newHeight: int = 0
     newWidth: int = 0
     alignCorners: bool = False
     preserveAspectRatio: bool = False
-    coordinateTransformMode: CoordinateTransformMode = CoordinateTransformMode(0)
+    coordinateTransformMode: CoordinateTransformMode = CoordinateTransformMode.COMMON
     cubicCoeff: float = 0.0
     excludeOutside: int = 0
     extrapolationValue: float = 0.0
-    nearestMode: NearestMode = NearestMode(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "format": int(self.format),
-            "method": int(self.method),
-            "newHeight": self.newHeight,
-            "newWidth": self.newWidth,
-            "alignCorners": self.alignCorners,
-            "preserveAspectRatio": self.preserveAspectRatio,
-            "coordinateTransformMode": int(self.coordinateTransformMode),
-            "cubicCoeff": self.cubicCoeff,
-            "excludeOutside": self.excludeOutside,
-            "extrapolationValue": self.extrapolationValue,
-            "nearestMode": int(self.nearestMode),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Resize:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Resize
-        if unknown:
-            raise ValueError(f"unknown field(s) for Resize: {sorted(unknown)}")
-        obj = cls()
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "method" in d:
-            v = d["method"]
-            obj.method = _rec.enum_from(ResizeMethod, v)
-        if "newHeight" in d:
-            v = d["newHeight"]
-            obj.newHeight = int(v)
-        if "newWidth" in d:
-            v = d["newWidth"]
-            obj.newWidth = int(v)
-        if "alignCorners" in d:
-            v = d["alignCorners"]
-            obj.alignCorners = bool(v)
-        if "preserveAspectRatio" in d:
-            v = d["preserveAspectRatio"]
-            obj.preserveAspectRatio = bool(v)
-        if "coordinateTransformMode" in d:
-            v = d["coordinateTransformMode"]
-            obj.coordinateTransformMode = _rec.enum_from(CoordinateTransformMode, v)
-        if "cubicCoeff" in d:
-            v = d["cubicCoeff"]
-            obj.cubicCoeff = float(v)
-        if "excludeOutside" in d:
-            v = d["excludeOutside"]
-            obj.excludeOutside = int(v)
-        if "extrapolationValue" in d:
-            v = d["extrapolationValue"]
-            obj.extrapolationValue = float(v)
-        if "nearestMode" in d:
-            v = d["nearestMode"]
-            obj.nearestMode = _rec.enum_from(NearestMode, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Resize.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Resize:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Resize.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Resize, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Resize:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Resize, text)
-
-
-_FIELDS_Resize: frozenset[str] = frozenset(
-    (
-        "format",
-        "method",
-        "newHeight",
-        "newWidth",
-        "alignCorners",
-        "preserveAspectRatio",
-        "coordinateTransformMode",
-        "cubicCoeff",
-        "excludeOutside",
-        "extrapolationValue",
-        "nearestMode",
-    )
-)
+    nearestMode: NearestMode = NearestMode.NORMAL
 
 
 @dataclass
-class DetectionPostProcess:
+class DetectionPostProcess(_rec.FlatRecord):
     """DetectionPostProcess"""
 
-    format: Format = Format(0)
+    format: Format = Format.NCHW
     inputSize: int = 0
     hScale: float = 0.0
     wScale: float = 0.0
@@ -3240,277 +796,30 @@ class DetectionPostProcess:
     UseRegularNms: bool = False
     OutQuantized: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "format": int(self.format),
-            "inputSize": self.inputSize,
-            "hScale": self.hScale,
-            "wScale": self.wScale,
-            "xScale": self.xScale,
-            "yScale": self.yScale,
-            "NmsIouThreshold": self.NmsIouThreshold,
-            "NmsScoreThreshold": self.NmsScoreThreshold,
-            "MaxDetections": self.MaxDetections,
-            "DetectionsPerClass": self.DetectionsPerClass,
-            "MaxClassesPerDetection": self.MaxClassesPerDetection,
-            "NumClasses": self.NumClasses,
-            "UseRegularNms": self.UseRegularNms,
-            "OutQuantized": self.OutQuantized,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DetectionPostProcess:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DetectionPostProcess
-        if unknown:
-            raise ValueError(f"unknown field(s) for DetectionPostProcess: {sorted(unknown)}")
-        obj = cls()
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "inputSize" in d:
-            v = d["inputSize"]
-            obj.inputSize = int(v)
-        if "hScale" in d:
-            v = d["hScale"]
-            obj.hScale = float(v)
-        if "wScale" in d:
-            v = d["wScale"]
-            obj.wScale = float(v)
-        if "xScale" in d:
-            v = d["xScale"]
-            obj.xScale = float(v)
-        if "yScale" in d:
-            v = d["yScale"]
-            obj.yScale = float(v)
-        if "NmsIouThreshold" in d:
-            v = d["NmsIouThreshold"]
-            obj.NmsIouThreshold = float(v)
-        if "NmsScoreThreshold" in d:
-            v = d["NmsScoreThreshold"]
-            obj.NmsScoreThreshold = float(v)
-        if "MaxDetections" in d:
-            v = d["MaxDetections"]
-            obj.MaxDetections = int(v)
-        if "DetectionsPerClass" in d:
-            v = d["DetectionsPerClass"]
-            obj.DetectionsPerClass = int(v)
-        if "MaxClassesPerDetection" in d:
-            v = d["MaxClassesPerDetection"]
-            obj.MaxClassesPerDetection = int(v)
-        if "NumClasses" in d:
-            v = d["NumClasses"]
-            obj.NumClasses = int(v)
-        if "UseRegularNms" in d:
-            v = d["UseRegularNms"]
-            obj.UseRegularNms = bool(v)
-        if "OutQuantized" in d:
-            v = d["OutQuantized"]
-            obj.OutQuantized = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DetectionPostProcess.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DetectionPostProcess:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DetectionPostProcess.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DetectionPostProcess, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DetectionPostProcess:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DetectionPostProcess, text)
-
-
-_FIELDS_DetectionPostProcess: frozenset[str] = frozenset(
-    (
-        "format",
-        "inputSize",
-        "hScale",
-        "wScale",
-        "xScale",
-        "yScale",
-        "NmsIouThreshold",
-        "NmsScoreThreshold",
-        "MaxDetections",
-        "DetectionsPerClass",
-        "MaxClassesPerDetection",
-        "NumClasses",
-        "UseRegularNms",
-        "OutQuantized",
-    )
-)
-
 
 @dataclass
-class FullConnection:
+class FullConnection(_rec.FlatRecord):
     """FullConnection"""
 
     hasBias: bool = False
     axis: int = 0
     useAxis: bool = False
-    activationType: ActivationType = ActivationType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "hasBias": self.hasBias,
-            "axis": self.axis,
-            "useAxis": self.useAxis,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FullConnection:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FullConnection
-        if unknown:
-            raise ValueError(f"unknown field(s) for FullConnection: {sorted(unknown)}")
-        obj = cls()
-        if "hasBias" in d:
-            v = d["hasBias"]
-            obj.hasBias = bool(v)
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        if "useAxis" in d:
-            v = d["useAxis"]
-            obj.useAxis = bool(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_FullConnection.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> FullConnection:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_FullConnection.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_FullConnection, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> FullConnection:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_FullConnection, text)
-
-
-_FIELDS_FullConnection: frozenset[str] = frozenset(
-    (
-        "hasBias",
-        "axis",
-        "useAxis",
-        "activationType",
-    )
-)
+    activationType: ActivationType = ActivationType.NO_ACTIVATION
 
 
 @dataclass
-class Mean:
+class Mean(_rec.FlatRecord):
     """Mean"""
 
     axis: list[int] | ScalarVector | None = None
     keepDims: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": None if self.axis is None else list(self.axis),
-            "keepDims": self.keepDims,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Mean:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Mean
-        if unknown:
-            raise ValueError(f"unknown field(s) for Mean: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = None if v is None else [int(e0) for e0 in v]
-        if "keepDims" in d:
-            v = d["keepDims"]
-            obj.keepDims = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Mean.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Mean:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Mean.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Mean, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Mean:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Mean, text)
-
-
-_FIELDS_Mean: frozenset[str] = frozenset(
-    (
-        "axis",
-        "keepDims",
-    )
-)
-
 
 @dataclass
-class DeConv2D:
+class DeConv2D(_rec.FlatRecord):
     """DeConv2D"""
 
-    format: Format = Format(0)
+    format: Format = Format.NCHW
     group: int = 0
     channelIn: int = 0
     channelOut: int = 0
@@ -3518,7 +827,7 @@ class DeConv2D:
     kernelH: int = 0
     strideW: int = 0
     strideH: int = 0
-    padMode: PadMode = PadMode(0)
+    padMode: PadMode = PadMode.NOTSET
     padUp: int = 0
     padDown: int = 0
     padLeft: int = 0
@@ -3526,148 +835,14 @@ class DeConv2D:
     dilateW: int = 0
     dilateH: int = 0
     hasBias: bool = False
-    activationType: ActivationType = ActivationType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "format": int(self.format),
-            "group": self.group,
-            "channelIn": self.channelIn,
-            "channelOut": self.channelOut,
-            "kernelW": self.kernelW,
-            "kernelH": self.kernelH,
-            "strideW": self.strideW,
-            "strideH": self.strideH,
-            "padMode": int(self.padMode),
-            "padUp": self.padUp,
-            "padDown": self.padDown,
-            "padLeft": self.padLeft,
-            "padRight": self.padRight,
-            "dilateW": self.dilateW,
-            "dilateH": self.dilateH,
-            "hasBias": self.hasBias,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DeConv2D:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DeConv2D
-        if unknown:
-            raise ValueError(f"unknown field(s) for DeConv2D: {sorted(unknown)}")
-        obj = cls()
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "group" in d:
-            v = d["group"]
-            obj.group = int(v)
-        if "channelIn" in d:
-            v = d["channelIn"]
-            obj.channelIn = int(v)
-        if "channelOut" in d:
-            v = d["channelOut"]
-            obj.channelOut = int(v)
-        if "kernelW" in d:
-            v = d["kernelW"]
-            obj.kernelW = int(v)
-        if "kernelH" in d:
-            v = d["kernelH"]
-            obj.kernelH = int(v)
-        if "strideW" in d:
-            v = d["strideW"]
-            obj.strideW = int(v)
-        if "strideH" in d:
-            v = d["strideH"]
-            obj.strideH = int(v)
-        if "padMode" in d:
-            v = d["padMode"]
-            obj.padMode = _rec.enum_from(PadMode, v)
-        if "padUp" in d:
-            v = d["padUp"]
-            obj.padUp = int(v)
-        if "padDown" in d:
-            v = d["padDown"]
-            obj.padDown = int(v)
-        if "padLeft" in d:
-            v = d["padLeft"]
-            obj.padLeft = int(v)
-        if "padRight" in d:
-            v = d["padRight"]
-            obj.padRight = int(v)
-        if "dilateW" in d:
-            v = d["dilateW"]
-            obj.dilateW = int(v)
-        if "dilateH" in d:
-            v = d["dilateH"]
-            obj.dilateH = int(v)
-        if "hasBias" in d:
-            v = d["hasBias"]
-            obj.hasBias = bool(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DeConv2D.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DeConv2D:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DeConv2D.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DeConv2D, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DeConv2D:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DeConv2D, text)
-
-
-_FIELDS_DeConv2D: frozenset[str] = frozenset(
-    (
-        "format",
-        "group",
-        "channelIn",
-        "channelOut",
-        "kernelW",
-        "kernelH",
-        "strideW",
-        "strideH",
-        "padMode",
-        "padUp",
-        "padDown",
-        "padLeft",
-        "padRight",
-        "dilateW",
-        "dilateH",
-        "hasBias",
-        "activationType",
-    )
-)
+    activationType: ActivationType = ActivationType.NO_ACTIVATION
 
 
 @dataclass
-class DeConv2DGradFilter:
+class DeConv2DGradFilter(_rec.FlatRecord):
     """DeConv2DGradFilter"""
 
-    format: Format = Format(0)
+    format: Format = Format.NCHW
     group: int = 0
     channelIn: int = 0
     channelOut: int = 0
@@ -3675,7 +850,7 @@ class DeConv2DGradFilter:
     kernelH: int = 0
     strideW: int = 0
     strideH: int = 0
-    padMode: PadMode = PadMode(0)
+    padMode: PadMode = PadMode.NOTSET
     padUp: int = 0
     padDown: int = 0
     padLeft: int = 0
@@ -3683,2279 +858,242 @@ class DeConv2DGradFilter:
     dilateW: int = 0
     dilateH: int = 0
     hasBias: bool = False
-    activationType: ActivationType = ActivationType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "format": int(self.format),
-            "group": self.group,
-            "channelIn": self.channelIn,
-            "channelOut": self.channelOut,
-            "kernelW": self.kernelW,
-            "kernelH": self.kernelH,
-            "strideW": self.strideW,
-            "strideH": self.strideH,
-            "padMode": int(self.padMode),
-            "padUp": self.padUp,
-            "padDown": self.padDown,
-            "padLeft": self.padLeft,
-            "padRight": self.padRight,
-            "dilateW": self.dilateW,
-            "dilateH": self.dilateH,
-            "hasBias": self.hasBias,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DeConv2DGradFilter:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DeConv2DGradFilter
-        if unknown:
-            raise ValueError(f"unknown field(s) for DeConv2DGradFilter: {sorted(unknown)}")
-        obj = cls()
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "group" in d:
-            v = d["group"]
-            obj.group = int(v)
-        if "channelIn" in d:
-            v = d["channelIn"]
-            obj.channelIn = int(v)
-        if "channelOut" in d:
-            v = d["channelOut"]
-            obj.channelOut = int(v)
-        if "kernelW" in d:
-            v = d["kernelW"]
-            obj.kernelW = int(v)
-        if "kernelH" in d:
-            v = d["kernelH"]
-            obj.kernelH = int(v)
-        if "strideW" in d:
-            v = d["strideW"]
-            obj.strideW = int(v)
-        if "strideH" in d:
-            v = d["strideH"]
-            obj.strideH = int(v)
-        if "padMode" in d:
-            v = d["padMode"]
-            obj.padMode = _rec.enum_from(PadMode, v)
-        if "padUp" in d:
-            v = d["padUp"]
-            obj.padUp = int(v)
-        if "padDown" in d:
-            v = d["padDown"]
-            obj.padDown = int(v)
-        if "padLeft" in d:
-            v = d["padLeft"]
-            obj.padLeft = int(v)
-        if "padRight" in d:
-            v = d["padRight"]
-            obj.padRight = int(v)
-        if "dilateW" in d:
-            v = d["dilateW"]
-            obj.dilateW = int(v)
-        if "dilateH" in d:
-            v = d["dilateH"]
-            obj.dilateH = int(v)
-        if "hasBias" in d:
-            v = d["hasBias"]
-            obj.hasBias = bool(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DeConv2DGradFilter.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DeConv2DGradFilter:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DeConv2DGradFilter.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DeConv2DGradFilter, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DeConv2DGradFilter:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DeConv2DGradFilter, text)
-
-
-_FIELDS_DeConv2DGradFilter: frozenset[str] = frozenset(
-    (
-        "format",
-        "group",
-        "channelIn",
-        "channelOut",
-        "kernelW",
-        "kernelH",
-        "strideW",
-        "strideH",
-        "padMode",
-        "padUp",
-        "padDown",
-        "padLeft",
-        "padRight",
-        "dilateW",
-        "dilateH",
-        "hasBias",
-        "activationType",
-    )
-)
+    activationType: ActivationType = ActivationType.NO_ACTIVATION
 
 
 @dataclass
-class BNGrad:
+class BNGrad(_rec.FlatRecord):
     """BNGrad"""
 
     eps: float = 0.0
     momentum: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "eps": self.eps,
-            "momentum": self.momentum,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BNGrad:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BNGrad
-        if unknown:
-            raise ValueError(f"unknown field(s) for BNGrad: {sorted(unknown)}")
-        obj = cls()
-        if "eps" in d:
-            v = d["eps"]
-            obj.eps = float(v)
-        if "momentum" in d:
-            v = d["momentum"]
-            obj.momentum = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BNGrad.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BNGrad:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BNGrad.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BNGrad, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BNGrad:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BNGrad, text)
-
-
-_FIELDS_BNGrad: frozenset[str] = frozenset(
-    (
-        "eps",
-        "momentum",
-    )
-)
-
 
 @dataclass
-class Scale:
+class Scale(_rec.FlatRecord):
     """Scale"""
 
     axis: int = 0
-    activationType: ActivationType = ActivationType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Scale:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Scale
-        if unknown:
-            raise ValueError(f"unknown field(s) for Scale: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Scale.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Scale:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Scale.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Scale, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Scale:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Scale, text)
-
-
-_FIELDS_Scale: frozenset[str] = frozenset(
-    (
-        "axis",
-        "activationType",
-    )
-)
+    activationType: ActivationType = ActivationType.NO_ACTIVATION
 
 
 @dataclass
-class Eltwise:
+class Eltwise(_rec.FlatRecord):
     """Eltwise"""
 
-    mode: EltwiseMode = EltwiseMode(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "mode": int(self.mode),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Eltwise:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Eltwise
-        if unknown:
-            raise ValueError(f"unknown field(s) for Eltwise: {sorted(unknown)}")
-        obj = cls()
-        if "mode" in d:
-            v = d["mode"]
-            obj.mode = _rec.enum_from(EltwiseMode, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Eltwise.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Eltwise:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Eltwise.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Eltwise, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Eltwise:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Eltwise, text)
-
-
-_FIELDS_Eltwise: frozenset[str] = frozenset(("mode",))
+    mode: EltwiseMode = EltwiseMode.PROD
 
 
 @dataclass
-class Add:
+class Add(_rec.FlatRecord):
     """Add"""
 
-    activationType: ActivationType = ActivationType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Add:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Add
-        if unknown:
-            raise ValueError(f"unknown field(s) for Add: {sorted(unknown)}")
-        obj = cls()
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Add.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Add:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Add.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Add, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Add:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Add, text)
-
-
-_FIELDS_Add: frozenset[str] = frozenset(("activationType",))
+    activationType: ActivationType = ActivationType.NO_ACTIVATION
 
 
 @dataclass
-class Sub:
+class Sub(_rec.FlatRecord):
     """Sub"""
 
-    activationType: ActivationType = ActivationType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Sub:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Sub
-        if unknown:
-            raise ValueError(f"unknown field(s) for Sub: {sorted(unknown)}")
-        obj = cls()
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Sub.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Sub:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Sub.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Sub, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Sub:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Sub, text)
-
-
-_FIELDS_Sub: frozenset[str] = frozenset(("activationType",))
+    activationType: ActivationType = ActivationType.NO_ACTIVATION
 
 
 @dataclass
-class Mul:
+class Mul(_rec.FlatRecord):
     """Mul"""
 
-    activationType: ActivationType = ActivationType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Mul:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Mul
-        if unknown:
-            raise ValueError(f"unknown field(s) for Mul: {sorted(unknown)}")
-        obj = cls()
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Mul.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Mul:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Mul.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Mul, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Mul:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Mul, text)
-
-
-_FIELDS_Mul: frozenset[str] = frozenset(("activationType",))
+    activationType: ActivationType = ActivationType.NO_ACTIVATION
 
 
 @dataclass
-class Div:
+class Div(_rec.FlatRecord):
     """Div"""
 
-    activationType: ActivationType = ActivationType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Div:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Div
-        if unknown:
-            raise ValueError(f"unknown field(s) for Div: {sorted(unknown)}")
-        obj = cls()
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Div.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Div:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Div.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Div, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Div:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Div, text)
-
-
-_FIELDS_Div: frozenset[str] = frozenset(("activationType",))
+    activationType: ActivationType = ActivationType.NO_ACTIVATION
 
 
 @dataclass
-class AddGrad:
+class AddGrad(_rec.FlatRecord):
     """AddGrad"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> AddGrad:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_AddGrad
-        if unknown:
-            raise ValueError(f"unknown field(s) for AddGrad: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_AddGrad.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> AddGrad:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_AddGrad.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_AddGrad, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> AddGrad:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_AddGrad, text)
-
-
-_FIELDS_AddGrad: frozenset[str] = frozenset(())
-
 
 @dataclass
-class SubGrad:
+class SubGrad(_rec.FlatRecord):
     """SubGrad"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SubGrad:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SubGrad
-        if unknown:
-            raise ValueError(f"unknown field(s) for SubGrad: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SubGrad.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SubGrad:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SubGrad.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SubGrad, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SubGrad:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SubGrad, text)
-
-
-_FIELDS_SubGrad: frozenset[str] = frozenset(())
-
 
 @dataclass
-class MulGrad:
+class MulGrad(_rec.FlatRecord):
     """MulGrad"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MulGrad:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MulGrad
-        if unknown:
-            raise ValueError(f"unknown field(s) for MulGrad: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MulGrad.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MulGrad:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MulGrad.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MulGrad, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MulGrad:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MulGrad, text)
-
-
-_FIELDS_MulGrad: frozenset[str] = frozenset(())
-
 
 @dataclass
-class DivGrad:
+class DivGrad(_rec.FlatRecord):
     """DivGrad"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DivGrad:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DivGrad
-        if unknown:
-            raise ValueError(f"unknown field(s) for DivGrad: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DivGrad.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DivGrad:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DivGrad.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DivGrad, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DivGrad:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DivGrad, text)
-
-
-_FIELDS_DivGrad: frozenset[str] = frozenset(())
-
 
 @dataclass
-class RealDiv:
+class RealDiv(_rec.FlatRecord):
     """RealDiv"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> RealDiv:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_RealDiv
-        if unknown:
-            raise ValueError(f"unknown field(s) for RealDiv: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_RealDiv.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> RealDiv:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_RealDiv.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_RealDiv, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> RealDiv:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_RealDiv, text)
-
-
-_FIELDS_RealDiv: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Rsqrt:
+class Rsqrt(_rec.FlatRecord):
     """Rsqrt"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Rsqrt:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Rsqrt
-        if unknown:
-            raise ValueError(f"unknown field(s) for Rsqrt: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Rsqrt.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Rsqrt:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Rsqrt.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Rsqrt, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Rsqrt:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Rsqrt, text)
-
-
-_FIELDS_Rsqrt: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Equal:
+class Equal(_rec.FlatRecord):
     """Equal"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Equal:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Equal
-        if unknown:
-            raise ValueError(f"unknown field(s) for Equal: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Equal.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Equal:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Equal.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Equal, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Equal:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Equal, text)
-
-
-_FIELDS_Equal: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Less:
+class Less(_rec.FlatRecord):
     """Less"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Less:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Less
-        if unknown:
-            raise ValueError(f"unknown field(s) for Less: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Less.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Less:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Less.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Less, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Less:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Less, text)
-
-
-_FIELDS_Less: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Greater:
+class Greater(_rec.FlatRecord):
     """Greater"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Greater:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Greater
-        if unknown:
-            raise ValueError(f"unknown field(s) for Greater: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Greater.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Greater:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Greater.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Greater, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Greater:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Greater, text)
-
-
-_FIELDS_Greater: frozenset[str] = frozenset(())
-
 
 @dataclass
-class NotEqual:
+class NotEqual(_rec.FlatRecord):
     """NotEqual"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> NotEqual:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_NotEqual
-        if unknown:
-            raise ValueError(f"unknown field(s) for NotEqual: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_NotEqual.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> NotEqual:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_NotEqual.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_NotEqual, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> NotEqual:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_NotEqual, text)
-
-
-_FIELDS_NotEqual: frozenset[str] = frozenset(())
-
 
 @dataclass
-class LessEqual:
+class LessEqual(_rec.FlatRecord):
     """LessEqual"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LessEqual:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LessEqual
-        if unknown:
-            raise ValueError(f"unknown field(s) for LessEqual: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LessEqual.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LessEqual:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LessEqual.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LessEqual, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LessEqual:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LessEqual, text)
-
-
-_FIELDS_LessEqual: frozenset[str] = frozenset(())
-
 
 @dataclass
-class GreaterEqual:
+class GreaterEqual(_rec.FlatRecord):
     """GreaterEqual"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> GreaterEqual:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_GreaterEqual
-        if unknown:
-            raise ValueError(f"unknown field(s) for GreaterEqual: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_GreaterEqual.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> GreaterEqual:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_GreaterEqual.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_GreaterEqual, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> GreaterEqual:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_GreaterEqual, text)
-
-
-_FIELDS_GreaterEqual: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Min:
+class Min(_rec.FlatRecord):
     """Min"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Min:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Min
-        if unknown:
-            raise ValueError(f"unknown field(s) for Min: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Min.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Min:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Min.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Min, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Min:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Min, text)
-
-
-_FIELDS_Min: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Slice:
+class Slice(_rec.FlatRecord):
     """Slice"""
 
-    format: Format = Format(0)
+    format: Format = Format.NCHW
     axes: list[int] | ScalarVector | None = None
     begin: list[int] | ScalarVector | None = None
     size: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "format": int(self.format),
-            "axes": None if self.axes is None else list(self.axes),
-            "begin": None if self.begin is None else list(self.begin),
-            "size": None if self.size is None else list(self.size),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Slice:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Slice
-        if unknown:
-            raise ValueError(f"unknown field(s) for Slice: {sorted(unknown)}")
-        obj = cls()
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "axes" in d:
-            v = d["axes"]
-            obj.axes = None if v is None else [int(e0) for e0 in v]
-        if "begin" in d:
-            v = d["begin"]
-            obj.begin = None if v is None else [int(e0) for e0 in v]
-        if "size" in d:
-            v = d["size"]
-            obj.size = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Slice.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Slice:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Slice.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Slice, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Slice:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Slice, text)
-
-
-_FIELDS_Slice: frozenset[str] = frozenset(
-    (
-        "format",
-        "axes",
-        "begin",
-        "size",
-    )
-)
-
 
 @dataclass
-class Floor:
+class Floor(_rec.FlatRecord):
     """Floor"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Floor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Floor
-        if unknown:
-            raise ValueError(f"unknown field(s) for Floor: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Floor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Floor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Floor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Floor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Floor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Floor, text)
-
-
-_FIELDS_Floor: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Abs:
+class Abs(_rec.FlatRecord):
     """Abs"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Abs:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Abs
-        if unknown:
-            raise ValueError(f"unknown field(s) for Abs: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Abs.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Abs:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Abs.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Abs, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Abs:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Abs, text)
-
-
-_FIELDS_Abs: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Neg:
+class Neg(_rec.FlatRecord):
     """Neg"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Neg:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Neg
-        if unknown:
-            raise ValueError(f"unknown field(s) for Neg: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Neg.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Neg:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Neg.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Neg, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Neg:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Neg, text)
-
-
-_FIELDS_Neg: frozenset[str] = frozenset(())
-
 
 @dataclass
-class NegGrad:
+class NegGrad(_rec.FlatRecord):
     """NegGrad"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> NegGrad:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_NegGrad
-        if unknown:
-            raise ValueError(f"unknown field(s) for NegGrad: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_NegGrad.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> NegGrad:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_NegGrad.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_NegGrad, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> NegGrad:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_NegGrad, text)
-
-
-_FIELDS_NegGrad: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Exp:
+class Exp(_rec.FlatRecord):
     """Exp"""
 
     base: float = -1.0
     scale: float = 1.0
     shift: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": self.base,
-            "scale": self.scale,
-            "shift": self.shift,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Exp:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Exp
-        if unknown:
-            raise ValueError(f"unknown field(s) for Exp: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = float(v)
-        if "scale" in d:
-            v = d["scale"]
-            obj.scale = float(v)
-        if "shift" in d:
-            v = d["shift"]
-            obj.shift = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Exp.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Exp:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Exp.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Exp, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Exp:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Exp, text)
-
-
-_FIELDS_Exp: frozenset[str] = frozenset(
-    (
-        "base",
-        "scale",
-        "shift",
-    )
-)
-
 
 @dataclass
-class Cos:
+class Cos(_rec.FlatRecord):
     """Cos"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Cos:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Cos
-        if unknown:
-            raise ValueError(f"unknown field(s) for Cos: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Cos.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Cos:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Cos.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Cos, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Cos:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Cos, text)
-
-
-_FIELDS_Cos: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Sin:
+class Sin(_rec.FlatRecord):
     """Sin"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Sin:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Sin
-        if unknown:
-            raise ValueError(f"unknown field(s) for Sin: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Sin.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Sin:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Sin.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Sin, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Sin:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Sin, text)
-
-
-_FIELDS_Sin: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Sqrt:
+class Sqrt(_rec.FlatRecord):
     """Sqrt"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Sqrt:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Sqrt
-        if unknown:
-            raise ValueError(f"unknown field(s) for Sqrt: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Sqrt.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Sqrt:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Sqrt.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Sqrt, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Sqrt:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Sqrt, text)
-
-
-_FIELDS_Sqrt: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Square:
+class Square(_rec.FlatRecord):
     """Square"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Square:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Square
-        if unknown:
-            raise ValueError(f"unknown field(s) for Square: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Square.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Square:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Square.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Square, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Square:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Square, text)
-
-
-_FIELDS_Square: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Ceil:
+class Ceil(_rec.FlatRecord):
     """Ceil"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Ceil:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Ceil
-        if unknown:
-            raise ValueError(f"unknown field(s) for Ceil: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Ceil.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Ceil:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Ceil.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Ceil, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Ceil:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Ceil, text)
-
-
-_FIELDS_Ceil: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Log:
+class Log(_rec.FlatRecord):
     """Log"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Log:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Log
-        if unknown:
-            raise ValueError(f"unknown field(s) for Log: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Log.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Log:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Log.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Log, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Log:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Log, text)
-
-
-_FIELDS_Log: frozenset[str] = frozenset(())
-
 
 @dataclass
-class LogGrad:
+class LogGrad(_rec.FlatRecord):
     """LogGrad"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LogGrad:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LogGrad
-        if unknown:
-            raise ValueError(f"unknown field(s) for LogGrad: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LogGrad.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LogGrad:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LogGrad.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LogGrad, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LogGrad:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LogGrad, text)
-
-
-_FIELDS_LogGrad: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Tan:
+class Tan(_rec.FlatRecord):
     """Tan"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Tan:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Tan
-        if unknown:
-            raise ValueError(f"unknown field(s) for Tan: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Tan.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Tan:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Tan.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Tan, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Tan:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Tan, text)
-
-
-_FIELDS_Tan: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Atan:
+class Atan(_rec.FlatRecord):
     """Atan"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Atan:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Atan
-        if unknown:
-            raise ValueError(f"unknown field(s) for Atan: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Atan.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Atan:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Atan.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Atan, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Atan:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Atan, text)
-
-
-_FIELDS_Atan: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Asin:
+class Asin(_rec.FlatRecord):
     """Asin"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Asin:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Asin
-        if unknown:
-            raise ValueError(f"unknown field(s) for Asin: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Asin.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Asin:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Asin.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Asin, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Asin:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Asin, text)
-
-
-_FIELDS_Asin: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Reshape:
+class Reshape(_rec.FlatRecord):
     """Reshape"""
 
-    format: Format = Format(0)
+    format: Format = Format.NCHW
     shape: list[int] | ScalarVector | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "format": int(self.format),
-            "shape": None if self.shape is None else list(self.shape),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Reshape:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Reshape
-        if unknown:
-            raise ValueError(f"unknown field(s) for Reshape: {sorted(unknown)}")
-        obj = cls()
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "shape" in d:
-            v = d["shape"]
-            obj.shape = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Reshape.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Reshape:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Reshape.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Reshape, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Reshape:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Reshape, text)
-
-
-_FIELDS_Reshape: frozenset[str] = frozenset(
-    (
-        "format",
-        "shape",
-    )
-)
 
 
 @dataclass
-class Power:
+class Power(_rec.FlatRecord):
     """Power"""
 
     power: float = 0.0
     scale: float = 0.0
     shift: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "power": self.power,
-            "scale": self.scale,
-            "shift": self.shift,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Power:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Power
-        if unknown:
-            raise ValueError(f"unknown field(s) for Power: {sorted(unknown)}")
-        obj = cls()
-        if "power" in d:
-            v = d["power"]
-            obj.power = float(v)
-        if "scale" in d:
-            v = d["scale"]
-            obj.scale = float(v)
-        if "shift" in d:
-            v = d["shift"]
-            obj.shift = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Power.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Power:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Power.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Power, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Power:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Power, text)
-
-
-_FIELDS_Power: frozenset[str] = frozenset(
-    (
-        "power",
-        "scale",
-        "shift",
-    )
-)
-
 
 @dataclass
-class PowerGrad:
+class PowerGrad(_rec.FlatRecord):
     """PowerGrad"""
 
     power: float = 0.0
     scale: float = 0.0
     shift: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "power": self.power,
-            "scale": self.scale,
-            "shift": self.shift,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PowerGrad:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_PowerGrad
-        if unknown:
-            raise ValueError(f"unknown field(s) for PowerGrad: {sorted(unknown)}")
-        obj = cls()
-        if "power" in d:
-            v = d["power"]
-            obj.power = float(v)
-        if "scale" in d:
-            v = d["scale"]
-            obj.scale = float(v)
-        if "shift" in d:
-            v = d["shift"]
-            obj.shift = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_PowerGrad.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> PowerGrad:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_PowerGrad.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_PowerGrad, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> PowerGrad:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_PowerGrad, text)
-
-
-_FIELDS_PowerGrad: frozenset[str] = frozenset(
-    (
-        "power",
-        "scale",
-        "shift",
-    )
-)
-
 
 @dataclass
-class ArgMax:
+class ArgMax(_rec.FlatRecord):
     """ArgMax"""
 
     axis: int = 0
@@ -5964,83 +1102,9 @@ class ArgMax:
     keepDims: bool = False
     axisType: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-            "outMaxValue": self.outMaxValue,
-            "topK": self.topK,
-            "keepDims": self.keepDims,
-            "axisType": self.axisType,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ArgMax:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ArgMax
-        if unknown:
-            raise ValueError(f"unknown field(s) for ArgMax: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        if "outMaxValue" in d:
-            v = d["outMaxValue"]
-            obj.outMaxValue = bool(v)
-        if "topK" in d:
-            v = d["topK"]
-            obj.topK = int(v)
-        if "keepDims" in d:
-            v = d["keepDims"]
-            obj.keepDims = bool(v)
-        if "axisType" in d:
-            v = d["axisType"]
-            obj.axisType = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ArgMax.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ArgMax:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ArgMax.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ArgMax, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ArgMax:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ArgMax, text)
-
-
-_FIELDS_ArgMax: frozenset[str] = frozenset(
-    (
-        "axis",
-        "outMaxValue",
-        "topK",
-        "keepDims",
-        "axisType",
-    )
-)
-
 
 @dataclass
-class ArgMin:
+class ArgMin(_rec.FlatRecord):
     """ArgMin"""
 
     axis: int = 0
@@ -6049,330 +1113,38 @@ class ArgMin:
     keepDims: bool = False
     axisType: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-            "outMaxValue": self.outMaxValue,
-            "topK": self.topK,
-            "keepDims": self.keepDims,
-            "axisType": self.axisType,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ArgMin:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ArgMin
-        if unknown:
-            raise ValueError(f"unknown field(s) for ArgMin: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        if "outMaxValue" in d:
-            v = d["outMaxValue"]
-            obj.outMaxValue = bool(v)
-        if "topK" in d:
-            v = d["topK"]
-            obj.topK = int(v)
-        if "keepDims" in d:
-            v = d["keepDims"]
-            obj.keepDims = bool(v)
-        if "axisType" in d:
-            v = d["axisType"]
-            obj.axisType = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ArgMin.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ArgMin:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ArgMin.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ArgMin, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ArgMin:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ArgMin, text)
-
-
-_FIELDS_ArgMin: frozenset[str] = frozenset(
-    (
-        "axis",
-        "outMaxValue",
-        "topK",
-        "keepDims",
-        "axisType",
-    )
-)
-
 
 @dataclass
-class NetOutput:
+class NetOutput(_rec.FlatRecord):
     """NetOutput"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> NetOutput:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_NetOutput
-        if unknown:
-            raise ValueError(f"unknown field(s) for NetOutput: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_NetOutput.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> NetOutput:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_NetOutput.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_NetOutput, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> NetOutput:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_NetOutput, text)
-
-
-_FIELDS_NetOutput: frozenset[str] = frozenset(())
-
 
 @dataclass
-class MatMul:
+class MatMul(_rec.FlatRecord):
     """MatMul"""
 
     broadcast: bool = False
     transposeA: bool = False
     transposeB: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "broadcast": self.broadcast,
-            "transposeA": self.transposeA,
-            "transposeB": self.transposeB,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MatMul:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MatMul
-        if unknown:
-            raise ValueError(f"unknown field(s) for MatMul: {sorted(unknown)}")
-        obj = cls()
-        if "broadcast" in d:
-            v = d["broadcast"]
-            obj.broadcast = bool(v)
-        if "transposeA" in d:
-            v = d["transposeA"]
-            obj.transposeA = bool(v)
-        if "transposeB" in d:
-            v = d["transposeB"]
-            obj.transposeB = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MatMul.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MatMul:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MatMul.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MatMul, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MatMul:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MatMul, text)
-
-
-_FIELDS_MatMul: frozenset[str] = frozenset(
-    (
-        "broadcast",
-        "transposeA",
-        "transposeB",
-    )
-)
-
 
 @dataclass
-class PReLU:
+class PReLU(_rec.FlatRecord):
     """PReLU"""
 
     channelShared: bool = False
     slope: list[float] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "channelShared": self.channelShared,
-            "slope": None if self.slope is None else list(self.slope),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PReLU:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_PReLU
-        if unknown:
-            raise ValueError(f"unknown field(s) for PReLU: {sorted(unknown)}")
-        obj = cls()
-        if "channelShared" in d:
-            v = d["channelShared"]
-            obj.channelShared = bool(v)
-        if "slope" in d:
-            v = d["slope"]
-            obj.slope = None if v is None else [float(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_PReLU.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> PReLU:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_PReLU.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_PReLU, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> PReLU:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_PReLU, text)
-
-
-_FIELDS_PReLU: frozenset[str] = frozenset(
-    (
-        "channelShared",
-        "slope",
-    )
-)
-
 
 @dataclass
-class LeakyReLU:
+class LeakyReLU(_rec.FlatRecord):
     """LeakyReLU"""
 
     negativeSlope: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "negativeSlope": self.negativeSlope,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LeakyReLU:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LeakyReLU
-        if unknown:
-            raise ValueError(f"unknown field(s) for LeakyReLU: {sorted(unknown)}")
-        obj = cls()
-        if "negativeSlope" in d:
-            v = d["negativeSlope"]
-            obj.negativeSlope = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LeakyReLU.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LeakyReLU:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LeakyReLU.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LeakyReLU, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LeakyReLU:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LeakyReLU, text)
-
-
-_FIELDS_LeakyReLU: frozenset[str] = frozenset(("negativeSlope",))
-
 
 @dataclass
-class StridedSlice:
+class StridedSlice(_rec.FlatRecord):
     """StridedSlice"""
 
     beginMask: int = 0
@@ -6385,176 +1157,18 @@ class StridedSlice:
     stride: list[int] | ScalarVector | None = None
     isScale: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "beginMask": self.beginMask,
-            "endMask": self.endMask,
-            "ellipsisMask": self.ellipsisMask,
-            "newAxisMask": self.newAxisMask,
-            "shrinkAxisMask": self.shrinkAxisMask,
-            "begin": None if self.begin is None else list(self.begin),
-            "end": None if self.end is None else list(self.end),
-            "stride": None if self.stride is None else list(self.stride),
-            "isScale": None if self.isScale is None else list(self.isScale),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StridedSlice:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StridedSlice
-        if unknown:
-            raise ValueError(f"unknown field(s) for StridedSlice: {sorted(unknown)}")
-        obj = cls()
-        if "beginMask" in d:
-            v = d["beginMask"]
-            obj.beginMask = int(v)
-        if "endMask" in d:
-            v = d["endMask"]
-            obj.endMask = int(v)
-        if "ellipsisMask" in d:
-            v = d["ellipsisMask"]
-            obj.ellipsisMask = int(v)
-        if "newAxisMask" in d:
-            v = d["newAxisMask"]
-            obj.newAxisMask = int(v)
-        if "shrinkAxisMask" in d:
-            v = d["shrinkAxisMask"]
-            obj.shrinkAxisMask = int(v)
-        if "begin" in d:
-            v = d["begin"]
-            obj.begin = None if v is None else [int(e0) for e0 in v]
-        if "end" in d:
-            v = d["end"]
-            obj.end = None if v is None else [int(e0) for e0 in v]
-        if "stride" in d:
-            v = d["stride"]
-            obj.stride = None if v is None else [int(e0) for e0 in v]
-        if "isScale" in d:
-            v = d["isScale"]
-            obj.isScale = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_StridedSlice.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> StridedSlice:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_StridedSlice.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_StridedSlice, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> StridedSlice:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_StridedSlice, text)
-
-
-_FIELDS_StridedSlice: frozenset[str] = frozenset(
-    (
-        "beginMask",
-        "endMask",
-        "ellipsisMask",
-        "newAxisMask",
-        "shrinkAxisMask",
-        "begin",
-        "end",
-        "stride",
-        "isScale",
-    )
-)
-
 
 @dataclass
-class Stack:
+class Stack(_rec.FlatRecord):
     """Stack"""
 
     axis: int = 0
     n: int = 0
     isScale: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-            "n": self.n,
-            "isScale": None if self.isScale is None else list(self.isScale),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Stack:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Stack
-        if unknown:
-            raise ValueError(f"unknown field(s) for Stack: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        if "n" in d:
-            v = d["n"]
-            obj.n = int(v)
-        if "isScale" in d:
-            v = d["isScale"]
-            obj.isScale = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Stack.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Stack:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Stack.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Stack, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Stack:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Stack, text)
-
-
-_FIELDS_Stack: frozenset[str] = frozenset(
-    (
-        "axis",
-        "n",
-        "isScale",
-    )
-)
-
 
 @dataclass
-class Range:
+class Range(_rec.FlatRecord):
     """Range"""
 
     dType: int = 0
@@ -6562,814 +1176,96 @@ class Range:
     limit: int = 0
     delta: int = 1
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "dType": self.dType,
-            "start": self.start,
-            "limit": self.limit,
-            "delta": self.delta,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Range:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Range
-        if unknown:
-            raise ValueError(f"unknown field(s) for Range: {sorted(unknown)}")
-        obj = cls()
-        if "dType" in d:
-            v = d["dType"]
-            obj.dType = int(v)
-        if "start" in d:
-            v = d["start"]
-            obj.start = int(v)
-        if "limit" in d:
-            v = d["limit"]
-            obj.limit = int(v)
-        if "delta" in d:
-            v = d["delta"]
-            obj.delta = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Range.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Range:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Range.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Range, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Range:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Range, text)
-
-
-_FIELDS_Range: frozenset[str] = frozenset(
-    (
-        "dType",
-        "start",
-        "limit",
-        "delta",
-    )
-)
-
 
 @dataclass
-class ExpandDims:
+class ExpandDims(_rec.FlatRecord):
     """ExpandDims"""
 
     dim: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "dim": self.dim,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ExpandDims:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ExpandDims
-        if unknown:
-            raise ValueError(f"unknown field(s) for ExpandDims: {sorted(unknown)}")
-        obj = cls()
-        if "dim" in d:
-            v = d["dim"]
-            obj.dim = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ExpandDims.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ExpandDims:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ExpandDims.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ExpandDims, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ExpandDims:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ExpandDims, text)
-
-
-_FIELDS_ExpandDims: frozenset[str] = frozenset(("dim",))
-
 
 @dataclass
-class Tile:
+class Tile(_rec.FlatRecord):
     """Tile"""
 
     multiples: list[int] | ScalarVector | None = None
     dims: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "multiples": None if self.multiples is None else list(self.multiples),
-            "dims": None if self.dims is None else list(self.dims),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Tile:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Tile
-        if unknown:
-            raise ValueError(f"unknown field(s) for Tile: {sorted(unknown)}")
-        obj = cls()
-        if "multiples" in d:
-            v = d["multiples"]
-            obj.multiples = None if v is None else [int(e0) for e0 in v]
-        if "dims" in d:
-            v = d["dims"]
-            obj.dims = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Tile.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Tile:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Tile.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Tile, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Tile:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Tile, text)
-
-
-_FIELDS_Tile: frozenset[str] = frozenset(
-    (
-        "multiples",
-        "dims",
-    )
-)
-
 
 @dataclass
-class Cast:
+class Cast(_rec.FlatRecord):
     """Cast"""
 
     srcT: int = 0
     dstT: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "srcT": self.srcT,
-            "dstT": self.dstT,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Cast:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Cast
-        if unknown:
-            raise ValueError(f"unknown field(s) for Cast: {sorted(unknown)}")
-        obj = cls()
-        if "srcT" in d:
-            v = d["srcT"]
-            obj.srcT = int(v)
-        if "dstT" in d:
-            v = d["dstT"]
-            obj.dstT = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Cast.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Cast:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Cast.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Cast, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Cast:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Cast, text)
-
-
-_FIELDS_Cast: frozenset[str] = frozenset(
-    (
-        "srcT",
-        "dstT",
-    )
-)
-
 
 @dataclass
-class QuantDTypeCast:
+class QuantDTypeCast(_rec.FlatRecord):
     """QuantDTypeCast"""
 
     srcT: int = 0
     dstT: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "srcT": self.srcT,
-            "dstT": self.dstT,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> QuantDTypeCast:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_QuantDTypeCast
-        if unknown:
-            raise ValueError(f"unknown field(s) for QuantDTypeCast: {sorted(unknown)}")
-        obj = cls()
-        if "srcT" in d:
-            v = d["srcT"]
-            obj.srcT = int(v)
-        if "dstT" in d:
-            v = d["dstT"]
-            obj.dstT = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_QuantDTypeCast.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> QuantDTypeCast:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_QuantDTypeCast.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_QuantDTypeCast, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> QuantDTypeCast:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_QuantDTypeCast, text)
-
-
-_FIELDS_QuantDTypeCast: frozenset[str] = frozenset(
-    (
-        "srcT",
-        "dstT",
-    )
-)
-
 
 @dataclass
-class Split:
+class Split(_rec.FlatRecord):
     """Split"""
 
     numberSplit: int = 0
     sizeSplits: list[int] | ScalarVector | None = None
     splitDim: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "numberSplit": self.numberSplit,
-            "sizeSplits": None if self.sizeSplits is None else list(self.sizeSplits),
-            "splitDim": self.splitDim,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Split:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Split
-        if unknown:
-            raise ValueError(f"unknown field(s) for Split: {sorted(unknown)}")
-        obj = cls()
-        if "numberSplit" in d:
-            v = d["numberSplit"]
-            obj.numberSplit = int(v)
-        if "sizeSplits" in d:
-            v = d["sizeSplits"]
-            obj.sizeSplits = None if v is None else [int(e0) for e0 in v]
-        if "splitDim" in d:
-            v = d["splitDim"]
-            obj.splitDim = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Split.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Split:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Split.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Split, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Split:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Split, text)
-
-
-_FIELDS_Split: frozenset[str] = frozenset(
-    (
-        "numberSplit",
-        "sizeSplits",
-        "splitDim",
-    )
-)
-
 
 @dataclass
-class Crop:
+class Crop(_rec.FlatRecord):
     """Crop"""
 
     axis: int = 0
     offsets: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-            "offsets": None if self.offsets is None else list(self.offsets),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Crop:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Crop
-        if unknown:
-            raise ValueError(f"unknown field(s) for Crop: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        if "offsets" in d:
-            v = d["offsets"]
-            obj.offsets = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Crop.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Crop:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Crop.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Crop, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Crop:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Crop, text)
-
-
-_FIELDS_Crop: frozenset[str] = frozenset(
-    (
-        "axis",
-        "offsets",
-    )
-)
-
 
 @dataclass
-class Permute:
+class Permute(_rec.FlatRecord):
     """Permute"""
 
     order: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "order": None if self.order is None else list(self.order),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Permute:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Permute
-        if unknown:
-            raise ValueError(f"unknown field(s) for Permute: {sorted(unknown)}")
-        obj = cls()
-        if "order" in d:
-            v = d["order"]
-            obj.order = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Permute.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Permute:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Permute.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Permute, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Permute:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Permute, text)
-
-
-_FIELDS_Permute: frozenset[str] = frozenset(("order",))
-
 
 @dataclass
-class Clip:
+class Clip(_rec.FlatRecord):
     """Clip"""
 
     max: float = 0.0
     min: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "max": self.max,
-            "min": self.min,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Clip:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Clip
-        if unknown:
-            raise ValueError(f"unknown field(s) for Clip: {sorted(unknown)}")
-        obj = cls()
-        if "max" in d:
-            v = d["max"]
-            obj.max = float(v)
-        if "min" in d:
-            v = d["min"]
-            obj.min = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Clip.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Clip:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Clip.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Clip, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Clip:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Clip, text)
-
-
-_FIELDS_Clip: frozenset[str] = frozenset(
-    (
-        "max",
-        "min",
-    )
-)
-
 
 @dataclass
-class Constant:
+class Constant(_rec.FlatRecord):
     """Constant"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Constant:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Constant
-        if unknown:
-            raise ValueError(f"unknown field(s) for Constant: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Constant.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Constant:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Constant.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Constant, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Constant:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Constant, text)
-
-
-_FIELDS_Constant: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Elu:
+class Elu(_rec.FlatRecord):
     """Elu"""
 
     alpha: float = 1.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "alpha": self.alpha,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Elu:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Elu
-        if unknown:
-            raise ValueError(f"unknown field(s) for Elu: {sorted(unknown)}")
-        obj = cls()
-        if "alpha" in d:
-            v = d["alpha"]
-            obj.alpha = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Elu.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Elu:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Elu.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Elu, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Elu:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Elu, text)
-
-
-_FIELDS_Elu: frozenset[str] = frozenset(("alpha",))
-
 
 @dataclass
-class Broadcast:
+class Broadcast(_rec.FlatRecord):
     """Broadcast"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Broadcast:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Broadcast
-        if unknown:
-            raise ValueError(f"unknown field(s) for Broadcast: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Broadcast.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Broadcast:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Broadcast.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Broadcast, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Broadcast:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Broadcast, text)
-
-
-_FIELDS_Broadcast: frozenset[str] = frozenset(())
-
 
 @dataclass
-class BroadcastTo:
+class BroadcastTo(_rec.FlatRecord):
     """BroadcastTo"""
 
     dst_shape: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "dst_shape": None if self.dst_shape is None else list(self.dst_shape),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BroadcastTo:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BroadcastTo
-        if unknown:
-            raise ValueError(f"unknown field(s) for BroadcastTo: {sorted(unknown)}")
-        obj = cls()
-        if "dst_shape" in d:
-            v = d["dst_shape"]
-            obj.dst_shape = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BroadcastTo.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BroadcastTo:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BroadcastTo.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BroadcastTo, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BroadcastTo:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BroadcastTo, text)
-
-
-_FIELDS_BroadcastTo: frozenset[str] = frozenset(("dst_shape",))
-
 
 @dataclass
-class Lrn:
+class Lrn(_rec.FlatRecord):
     """Lrn"""
 
     alpha: float = 0.0001
@@ -7377,468 +1273,57 @@ class Lrn:
     bias: float = 1.0
     size: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "alpha": self.alpha,
-            "beta": self.beta,
-            "bias": self.bias,
-            "size": self.size,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Lrn:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Lrn
-        if unknown:
-            raise ValueError(f"unknown field(s) for Lrn: {sorted(unknown)}")
-        obj = cls()
-        if "alpha" in d:
-            v = d["alpha"]
-            obj.alpha = float(v)
-        if "beta" in d:
-            v = d["beta"]
-            obj.beta = float(v)
-        if "bias" in d:
-            v = d["bias"]
-            obj.bias = float(v)
-        if "size" in d:
-            v = d["size"]
-            obj.size = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Lrn.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Lrn:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Lrn.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Lrn, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Lrn:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Lrn, text)
-
-
-_FIELDS_Lrn: frozenset[str] = frozenset(
-    (
-        "alpha",
-        "beta",
-        "bias",
-        "size",
-    )
-)
-
 
 @dataclass
-class Reduce:
+class Reduce(_rec.FlatRecord):
     """Reduce"""
 
     axes: list[int] | ScalarVector | None = None
     keepDims: int = 0
-    mode: ReduceMode = ReduceMode(0)
+    mode: ReduceMode = ReduceMode.ReduceMean
     reduceToEnd: bool = False
     coeff: float = 1.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axes": None if self.axes is None else list(self.axes),
-            "keepDims": self.keepDims,
-            "mode": int(self.mode),
-            "reduceToEnd": self.reduceToEnd,
-            "coeff": self.coeff,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Reduce:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Reduce
-        if unknown:
-            raise ValueError(f"unknown field(s) for Reduce: {sorted(unknown)}")
-        obj = cls()
-        if "axes" in d:
-            v = d["axes"]
-            obj.axes = None if v is None else [int(e0) for e0 in v]
-        if "keepDims" in d:
-            v = d["keepDims"]
-            obj.keepDims = int(v)
-        if "mode" in d:
-            v = d["mode"]
-            obj.mode = _rec.enum_from(ReduceMode, v)
-        if "reduceToEnd" in d:
-            v = d["reduceToEnd"]
-            obj.reduceToEnd = bool(v)
-        if "coeff" in d:
-            v = d["coeff"]
-            obj.coeff = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Reduce.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Reduce:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Reduce.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Reduce, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Reduce:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Reduce, text)
-
-
-_FIELDS_Reduce: frozenset[str] = frozenset(
-    (
-        "axes",
-        "keepDims",
-        "mode",
-        "reduceToEnd",
-        "coeff",
-    )
-)
-
 
 @dataclass
-class Transpose:
+class Transpose(_rec.FlatRecord):
     """Transpose"""
 
     perm: list[int] | ScalarVector | None = None
     conjugate: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "perm": None if self.perm is None else list(self.perm),
-            "conjugate": self.conjugate,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Transpose:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Transpose
-        if unknown:
-            raise ValueError(f"unknown field(s) for Transpose: {sorted(unknown)}")
-        obj = cls()
-        if "perm" in d:
-            v = d["perm"]
-            obj.perm = None if v is None else [int(e0) for e0 in v]
-        if "conjugate" in d:
-            v = d["conjugate"]
-            obj.conjugate = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Transpose.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Transpose:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Transpose.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Transpose, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Transpose:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Transpose, text)
-
-
-_FIELDS_Transpose: frozenset[str] = frozenset(
-    (
-        "perm",
-        "conjugate",
-    )
-)
-
 
 @dataclass
-class Squeeze:
+class Squeeze(_rec.FlatRecord):
     """Squeeze"""
 
     axis: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": None if self.axis is None else list(self.axis),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Squeeze:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Squeeze
-        if unknown:
-            raise ValueError(f"unknown field(s) for Squeeze: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Squeeze.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Squeeze:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Squeeze.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Squeeze, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Squeeze:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Squeeze, text)
-
-
-_FIELDS_Squeeze: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class Unsqueeze:
+class Unsqueeze(_rec.FlatRecord):
     """Unsqueeze"""
 
     axis: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": None if self.axis is None else list(self.axis),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Unsqueeze:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Unsqueeze
-        if unknown:
-            raise ValueError(f"unknown field(s) for Unsqueeze: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Unsqueeze.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Unsqueeze:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Unsqueeze.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Unsqueeze, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Unsqueeze:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Unsqueeze, text)
-
-
-_FIELDS_Unsqueeze: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class Upsample:
+class Upsample(_rec.FlatRecord):
     """Upsample"""
 
     mode: str | None = None
     scales: list[float] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "mode": self.mode,
-            "scales": None if self.scales is None else list(self.scales),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Upsample:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Upsample
-        if unknown:
-            raise ValueError(f"unknown field(s) for Upsample: {sorted(unknown)}")
-        obj = cls()
-        if "mode" in d:
-            v = d["mode"]
-            obj.mode = None if v is None else str(v)
-        if "scales" in d:
-            v = d["scales"]
-            obj.scales = None if v is None else [float(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Upsample.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Upsample:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Upsample.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Upsample, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Upsample:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Upsample, text)
-
-
-_FIELDS_Upsample: frozenset[str] = frozenset(
-    (
-        "mode",
-        "scales",
-    )
-)
-
 
 @dataclass
-class Dropout:
+class Dropout(_rec.FlatRecord):
     """Dropout"""
 
     ratio: float = 0.5
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "ratio": self.ratio,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Dropout:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Dropout
-        if unknown:
-            raise ValueError(f"unknown field(s) for Dropout: {sorted(unknown)}")
-        obj = cls()
-        if "ratio" in d:
-            v = d["ratio"]
-            obj.ratio = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Dropout.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Dropout:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Dropout.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Dropout, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Dropout:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Dropout, text)
-
-
-_FIELDS_Dropout: frozenset[str] = frozenset(("ratio",))
-
 
 @dataclass
-class LocalResponseNormalization:
+class LocalResponseNormalization(_rec.FlatRecord):
     """LocalResponseNormalization"""
 
     depth_radius: int = 0
@@ -7846,1495 +1331,171 @@ class LocalResponseNormalization:
     alpha: float = 0.0
     beta: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "depth_radius": self.depth_radius,
-            "bias": self.bias,
-            "alpha": self.alpha,
-            "beta": self.beta,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LocalResponseNormalization:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LocalResponseNormalization
-        if unknown:
-            raise ValueError(f"unknown field(s) for LocalResponseNormalization: {sorted(unknown)}")
-        obj = cls()
-        if "depth_radius" in d:
-            v = d["depth_radius"]
-            obj.depth_radius = int(v)
-        if "bias" in d:
-            v = d["bias"]
-            obj.bias = float(v)
-        if "alpha" in d:
-            v = d["alpha"]
-            obj.alpha = float(v)
-        if "beta" in d:
-            v = d["beta"]
-            obj.beta = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LocalResponseNormalization.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LocalResponseNormalization:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LocalResponseNormalization.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LocalResponseNormalization, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LocalResponseNormalization:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LocalResponseNormalization, text)
-
-
-_FIELDS_LocalResponseNormalization: frozenset[str] = frozenset(
-    (
-        "depth_radius",
-        "bias",
-        "alpha",
-        "beta",
-    )
-)
-
 
 @dataclass
-class ZerosLike:
+class ZerosLike(_rec.FlatRecord):
     """ZerosLike"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ZerosLike:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ZerosLike
-        if unknown:
-            raise ValueError(f"unknown field(s) for ZerosLike: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ZerosLike.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ZerosLike:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ZerosLike.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ZerosLike, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ZerosLike:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ZerosLike, text)
-
-
-_FIELDS_ZerosLike: frozenset[str] = frozenset(())
-
 
 @dataclass
-class TopK:
+class TopK(_rec.FlatRecord):
     """TopK"""
 
     k: int = 0
     sorted: bool = True
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "k": self.k,
-            "sorted": self.sorted,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TopK:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_TopK
-        if unknown:
-            raise ValueError(f"unknown field(s) for TopK: {sorted(unknown)}")
-        obj = cls()
-        if "k" in d:
-            v = d["k"]
-            obj.k = int(v)
-        if "sorted" in d:
-            v = d["sorted"]
-            obj.sorted = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_TopK.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> TopK:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_TopK.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_TopK, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> TopK:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_TopK, text)
-
-
-_FIELDS_TopK: frozenset[str] = frozenset(
-    (
-        "k",
-        "sorted",
-    )
-)
-
 
 @dataclass
-class SpaceToDepth:
+class SpaceToDepth(_rec.FlatRecord):
     """SpaceToDepth"""
 
     blockSize: int = 0
-    format: Format = Format(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "blockSize": self.blockSize,
-            "format": int(self.format),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SpaceToDepth:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SpaceToDepth
-        if unknown:
-            raise ValueError(f"unknown field(s) for SpaceToDepth: {sorted(unknown)}")
-        obj = cls()
-        if "blockSize" in d:
-            v = d["blockSize"]
-            obj.blockSize = int(v)
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SpaceToDepth.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SpaceToDepth:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SpaceToDepth.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SpaceToDepth, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SpaceToDepth:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SpaceToDepth, text)
-
-
-_FIELDS_SpaceToDepth: frozenset[str] = frozenset(
-    (
-        "blockSize",
-        "format",
-    )
-)
+    format: Format = Format.NCHW
 
 
 @dataclass
-class SpaceToBatch:
+class SpaceToBatch(_rec.FlatRecord):
     """SpaceToBatch"""
 
     blockShape: list[int] | ScalarVector | None = None
     paddings: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "blockShape": None if self.blockShape is None else list(self.blockShape),
-            "paddings": None if self.paddings is None else list(self.paddings),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SpaceToBatch:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SpaceToBatch
-        if unknown:
-            raise ValueError(f"unknown field(s) for SpaceToBatch: {sorted(unknown)}")
-        obj = cls()
-        if "blockShape" in d:
-            v = d["blockShape"]
-            obj.blockShape = None if v is None else [int(e0) for e0 in v]
-        if "paddings" in d:
-            v = d["paddings"]
-            obj.paddings = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SpaceToBatch.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SpaceToBatch:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SpaceToBatch.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SpaceToBatch, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SpaceToBatch:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SpaceToBatch, text)
-
-
-_FIELDS_SpaceToBatch: frozenset[str] = frozenset(
-    (
-        "blockShape",
-        "paddings",
-    )
-)
-
 
 @dataclass
-class SparseToDense:
+class SparseToDense(_rec.FlatRecord):
     """SparseToDense"""
 
     validateIndices: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "validateIndices": self.validateIndices,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SparseToDense:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SparseToDense
-        if unknown:
-            raise ValueError(f"unknown field(s) for SparseToDense: {sorted(unknown)}")
-        obj = cls()
-        if "validateIndices" in d:
-            v = d["validateIndices"]
-            obj.validateIndices = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SparseToDense.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SparseToDense:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SparseToDense.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SparseToDense, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SparseToDense:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SparseToDense, text)
-
-
-_FIELDS_SparseToDense: frozenset[str] = frozenset(("validateIndices",))
-
 
 @dataclass
-class ReverseSequence:
+class ReverseSequence(_rec.FlatRecord):
     """ReverseSequence"""
 
     seqAxis: int = 0
     batchAxis: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "seqAxis": self.seqAxis,
-            "batchAxis": self.batchAxis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ReverseSequence:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ReverseSequence
-        if unknown:
-            raise ValueError(f"unknown field(s) for ReverseSequence: {sorted(unknown)}")
-        obj = cls()
-        if "seqAxis" in d:
-            v = d["seqAxis"]
-            obj.seqAxis = int(v)
-        if "batchAxis" in d:
-            v = d["batchAxis"]
-            obj.batchAxis = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ReverseSequence.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ReverseSequence:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ReverseSequence.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ReverseSequence, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ReverseSequence:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ReverseSequence, text)
-
-
-_FIELDS_ReverseSequence: frozenset[str] = frozenset(
-    (
-        "seqAxis",
-        "batchAxis",
-    )
-)
-
 
 @dataclass
-class Rank:
+class Rank(_rec.FlatRecord):
     """Rank"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Rank:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Rank
-        if unknown:
-            raise ValueError(f"unknown field(s) for Rank: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Rank.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Rank:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Rank.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Rank, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Rank:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Rank, text)
-
-
-_FIELDS_Rank: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Gather:
+class Gather(_rec.FlatRecord):
     """Gather"""
 
     axis: int = 0
     batchDims: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-            "batchDims": self.batchDims,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Gather:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Gather
-        if unknown:
-            raise ValueError(f"unknown field(s) for Gather: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        if "batchDims" in d:
-            v = d["batchDims"]
-            obj.batchDims = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Gather.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Gather:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Gather.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Gather, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Gather:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Gather, text)
-
-
-_FIELDS_Gather: frozenset[str] = frozenset(
-    (
-        "axis",
-        "batchDims",
-    )
-)
-
 
 @dataclass
-class GatherNd:
+class GatherNd(_rec.FlatRecord):
     """GatherNd"""
 
     batchDims: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "batchDims": self.batchDims,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> GatherNd:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_GatherNd
-        if unknown:
-            raise ValueError(f"unknown field(s) for GatherNd: {sorted(unknown)}")
-        obj = cls()
-        if "batchDims" in d:
-            v = d["batchDims"]
-            obj.batchDims = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_GatherNd.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> GatherNd:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_GatherNd.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_GatherNd, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> GatherNd:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_GatherNd, text)
-
-
-_FIELDS_GatherNd: frozenset[str] = frozenset(("batchDims",))
-
 
 @dataclass
-class Fill:
+class Fill(_rec.FlatRecord):
     """Fill"""
 
     dims: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "dims": None if self.dims is None else list(self.dims),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Fill:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Fill
-        if unknown:
-            raise ValueError(f"unknown field(s) for Fill: {sorted(unknown)}")
-        obj = cls()
-        if "dims" in d:
-            v = d["dims"]
-            obj.dims = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Fill.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Fill:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Fill.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Fill, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Fill:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Fill, text)
-
-
-_FIELDS_Fill: frozenset[str] = frozenset(("dims",))
-
 
 @dataclass
-class DepthToSpace:
+class DepthToSpace(_rec.FlatRecord):
     """DepthToSpace"""
 
     blockSize: int = 0
-    format: Format = Format(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "blockSize": self.blockSize,
-            "format": int(self.format),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DepthToSpace:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DepthToSpace
-        if unknown:
-            raise ValueError(f"unknown field(s) for DepthToSpace: {sorted(unknown)}")
-        obj = cls()
-        if "blockSize" in d:
-            v = d["blockSize"]
-            obj.blockSize = int(v)
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DepthToSpace.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DepthToSpace:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DepthToSpace.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DepthToSpace, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DepthToSpace:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DepthToSpace, text)
-
-
-_FIELDS_DepthToSpace: frozenset[str] = frozenset(
-    (
-        "blockSize",
-        "format",
-    )
-)
+    format: Format = Format.NCHW
 
 
 @dataclass
-class BatchToSpace:
+class BatchToSpace(_rec.FlatRecord):
     """BatchToSpace"""
 
     blockShape: list[int] | ScalarVector | None = None
     crops: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "blockShape": None if self.blockShape is None else list(self.blockShape),
-            "crops": None if self.crops is None else list(self.crops),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BatchToSpace:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BatchToSpace
-        if unknown:
-            raise ValueError(f"unknown field(s) for BatchToSpace: {sorted(unknown)}")
-        obj = cls()
-        if "blockShape" in d:
-            v = d["blockShape"]
-            obj.blockShape = None if v is None else [int(e0) for e0 in v]
-        if "crops" in d:
-            v = d["crops"]
-            obj.crops = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BatchToSpace.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BatchToSpace:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BatchToSpace.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BatchToSpace, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BatchToSpace:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BatchToSpace, text)
-
-
-_FIELDS_BatchToSpace: frozenset[str] = frozenset(
-    (
-        "blockShape",
-        "crops",
-    )
-)
-
 
 @dataclass
-class BatchToSpaceND:
+class BatchToSpaceND(_rec.FlatRecord):
     """BatchToSpaceND"""
 
     blockShape: list[int] | ScalarVector | None = None
     crops: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "blockShape": None if self.blockShape is None else list(self.blockShape),
-            "crops": None if self.crops is None else list(self.crops),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BatchToSpaceND:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BatchToSpaceND
-        if unknown:
-            raise ValueError(f"unknown field(s) for BatchToSpaceND: {sorted(unknown)}")
-        obj = cls()
-        if "blockShape" in d:
-            v = d["blockShape"]
-            obj.blockShape = None if v is None else [int(e0) for e0 in v]
-        if "crops" in d:
-            v = d["crops"]
-            obj.crops = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BatchToSpaceND.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BatchToSpaceND:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BatchToSpaceND.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BatchToSpaceND, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BatchToSpaceND:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BatchToSpaceND, text)
-
-
-_FIELDS_BatchToSpaceND: frozenset[str] = frozenset(
-    (
-        "blockShape",
-        "crops",
-    )
-)
-
 
 @dataclass
-class AddN:
+class AddN(_rec.FlatRecord):
     """AddN"""
 
     N: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "N": self.N,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> AddN:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_AddN
-        if unknown:
-            raise ValueError(f"unknown field(s) for AddN: {sorted(unknown)}")
-        obj = cls()
-        if "N" in d:
-            v = d["N"]
-            obj.N = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_AddN.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> AddN:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_AddN.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_AddN, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> AddN:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_AddN, text)
-
-
-_FIELDS_AddN: frozenset[str] = frozenset(("N",))
-
 
 @dataclass
-class EmbeddingLookup:
+class EmbeddingLookup(_rec.FlatRecord):
     """EmbeddingLookup"""
 
     maxNorm: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "maxNorm": self.maxNorm,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> EmbeddingLookup:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_EmbeddingLookup
-        if unknown:
-            raise ValueError(f"unknown field(s) for EmbeddingLookup: {sorted(unknown)}")
-        obj = cls()
-        if "maxNorm" in d:
-            v = d["maxNorm"]
-            obj.maxNorm = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_EmbeddingLookup.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> EmbeddingLookup:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_EmbeddingLookup.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_EmbeddingLookup, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> EmbeddingLookup:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_EmbeddingLookup, text)
-
-
-_FIELDS_EmbeddingLookup: frozenset[str] = frozenset(("maxNorm",))
-
 
 @dataclass
-class EmbeddingLookupSparse:
+class EmbeddingLookupSparse(_rec.FlatRecord):
     """EmbeddingLookupSparse"""
 
     spIds: list[int] | ScalarVector | None = None
     spWeights: list[float] | ScalarVector | None = None
     maxNortm: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "spIds": None if self.spIds is None else list(self.spIds),
-            "spWeights": None if self.spWeights is None else list(self.spWeights),
-            "maxNortm": self.maxNortm,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> EmbeddingLookupSparse:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_EmbeddingLookupSparse
-        if unknown:
-            raise ValueError(f"unknown field(s) for EmbeddingLookupSparse: {sorted(unknown)}")
-        obj = cls()
-        if "spIds" in d:
-            v = d["spIds"]
-            obj.spIds = None if v is None else [int(e0) for e0 in v]
-        if "spWeights" in d:
-            v = d["spWeights"]
-            obj.spWeights = None if v is None else [float(e0) for e0 in v]
-        if "maxNortm" in d:
-            v = d["maxNortm"]
-            obj.maxNortm = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_EmbeddingLookupSparse.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> EmbeddingLookupSparse:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_EmbeddingLookupSparse.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_EmbeddingLookupSparse, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> EmbeddingLookupSparse:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_EmbeddingLookupSparse, text)
-
-
-_FIELDS_EmbeddingLookupSparse: frozenset[str] = frozenset(
-    (
-        "spIds",
-        "spWeights",
-        "maxNortm",
-    )
-)
-
 
 @dataclass
-class FloorDiv:
+class FloorDiv(_rec.FlatRecord):
     """FloorDiv"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FloorDiv:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FloorDiv
-        if unknown:
-            raise ValueError(f"unknown field(s) for FloorDiv: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_FloorDiv.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> FloorDiv:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_FloorDiv.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_FloorDiv, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> FloorDiv:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_FloorDiv, text)
-
-
-_FIELDS_FloorDiv: frozenset[str] = frozenset(())
-
 
 @dataclass
-class FloorMod:
+class FloorMod(_rec.FlatRecord):
     """FloorMod"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FloorMod:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FloorMod
-        if unknown:
-            raise ValueError(f"unknown field(s) for FloorMod: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_FloorMod.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> FloorMod:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_FloorMod.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_FloorMod, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> FloorMod:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_FloorMod, text)
-
-
-_FIELDS_FloorMod: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Mod:
+class Mod(_rec.FlatRecord):
     """Mod"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Mod:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Mod
-        if unknown:
-            raise ValueError(f"unknown field(s) for Mod: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Mod.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Mod:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Mod.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Mod, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Mod:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Mod, text)
-
-
-_FIELDS_Mod: frozenset[str] = frozenset(())
-
 
 @dataclass
-class L2Norm:
+class L2Norm(_rec.FlatRecord):
     """L2Norm"""
 
     axis: list[int] | ScalarVector | None = None
     epsilon: float = 0.0
-    activationType: ActivationType = ActivationType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": None if self.axis is None else list(self.axis),
-            "epsilon": self.epsilon,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> L2Norm:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_L2Norm
-        if unknown:
-            raise ValueError(f"unknown field(s) for L2Norm: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = None if v is None else [int(e0) for e0 in v]
-        if "epsilon" in d:
-            v = d["epsilon"]
-            obj.epsilon = float(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_L2Norm.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> L2Norm:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_L2Norm.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_L2Norm, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> L2Norm:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_L2Norm, text)
-
-
-_FIELDS_L2Norm: frozenset[str] = frozenset(
-    (
-        "axis",
-        "epsilon",
-        "activationType",
-    )
-)
+    activationType: ActivationType = ActivationType.NO_ACTIVATION
 
 
 @dataclass
-class LogicalAnd:
+class LogicalAnd(_rec.FlatRecord):
     """LogicalAnd"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LogicalAnd:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LogicalAnd
-        if unknown:
-            raise ValueError(f"unknown field(s) for LogicalAnd: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LogicalAnd.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LogicalAnd:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LogicalAnd.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LogicalAnd, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LogicalAnd:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LogicalAnd, text)
-
-
-_FIELDS_LogicalAnd: frozenset[str] = frozenset(())
-
 
 @dataclass
-class LogicalOr:
+class LogicalOr(_rec.FlatRecord):
     """LogicalOr"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LogicalOr:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LogicalOr
-        if unknown:
-            raise ValueError(f"unknown field(s) for LogicalOr: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LogicalOr.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LogicalOr:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LogicalOr.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LogicalOr, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LogicalOr:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LogicalOr, text)
-
-
-_FIELDS_LogicalOr: frozenset[str] = frozenset(())
-
 
 @dataclass
-class LogicalXor:
+class LogicalXor(_rec.FlatRecord):
     """LogicalXor"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LogicalXor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LogicalXor
-        if unknown:
-            raise ValueError(f"unknown field(s) for LogicalXor: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LogicalXor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LogicalXor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LogicalXor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LogicalXor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LogicalXor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LogicalXor, text)
-
-
-_FIELDS_LogicalXor: frozenset[str] = frozenset(())
-
 
 @dataclass
-class LogicalNot:
+class LogicalNot(_rec.FlatRecord):
     """LogicalNot"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LogicalNot:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LogicalNot
-        if unknown:
-            raise ValueError(f"unknown field(s) for LogicalNot: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LogicalNot.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LogicalNot:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LogicalNot.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LogicalNot, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LogicalNot:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LogicalNot, text)
-
-
-_FIELDS_LogicalNot: frozenset[str] = frozenset(())
-
 
 @dataclass
-class MatrixDiag:
+class MatrixDiag(_rec.FlatRecord):
     """MatrixDiag"""
 
     k: int = 0
@@ -9342,1436 +1503,158 @@ class MatrixDiag:
     numCols: int = 0
     paddingValue: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "k": self.k,
-            "numRows": self.numRows,
-            "numCols": self.numCols,
-            "paddingValue": self.paddingValue,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MatrixDiag:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MatrixDiag
-        if unknown:
-            raise ValueError(f"unknown field(s) for MatrixDiag: {sorted(unknown)}")
-        obj = cls()
-        if "k" in d:
-            v = d["k"]
-            obj.k = int(v)
-        if "numRows" in d:
-            v = d["numRows"]
-            obj.numRows = int(v)
-        if "numCols" in d:
-            v = d["numCols"]
-            obj.numCols = int(v)
-        if "paddingValue" in d:
-            v = d["paddingValue"]
-            obj.paddingValue = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MatrixDiag.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MatrixDiag:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MatrixDiag.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MatrixDiag, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MatrixDiag:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MatrixDiag, text)
-
-
-_FIELDS_MatrixDiag: frozenset[str] = frozenset(
-    (
-        "k",
-        "numRows",
-        "numCols",
-        "paddingValue",
-    )
-)
-
 
 @dataclass
-class Select:
+class Select(_rec.FlatRecord):
     """Select"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Select:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Select
-        if unknown:
-            raise ValueError(f"unknown field(s) for Select: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Select.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Select:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Select.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Select, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Select:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Select, text)
-
-
-_FIELDS_Select: frozenset[str] = frozenset(())
-
 
 @dataclass
-class TfReduce:
+class TfReduce(_rec.FlatRecord):
     """TfReduce"""
 
-    type: ReduceType = ReduceType(7)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "type": int(self.type),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TfReduce:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_TfReduce
-        if unknown:
-            raise ValueError(f"unknown field(s) for TfReduce: {sorted(unknown)}")
-        obj = cls()
-        if "type" in d:
-            v = d["type"]
-            obj.type = _rec.enum_from(ReduceType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_TfReduce.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> TfReduce:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_TfReduce.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_TfReduce, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> TfReduce:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_TfReduce, text)
-
-
-_FIELDS_TfReduce: frozenset[str] = frozenset(("type",))
+    type: ReduceType = ReduceType.UNKNOW
 
 
 @dataclass
-class Reverse:
+class Reverse(_rec.FlatRecord):
     """Reverse"""
 
     axis: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": None if self.axis is None else list(self.axis),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Reverse:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Reverse
-        if unknown:
-            raise ValueError(f"unknown field(s) for Reverse: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Reverse.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Reverse:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Reverse.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Reverse, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Reverse:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Reverse, text)
-
-
-_FIELDS_Reverse: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class Round:
+class Round(_rec.FlatRecord):
     """Round"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Round:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Round
-        if unknown:
-            raise ValueError(f"unknown field(s) for Round: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Round.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Round:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Round.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Round, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Round:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Round, text)
-
-
-_FIELDS_Round: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Scatter:
+class Scatter(_rec.FlatRecord):
     """Scatter"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Scatter:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Scatter
-        if unknown:
-            raise ValueError(f"unknown field(s) for Scatter: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Scatter.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Scatter:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Scatter.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Scatter, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Scatter:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Scatter, text)
-
-
-_FIELDS_Scatter: frozenset[str] = frozenset(())
-
 
 @dataclass
-class ScatterND:
+class ScatterND(_rec.FlatRecord):
     """ScatterND"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ScatterND:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ScatterND
-        if unknown:
-            raise ValueError(f"unknown field(s) for ScatterND: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ScatterND.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ScatterND:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ScatterND.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ScatterND, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ScatterND:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ScatterND, text)
-
-
-_FIELDS_ScatterND: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Unique:
+class Unique(_rec.FlatRecord):
     """Unique"""
 
     outType: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "outType": self.outType,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Unique:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Unique
-        if unknown:
-            raise ValueError(f"unknown field(s) for Unique: {sorted(unknown)}")
-        obj = cls()
-        if "outType" in d:
-            v = d["outType"]
-            obj.outType = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Unique.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Unique:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Unique.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Unique, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Unique:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Unique, text)
-
-
-_FIELDS_Unique: frozenset[str] = frozenset(("outType",))
-
 
 @dataclass
-class Unstack:
+class Unstack(_rec.FlatRecord):
     """Unstack"""
 
     num: int = 0
     axis: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "num": self.num,
-            "axis": self.axis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Unstack:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Unstack
-        if unknown:
-            raise ValueError(f"unknown field(s) for Unstack: {sorted(unknown)}")
-        obj = cls()
-        if "num" in d:
-            v = d["num"]
-            obj.num = int(v)
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Unstack.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Unstack:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Unstack.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Unstack, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Unstack:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Unstack, text)
-
-
-_FIELDS_Unstack: frozenset[str] = frozenset(
-    (
-        "num",
-        "axis",
-    )
-)
-
 
 @dataclass
-class OnnxInt8Quantize:
+class OnnxInt8Quantize(_rec.FlatRecord):
     """OnnxInt8Quantize"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> OnnxInt8Quantize:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_OnnxInt8Quantize
-        if unknown:
-            raise ValueError(f"unknown field(s) for OnnxInt8Quantize: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_OnnxInt8Quantize.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> OnnxInt8Quantize:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_OnnxInt8Quantize.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_OnnxInt8Quantize, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> OnnxInt8Quantize:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_OnnxInt8Quantize, text)
-
-
-_FIELDS_OnnxInt8Quantize: frozenset[str] = frozenset(())
-
 
 @dataclass
-class OnnxInt8Dequantize:
+class OnnxInt8Dequantize(_rec.FlatRecord):
     """OnnxInt8Dequantize"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> OnnxInt8Dequantize:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_OnnxInt8Dequantize
-        if unknown:
-            raise ValueError(f"unknown field(s) for OnnxInt8Dequantize: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_OnnxInt8Dequantize.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> OnnxInt8Dequantize:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_OnnxInt8Dequantize.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_OnnxInt8Dequantize, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> OnnxInt8Dequantize:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_OnnxInt8Dequantize, text)
-
-
-_FIELDS_OnnxInt8Dequantize: frozenset[str] = frozenset(())
-
 
 @dataclass
-class FakeQuantWithMinMax:
+class FakeQuantWithMinMax(_rec.FlatRecord):
     """FakeQuantWithMinMax"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FakeQuantWithMinMax:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FakeQuantWithMinMax
-        if unknown:
-            raise ValueError(f"unknown field(s) for FakeQuantWithMinMax: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_FakeQuantWithMinMax.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> FakeQuantWithMinMax:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_FakeQuantWithMinMax.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_FakeQuantWithMinMax, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> FakeQuantWithMinMax:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_FakeQuantWithMinMax, text)
-
-
-_FIELDS_FakeQuantWithMinMax: frozenset[str] = frozenset(())
-
 
 @dataclass
-class FakeQuantWithMinMaxPerChannel:
+class FakeQuantWithMinMaxPerChannel(_rec.FlatRecord):
     """FakeQuantWithMinMaxPerChannel"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FakeQuantWithMinMaxPerChannel:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FakeQuantWithMinMaxPerChannel
-        if unknown:
-            raise ValueError(
-                f"unknown field(s) for FakeQuantWithMinMaxPerChannel: {sorted(unknown)}"
-            )
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_FakeQuantWithMinMaxPerChannel.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> FakeQuantWithMinMaxPerChannel:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_FakeQuantWithMinMaxPerChannel.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_FakeQuantWithMinMaxPerChannel, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> FakeQuantWithMinMaxPerChannel:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_FakeQuantWithMinMaxPerChannel, text)
-
-
-_FIELDS_FakeQuantWithMinMaxPerChannel: frozenset[str] = frozenset(())
-
 
 @dataclass
-class BatchNormFold:
+class BatchNormFold(_rec.FlatRecord):
     """BatchNormFold"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BatchNormFold:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BatchNormFold
-        if unknown:
-            raise ValueError(f"unknown field(s) for BatchNormFold: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BatchNormFold.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BatchNormFold:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BatchNormFold.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BatchNormFold, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BatchNormFold:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BatchNormFold, text)
-
-
-_FIELDS_BatchNormFold: frozenset[str] = frozenset(())
-
 
 @dataclass
-class MulFold:
+class MulFold(_rec.FlatRecord):
     """MulFold"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MulFold:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MulFold
-        if unknown:
-            raise ValueError(f"unknown field(s) for MulFold: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MulFold.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MulFold:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MulFold.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MulFold, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MulFold:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MulFold, text)
-
-
-_FIELDS_MulFold: frozenset[str] = frozenset(())
-
 
 @dataclass
-class AddFold:
+class AddFold(_rec.FlatRecord):
     """AddFold"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> AddFold:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_AddFold
-        if unknown:
-            raise ValueError(f"unknown field(s) for AddFold: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_AddFold.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> AddFold:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_AddFold.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_AddFold, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> AddFold:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_AddFold, text)
-
-
-_FIELDS_AddFold: frozenset[str] = frozenset(())
-
 
 @dataclass
-class SquaredDifference:
+class SquaredDifference(_rec.FlatRecord):
     """SquaredDifference"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SquaredDifference:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SquaredDifference
-        if unknown:
-            raise ValueError(f"unknown field(s) for SquaredDifference: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SquaredDifference.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SquaredDifference:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SquaredDifference.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SquaredDifference, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SquaredDifference:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SquaredDifference, text)
-
-
-_FIELDS_SquaredDifference: frozenset[str] = frozenset(())
-
 
 @dataclass
-class TupleGetItem:
+class TupleGetItem(_rec.FlatRecord):
     """TupleGetItem"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TupleGetItem:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_TupleGetItem
-        if unknown:
-            raise ValueError(f"unknown field(s) for TupleGetItem: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_TupleGetItem.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> TupleGetItem:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_TupleGetItem.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_TupleGetItem, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> TupleGetItem:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_TupleGetItem, text)
-
-
-_FIELDS_TupleGetItem: frozenset[str] = frozenset(())
-
 
 @dataclass
-class ApplyMomentum:
+class ApplyMomentum(_rec.FlatRecord):
     """ApplyMomentum"""
 
     gradientScale: float = 0.0
     useNesterov: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "gradientScale": self.gradientScale,
-            "useNesterov": self.useNesterov,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ApplyMomentum:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ApplyMomentum
-        if unknown:
-            raise ValueError(f"unknown field(s) for ApplyMomentum: {sorted(unknown)}")
-        obj = cls()
-        if "gradientScale" in d:
-            v = d["gradientScale"]
-            obj.gradientScale = float(v)
-        if "useNesterov" in d:
-            v = d["useNesterov"]
-            obj.useNesterov = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ApplyMomentum.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ApplyMomentum:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ApplyMomentum.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ApplyMomentum, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ApplyMomentum:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ApplyMomentum, text)
-
-
-_FIELDS_ApplyMomentum: frozenset[str] = frozenset(
-    (
-        "gradientScale",
-        "useNesterov",
-    )
-)
-
 
 @dataclass
-class Sgd:
+class Sgd(_rec.FlatRecord):
     """Sgd"""
 
     weightDecay: float = 0.0
     dampening: float = 0.0
     useNesterov: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "weightDecay": self.weightDecay,
-            "dampening": self.dampening,
-            "useNesterov": self.useNesterov,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Sgd:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Sgd
-        if unknown:
-            raise ValueError(f"unknown field(s) for Sgd: {sorted(unknown)}")
-        obj = cls()
-        if "weightDecay" in d:
-            v = d["weightDecay"]
-            obj.weightDecay = float(v)
-        if "dampening" in d:
-            v = d["dampening"]
-            obj.dampening = float(v)
-        if "useNesterov" in d:
-            v = d["useNesterov"]
-            obj.useNesterov = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Sgd.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Sgd:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Sgd.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Sgd, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Sgd:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Sgd, text)
-
-
-_FIELDS_Sgd: frozenset[str] = frozenset(
-    (
-        "weightDecay",
-        "dampening",
-        "useNesterov",
-    )
-)
-
 
 @dataclass
-class Adam:
+class Adam(_rec.FlatRecord):
     """Adam"""
 
     useNesterov: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "useNesterov": self.useNesterov,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Adam:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Adam
-        if unknown:
-            raise ValueError(f"unknown field(s) for Adam: {sorted(unknown)}")
-        obj = cls()
-        if "useNesterov" in d:
-            v = d["useNesterov"]
-            obj.useNesterov = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Adam.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Adam:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Adam.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Adam, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Adam:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Adam, text)
-
-
-_FIELDS_Adam: frozenset[str] = frozenset(("useNesterov",))
-
 
 @dataclass
-class Assign:
+class Assign(_rec.FlatRecord):
     """Assign"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Assign:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Assign
-        if unknown:
-            raise ValueError(f"unknown field(s) for Assign: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Assign.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Assign:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Assign.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Assign, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Assign:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Assign, text)
-
-
-_FIELDS_Assign: frozenset[str] = frozenset(())
-
 
 @dataclass
-class AssignAdd:
+class AssignAdd(_rec.FlatRecord):
     """AssignAdd"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> AssignAdd:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_AssignAdd
-        if unknown:
-            raise ValueError(f"unknown field(s) for AssignAdd: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_AssignAdd.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> AssignAdd:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_AssignAdd.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_AssignAdd, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> AssignAdd:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_AssignAdd, text)
-
-
-_FIELDS_AssignAdd: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Where:
+class Where(_rec.FlatRecord):
     """Where"""
 
     condition: list[bool] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "condition": None if self.condition is None else list(self.condition),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Where:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Where
-        if unknown:
-            raise ValueError(f"unknown field(s) for Where: {sorted(unknown)}")
-        obj = cls()
-        if "condition" in d:
-            v = d["condition"]
-            obj.condition = None if v is None else [bool(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Where.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Where:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Where.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Where, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Where:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Where, text)
-
-
-_FIELDS_Where: frozenset[str] = frozenset(("condition",))
-
 
 @dataclass
-class OneHot:
+class OneHot(_rec.FlatRecord):
     """OneHot"""
 
     axis: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> OneHot:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_OneHot
-        if unknown:
-            raise ValueError(f"unknown field(s) for OneHot: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_OneHot.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> OneHot:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_OneHot.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_OneHot, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> OneHot:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_OneHot, text)
-
-
-_FIELDS_OneHot: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class Lstm:
+class Lstm(_rec.FlatRecord):
     """Lstm"""
 
     bidirection: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "bidirection": self.bidirection,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Lstm:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Lstm
-        if unknown:
-            raise ValueError(f"unknown field(s) for Lstm: {sorted(unknown)}")
-        obj = cls()
-        if "bidirection" in d:
-            v = d["bidirection"]
-            obj.bidirection = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Lstm.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Lstm:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Lstm.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Lstm, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Lstm:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Lstm, text)
-
-
-_FIELDS_Lstm: frozenset[str] = frozenset(("bidirection",))
-
 
 @dataclass
-class PriorBox:
+class PriorBox(_rec.FlatRecord):
     """PriorBox"""
 
     min_sizes: list[int] | ScalarVector | None = None
@@ -10786,447 +1669,45 @@ class PriorBox:
     flip: bool = True
     offset: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "min_sizes": None if self.min_sizes is None else list(self.min_sizes),
-            "max_sizes": None if self.max_sizes is None else list(self.max_sizes),
-            "aspect_ratios": None if self.aspect_ratios is None else list(self.aspect_ratios),
-            "variances": None if self.variances is None else list(self.variances),
-            "image_size_w": self.image_size_w,
-            "image_size_h": self.image_size_h,
-            "step_w": self.step_w,
-            "step_h": self.step_h,
-            "clip": self.clip,
-            "flip": self.flip,
-            "offset": self.offset,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PriorBox:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_PriorBox
-        if unknown:
-            raise ValueError(f"unknown field(s) for PriorBox: {sorted(unknown)}")
-        obj = cls()
-        if "min_sizes" in d:
-            v = d["min_sizes"]
-            obj.min_sizes = None if v is None else [int(e0) for e0 in v]
-        if "max_sizes" in d:
-            v = d["max_sizes"]
-            obj.max_sizes = None if v is None else [int(e0) for e0 in v]
-        if "aspect_ratios" in d:
-            v = d["aspect_ratios"]
-            obj.aspect_ratios = None if v is None else [float(e0) for e0 in v]
-        if "variances" in d:
-            v = d["variances"]
-            obj.variances = None if v is None else [float(e0) for e0 in v]
-        if "image_size_w" in d:
-            v = d["image_size_w"]
-            obj.image_size_w = int(v)
-        if "image_size_h" in d:
-            v = d["image_size_h"]
-            obj.image_size_h = int(v)
-        if "step_w" in d:
-            v = d["step_w"]
-            obj.step_w = float(v)
-        if "step_h" in d:
-            v = d["step_h"]
-            obj.step_h = float(v)
-        if "clip" in d:
-            v = d["clip"]
-            obj.clip = bool(v)
-        if "flip" in d:
-            v = d["flip"]
-            obj.flip = bool(v)
-        if "offset" in d:
-            v = d["offset"]
-            obj.offset = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_PriorBox.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> PriorBox:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_PriorBox.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_PriorBox, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> PriorBox:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_PriorBox, text)
-
-
-_FIELDS_PriorBox: frozenset[str] = frozenset(
-    (
-        "min_sizes",
-        "max_sizes",
-        "aspect_ratios",
-        "variances",
-        "image_size_w",
-        "image_size_h",
-        "step_w",
-        "step_h",
-        "clip",
-        "flip",
-        "offset",
-    )
-)
-
 
 @dataclass
-class SpaceToBatchND:
+class SpaceToBatchND(_rec.FlatRecord):
     """SpaceToBatchND"""
 
     blockShape: list[int] | ScalarVector | None = None
     paddings: list[int] | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "blockShape": None if self.blockShape is None else list(self.blockShape),
-            "paddings": None if self.paddings is None else list(self.paddings),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SpaceToBatchND:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SpaceToBatchND
-        if unknown:
-            raise ValueError(f"unknown field(s) for SpaceToBatchND: {sorted(unknown)}")
-        obj = cls()
-        if "blockShape" in d:
-            v = d["blockShape"]
-            obj.blockShape = None if v is None else [int(e0) for e0 in v]
-        if "paddings" in d:
-            v = d["paddings"]
-            obj.paddings = None if v is None else [int(e0) for e0 in v]
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SpaceToBatchND.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SpaceToBatchND:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SpaceToBatchND.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SpaceToBatchND, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SpaceToBatchND:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SpaceToBatchND, text)
-
-
-_FIELDS_SpaceToBatchND: frozenset[str] = frozenset(
-    (
-        "blockShape",
-        "paddings",
-    )
-)
-
 
 @dataclass
-class MakeTuple:
+class MakeTuple(_rec.FlatRecord):
     """MakeTuple"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MakeTuple:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MakeTuple
-        if unknown:
-            raise ValueError(f"unknown field(s) for MakeTuple: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MakeTuple.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MakeTuple:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MakeTuple.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MakeTuple, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MakeTuple:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MakeTuple, text)
-
-
-_FIELDS_MakeTuple: frozenset[str] = frozenset(())
-
 
 @dataclass
-class ToFormat:
+class ToFormat(_rec.FlatRecord):
     """ToFormat"""
 
     srcT: int = 0
     dstT: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "srcT": self.srcT,
-            "dstT": self.dstT,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ToFormat:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ToFormat
-        if unknown:
-            raise ValueError(f"unknown field(s) for ToFormat: {sorted(unknown)}")
-        obj = cls()
-        if "srcT" in d:
-            v = d["srcT"]
-            obj.srcT = int(v)
-        if "dstT" in d:
-            v = d["dstT"]
-            obj.dstT = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ToFormat.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ToFormat:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ToFormat.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ToFormat, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ToFormat:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ToFormat, text)
-
-
-_FIELDS_ToFormat: frozenset[str] = frozenset(
-    (
-        "srcT",
-        "dstT",
-    )
-)
-
 
 @dataclass
-class Depend:
+class Depend(_rec.FlatRecord):
     """Depend"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Depend:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Depend
-        if unknown:
-            raise ValueError(f"unknown field(s) for Depend: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Depend.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Depend:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Depend.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Depend, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Depend:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Depend, text)
-
-
-_FIELDS_Depend: frozenset[str] = frozenset(())
-
 
 @dataclass
-class ControlDepend:
+class ControlDepend(_rec.FlatRecord):
     """ControlDepend"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ControlDepend:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ControlDepend
-        if unknown:
-            raise ValueError(f"unknown field(s) for ControlDepend: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_ControlDepend.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> ControlDepend:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_ControlDepend.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_ControlDepend, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> ControlDepend:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_ControlDepend, text)
-
-
-_FIELDS_ControlDepend: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Return:
+class Return(_rec.FlatRecord):
     """Return"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Return:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Return
-        if unknown:
-            raise ValueError(f"unknown field(s) for Return: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Return.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Return:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Return.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Return, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Return:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Return, text)
-
-
-_FIELDS_Return: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Proposal:
+class Proposal(_rec.FlatRecord):
     """Proposal"""
 
     feat_stride: float = 0.0
@@ -11238,648 +1719,73 @@ class Proposal:
     post_nms_topn: int = 0
     nms_thresh: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "feat_stride": self.feat_stride,
-            "base_size": self.base_size,
-            "min_size": self.min_size,
-            "ratio": None if self.ratio is None else list(self.ratio),
-            "scale": None if self.scale is None else list(self.scale),
-            "pre_nms_topn": self.pre_nms_topn,
-            "post_nms_topn": self.post_nms_topn,
-            "nms_thresh": self.nms_thresh,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Proposal:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Proposal
-        if unknown:
-            raise ValueError(f"unknown field(s) for Proposal: {sorted(unknown)}")
-        obj = cls()
-        if "feat_stride" in d:
-            v = d["feat_stride"]
-            obj.feat_stride = float(v)
-        if "base_size" in d:
-            v = d["base_size"]
-            obj.base_size = float(v)
-        if "min_size" in d:
-            v = d["min_size"]
-            obj.min_size = float(v)
-        if "ratio" in d:
-            v = d["ratio"]
-            obj.ratio = None if v is None else [float(e0) for e0 in v]
-        if "scale" in d:
-            v = d["scale"]
-            obj.scale = None if v is None else [float(e0) for e0 in v]
-        if "pre_nms_topn" in d:
-            v = d["pre_nms_topn"]
-            obj.pre_nms_topn = int(v)
-        if "post_nms_topn" in d:
-            v = d["post_nms_topn"]
-            obj.post_nms_topn = int(v)
-        if "nms_thresh" in d:
-            v = d["nms_thresh"]
-            obj.nms_thresh = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Proposal.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Proposal:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Proposal.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Proposal, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Proposal:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Proposal, text)
-
-
-_FIELDS_Proposal: frozenset[str] = frozenset(
-    (
-        "feat_stride",
-        "base_size",
-        "min_size",
-        "ratio",
-        "scale",
-        "pre_nms_topn",
-        "post_nms_topn",
-        "nms_thresh",
-    )
-)
-
 
 @dataclass
-class Custom:
+class Custom(_rec.FlatRecord):
     """Custom"""
 
     custom: bytes | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "custom": None if self.custom is None else bytes(self.custom),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Custom:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Custom
-        if unknown:
-            raise ValueError(f"unknown field(s) for Custom: {sorted(unknown)}")
-        obj = cls()
-        if "custom" in d:
-            v = d["custom"]
-            obj.custom = None if v is None else _rec.bytes_from(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Custom.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Custom:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Custom.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Custom, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Custom:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Custom, text)
-
-
-_FIELDS_Custom: frozenset[str] = frozenset(("custom",))
-
 
 @dataclass
-class BlackBox:
+class BlackBox(_rec.FlatRecord):
     """BlackBox"""
 
     id: str | None = None
     size: int = 0
     address: bytes | ScalarVector | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "id": self.id,
-            "size": self.size,
-            "address": None if self.address is None else bytes(self.address),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BlackBox:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BlackBox
-        if unknown:
-            raise ValueError(f"unknown field(s) for BlackBox: {sorted(unknown)}")
-        obj = cls()
-        if "id" in d:
-            v = d["id"]
-            obj.id = None if v is None else str(v)
-        if "size" in d:
-            v = d["size"]
-            obj.size = int(v)
-        if "address" in d:
-            v = d["address"]
-            obj.address = None if v is None else _rec.bytes_from(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BlackBox.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BlackBox:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BlackBox.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BlackBox, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BlackBox:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BlackBox, text)
-
-
-_FIELDS_BlackBox: frozenset[str] = frozenset(
-    (
-        "id",
-        "size",
-        "address",
-    )
-)
-
 
 @dataclass
-class LshProjection:
+class LshProjection(_rec.FlatRecord):
     """LshProjection"""
 
-    type: LshProjectionType = LshProjectionType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "type": int(self.type),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LshProjection:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LshProjection
-        if unknown:
-            raise ValueError(f"unknown field(s) for LshProjection: {sorted(unknown)}")
-        obj = cls()
-        if "type" in d:
-            v = d["type"]
-            obj.type = _rec.enum_from(LshProjectionType, v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LshProjection.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LshProjection:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LshProjection.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LshProjection, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LshProjection:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LshProjection, text)
-
-
-_FIELDS_LshProjection: frozenset[str] = frozenset(("type",))
+    type: LshProjectionType = LshProjectionType.UNKNOWN
 
 
 @dataclass
-class HashtableLookup:
+class HashtableLookup(_rec.FlatRecord):
     """HashtableLookup"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> HashtableLookup:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_HashtableLookup
-        if unknown:
-            raise ValueError(f"unknown field(s) for HashtableLookup: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_HashtableLookup.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> HashtableLookup:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_HashtableLookup.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_HashtableLookup, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> HashtableLookup:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_HashtableLookup, text)
-
-
-_FIELDS_HashtableLookup: frozenset[str] = frozenset(())
-
 
 @dataclass
-class SkipGram:
+class SkipGram(_rec.FlatRecord):
     """SkipGram"""
 
     includeAllGrams: bool = False
     maxSkipSize: int = 0
     ngramSize: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "includeAllGrams": self.includeAllGrams,
-            "maxSkipSize": self.maxSkipSize,
-            "ngramSize": self.ngramSize,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SkipGram:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SkipGram
-        if unknown:
-            raise ValueError(f"unknown field(s) for SkipGram: {sorted(unknown)}")
-        obj = cls()
-        if "includeAllGrams" in d:
-            v = d["includeAllGrams"]
-            obj.includeAllGrams = bool(v)
-        if "maxSkipSize" in d:
-            v = d["maxSkipSize"]
-            obj.maxSkipSize = int(v)
-        if "ngramSize" in d:
-            v = d["ngramSize"]
-            obj.ngramSize = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SkipGram.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SkipGram:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SkipGram.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SkipGram, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SkipGram:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SkipGram, text)
-
-
-_FIELDS_SkipGram: frozenset[str] = frozenset(
-    (
-        "includeAllGrams",
-        "maxSkipSize",
-        "ngramSize",
-    )
-)
-
 
 @dataclass
-class CustomPredict:
+class CustomPredict(_rec.FlatRecord):
     """CustomPredict"""
 
     outputNum: int = 0
     weightThreshold: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "outputNum": self.outputNum,
-            "weightThreshold": self.weightThreshold,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> CustomPredict:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_CustomPredict
-        if unknown:
-            raise ValueError(f"unknown field(s) for CustomPredict: {sorted(unknown)}")
-        obj = cls()
-        if "outputNum" in d:
-            v = d["outputNum"]
-            obj.outputNum = int(v)
-        if "weightThreshold" in d:
-            v = d["weightThreshold"]
-            obj.weightThreshold = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_CustomPredict.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> CustomPredict:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_CustomPredict.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_CustomPredict, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> CustomPredict:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_CustomPredict, text)
-
-
-_FIELDS_CustomPredict: frozenset[str] = frozenset(
-    (
-        "outputNum",
-        "weightThreshold",
-    )
-)
-
 
 @dataclass
-class CustomNormalize:
+class CustomNormalize(_rec.FlatRecord):
     """CustomNormalize"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> CustomNormalize:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_CustomNormalize
-        if unknown:
-            raise ValueError(f"unknown field(s) for CustomNormalize: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_CustomNormalize.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> CustomNormalize:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_CustomNormalize.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_CustomNormalize, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> CustomNormalize:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_CustomNormalize, text)
-
-
-_FIELDS_CustomNormalize: frozenset[str] = frozenset(())
-
 
 @dataclass
-class CustomExtractFeatures:
+class CustomExtractFeatures(_rec.FlatRecord):
     """CustomExtractFeatures"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> CustomExtractFeatures:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_CustomExtractFeatures
-        if unknown:
-            raise ValueError(f"unknown field(s) for CustomExtractFeatures: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_CustomExtractFeatures.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> CustomExtractFeatures:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_CustomExtractFeatures.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_CustomExtractFeatures, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> CustomExtractFeatures:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_CustomExtractFeatures, text)
-
-
-_FIELDS_CustomExtractFeatures: frozenset[str] = frozenset(())
-
 
 @dataclass
-class AudioSpectrogram:
+class AudioSpectrogram(_rec.FlatRecord):
     """AudioSpectrogram"""
 
     windowSize: int = 0
     stride: int = 0
     magSquare: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "windowSize": self.windowSize,
-            "stride": self.stride,
-            "magSquare": self.magSquare,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> AudioSpectrogram:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_AudioSpectrogram
-        if unknown:
-            raise ValueError(f"unknown field(s) for AudioSpectrogram: {sorted(unknown)}")
-        obj = cls()
-        if "windowSize" in d:
-            v = d["windowSize"]
-            obj.windowSize = int(v)
-        if "stride" in d:
-            v = d["stride"]
-            obj.stride = int(v)
-        if "magSquare" in d:
-            v = d["magSquare"]
-            obj.magSquare = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_AudioSpectrogram.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> AudioSpectrogram:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_AudioSpectrogram.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_AudioSpectrogram, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> AudioSpectrogram:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_AudioSpectrogram, text)
-
-
-_FIELDS_AudioSpectrogram: frozenset[str] = frozenset(
-    (
-        "windowSize",
-        "stride",
-        "magSquare",
-    )
-)
-
 
 @dataclass
-class Mfcc:
+class Mfcc(_rec.FlatRecord):
     """Mfcc"""
 
     freqUpperLimit: float = 0.0
@@ -11887,1967 +1793,231 @@ class Mfcc:
     filterBankChannelNum: int = 0
     dctCoeffNum: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "freqUpperLimit": self.freqUpperLimit,
-            "freqLowerLimit": self.freqLowerLimit,
-            "filterBankChannelNum": self.filterBankChannelNum,
-            "dctCoeffNum": self.dctCoeffNum,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Mfcc:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Mfcc
-        if unknown:
-            raise ValueError(f"unknown field(s) for Mfcc: {sorted(unknown)}")
-        obj = cls()
-        if "freqUpperLimit" in d:
-            v = d["freqUpperLimit"]
-            obj.freqUpperLimit = float(v)
-        if "freqLowerLimit" in d:
-            v = d["freqLowerLimit"]
-            obj.freqLowerLimit = float(v)
-        if "filterBankChannelNum" in d:
-            v = d["filterBankChannelNum"]
-            obj.filterBankChannelNum = int(v)
-        if "dctCoeffNum" in d:
-            v = d["dctCoeffNum"]
-            obj.dctCoeffNum = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Mfcc.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Mfcc:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Mfcc.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Mfcc, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Mfcc:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Mfcc, text)
-
-
-_FIELDS_Mfcc: frozenset[str] = frozenset(
-    (
-        "freqUpperLimit",
-        "freqLowerLimit",
-        "filterBankChannelNum",
-        "dctCoeffNum",
-    )
-)
-
 
 @dataclass
-class Rfft:
+class Rfft(_rec.FlatRecord):
     """Rfft"""
 
     fftLength: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "fftLength": self.fftLength,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Rfft:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Rfft
-        if unknown:
-            raise ValueError(f"unknown field(s) for Rfft: {sorted(unknown)}")
-        obj = cls()
-        if "fftLength" in d:
-            v = d["fftLength"]
-            obj.fftLength = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Rfft.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Rfft:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Rfft.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Rfft, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Rfft:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Rfft, text)
-
-
-_FIELDS_Rfft: frozenset[str] = frozenset(("fftLength",))
-
 
 @dataclass
-class FftReal:
+class FftReal(_rec.FlatRecord):
     """FftReal"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FftReal:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FftReal
-        if unknown:
-            raise ValueError(f"unknown field(s) for FftReal: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_FftReal.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> FftReal:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_FftReal.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_FftReal, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> FftReal:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_FftReal, text)
-
-
-_FIELDS_FftReal: frozenset[str] = frozenset(())
-
 
 @dataclass
-class FftImag:
+class FftImag(_rec.FlatRecord):
     """FftImag"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FftImag:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FftImag
-        if unknown:
-            raise ValueError(f"unknown field(s) for FftImag: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_FftImag.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> FftImag:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_FftImag.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_FftImag, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> FftImag:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_FftImag, text)
-
-
-_FIELDS_FftImag: frozenset[str] = frozenset(())
-
 
 @dataclass
-class DropoutGrad:
+class DropoutGrad(_rec.FlatRecord):
     """DropoutGrad"""
 
     ratio: float = 0.5
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "ratio": self.ratio,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DropoutGrad:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DropoutGrad
-        if unknown:
-            raise ValueError(f"unknown field(s) for DropoutGrad: {sorted(unknown)}")
-        obj = cls()
-        if "ratio" in d:
-            v = d["ratio"]
-            obj.ratio = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_DropoutGrad.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> DropoutGrad:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_DropoutGrad.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_DropoutGrad, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> DropoutGrad:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_DropoutGrad, text)
-
-
-_FIELDS_DropoutGrad: frozenset[str] = frozenset(("ratio",))
-
 
 @dataclass
-class MaximumGrad:
+class MaximumGrad(_rec.FlatRecord):
     """MaximumGrad"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MaximumGrad:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MaximumGrad
-        if unknown:
-            raise ValueError(f"unknown field(s) for MaximumGrad: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MaximumGrad.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MaximumGrad:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MaximumGrad.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MaximumGrad, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MaximumGrad:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MaximumGrad, text)
-
-
-_FIELDS_MaximumGrad: frozenset[str] = frozenset(())
-
 
 @dataclass
-class MinimumGrad:
+class MinimumGrad(_rec.FlatRecord):
     """MinimumGrad"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MinimumGrad:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MinimumGrad
-        if unknown:
-            raise ValueError(f"unknown field(s) for MinimumGrad: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_MinimumGrad.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> MinimumGrad:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_MinimumGrad.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_MinimumGrad, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> MinimumGrad:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_MinimumGrad, text)
-
-
-_FIELDS_MinimumGrad: frozenset[str] = frozenset(())
-
 
 @dataclass
-class NonMaxSuppression:
+class NonMaxSuppression(_rec.FlatRecord):
     """NonMaxSuppression"""
 
     centerPointBox: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "centerPointBox": self.centerPointBox,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> NonMaxSuppression:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_NonMaxSuppression
-        if unknown:
-            raise ValueError(f"unknown field(s) for NonMaxSuppression: {sorted(unknown)}")
-        obj = cls()
-        if "centerPointBox" in d:
-            v = d["centerPointBox"]
-            obj.centerPointBox = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_NonMaxSuppression.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> NonMaxSuppression:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_NonMaxSuppression.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_NonMaxSuppression, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> NonMaxSuppression:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_NonMaxSuppression, text)
-
-
-_FIELDS_NonMaxSuppression: frozenset[str] = frozenset(("centerPointBox",))
-
 
 @dataclass
-class InstanceNorm:
+class InstanceNorm(_rec.FlatRecord):
     """InstanceNorm"""
 
     epsilon: float = 1e-05
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "epsilon": self.epsilon,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> InstanceNorm:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_InstanceNorm
-        if unknown:
-            raise ValueError(f"unknown field(s) for InstanceNorm: {sorted(unknown)}")
-        obj = cls()
-        if "epsilon" in d:
-            v = d["epsilon"]
-            obj.epsilon = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_InstanceNorm.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> InstanceNorm:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_InstanceNorm.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_InstanceNorm, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> InstanceNorm:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_InstanceNorm, text)
-
-
-_FIELDS_InstanceNorm: frozenset[str] = frozenset(("epsilon",))
-
 
 @dataclass
-class Loop:
+class Loop(_rec.FlatRecord):
     """Loop"""
 
     subGraphIndex: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "subGraphIndex": self.subGraphIndex,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Loop:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Loop
-        if unknown:
-            raise ValueError(f"unknown field(s) for Loop: {sorted(unknown)}")
-        obj = cls()
-        if "subGraphIndex" in d:
-            v = d["subGraphIndex"]
-            obj.subGraphIndex = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Loop.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Loop:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Loop.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Loop, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Loop:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Loop, text)
-
-
-_FIELDS_Loop: frozenset[str] = frozenset(("subGraphIndex",))
-
 
 @dataclass
-class Identity:
+class Identity(_rec.FlatRecord):
     """Identity"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Identity:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Identity
-        if unknown:
-            raise ValueError(f"unknown field(s) for Identity: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Identity.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Identity:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Identity.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Identity, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Identity:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Identity, text)
-
-
-_FIELDS_Identity: frozenset[str] = frozenset(())
-
 
 @dataclass
-class LayerNorm:
+class LayerNorm(_rec.FlatRecord):
     """LayerNorm"""
 
     normalizedShape: list[int] | ScalarVector | None = None
     epsilon: float = 1e-05
     elementwiseAffine: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "normalizedShape": None if self.normalizedShape is None else list(self.normalizedShape),
-            "epsilon": self.epsilon,
-            "elementwiseAffine": self.elementwiseAffine,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LayerNorm:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LayerNorm
-        if unknown:
-            raise ValueError(f"unknown field(s) for LayerNorm: {sorted(unknown)}")
-        obj = cls()
-        if "normalizedShape" in d:
-            v = d["normalizedShape"]
-            obj.normalizedShape = None if v is None else [int(e0) for e0 in v]
-        if "epsilon" in d:
-            v = d["epsilon"]
-            obj.epsilon = float(v)
-        if "elementwiseAffine" in d:
-            v = d["elementwiseAffine"]
-            obj.elementwiseAffine = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LayerNorm.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LayerNorm:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LayerNorm.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LayerNorm, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LayerNorm:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LayerNorm, text)
-
-
-_FIELDS_LayerNorm: frozenset[str] = frozenset(
-    (
-        "normalizedShape",
-        "epsilon",
-        "elementwiseAffine",
-    )
-)
-
 
 @dataclass
-class While:
+class While(_rec.FlatRecord):
     """While"""
 
     condSubgraphIndex: int = 0
     bodySubgraphIndex: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "condSubgraphIndex": self.condSubgraphIndex,
-            "bodySubgraphIndex": self.bodySubgraphIndex,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> While:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_While
-        if unknown:
-            raise ValueError(f"unknown field(s) for While: {sorted(unknown)}")
-        obj = cls()
-        if "condSubgraphIndex" in d:
-            v = d["condSubgraphIndex"]
-            obj.condSubgraphIndex = int(v)
-        if "bodySubgraphIndex" in d:
-            v = d["bodySubgraphIndex"]
-            obj.bodySubgraphIndex = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_While.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> While:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_While.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_While, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> While:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_While, text)
-
-
-_FIELDS_While: frozenset[str] = frozenset(
-    (
-        "condSubgraphIndex",
-        "bodySubgraphIndex",
-    )
-)
-
 
 @dataclass
-class UnsortedSegmentSum:
+class UnsortedSegmentSum(_rec.FlatRecord):
     """UnsortedSegmentSum"""
 
     numSegments: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "numSegments": self.numSegments,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> UnsortedSegmentSum:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_UnsortedSegmentSum
-        if unknown:
-            raise ValueError(f"unknown field(s) for UnsortedSegmentSum: {sorted(unknown)}")
-        obj = cls()
-        if "numSegments" in d:
-            v = d["numSegments"]
-            obj.numSegments = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_UnsortedSegmentSum.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> UnsortedSegmentSum:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_UnsortedSegmentSum.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_UnsortedSegmentSum, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> UnsortedSegmentSum:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_UnsortedSegmentSum, text)
-
-
-_FIELDS_UnsortedSegmentSum: frozenset[str] = frozenset(("numSegments",))
-
 
 @dataclass
-class OnesLike:
+class OnesLike(_rec.FlatRecord):
     """OnesLike"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> OnesLike:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_OnesLike
-        if unknown:
-            raise ValueError(f"unknown field(s) for OnesLike: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_OnesLike.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> OnesLike:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_OnesLike.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_OnesLike, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> OnesLike:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_OnesLike, text)
-
-
-_FIELDS_OnesLike: frozenset[str] = frozenset(())
-
 
 @dataclass
-class BinaryCrossEntropy:
+class BinaryCrossEntropy(_rec.FlatRecord):
     """BinaryCrossEntropy"""
 
     reduction: int = 1
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "reduction": self.reduction,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BinaryCrossEntropy:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BinaryCrossEntropy
-        if unknown:
-            raise ValueError(f"unknown field(s) for BinaryCrossEntropy: {sorted(unknown)}")
-        obj = cls()
-        if "reduction" in d:
-            v = d["reduction"]
-            obj.reduction = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BinaryCrossEntropy.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BinaryCrossEntropy:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BinaryCrossEntropy.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BinaryCrossEntropy, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BinaryCrossEntropy:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BinaryCrossEntropy, text)
-
-
-_FIELDS_BinaryCrossEntropy: frozenset[str] = frozenset(("reduction",))
-
 
 @dataclass
-class BinaryCrossEntropyGrad:
+class BinaryCrossEntropyGrad(_rec.FlatRecord):
     """BinaryCrossEntropyGrad"""
 
     reduction: int = 1
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "reduction": self.reduction,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BinaryCrossEntropyGrad:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BinaryCrossEntropyGrad
-        if unknown:
-            raise ValueError(f"unknown field(s) for BinaryCrossEntropyGrad: {sorted(unknown)}")
-        obj = cls()
-        if "reduction" in d:
-            v = d["reduction"]
-            obj.reduction = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_BinaryCrossEntropyGrad.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> BinaryCrossEntropyGrad:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_BinaryCrossEntropyGrad.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_BinaryCrossEntropyGrad, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> BinaryCrossEntropyGrad:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_BinaryCrossEntropyGrad, text)
-
-
-_FIELDS_BinaryCrossEntropyGrad: frozenset[str] = frozenset(("reduction",))
-
 
 @dataclass
-class LpNormalization:
+class LpNormalization(_rec.FlatRecord):
     """LpNormalization"""
 
     axis: int = 0
     p: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-            "p": self.p,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LpNormalization:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LpNormalization
-        if unknown:
-            raise ValueError(f"unknown field(s) for LpNormalization: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        if "p" in d:
-            v = d["p"]
-            obj.p = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_LpNormalization.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> LpNormalization:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_LpNormalization.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_LpNormalization, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> LpNormalization:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_LpNormalization, text)
-
-
-_FIELDS_LpNormalization: frozenset[str] = frozenset(
-    (
-        "axis",
-        "p",
-    )
-)
-
 
 @dataclass
-class Switch:
+class Switch(_rec.FlatRecord):
     """Switch"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Switch:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Switch
-        if unknown:
-            raise ValueError(f"unknown field(s) for Switch: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Switch.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Switch:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Switch.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Switch, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Switch:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Switch, text)
-
-
-_FIELDS_Switch: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Partial:
+class Partial(_rec.FlatRecord):
     """Partial"""
 
     subGraphIndex: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "subGraphIndex": self.subGraphIndex,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Partial:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Partial
-        if unknown:
-            raise ValueError(f"unknown field(s) for Partial: {sorted(unknown)}")
-        obj = cls()
-        if "subGraphIndex" in d:
-            v = d["subGraphIndex"]
-            obj.subGraphIndex = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Partial.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Partial:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Partial.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Partial, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Partial:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Partial, text)
-
-
-_FIELDS_Partial: frozenset[str] = frozenset(("subGraphIndex",))
-
 
 @dataclass
-class TensorListFromTensor:
+class TensorListFromTensor(_rec.FlatRecord):
     """TensorListFromTensor"""
 
     elementDType: int = 0
     shapeType: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "elementDType": self.elementDType,
-            "shapeType": self.shapeType,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TensorListFromTensor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_TensorListFromTensor
-        if unknown:
-            raise ValueError(f"unknown field(s) for TensorListFromTensor: {sorted(unknown)}")
-        obj = cls()
-        if "elementDType" in d:
-            v = d["elementDType"]
-            obj.elementDType = int(v)
-        if "shapeType" in d:
-            v = d["shapeType"]
-            obj.shapeType = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_TensorListFromTensor.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> TensorListFromTensor:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_TensorListFromTensor.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_TensorListFromTensor, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> TensorListFromTensor:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_TensorListFromTensor, text)
-
-
-_FIELDS_TensorListFromTensor: frozenset[str] = frozenset(
-    (
-        "elementDType",
-        "shapeType",
-    )
-)
-
 
 @dataclass
-class TensorListStack:
+class TensorListStack(_rec.FlatRecord):
     """TensorListStack"""
 
     numElements: int = 0
     elementDType: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "numElements": self.numElements,
-            "elementDType": self.elementDType,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TensorListStack:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_TensorListStack
-        if unknown:
-            raise ValueError(f"unknown field(s) for TensorListStack: {sorted(unknown)}")
-        obj = cls()
-        if "numElements" in d:
-            v = d["numElements"]
-            obj.numElements = int(v)
-        if "elementDType" in d:
-            v = d["elementDType"]
-            obj.elementDType = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_TensorListStack.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> TensorListStack:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_TensorListStack.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_TensorListStack, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> TensorListStack:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_TensorListStack, text)
-
-
-_FIELDS_TensorListStack: frozenset[str] = frozenset(
-    (
-        "numElements",
-        "elementDType",
-    )
-)
-
 
 @dataclass
-class TensorListGetItem:
+class TensorListGetItem(_rec.FlatRecord):
     """TensorListGetItem"""
 
     elementDType: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "elementDType": self.elementDType,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TensorListGetItem:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_TensorListGetItem
-        if unknown:
-            raise ValueError(f"unknown field(s) for TensorListGetItem: {sorted(unknown)}")
-        obj = cls()
-        if "elementDType" in d:
-            v = d["elementDType"]
-            obj.elementDType = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_TensorListGetItem.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> TensorListGetItem:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_TensorListGetItem.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_TensorListGetItem, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> TensorListGetItem:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_TensorListGetItem, text)
-
-
-_FIELDS_TensorListGetItem: frozenset[str] = frozenset(("elementDType",))
-
 
 @dataclass
-class TensorListSetItem:
+class TensorListSetItem(_rec.FlatRecord):
     """TensorListSetItem"""
 
     elementDType: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "elementDType": self.elementDType,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TensorListSetItem:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_TensorListSetItem
-        if unknown:
-            raise ValueError(f"unknown field(s) for TensorListSetItem: {sorted(unknown)}")
-        obj = cls()
-        if "elementDType" in d:
-            v = d["elementDType"]
-            obj.elementDType = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_TensorListSetItem.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> TensorListSetItem:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_TensorListSetItem.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_TensorListSetItem, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> TensorListSetItem:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_TensorListSetItem, text)
-
-
-_FIELDS_TensorListSetItem: frozenset[str] = frozenset(("elementDType",))
-
 
 @dataclass
-class TensorListReserve:
+class TensorListReserve(_rec.FlatRecord):
     """TensorListReserve"""
 
     elementDType: int = 0
     shapeType: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "elementDType": self.elementDType,
-            "shapeType": self.shapeType,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TensorListReserve:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_TensorListReserve
-        if unknown:
-            raise ValueError(f"unknown field(s) for TensorListReserve: {sorted(unknown)}")
-        obj = cls()
-        if "elementDType" in d:
-            v = d["elementDType"]
-            obj.elementDType = int(v)
-        if "shapeType" in d:
-            v = d["shapeType"]
-            obj.shapeType = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_TensorListReserve.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> TensorListReserve:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_TensorListReserve.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_TensorListReserve, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> TensorListReserve:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_TensorListReserve, text)
-
-
-_FIELDS_TensorListReserve: frozenset[str] = frozenset(
-    (
-        "elementDType",
-        "shapeType",
-    )
-)
-
 
 @dataclass
-class All:
+class All(_rec.FlatRecord):
     """All"""
 
     keepDims: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "keepDims": self.keepDims,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> All:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_All
-        if unknown:
-            raise ValueError(f"unknown field(s) for All: {sorted(unknown)}")
-        obj = cls()
-        if "keepDims" in d:
-            v = d["keepDims"]
-            obj.keepDims = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_All.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> All:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_All.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_All, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> All:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_All, text)
-
-
-_FIELDS_All: frozenset[str] = frozenset(("keepDims",))
-
 
 @dataclass
-class Assert:
+class Assert(_rec.FlatRecord):
     """Assert"""
 
     summarize: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "summarize": self.summarize,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Assert:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Assert
-        if unknown:
-            raise ValueError(f"unknown field(s) for Assert: {sorted(unknown)}")
-        obj = cls()
-        if "summarize" in d:
-            v = d["summarize"]
-            obj.summarize = int(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Assert.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Assert:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Assert.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Assert, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Assert:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Assert, text)
-
-
-_FIELDS_Assert: frozenset[str] = frozenset(("summarize",))
-
 
 @dataclass
-class SmoothL1Loss:
+class SmoothL1Loss(_rec.FlatRecord):
     """SmoothL1Loss"""
 
     beta: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "beta": self.beta,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SmoothL1Loss:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SmoothL1Loss
-        if unknown:
-            raise ValueError(f"unknown field(s) for SmoothL1Loss: {sorted(unknown)}")
-        obj = cls()
-        if "beta" in d:
-            v = d["beta"]
-            obj.beta = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SmoothL1Loss.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SmoothL1Loss:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SmoothL1Loss.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SmoothL1Loss, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SmoothL1Loss:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SmoothL1Loss, text)
-
-
-_FIELDS_SmoothL1Loss: frozenset[str] = frozenset(("beta",))
-
 
 @dataclass
-class SmoothL1LossGrad:
+class SmoothL1LossGrad(_rec.FlatRecord):
     """SmoothL1LossGrad"""
 
     beta: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "beta": self.beta,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SmoothL1LossGrad:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SmoothL1LossGrad
-        if unknown:
-            raise ValueError(f"unknown field(s) for SmoothL1LossGrad: {sorted(unknown)}")
-        obj = cls()
-        if "beta" in d:
-            v = d["beta"]
-            obj.beta = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SmoothL1LossGrad.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SmoothL1LossGrad:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SmoothL1LossGrad.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SmoothL1LossGrad, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SmoothL1LossGrad:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SmoothL1LossGrad, text)
-
-
-_FIELDS_SmoothL1LossGrad: frozenset[str] = frozenset(("beta",))
-
 
 @dataclass
-class SigmoidCrossEntropyWithLogits:
+class SigmoidCrossEntropyWithLogits(_rec.FlatRecord):
     """SigmoidCrossEntropyWithLogits"""
 
     beta: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "beta": self.beta,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SigmoidCrossEntropyWithLogits:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SigmoidCrossEntropyWithLogits
-        if unknown:
-            raise ValueError(
-                f"unknown field(s) for SigmoidCrossEntropyWithLogits: {sorted(unknown)}"
-            )
-        obj = cls()
-        if "beta" in d:
-            v = d["beta"]
-            obj.beta = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SigmoidCrossEntropyWithLogits.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SigmoidCrossEntropyWithLogits:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SigmoidCrossEntropyWithLogits.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SigmoidCrossEntropyWithLogits, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SigmoidCrossEntropyWithLogits:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SigmoidCrossEntropyWithLogits, text)
-
-
-_FIELDS_SigmoidCrossEntropyWithLogits: frozenset[str] = frozenset(("beta",))
-
 
 @dataclass
-class SigmoidCrossEntropyWithLogitsGrad:
+class SigmoidCrossEntropyWithLogitsGrad(_rec.FlatRecord):
     """SigmoidCrossEntropyWithLogitsGrad"""
 
     beta: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "beta": self.beta,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SigmoidCrossEntropyWithLogitsGrad:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SigmoidCrossEntropyWithLogitsGrad
-        if unknown:
-            raise ValueError(
-                f"unknown field(s) for SigmoidCrossEntropyWithLogitsGrad: {sorted(unknown)}"
-            )
-        obj = cls()
-        if "beta" in d:
-            v = d["beta"]
-            obj.beta = float(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_SigmoidCrossEntropyWithLogitsGrad.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> SigmoidCrossEntropyWithLogitsGrad:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_SigmoidCrossEntropyWithLogitsGrad.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_SigmoidCrossEntropyWithLogitsGrad, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> SigmoidCrossEntropyWithLogitsGrad:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_SigmoidCrossEntropyWithLogitsGrad, text)
-
-
-_FIELDS_SigmoidCrossEntropyWithLogitsGrad: frozenset[str] = frozenset(("beta",))
-
 
 @dataclass
-class Reciprocal:
+class Reciprocal(_rec.FlatRecord):
     """Reciprocal"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Reciprocal:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Reciprocal
-        if unknown:
-            raise ValueError(f"unknown field(s) for Reciprocal: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Reciprocal.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Reciprocal:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Reciprocal.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Reciprocal, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Reciprocal:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Reciprocal, text)
-
-
-_FIELDS_Reciprocal: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Merge:
+class Merge(_rec.FlatRecord):
     """Merge"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Merge:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Merge
-        if unknown:
-            raise ValueError(f"unknown field(s) for Merge: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_Merge.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> Merge:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_Merge.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_Merge, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> Merge:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_Merge, text)
-
-
-_FIELDS_Merge: frozenset[str] = frozenset(())
-
 
 @dataclass
-class GeLU:
+class GeLU(_rec.FlatRecord):
     """GeLU"""
 
     approximate: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "approximate": self.approximate,
-        }
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> GeLU:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_GeLU
-        if unknown:
-            raise ValueError(f"unknown field(s) for GeLU: {sorted(unknown)}")
-        obj = cls()
-        if "approximate" in d:
-            v = d["approximate"]
-            obj.approximate = bool(v)
-        return obj
-
-    def to_flatbuffer(self, *, size_prefixed: bool = False) -> bytes:
-        """Encode as a FlatBuffer, byte-identical with ``flatc -b`` of ``self.to_json()``."""
-        return _FB_GeLU.encode(self, size_prefixed=size_prefixed)
-
-    @classmethod
-    def from_flatbuffer(
-        cls,
-        data: bytes,
-        *,
-        verify: bool = True,
-        size_prefixed: bool = False,
-        check_identifier: bool | None = None,
-    ) -> GeLU:
-        """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
-        """
-        return _FB_GeLU.decode(
-            data, verify=verify, size_prefixed=size_prefixed, check_identifier=check_identifier
-        )
-
-    def to_json(self) -> str:
-        """The JSON ``flatc --json --strict-json`` prints for ``self.to_flatbuffer()``."""
-        return _fbjson.to_json(_FB_GeLU, self)
-
-    @classmethod
-    def from_json(cls, text: str) -> GeLU:
-        """Parse JSON as flatc reads it (unquoted keys, enum names, comments, trailing commas)."""
-        return _fbjson.from_json(_FB_GeLU, text)
-
-
-_FIELDS_GeLU: frozenset[str] = frozenset(("approximate",))
-
-
-# FlatBuffers codecs (idlgen.wire.flatbuffers): built once at import, resolved on first use.
+# FlatBuffers codecs (idlgen.wire.flatbuffers), built once at import and resolved on first
+# use; each binds itself to its class (``_FB_DESC``).
 _FB_REG = _fb.registry(__name__.split(".")[0])
-_FB_Pad: _fb.Table[Pad] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Pad",
     Pad,
     (
@@ -13864,22 +2034,18 @@ _FB_Pad: _fb.Table[Pad] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Maximum: _fb.Table[Maximum] = _fb.Table("mindspore.schema.v0.Maximum", Maximum, (), reg=_FB_REG)
-_FB_Minimum: _fb.Table[Minimum] = _fb.Table("mindspore.schema.v0.Minimum", Minimum, (), reg=_FB_REG)
-_FB_Flatten: _fb.Table[Flatten] = _fb.Table("mindspore.schema.v0.Flatten", Flatten, (), reg=_FB_REG)
-_FB_FlattenGrad: _fb.Table[FlattenGrad] = _fb.Table(
-    "mindspore.schema.v0.FlattenGrad", FlattenGrad, (), reg=_FB_REG
-)
-_FB_Concat: _fb.Table[Concat] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Maximum", Maximum, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Minimum", Minimum, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Flatten", Flatten, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.FlattenGrad", FlattenGrad, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Concat",
     Concat,
     (("axis", "axis", 0, "i", 0, {}), ("n", "n", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_SoftMax: _fb.Table[SoftMax] = _fb.Table(
-    "mindspore.schema.v0.SoftMax", SoftMax, (("axis", "axis", 0, "i", -1, {}),), reg=_FB_REG
-)
-_FB_Activation: _fb.Table[Activation] = _fb.Table(
+_fb.Table("mindspore.schema.v0.SoftMax", SoftMax, (("axis", "axis", 0, "i", -1, {}),), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Activation",
     Activation,
     (
@@ -13897,7 +2063,7 @@ _FB_Activation: _fb.Table[Activation] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ActivationGrad: _fb.Table[ActivationGrad] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.ActivationGrad",
     ActivationGrad,
     (
@@ -13913,7 +2079,7 @@ _FB_ActivationGrad: _fb.Table[ActivationGrad] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Conv2D: _fb.Table[Conv2D] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Conv2D",
     Conv2D,
     (
@@ -13944,7 +2110,7 @@ _FB_Conv2D: _fb.Table[Conv2D] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Adder: _fb.Table[Adder] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Adder",
     Adder,
     (
@@ -13975,7 +2141,7 @@ _FB_Adder: _fb.Table[Adder] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Conv2DGradFilter: _fb.Table[Conv2DGradFilter] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Conv2DGradFilter",
     Conv2DGradFilter,
     (
@@ -14007,7 +2173,7 @@ _FB_Conv2DGradFilter: _fb.Table[Conv2DGradFilter] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Conv2DGradInput: _fb.Table[Conv2DGradInput] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Conv2DGradInput",
     Conv2DGradInput,
     (
@@ -14039,7 +2205,7 @@ _FB_Conv2DGradInput: _fb.Table[Conv2DGradInput] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_GroupConv2DGradInput: _fb.Table[GroupConv2DGradInput] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.GroupConv2DGradInput",
     GroupConv2DGradInput,
     (
@@ -14071,7 +2237,7 @@ _FB_GroupConv2DGradInput: _fb.Table[GroupConv2DGradInput] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_FusedBatchNorm: _fb.Table[FusedBatchNorm] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.FusedBatchNorm",
     FusedBatchNorm,
     (
@@ -14081,34 +2247,32 @@ _FB_FusedBatchNorm: _fb.Table[FusedBatchNorm] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_BatchNorm: _fb.Table[BatchNorm] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.BatchNorm",
     BatchNorm,
     (("epsilon", "epsilon", 0, "f", 1e-05, {}),),
     reg=_FB_REG,
 )
-_FB_BiasGrad: _fb.Table[BiasGrad] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.BiasGrad",
     BiasGrad,
     (("axis", "axis", 0, ("vector", "i"), None, {}),),
     reg=_FB_REG,
 )
-_FB_SoftmaxCrossEntropy: _fb.Table[SoftmaxCrossEntropy] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SoftmaxCrossEntropy",
     SoftmaxCrossEntropy,
     (("axis", "axis", 0, ("vector", "i"), None, {}),),
     reg=_FB_REG,
 )
-_FB_SparseSoftmaxCrossEntropy: _fb.Table[SparseSoftmaxCrossEntropy] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SparseSoftmaxCrossEntropy",
     SparseSoftmaxCrossEntropy,
     (("isGrad", "isGrad", 0, "i", 0, {}),),
     reg=_FB_REG,
 )
-_FB_make_tuple: _fb.Table[make_tuple] = _fb.Table(
-    "mindspore.schema.v0.make_tuple", make_tuple, (), reg=_FB_REG
-)
-_FB_PoolingGrad: _fb.Table[PoolingGrad] = _fb.Table(
+_fb.Table("mindspore.schema.v0.make_tuple", make_tuple, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.PoolingGrad",
     PoolingGrad,
     (
@@ -14142,32 +2306,28 @@ _FB_PoolingGrad: _fb.Table[PoolingGrad] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Shape: _fb.Table[Shape] = _fb.Table("mindspore.schema.v0.Shape", Shape, (), reg=_FB_REG)
-_FB_ConstantOfShape: _fb.Table[ConstantOfShape] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Shape", Shape, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.ConstantOfShape",
     ConstantOfShape,
     (("dataType", "dataType", 0, "i", 0, {}), ("value", "value", 1, ("vector", "f"), None, {})),
     reg=_FB_REG,
 )
-_FB_Nchw2Nhwc: _fb.Table[Nchw2Nhwc] = _fb.Table(
-    "mindspore.schema.v0.Nchw2Nhwc", Nchw2Nhwc, (), reg=_FB_REG
-)
-_FB_Nhwc2Nchw: _fb.Table[Nhwc2Nchw] = _fb.Table(
-    "mindspore.schema.v0.Nhwc2Nchw", Nhwc2Nchw, (), reg=_FB_REG
-)
-_FB_FakeQuantWithMinMaxVars: _fb.Table[FakeQuantWithMinMaxVars] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Nchw2Nhwc", Nchw2Nhwc, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Nhwc2Nchw", Nhwc2Nchw, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.FakeQuantWithMinMaxVars",
     FakeQuantWithMinMaxVars,
     (("narrowRange", "narrowRange", 0, "?", False, {}), ("numBits", "numBits", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_BiasAdd: _fb.Table[BiasAdd] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.BiasAdd",
     BiasAdd,
     (("axis", "axis", 0, ("vector", "i"), None, {}),),
     reg=_FB_REG,
 )
-_FB_ROIPooling: _fb.Table[ROIPooling] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.ROIPooling",
     ROIPooling,
     (
@@ -14177,7 +2337,7 @@ _FB_ROIPooling: _fb.Table[ROIPooling] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Pooling: _fb.Table[Pooling] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Pooling",
     Pooling,
     (
@@ -14220,7 +2380,7 @@ _FB_Pooling: _fb.Table[Pooling] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_DepthwiseConv2D: _fb.Table[DepthwiseConv2D] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.DepthwiseConv2D",
     DepthwiseConv2D,
     (
@@ -14250,7 +2410,7 @@ _FB_DepthwiseConv2D: _fb.Table[DepthwiseConv2D] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_DeDepthwiseConv2D: _fb.Table[DeDepthwiseConv2D] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.DeDepthwiseConv2D",
     DeDepthwiseConv2D,
     (
@@ -14280,7 +2440,7 @@ _FB_DeDepthwiseConv2D: _fb.Table[DeDepthwiseConv2D] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Resize: _fb.Table[Resize] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Resize",
     Resize,
     (
@@ -14319,7 +2479,7 @@ _FB_Resize: _fb.Table[Resize] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_DetectionPostProcess: _fb.Table[DetectionPostProcess] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.DetectionPostProcess",
     DetectionPostProcess,
     (
@@ -14340,7 +2500,7 @@ _FB_DetectionPostProcess: _fb.Table[DetectionPostProcess] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_FullConnection: _fb.Table[FullConnection] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.FullConnection",
     FullConnection,
     (
@@ -14358,13 +2518,13 @@ _FB_FullConnection: _fb.Table[FullConnection] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Mean: _fb.Table[Mean] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Mean",
     Mean,
     (("axis", "axis", 0, ("vector", "i"), None, {}), ("keepDims", "keepDims", 1, "?", False, {})),
     reg=_FB_REG,
 )
-_FB_DeConv2D: _fb.Table[DeConv2D] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.DeConv2D",
     DeConv2D,
     (
@@ -14395,7 +2555,7 @@ _FB_DeConv2D: _fb.Table[DeConv2D] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_DeConv2DGradFilter: _fb.Table[DeConv2DGradFilter] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.DeConv2DGradFilter",
     DeConv2DGradFilter,
     (
@@ -14426,13 +2586,13 @@ _FB_DeConv2DGradFilter: _fb.Table[DeConv2DGradFilter] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_BNGrad: _fb.Table[BNGrad] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.BNGrad",
     BNGrad,
     (("eps", "eps", 0, "f", 0.0, {}), ("momentum", "momentum", 1, "f", 0.0, {})),
     reg=_FB_REG,
 )
-_FB_Scale: _fb.Table[Scale] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Scale",
     Scale,
     (
@@ -14448,13 +2608,13 @@ _FB_Scale: _fb.Table[Scale] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Eltwise: _fb.Table[Eltwise] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Eltwise",
     Eltwise,
     (("mode", "mode", 0, ("enum", "mindspore.schema.v0.EltwiseMode", "b", "EltwiseMode"), 0, {}),),
     reg=_FB_REG,
 )
-_FB_Add: _fb.Table[Add] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Add",
     Add,
     (
@@ -14469,7 +2629,7 @@ _FB_Add: _fb.Table[Add] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Sub: _fb.Table[Sub] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Sub",
     Sub,
     (
@@ -14484,7 +2644,7 @@ _FB_Sub: _fb.Table[Sub] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Mul: _fb.Table[Mul] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Mul",
     Mul,
     (
@@ -14499,7 +2659,7 @@ _FB_Mul: _fb.Table[Mul] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Div: _fb.Table[Div] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Div",
     Div,
     (
@@ -14514,26 +2674,20 @@ _FB_Div: _fb.Table[Div] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_AddGrad: _fb.Table[AddGrad] = _fb.Table("mindspore.schema.v0.AddGrad", AddGrad, (), reg=_FB_REG)
-_FB_SubGrad: _fb.Table[SubGrad] = _fb.Table("mindspore.schema.v0.SubGrad", SubGrad, (), reg=_FB_REG)
-_FB_MulGrad: _fb.Table[MulGrad] = _fb.Table("mindspore.schema.v0.MulGrad", MulGrad, (), reg=_FB_REG)
-_FB_DivGrad: _fb.Table[DivGrad] = _fb.Table("mindspore.schema.v0.DivGrad", DivGrad, (), reg=_FB_REG)
-_FB_RealDiv: _fb.Table[RealDiv] = _fb.Table("mindspore.schema.v0.RealDiv", RealDiv, (), reg=_FB_REG)
-_FB_Rsqrt: _fb.Table[Rsqrt] = _fb.Table("mindspore.schema.v0.Rsqrt", Rsqrt, (), reg=_FB_REG)
-_FB_Equal: _fb.Table[Equal] = _fb.Table("mindspore.schema.v0.Equal", Equal, (), reg=_FB_REG)
-_FB_Less: _fb.Table[Less] = _fb.Table("mindspore.schema.v0.Less", Less, (), reg=_FB_REG)
-_FB_Greater: _fb.Table[Greater] = _fb.Table("mindspore.schema.v0.Greater", Greater, (), reg=_FB_REG)
-_FB_NotEqual: _fb.Table[NotEqual] = _fb.Table(
-    "mindspore.schema.v0.NotEqual", NotEqual, (), reg=_FB_REG
-)
-_FB_LessEqual: _fb.Table[LessEqual] = _fb.Table(
-    "mindspore.schema.v0.LessEqual", LessEqual, (), reg=_FB_REG
-)
-_FB_GreaterEqual: _fb.Table[GreaterEqual] = _fb.Table(
-    "mindspore.schema.v0.GreaterEqual", GreaterEqual, (), reg=_FB_REG
-)
-_FB_Min: _fb.Table[Min] = _fb.Table("mindspore.schema.v0.Min", Min, (), reg=_FB_REG)
-_FB_Slice: _fb.Table[Slice] = _fb.Table(
+_fb.Table("mindspore.schema.v0.AddGrad", AddGrad, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.SubGrad", SubGrad, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.MulGrad", MulGrad, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.DivGrad", DivGrad, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.RealDiv", RealDiv, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Rsqrt", Rsqrt, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Equal", Equal, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Less", Less, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Greater", Greater, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.NotEqual", NotEqual, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.LessEqual", LessEqual, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.GreaterEqual", GreaterEqual, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Min", Min, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Slice",
     Slice,
     (
@@ -14544,11 +2698,11 @@ _FB_Slice: _fb.Table[Slice] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Floor: _fb.Table[Floor] = _fb.Table("mindspore.schema.v0.Floor", Floor, (), reg=_FB_REG)
-_FB_Abs: _fb.Table[Abs] = _fb.Table("mindspore.schema.v0.Abs", Abs, (), reg=_FB_REG)
-_FB_Neg: _fb.Table[Neg] = _fb.Table("mindspore.schema.v0.Neg", Neg, (), reg=_FB_REG)
-_FB_NegGrad: _fb.Table[NegGrad] = _fb.Table("mindspore.schema.v0.NegGrad", NegGrad, (), reg=_FB_REG)
-_FB_Exp: _fb.Table[Exp] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Floor", Floor, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Abs", Abs, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Neg", Neg, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.NegGrad", NegGrad, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Exp",
     Exp,
     (
@@ -14558,17 +2712,17 @@ _FB_Exp: _fb.Table[Exp] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Cos: _fb.Table[Cos] = _fb.Table("mindspore.schema.v0.Cos", Cos, (), reg=_FB_REG)
-_FB_Sin: _fb.Table[Sin] = _fb.Table("mindspore.schema.v0.Sin", Sin, (), reg=_FB_REG)
-_FB_Sqrt: _fb.Table[Sqrt] = _fb.Table("mindspore.schema.v0.Sqrt", Sqrt, (), reg=_FB_REG)
-_FB_Square: _fb.Table[Square] = _fb.Table("mindspore.schema.v0.Square", Square, (), reg=_FB_REG)
-_FB_Ceil: _fb.Table[Ceil] = _fb.Table("mindspore.schema.v0.Ceil", Ceil, (), reg=_FB_REG)
-_FB_Log: _fb.Table[Log] = _fb.Table("mindspore.schema.v0.Log", Log, (), reg=_FB_REG)
-_FB_LogGrad: _fb.Table[LogGrad] = _fb.Table("mindspore.schema.v0.LogGrad", LogGrad, (), reg=_FB_REG)
-_FB_Tan: _fb.Table[Tan] = _fb.Table("mindspore.schema.v0.Tan", Tan, (), reg=_FB_REG)
-_FB_Atan: _fb.Table[Atan] = _fb.Table("mindspore.schema.v0.Atan", Atan, (), reg=_FB_REG)
-_FB_Asin: _fb.Table[Asin] = _fb.Table("mindspore.schema.v0.Asin", Asin, (), reg=_FB_REG)
-_FB_Reshape: _fb.Table[Reshape] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Cos", Cos, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Sin", Sin, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Sqrt", Sqrt, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Square", Square, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Ceil", Ceil, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Log", Log, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.LogGrad", LogGrad, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Tan", Tan, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Atan", Atan, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Asin", Asin, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Reshape",
     Reshape,
     (
@@ -14577,7 +2731,7 @@ _FB_Reshape: _fb.Table[Reshape] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Power: _fb.Table[Power] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Power",
     Power,
     (
@@ -14587,7 +2741,7 @@ _FB_Power: _fb.Table[Power] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_PowerGrad: _fb.Table[PowerGrad] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.PowerGrad",
     PowerGrad,
     (
@@ -14597,7 +2751,7 @@ _FB_PowerGrad: _fb.Table[PowerGrad] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ArgMax: _fb.Table[ArgMax] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.ArgMax",
     ArgMax,
     (
@@ -14609,7 +2763,7 @@ _FB_ArgMax: _fb.Table[ArgMax] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ArgMin: _fb.Table[ArgMin] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.ArgMin",
     ArgMin,
     (
@@ -14621,10 +2775,8 @@ _FB_ArgMin: _fb.Table[ArgMin] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_NetOutput: _fb.Table[NetOutput] = _fb.Table(
-    "mindspore.schema.v0.NetOutput", NetOutput, (), reg=_FB_REG
-)
-_FB_MatMul: _fb.Table[MatMul] = _fb.Table(
+_fb.Table("mindspore.schema.v0.NetOutput", NetOutput, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.MatMul",
     MatMul,
     (
@@ -14634,7 +2786,7 @@ _FB_MatMul: _fb.Table[MatMul] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_PReLU: _fb.Table[PReLU] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.PReLU",
     PReLU,
     (
@@ -14643,13 +2795,13 @@ _FB_PReLU: _fb.Table[PReLU] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_LeakyReLU: _fb.Table[LeakyReLU] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.LeakyReLU",
     LeakyReLU,
     (("negativeSlope", "negativeSlope", 0, "f", 0.0, {}),),
     reg=_FB_REG,
 )
-_FB_StridedSlice: _fb.Table[StridedSlice] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.StridedSlice",
     StridedSlice,
     (
@@ -14665,7 +2817,7 @@ _FB_StridedSlice: _fb.Table[StridedSlice] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Stack: _fb.Table[Stack] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Stack",
     Stack,
     (
@@ -14675,7 +2827,7 @@ _FB_Stack: _fb.Table[Stack] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Range: _fb.Table[Range] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Range",
     Range,
     (
@@ -14686,10 +2838,10 @@ _FB_Range: _fb.Table[Range] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_ExpandDims: _fb.Table[ExpandDims] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.ExpandDims", ExpandDims, (("dim", "dim", 0, "i", 0, {}),), reg=_FB_REG
 )
-_FB_Tile: _fb.Table[Tile] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Tile",
     Tile,
     (
@@ -14698,19 +2850,19 @@ _FB_Tile: _fb.Table[Tile] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Cast: _fb.Table[Cast] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Cast",
     Cast,
     (("srcT", "srcT", 0, "i", 0, {}), ("dstT", "dstT", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_QuantDTypeCast: _fb.Table[QuantDTypeCast] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.QuantDTypeCast",
     QuantDTypeCast,
     (("srcT", "srcT", 0, "i", 0, {}), ("dstT", "dstT", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_Split: _fb.Table[Split] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Split",
     Split,
     (
@@ -14720,40 +2872,34 @@ _FB_Split: _fb.Table[Split] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Crop: _fb.Table[Crop] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Crop",
     Crop,
     (("axis", "axis", 0, "q", 0, {}), ("offsets", "offsets", 1, ("vector", "q"), None, {})),
     reg=_FB_REG,
 )
-_FB_Permute: _fb.Table[Permute] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Permute",
     Permute,
     (("order", "order", 0, ("vector", "q"), None, {}),),
     reg=_FB_REG,
 )
-_FB_Clip: _fb.Table[Clip] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Clip",
     Clip,
     (("max", "max", 0, "f", 0.0, {}), ("min", "min", 1, "f", 0.0, {})),
     reg=_FB_REG,
 )
-_FB_Constant: _fb.Table[Constant] = _fb.Table(
-    "mindspore.schema.v0.Constant", Constant, (), reg=_FB_REG
-)
-_FB_Elu: _fb.Table[Elu] = _fb.Table(
-    "mindspore.schema.v0.Elu", Elu, (("alpha", "alpha", 0, "f", 1.0, {}),), reg=_FB_REG
-)
-_FB_Broadcast: _fb.Table[Broadcast] = _fb.Table(
-    "mindspore.schema.v0.Broadcast", Broadcast, (), reg=_FB_REG
-)
-_FB_BroadcastTo: _fb.Table[BroadcastTo] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Constant", Constant, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Elu", Elu, (("alpha", "alpha", 0, "f", 1.0, {}),), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Broadcast", Broadcast, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.BroadcastTo",
     BroadcastTo,
     (("dst_shape", "dst_shape", 0, ("vector", "i"), None, {}),),
     reg=_FB_REG,
 )
-_FB_Lrn: _fb.Table[Lrn] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Lrn",
     Lrn,
     (
@@ -14764,7 +2910,7 @@ _FB_Lrn: _fb.Table[Lrn] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Reduce: _fb.Table[Reduce] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Reduce",
     Reduce,
     (
@@ -14776,34 +2922,34 @@ _FB_Reduce: _fb.Table[Reduce] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Transpose: _fb.Table[Transpose] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Transpose",
     Transpose,
     (("perm", "perm", 0, ("vector", "i"), None, {}), ("conjugate", "conjugate", 1, "?", False, {})),
     reg=_FB_REG,
 )
-_FB_Squeeze: _fb.Table[Squeeze] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Squeeze",
     Squeeze,
     (("axis", "axis", 0, ("vector", "i"), None, {}),),
     reg=_FB_REG,
 )
-_FB_Unsqueeze: _fb.Table[Unsqueeze] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Unsqueeze",
     Unsqueeze,
     (("axis", "axis", 0, ("vector", "i"), None, {}),),
     reg=_FB_REG,
 )
-_FB_Upsample: _fb.Table[Upsample] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Upsample",
     Upsample,
     (("mode", "mode", 0, "string", None, {}), ("scales", "scales", 1, ("vector", "f"), None, {})),
     reg=_FB_REG,
 )
-_FB_Dropout: _fb.Table[Dropout] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Dropout", Dropout, (("ratio", "ratio", 0, "f", 0.5, {}),), reg=_FB_REG
 )
-_FB_LocalResponseNormalization: _fb.Table[LocalResponseNormalization] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.LocalResponseNormalization",
     LocalResponseNormalization,
     (
@@ -14814,16 +2960,14 @@ _FB_LocalResponseNormalization: _fb.Table[LocalResponseNormalization] = _fb.Tabl
     ),
     reg=_FB_REG,
 )
-_FB_ZerosLike: _fb.Table[ZerosLike] = _fb.Table(
-    "mindspore.schema.v0.ZerosLike", ZerosLike, (), reg=_FB_REG
-)
-_FB_TopK: _fb.Table[TopK] = _fb.Table(
+_fb.Table("mindspore.schema.v0.ZerosLike", ZerosLike, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.TopK",
     TopK,
     (("k", "k", 0, "i", 0, {}), ("sorted", "sorted", 1, "?", True, {})),
     reg=_FB_REG,
 )
-_FB_SpaceToDepth: _fb.Table[SpaceToDepth] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SpaceToDepth",
     SpaceToDepth,
     (
@@ -14832,7 +2976,7 @@ _FB_SpaceToDepth: _fb.Table[SpaceToDepth] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SpaceToBatch: _fb.Table[SpaceToBatch] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SpaceToBatch",
     SpaceToBatch,
     (
@@ -14841,35 +2985,35 @@ _FB_SpaceToBatch: _fb.Table[SpaceToBatch] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SparseToDense: _fb.Table[SparseToDense] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SparseToDense",
     SparseToDense,
     (("validateIndices", "validateIndices", 0, "?", False, {}),),
     reg=_FB_REG,
 )
-_FB_ReverseSequence: _fb.Table[ReverseSequence] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.ReverseSequence",
     ReverseSequence,
     (("seqAxis", "seqAxis", 0, "i", 0, {}), ("batchAxis", "batchAxis", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_Rank: _fb.Table[Rank] = _fb.Table("mindspore.schema.v0.Rank", Rank, (), reg=_FB_REG)
-_FB_Gather: _fb.Table[Gather] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Rank", Rank, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Gather",
     Gather,
     (("axis", "axis", 0, "i", 0, {}), ("batchDims", "batchDims", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_GatherNd: _fb.Table[GatherNd] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.GatherNd",
     GatherNd,
     (("batchDims", "batchDims", 0, "i", 0, {}),),
     reg=_FB_REG,
 )
-_FB_Fill: _fb.Table[Fill] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Fill", Fill, (("dims", "dims", 0, ("vector", "i"), None, {}),), reg=_FB_REG
 )
-_FB_DepthToSpace: _fb.Table[DepthToSpace] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.DepthToSpace",
     DepthToSpace,
     (
@@ -14878,7 +3022,7 @@ _FB_DepthToSpace: _fb.Table[DepthToSpace] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_BatchToSpace: _fb.Table[BatchToSpace] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.BatchToSpace",
     BatchToSpace,
     (
@@ -14887,7 +3031,7 @@ _FB_BatchToSpace: _fb.Table[BatchToSpace] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_BatchToSpaceND: _fb.Table[BatchToSpaceND] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.BatchToSpaceND",
     BatchToSpaceND,
     (
@@ -14896,16 +3040,14 @@ _FB_BatchToSpaceND: _fb.Table[BatchToSpaceND] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_AddN: _fb.Table[AddN] = _fb.Table(
-    "mindspore.schema.v0.AddN", AddN, (("N", "N", 0, "i", 0, {}),), reg=_FB_REG
-)
-_FB_EmbeddingLookup: _fb.Table[EmbeddingLookup] = _fb.Table(
+_fb.Table("mindspore.schema.v0.AddN", AddN, (("N", "N", 0, "i", 0, {}),), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.EmbeddingLookup",
     EmbeddingLookup,
     (("maxNorm", "maxNorm", 0, "f", 0.0, {}),),
     reg=_FB_REG,
 )
-_FB_EmbeddingLookupSparse: _fb.Table[EmbeddingLookupSparse] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.EmbeddingLookupSparse",
     EmbeddingLookupSparse,
     (
@@ -14915,14 +3057,10 @@ _FB_EmbeddingLookupSparse: _fb.Table[EmbeddingLookupSparse] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_FloorDiv: _fb.Table[FloorDiv] = _fb.Table(
-    "mindspore.schema.v0.FloorDiv", FloorDiv, (), reg=_FB_REG
-)
-_FB_FloorMod: _fb.Table[FloorMod] = _fb.Table(
-    "mindspore.schema.v0.FloorMod", FloorMod, (), reg=_FB_REG
-)
-_FB_Mod: _fb.Table[Mod] = _fb.Table("mindspore.schema.v0.Mod", Mod, (), reg=_FB_REG)
-_FB_L2Norm: _fb.Table[L2Norm] = _fb.Table(
+_fb.Table("mindspore.schema.v0.FloorDiv", FloorDiv, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.FloorMod", FloorMod, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Mod", Mod, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.L2Norm",
     L2Norm,
     (
@@ -14939,19 +3077,11 @@ _FB_L2Norm: _fb.Table[L2Norm] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_LogicalAnd: _fb.Table[LogicalAnd] = _fb.Table(
-    "mindspore.schema.v0.LogicalAnd", LogicalAnd, (), reg=_FB_REG
-)
-_FB_LogicalOr: _fb.Table[LogicalOr] = _fb.Table(
-    "mindspore.schema.v0.LogicalOr", LogicalOr, (), reg=_FB_REG
-)
-_FB_LogicalXor: _fb.Table[LogicalXor] = _fb.Table(
-    "mindspore.schema.v0.LogicalXor", LogicalXor, (), reg=_FB_REG
-)
-_FB_LogicalNot: _fb.Table[LogicalNot] = _fb.Table(
-    "mindspore.schema.v0.LogicalNot", LogicalNot, (), reg=_FB_REG
-)
-_FB_MatrixDiag: _fb.Table[MatrixDiag] = _fb.Table(
+_fb.Table("mindspore.schema.v0.LogicalAnd", LogicalAnd, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.LogicalOr", LogicalOr, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.LogicalXor", LogicalXor, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.LogicalNot", LogicalNot, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.MatrixDiag",
     MatrixDiag,
     (
@@ -14962,60 +3092,46 @@ _FB_MatrixDiag: _fb.Table[MatrixDiag] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Select: _fb.Table[Select] = _fb.Table("mindspore.schema.v0.Select", Select, (), reg=_FB_REG)
-_FB_TfReduce: _fb.Table[TfReduce] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Select", Select, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.TfReduce",
     TfReduce,
     (("type", "type", 0, ("enum", "mindspore.schema.v0.ReduceType", "b", "ReduceType"), 7, {}),),
     reg=_FB_REG,
 )
-_FB_Reverse: _fb.Table[Reverse] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Reverse",
     Reverse,
     (("axis", "axis", 0, ("vector", "i"), None, {}),),
     reg=_FB_REG,
 )
-_FB_Round: _fb.Table[Round] = _fb.Table("mindspore.schema.v0.Round", Round, (), reg=_FB_REG)
-_FB_Scatter: _fb.Table[Scatter] = _fb.Table("mindspore.schema.v0.Scatter", Scatter, (), reg=_FB_REG)
-_FB_ScatterND: _fb.Table[ScatterND] = _fb.Table(
-    "mindspore.schema.v0.ScatterND", ScatterND, (), reg=_FB_REG
-)
-_FB_Unique: _fb.Table[Unique] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Round", Round, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Scatter", Scatter, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.ScatterND", ScatterND, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Unique", Unique, (("outType", "outType", 0, "i", 0, {}),), reg=_FB_REG
 )
-_FB_Unstack: _fb.Table[Unstack] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Unstack",
     Unstack,
     (("num", "num", 0, "i", 0, {}), ("axis", "axis", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_OnnxInt8Quantize: _fb.Table[OnnxInt8Quantize] = _fb.Table(
-    "mindspore.schema.v0.OnnxInt8Quantize", OnnxInt8Quantize, (), reg=_FB_REG
-)
-_FB_OnnxInt8Dequantize: _fb.Table[OnnxInt8Dequantize] = _fb.Table(
-    "mindspore.schema.v0.OnnxInt8Dequantize", OnnxInt8Dequantize, (), reg=_FB_REG
-)
-_FB_FakeQuantWithMinMax: _fb.Table[FakeQuantWithMinMax] = _fb.Table(
-    "mindspore.schema.v0.FakeQuantWithMinMax", FakeQuantWithMinMax, (), reg=_FB_REG
-)
-_FB_FakeQuantWithMinMaxPerChannel: _fb.Table[FakeQuantWithMinMaxPerChannel] = _fb.Table(
+_fb.Table("mindspore.schema.v0.OnnxInt8Quantize", OnnxInt8Quantize, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.OnnxInt8Dequantize", OnnxInt8Dequantize, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.FakeQuantWithMinMax", FakeQuantWithMinMax, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.FakeQuantWithMinMaxPerChannel",
     FakeQuantWithMinMaxPerChannel,
     (),
     reg=_FB_REG,
 )
-_FB_BatchNormFold: _fb.Table[BatchNormFold] = _fb.Table(
-    "mindspore.schema.v0.BatchNormFold", BatchNormFold, (), reg=_FB_REG
-)
-_FB_MulFold: _fb.Table[MulFold] = _fb.Table("mindspore.schema.v0.MulFold", MulFold, (), reg=_FB_REG)
-_FB_AddFold: _fb.Table[AddFold] = _fb.Table("mindspore.schema.v0.AddFold", AddFold, (), reg=_FB_REG)
-_FB_SquaredDifference: _fb.Table[SquaredDifference] = _fb.Table(
-    "mindspore.schema.v0.SquaredDifference", SquaredDifference, (), reg=_FB_REG
-)
-_FB_TupleGetItem: _fb.Table[TupleGetItem] = _fb.Table(
-    "mindspore.schema.v0.TupleGetItem", TupleGetItem, (), reg=_FB_REG
-)
-_FB_ApplyMomentum: _fb.Table[ApplyMomentum] = _fb.Table(
+_fb.Table("mindspore.schema.v0.BatchNormFold", BatchNormFold, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.MulFold", MulFold, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.AddFold", AddFold, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.SquaredDifference", SquaredDifference, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.TupleGetItem", TupleGetItem, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.ApplyMomentum",
     ApplyMomentum,
     (
@@ -15024,7 +3140,7 @@ _FB_ApplyMomentum: _fb.Table[ApplyMomentum] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Sgd: _fb.Table[Sgd] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Sgd",
     Sgd,
     (
@@ -15034,32 +3150,28 @@ _FB_Sgd: _fb.Table[Sgd] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Adam: _fb.Table[Adam] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Adam",
     Adam,
     (("useNesterov", "useNesterov", 0, "?", False, {}),),
     reg=_FB_REG,
 )
-_FB_Assign: _fb.Table[Assign] = _fb.Table("mindspore.schema.v0.Assign", Assign, (), reg=_FB_REG)
-_FB_AssignAdd: _fb.Table[AssignAdd] = _fb.Table(
-    "mindspore.schema.v0.AssignAdd", AssignAdd, (), reg=_FB_REG
-)
-_FB_Where: _fb.Table[Where] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Assign", Assign, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.AssignAdd", AssignAdd, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Where",
     Where,
     (("condition", "condition", 0, ("vector", "?"), None, {}),),
     reg=_FB_REG,
 )
-_FB_OneHot: _fb.Table[OneHot] = _fb.Table(
-    "mindspore.schema.v0.OneHot", OneHot, (("axis", "axis", 0, "i", 0, {}),), reg=_FB_REG
-)
-_FB_Lstm: _fb.Table[Lstm] = _fb.Table(
+_fb.Table("mindspore.schema.v0.OneHot", OneHot, (("axis", "axis", 0, "i", 0, {}),), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Lstm",
     Lstm,
     (("bidirection", "bidirection", 0, "?", False, {}),),
     reg=_FB_REG,
 )
-_FB_PriorBox: _fb.Table[PriorBox] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.PriorBox",
     PriorBox,
     (
@@ -15077,7 +3189,7 @@ _FB_PriorBox: _fb.Table[PriorBox] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_SpaceToBatchND: _fb.Table[SpaceToBatchND] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SpaceToBatchND",
     SpaceToBatchND,
     (
@@ -15086,21 +3198,17 @@ _FB_SpaceToBatchND: _fb.Table[SpaceToBatchND] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_MakeTuple: _fb.Table[MakeTuple] = _fb.Table(
-    "mindspore.schema.v0.MakeTuple", MakeTuple, (), reg=_FB_REG
-)
-_FB_ToFormat: _fb.Table[ToFormat] = _fb.Table(
+_fb.Table("mindspore.schema.v0.MakeTuple", MakeTuple, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.ToFormat",
     ToFormat,
     (("srcT", "srcT", 0, "i", 0, {}), ("dstT", "dstT", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_Depend: _fb.Table[Depend] = _fb.Table("mindspore.schema.v0.Depend", Depend, (), reg=_FB_REG)
-_FB_ControlDepend: _fb.Table[ControlDepend] = _fb.Table(
-    "mindspore.schema.v0.ControlDepend", ControlDepend, (), reg=_FB_REG
-)
-_FB_Return: _fb.Table[Return] = _fb.Table("mindspore.schema.v0.Return", Return, (), reg=_FB_REG)
-_FB_Proposal: _fb.Table[Proposal] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Depend", Depend, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.ControlDepend", ControlDepend, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Return", Return, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Proposal",
     Proposal,
     (
@@ -15115,13 +3223,13 @@ _FB_Proposal: _fb.Table[Proposal] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Custom: _fb.Table[Custom] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Custom",
     Custom,
     (("custom", "custom", 0, ("vector", "B"), None, {}),),
     reg=_FB_REG,
 )
-_FB_BlackBox: _fb.Table[BlackBox] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.BlackBox",
     BlackBox,
     (
@@ -15131,7 +3239,7 @@ _FB_BlackBox: _fb.Table[BlackBox] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_LshProjection: _fb.Table[LshProjection] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.LshProjection",
     LshProjection,
     (
@@ -15146,10 +3254,8 @@ _FB_LshProjection: _fb.Table[LshProjection] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_HashtableLookup: _fb.Table[HashtableLookup] = _fb.Table(
-    "mindspore.schema.v0.HashtableLookup", HashtableLookup, (), reg=_FB_REG
-)
-_FB_SkipGram: _fb.Table[SkipGram] = _fb.Table(
+_fb.Table("mindspore.schema.v0.HashtableLookup", HashtableLookup, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.SkipGram",
     SkipGram,
     (
@@ -15159,7 +3265,7 @@ _FB_SkipGram: _fb.Table[SkipGram] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_CustomPredict: _fb.Table[CustomPredict] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.CustomPredict",
     CustomPredict,
     (
@@ -15168,13 +3274,9 @@ _FB_CustomPredict: _fb.Table[CustomPredict] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_CustomNormalize: _fb.Table[CustomNormalize] = _fb.Table(
-    "mindspore.schema.v0.CustomNormalize", CustomNormalize, (), reg=_FB_REG
-)
-_FB_CustomExtractFeatures: _fb.Table[CustomExtractFeatures] = _fb.Table(
-    "mindspore.schema.v0.CustomExtractFeatures", CustomExtractFeatures, (), reg=_FB_REG
-)
-_FB_AudioSpectrogram: _fb.Table[AudioSpectrogram] = _fb.Table(
+_fb.Table("mindspore.schema.v0.CustomNormalize", CustomNormalize, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.CustomExtractFeatures", CustomExtractFeatures, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.AudioSpectrogram",
     AudioSpectrogram,
     (
@@ -15184,7 +3286,7 @@ _FB_AudioSpectrogram: _fb.Table[AudioSpectrogram] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Mfcc: _fb.Table[Mfcc] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Mfcc",
     Mfcc,
     (
@@ -15195,45 +3297,39 @@ _FB_Mfcc: _fb.Table[Mfcc] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_Rfft: _fb.Table[Rfft] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Rfft", Rfft, (("fftLength", "fftLength", 0, "i", 0, {}),), reg=_FB_REG
 )
-_FB_FftReal: _fb.Table[FftReal] = _fb.Table("mindspore.schema.v0.FftReal", FftReal, (), reg=_FB_REG)
-_FB_FftImag: _fb.Table[FftImag] = _fb.Table("mindspore.schema.v0.FftImag", FftImag, (), reg=_FB_REG)
-_FB_DropoutGrad: _fb.Table[DropoutGrad] = _fb.Table(
+_fb.Table("mindspore.schema.v0.FftReal", FftReal, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.FftImag", FftImag, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.DropoutGrad",
     DropoutGrad,
     (("ratio", "ratio", 0, "f", 0.5, {}),),
     reg=_FB_REG,
 )
-_FB_MaximumGrad: _fb.Table[MaximumGrad] = _fb.Table(
-    "mindspore.schema.v0.MaximumGrad", MaximumGrad, (), reg=_FB_REG
-)
-_FB_MinimumGrad: _fb.Table[MinimumGrad] = _fb.Table(
-    "mindspore.schema.v0.MinimumGrad", MinimumGrad, (), reg=_FB_REG
-)
-_FB_NonMaxSuppression: _fb.Table[NonMaxSuppression] = _fb.Table(
+_fb.Table("mindspore.schema.v0.MaximumGrad", MaximumGrad, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.MinimumGrad", MinimumGrad, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.NonMaxSuppression",
     NonMaxSuppression,
     (("centerPointBox", "centerPointBox", 0, "i", 0, {}),),
     reg=_FB_REG,
 )
-_FB_InstanceNorm: _fb.Table[InstanceNorm] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.InstanceNorm",
     InstanceNorm,
     (("epsilon", "epsilon", 0, "f", 1e-05, {}),),
     reg=_FB_REG,
 )
-_FB_Loop: _fb.Table[Loop] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.Loop",
     Loop,
     (("subGraphIndex", "subGraphIndex", 0, "i", 0, {}),),
     reg=_FB_REG,
 )
-_FB_Identity: _fb.Table[Identity] = _fb.Table(
-    "mindspore.schema.v0.Identity", Identity, (), reg=_FB_REG
-)
-_FB_LayerNorm: _fb.Table[LayerNorm] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Identity", Identity, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.LayerNorm",
     LayerNorm,
     (
@@ -15243,7 +3339,7 @@ _FB_LayerNorm: _fb.Table[LayerNorm] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_While: _fb.Table[While] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.While",
     While,
     (
@@ -15252,47 +3348,45 @@ _FB_While: _fb.Table[While] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_UnsortedSegmentSum: _fb.Table[UnsortedSegmentSum] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.UnsortedSegmentSum",
     UnsortedSegmentSum,
     (("numSegments", "numSegments", 0, "i", 0, {}),),
     reg=_FB_REG,
 )
-_FB_OnesLike: _fb.Table[OnesLike] = _fb.Table(
-    "mindspore.schema.v0.OnesLike", OnesLike, (), reg=_FB_REG
-)
-_FB_BinaryCrossEntropy: _fb.Table[BinaryCrossEntropy] = _fb.Table(
+_fb.Table("mindspore.schema.v0.OnesLike", OnesLike, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.BinaryCrossEntropy",
     BinaryCrossEntropy,
     (("reduction", "reduction", 0, "i", 1, {}),),
     reg=_FB_REG,
 )
-_FB_BinaryCrossEntropyGrad: _fb.Table[BinaryCrossEntropyGrad] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.BinaryCrossEntropyGrad",
     BinaryCrossEntropyGrad,
     (("reduction", "reduction", 0, "i", 1, {}),),
     reg=_FB_REG,
 )
-_FB_LpNormalization: _fb.Table[LpNormalization] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.LpNormalization",
     LpNormalization,
     (("axis", "axis", 0, "i", 0, {}), ("p", "p", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_Switch: _fb.Table[Switch] = _fb.Table("mindspore.schema.v0.Switch", Switch, (), reg=_FB_REG)
-_FB_Partial: _fb.Table[Partial] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Switch", Switch, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Partial",
     Partial,
     (("subGraphIndex", "subGraphIndex", 0, "i", 0, {}),),
     reg=_FB_REG,
 )
-_FB_TensorListFromTensor: _fb.Table[TensorListFromTensor] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.TensorListFromTensor",
     TensorListFromTensor,
     (("elementDType", "elementDType", 0, "i", 0, {}), ("shapeType", "shapeType", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_TensorListStack: _fb.Table[TensorListStack] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.TensorListStack",
     TensorListStack,
     (
@@ -15301,59 +3395,55 @@ _FB_TensorListStack: _fb.Table[TensorListStack] = _fb.Table(
     ),
     reg=_FB_REG,
 )
-_FB_TensorListGetItem: _fb.Table[TensorListGetItem] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.TensorListGetItem",
     TensorListGetItem,
     (("elementDType", "elementDType", 0, "i", 0, {}),),
     reg=_FB_REG,
 )
-_FB_TensorListSetItem: _fb.Table[TensorListSetItem] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.TensorListSetItem",
     TensorListSetItem,
     (("elementDType", "elementDType", 0, "i", 0, {}),),
     reg=_FB_REG,
 )
-_FB_TensorListReserve: _fb.Table[TensorListReserve] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.TensorListReserve",
     TensorListReserve,
     (("elementDType", "elementDType", 0, "i", 0, {}), ("shapeType", "shapeType", 1, "i", 0, {})),
     reg=_FB_REG,
 )
-_FB_All: _fb.Table[All] = _fb.Table(
-    "mindspore.schema.v0.All", All, (("keepDims", "keepDims", 0, "i", 0, {}),), reg=_FB_REG
-)
-_FB_Assert: _fb.Table[Assert] = _fb.Table(
+_fb.Table("mindspore.schema.v0.All", All, (("keepDims", "keepDims", 0, "i", 0, {}),), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.Assert", Assert, (("summarize", "summarize", 0, "i", 0, {}),), reg=_FB_REG
 )
-_FB_SmoothL1Loss: _fb.Table[SmoothL1Loss] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SmoothL1Loss",
     SmoothL1Loss,
     (("beta", "beta", 0, "f", 0.0, {}),),
     reg=_FB_REG,
 )
-_FB_SmoothL1LossGrad: _fb.Table[SmoothL1LossGrad] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SmoothL1LossGrad",
     SmoothL1LossGrad,
     (("beta", "beta", 0, "f", 0.0, {}),),
     reg=_FB_REG,
 )
-_FB_SigmoidCrossEntropyWithLogits: _fb.Table[SigmoidCrossEntropyWithLogits] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SigmoidCrossEntropyWithLogits",
     SigmoidCrossEntropyWithLogits,
     (("beta", "beta", 0, "f", 0.0, {}),),
     reg=_FB_REG,
 )
-_FB_SigmoidCrossEntropyWithLogitsGrad: _fb.Table[SigmoidCrossEntropyWithLogitsGrad] = _fb.Table(
+_fb.Table(
     "mindspore.schema.v0.SigmoidCrossEntropyWithLogitsGrad",
     SigmoidCrossEntropyWithLogitsGrad,
     (("beta", "beta", 0, "f", 0.0, {}),),
     reg=_FB_REG,
 )
-_FB_Reciprocal: _fb.Table[Reciprocal] = _fb.Table(
-    "mindspore.schema.v0.Reciprocal", Reciprocal, (), reg=_FB_REG
-)
-_FB_Merge: _fb.Table[Merge] = _fb.Table("mindspore.schema.v0.Merge", Merge, (), reg=_FB_REG)
-_FB_GeLU: _fb.Table[GeLU] = _fb.Table(
+_fb.Table("mindspore.schema.v0.Reciprocal", Reciprocal, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Merge", Merge, (), reg=_FB_REG)
+_fb.Table(
     "mindspore.schema.v0.GeLU",
     GeLU,
     (("approximate", "approximate", 0, "?", False, {}),),

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar, Protocol
+
 from idlgen.wire import ipc as _ipc, parcel as _parcel
+
 from .nnrt_types import IOTensor, SharedBuffer
 
 __all__ = [
@@ -39,8 +40,9 @@ class IPreparedModel(Protocol):
         ...
 
 
-# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
-_IPC_IPreparedModel = _ipc.InterfaceCodec(
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import; each binds
+# itself to its class (``_parcel_codec_``) or registers its interface descriptor.
+_ipc.InterfaceCodec(
     "ohos.hdi.nnrt.v1_0.IPreparedModel",
     (1, 0),
     (

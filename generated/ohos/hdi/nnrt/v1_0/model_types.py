@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+
 from idlgen.wire import parcel as _parcel, records as _rec
+
 from .nnrt_types import DataType, Format, NodeType, QuantParam, QuantType, SharedBuffer
 
 __all__ = [
@@ -18,161 +18,31 @@ __all__ = [
 
 
 @dataclass
-class Tensor:
+class Tensor(_rec.ParcelRecord):
     """A graph tensor: metadata, optional constant data and quantization parameters."""
 
     name: str = ""
-    dataType: DataType = DataType(0)
+    dataType: DataType = DataType.DATA_TYPE_UNKNOWN
     dims: list[int] = field(default_factory=list)
-    format: Format = Format(0)
+    format: Format = Format.FORMAT_NCHW
     data: SharedBuffer = field(default_factory=SharedBuffer)
     quantParams: list[QuantParam] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "name": self.name,
-            "dataType": int(self.dataType),
-            "dims": list(self.dims),
-            "format": int(self.format),
-            "data": self.data.to_dict(),
-            "quantParams": [e0.to_dict() for e0 in self.quantParams],
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Tensor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Tensor
-        if unknown:
-            raise ValueError(f"unknown field(s) for Tensor: {sorted(unknown)}")
-        obj = cls()
-        if "name" in d:
-            v = d["name"]
-            obj.name = str(v)
-        if "dataType" in d:
-            v = d["dataType"]
-            obj.dataType = _rec.enum_from(DataType, v)
-        if "dims" in d:
-            v = d["dims"]
-            obj.dims = [int(e0) for e0 in v]
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "data" in d:
-            v = d["data"]
-            obj.data = SharedBuffer.from_dict(v)
-        if "quantParams" in d:
-            v = d["quantParams"]
-            obj.quantParams = [QuantParam.from_dict(e0) for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``TensorBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Tensor.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Tensor:
-        """Decode ``TensorBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Tensor.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Tensor: frozenset[str] = frozenset(
-    (
-        "name",
-        "dataType",
-        "dims",
-        "format",
-        "data",
-        "quantParams",
-    )
-)
-
 
 @dataclass
-class Node:
+class Node(_rec.ParcelRecord):
     """A graph operator; nodeAttr holds the marshalled attribute struct chosen by nodeType."""
 
     name: str = ""
-    nodeType: NodeType = NodeType(0)
+    nodeType: NodeType = NodeType.NODE_TYPE_NONE
     nodeAttr: bytes = b""
     inputIndex: list[int] = field(default_factory=list)
     outputIndex: list[int] = field(default_factory=list)
-    quantType: QuantType = QuantType(0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "name": self.name,
-            "nodeType": int(self.nodeType),
-            "nodeAttr": self.nodeAttr,
-            "inputIndex": list(self.inputIndex),
-            "outputIndex": list(self.outputIndex),
-            "quantType": int(self.quantType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Node:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Node
-        if unknown:
-            raise ValueError(f"unknown field(s) for Node: {sorted(unknown)}")
-        obj = cls()
-        if "name" in d:
-            v = d["name"]
-            obj.name = str(v)
-        if "nodeType" in d:
-            v = d["nodeType"]
-            obj.nodeType = _rec.enum_from(NodeType, v)
-        if "nodeAttr" in d:
-            v = d["nodeAttr"]
-            obj.nodeAttr = _rec.bytes_from(v)
-        if "inputIndex" in d:
-            v = d["inputIndex"]
-            obj.inputIndex = [int(e0) for e0 in v]
-        if "outputIndex" in d:
-            v = d["outputIndex"]
-            obj.outputIndex = [int(e0) for e0 in v]
-        if "quantType" in d:
-            v = d["quantType"]
-            obj.quantType = _rec.enum_from(QuantType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``NodeBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Node.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Node:
-        """Decode ``NodeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Node.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Node: frozenset[str] = frozenset(
-    (
-        "name",
-        "nodeType",
-        "nodeAttr",
-        "inputIndex",
-        "outputIndex",
-        "quantType",
-    )
-)
+    quantType: QuantType = QuantType.QUANT_TYPE_NONE
 
 
 @dataclass
-class SubGraph:
+class SubGraph(_rec.ParcelRecord):
     """A named subgraph, described by index lists into the arrays of Model."""
 
     name: str = ""
@@ -180,64 +50,9 @@ class SubGraph:
     outputIndices: list[int] = field(default_factory=list)
     nodeIndices: list[int] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "name": self.name,
-            "inputIndices": list(self.inputIndices),
-            "outputIndices": list(self.outputIndices),
-            "nodeIndices": list(self.nodeIndices),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SubGraph:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SubGraph
-        if unknown:
-            raise ValueError(f"unknown field(s) for SubGraph: {sorted(unknown)}")
-        obj = cls()
-        if "name" in d:
-            v = d["name"]
-            obj.name = str(v)
-        if "inputIndices" in d:
-            v = d["inputIndices"]
-            obj.inputIndices = [int(e0) for e0 in v]
-        if "outputIndices" in d:
-            v = d["outputIndices"]
-            obj.outputIndices = [int(e0) for e0 in v]
-        if "nodeIndices" in d:
-            v = d["nodeIndices"]
-            obj.nodeIndices = [int(e0) for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SubGraphBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_SubGraph.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SubGraph:
-        """Decode ``SubGraphBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_SubGraph.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_SubGraph: frozenset[str] = frozenset(
-    (
-        "name",
-        "inputIndices",
-        "outputIndices",
-        "nodeIndices",
-    )
-)
-
 
 @dataclass
-class Model:
+class Model(_rec.ParcelRecord):
     """A complete graph: tensors, nodes and subgraphs; graph inputs/outputs are tensor indices."""
 
     name: str = ""
@@ -247,74 +62,10 @@ class Model:
     allTensors: list[Tensor] = field(default_factory=list)
     subGraph: list[SubGraph] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "name": self.name,
-            "inputIndex": list(self.inputIndex),
-            "outputIndex": list(self.outputIndex),
-            "nodes": [e0.to_dict() for e0 in self.nodes],
-            "allTensors": [e0.to_dict() for e0 in self.allTensors],
-            "subGraph": [e0.to_dict() for e0 in self.subGraph],
-        }
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Model:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Model
-        if unknown:
-            raise ValueError(f"unknown field(s) for Model: {sorted(unknown)}")
-        obj = cls()
-        if "name" in d:
-            v = d["name"]
-            obj.name = str(v)
-        if "inputIndex" in d:
-            v = d["inputIndex"]
-            obj.inputIndex = [int(e0) for e0 in v]
-        if "outputIndex" in d:
-            v = d["outputIndex"]
-            obj.outputIndex = [int(e0) for e0 in v]
-        if "nodes" in d:
-            v = d["nodes"]
-            obj.nodes = [Node.from_dict(e0) for e0 in v]
-        if "allTensors" in d:
-            v = d["allTensors"]
-            obj.allTensors = [Tensor.from_dict(e0) for e0 in v]
-        if "subGraph" in d:
-            v = d["subGraph"]
-            obj.subGraph = [SubGraph.from_dict(e0) for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ModelBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Model.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Model:
-        """Decode ``ModelBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Model.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Model: frozenset[str] = frozenset(
-    (
-        "name",
-        "inputIndex",
-        "outputIndex",
-        "nodes",
-        "allTensors",
-        "subGraph",
-    )
-)
-
-
-# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
-_PARCEL_Tensor = _parcel.Struct(
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import; each binds
+# itself to its class (``_parcel_codec_``) or registers its interface descriptor.
+_parcel.Struct(
     Tensor,
     (
         ("name", _parcel.STRING),
@@ -325,7 +76,7 @@ _PARCEL_Tensor = _parcel.Struct(
         ("quantParams", _parcel.PodArray(_parcel.codec_of(QuantParam))),
     ),
 )
-_PARCEL_Node = _parcel.Struct(
+_parcel.Struct(
     Node,
     (
         ("name", _parcel.STRING),
@@ -336,7 +87,7 @@ _PARCEL_Node = _parcel.Struct(
         ("quantType", _parcel.Enum(QuantType, "b")),
     ),
 )
-_PARCEL_SubGraph = _parcel.Struct(
+_parcel.Struct(
     SubGraph,
     (
         ("name", _parcel.STRING),
@@ -345,7 +96,7 @@ _PARCEL_SubGraph = _parcel.Struct(
         ("nodeIndices", _parcel.PodArray(_parcel.UINT32)),
     ),
 )
-_PARCEL_Model = _parcel.Struct(
+_parcel.Struct(
     Model,
     (
         ("name", _parcel.STRING),

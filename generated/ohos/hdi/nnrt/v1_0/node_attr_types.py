@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+
 from idlgen.wire import parcel as _parcel, records as _rec
+
 from .nnrt_types import (
     ActivationType,
     CoordinateTransformMode,
@@ -73,7 +73,7 @@ __all__ = [
 
 
 @dataclass
-class Activation:
+class Activation(_rec.ParcelRecord):
     """@brief Defines the operator of the activation type. All activation functions belong to this operator. The specific activation function type is determined by the parameters.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_ACTIVATION</b>.
@@ -89,7 +89,7 @@ class Activation:
     @since 3.2
     @version 1.0"""
 
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type."""
     alpha: float = 0.0
     """Size factor, used for <b>LeakyReLU</b> and <b>ELU</b> activation functions."""
@@ -100,69 +100,9 @@ class Activation:
     approximate: bool = False
     """Whether to use the approximation algorithm. It is used for the <b>GRLU</b> activation function."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "activationType": int(self.activationType),
-            "alpha": self.alpha,
-            "minVal": self.minVal,
-            "maxVal": self.maxVal,
-            "approximate": self.approximate,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Activation:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Activation
-        if unknown:
-            raise ValueError(f"unknown field(s) for Activation: {sorted(unknown)}")
-        obj = cls()
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        if "alpha" in d:
-            v = d["alpha"]
-            obj.alpha = float(v)
-        if "minVal" in d:
-            v = d["minVal"]
-            obj.minVal = float(v)
-        if "maxVal" in d:
-            v = d["maxVal"]
-            obj.maxVal = float(v)
-        if "approximate" in d:
-            v = d["approximate"]
-            obj.approximate = bool(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ActivationBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Activation.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Activation:
-        """Decode ``ActivationBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Activation.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Activation: frozenset[str] = frozenset(
-    (
-        "activationType",
-        "alpha",
-        "minVal",
-        "maxVal",
-        "approximate",
-    )
-)
-
 
 @dataclass
-class AddFusion:
+class AddFusion(_rec.ParcelRecord):
     """@brief Adds tensors.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_ADD_FUSION</b>.
@@ -180,48 +120,12 @@ class AddFusion:
     @since 3.2
     @version 1.0"""
 
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> AddFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_AddFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for AddFusion: {sorted(unknown)}")
-        obj = cls()
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``AddFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_AddFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> AddFusion:
-        """Decode ``AddFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_AddFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_AddFusion: frozenset[str] = frozenset(("activationType",))
 
 
 @dataclass
-class ArgMaxFusion:
+class ArgMaxFusion(_rec.ParcelRecord):
     """@brief Returns the first K indices or values of a cross-axis tensor.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_ARGMAX_FUSION</b>.
@@ -247,64 +151,9 @@ class ArgMaxFusion:
     outMaxValue: bool = False
     """Return the index if the value is <b>false</b>. Return the value if the value is <b>true</b>. The default value is <b>false</b>."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-            "topK": self.topK,
-            "keepDims": self.keepDims,
-            "outMaxValue": self.outMaxValue,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ArgMaxFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ArgMaxFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for ArgMaxFusion: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        if "topK" in d:
-            v = d["topK"]
-            obj.topK = int(v)
-        if "keepDims" in d:
-            v = d["keepDims"]
-            obj.keepDims = bool(v)
-        if "outMaxValue" in d:
-            v = d["outMaxValue"]
-            obj.outMaxValue = bool(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ArgMaxFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_ArgMaxFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ArgMaxFusion:
-        """Decode ``ArgMaxFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_ArgMaxFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_ArgMaxFusion: frozenset[str] = frozenset(
-    (
-        "axis",
-        "topK",
-        "keepDims",
-        "outMaxValue",
-    )
-)
-
 
 @dataclass
-class AvgPoolFusion:
+class AvgPoolFusion(_rec.ParcelRecord):
     """@brief Applies a 2D average pooling on the input tensor. The int8 quantization input is supported.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_AVGPOOL_FUSION</b>.
@@ -330,95 +179,20 @@ class AvgPoolFusion:
     The first number indicates the moving size in height, and the second number indicates the moving size in width."""
     pad: list[int] = field(default_factory=list)
     """<b>x</b> is padded with an int array [top, bottom, left, right] with length of 4, and the nearest neighbor values are used for padding."""
-    padMode: PadMode = PadMode(0)
+    padMode: PadMode = PadMode.PAD_MODE_PAD
     """Padding method"""
-    roundMode: RoundMode = RoundMode(0)
+    roundMode: RoundMode = RoundMode.ROUND_MODE_FLOOR
     """Numerical operation mode of the output tensor"""
-    format: Format = Format(0)
+    format: Format = Format.FORMAT_NCHW
     """Format of the data during calculation. For details, see {@link Format}."""
     global_: bool = field(default=False, metadata={"schema_name": "global"})
     """Whether to do global pooling"""
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "kernelSize": list(self.kernelSize),
-            "strides": list(self.strides),
-            "pad": list(self.pad),
-            "padMode": int(self.padMode),
-            "roundMode": int(self.roundMode),
-            "format": int(self.format),
-            "global": self.global_,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> AvgPoolFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_AvgPoolFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for AvgPoolFusion: {sorted(unknown)}")
-        obj = cls()
-        if "kernelSize" in d:
-            v = d["kernelSize"]
-            obj.kernelSize = [int(e0) for e0 in v]
-        if "strides" in d:
-            v = d["strides"]
-            obj.strides = [int(e0) for e0 in v]
-        if "pad" in d:
-            v = d["pad"]
-            obj.pad = [int(e0) for e0 in v]
-        if "padMode" in d:
-            v = d["padMode"]
-            obj.padMode = _rec.enum_from(PadMode, v)
-        if "roundMode" in d:
-            v = d["roundMode"]
-            obj.roundMode = _rec.enum_from(RoundMode, v)
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "global" in d:
-            v = d["global"]
-            obj.global_ = bool(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``AvgPoolFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_AvgPoolFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> AvgPoolFusion:
-        """Decode ``AvgPoolFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_AvgPoolFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_AvgPoolFusion: frozenset[str] = frozenset(
-    (
-        "kernelSize",
-        "strides",
-        "pad",
-        "padMode",
-        "roundMode",
-        "format",
-        "global",
-        "activationType",
-    )
-)
 
 
 @dataclass
-class BatchToSpaceND:
+class BatchToSpaceND(_rec.ParcelRecord):
     """@brief Divides the batch dimension of a 4D tensor into small blocks by <b>block_shape</b>, and interleaves these blocks back into the spatial dimension.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_BATCH_TO_SPACE_ND</b>.
@@ -444,54 +218,9 @@ class BatchToSpaceND:
     """Crop values for the spatial dimension.
     It is a 2D array [crop0_start, crop0_end], [crop1_start, crop1_end] with the shape of (2, 2)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "blockShape": list(self.blockShape),
-            "crops": [list(e0) for e0 in self.crops],
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BatchToSpaceND:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BatchToSpaceND
-        if unknown:
-            raise ValueError(f"unknown field(s) for BatchToSpaceND: {sorted(unknown)}")
-        obj = cls()
-        if "blockShape" in d:
-            v = d["blockShape"]
-            obj.blockShape = [int(e0) for e0 in v]
-        if "crops" in d:
-            v = d["crops"]
-            obj.crops = [[int(e1) for e1 in e0] for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``BatchToSpaceNDBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_BatchToSpaceND.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> BatchToSpaceND:
-        """Decode ``BatchToSpaceNDBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_BatchToSpaceND.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_BatchToSpaceND: frozenset[str] = frozenset(
-    (
-        "blockShape",
-        "crops",
-    )
-)
-
 
 @dataclass
-class BiasAdd:
+class BiasAdd(_rec.ParcelRecord):
     """@brief Offsets the data in each dimension of the input tensor.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_BIAS_ADD</b>.
@@ -508,40 +237,9 @@ class BiasAdd:
     @since 3.2
     @version 1.0"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BiasAdd:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BiasAdd
-        if unknown:
-            raise ValueError(f"unknown field(s) for BiasAdd: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``BiasAddBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_BiasAdd.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> BiasAdd:
-        """Decode ``BiasAddBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_BiasAdd.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_BiasAdd: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Cast:
+class Cast(_rec.ParcelRecord):
     """@brief Converts the tensor data type.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_CAST</b>.
@@ -558,40 +256,9 @@ class Cast:
     @since 3.2
     @version 1.0"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Cast:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Cast
-        if unknown:
-            raise ValueError(f"unknown field(s) for Cast: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``CastBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Cast.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Cast:
-        """Decode ``CastBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Cast.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Cast: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Concat:
+class Concat(_rec.ParcelRecord):
     """@brief Connects tensors in the specified axis or connects input tensors along with the given axis.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_CONCAT</b>.
@@ -610,45 +277,9 @@ class Concat:
     axis: int = 0
     """Axis specified. The value must be less than the number of dimensions of the input tensor."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Concat:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Concat
-        if unknown:
-            raise ValueError(f"unknown field(s) for Concat: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ConcatBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Concat.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Concat:
-        """Decode ``ConcatBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Concat.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Concat: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class Conv2DFusion:
+class Conv2DFusion(_rec.ParcelRecord):
     """@brief Calculates the 2D convolution on a 4D tensor.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_CONV2D_FUSION</b>.
@@ -677,7 +308,7 @@ class Conv2DFusion:
     dilation: list[int] = field(default_factory=list)
     """Dilation size of the convolution kernel in height and weight. It is an int array [dilationHeight, dilationWidth].
     The value must be greater than or equal to <b>1</b> and cannot exceed the height and width of <b>x</b>."""
-    padMode: PadMode = PadMode(0)
+    padMode: PadMode = PadMode.PAD_MODE_PAD
     """Padding mode. For details, see {@link PadMode}."""
     padList: list[int] = field(default_factory=list)
     """Padding around <b>x</b> in the height and width directions. It is an int array [top, bottom, left, right] with length of 4."""
@@ -690,92 +321,12 @@ class Conv2DFusion:
     """Number of input channels."""
     outChannel: int = 0
     """Number of output channels."""
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "kernelSize": list(self.kernelSize),
-            "stride": list(self.stride),
-            "dilation": list(self.dilation),
-            "padMode": int(self.padMode),
-            "padList": list(self.padList),
-            "group": self.group,
-            "inChannel": self.inChannel,
-            "outChannel": self.outChannel,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Conv2DFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Conv2DFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for Conv2DFusion: {sorted(unknown)}")
-        obj = cls()
-        if "kernelSize" in d:
-            v = d["kernelSize"]
-            obj.kernelSize = [int(e0) for e0 in v]
-        if "stride" in d:
-            v = d["stride"]
-            obj.stride = [int(e0) for e0 in v]
-        if "dilation" in d:
-            v = d["dilation"]
-            obj.dilation = [int(e0) for e0 in v]
-        if "padMode" in d:
-            v = d["padMode"]
-            obj.padMode = _rec.enum_from(PadMode, v)
-        if "padList" in d:
-            v = d["padList"]
-            obj.padList = [int(e0) for e0 in v]
-        if "group" in d:
-            v = d["group"]
-            obj.group = int(v)
-        if "inChannel" in d:
-            v = d["inChannel"]
-            obj.inChannel = int(v)
-        if "outChannel" in d:
-            v = d["outChannel"]
-            obj.outChannel = int(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``Conv2DFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Conv2DFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Conv2DFusion:
-        """Decode ``Conv2DFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Conv2DFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Conv2DFusion: frozenset[str] = frozenset(
-    (
-        "kernelSize",
-        "stride",
-        "dilation",
-        "padMode",
-        "padList",
-        "group",
-        "inChannel",
-        "outChannel",
-        "activationType",
-    )
-)
 
 
 @dataclass
-class Conv2dTransposeFusion:
+class Conv2dTransposeFusion(_rec.ParcelRecord):
     """@brief Calculates a 2D transposed convolution on a 4D tensor.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_CONV2D_TRANSPOSE_FUSION</b>.
@@ -804,7 +355,7 @@ class Conv2dTransposeFusion:
     dilation: list[int] = field(default_factory=list)
     """Dilation size of the convolution kernel in height and weight. It is an int array [dilationHeight, dilationWidth] with length of 2.
     The value must be greater than or equal to <b>1</b> and cannot exceed the height and width of <b>x</b>."""
-    padMode: PadMode = PadMode(0)
+    padMode: PadMode = PadMode.PAD_MODE_PAD
     """Padding mode. For details, see {@link PadMode}."""
     padList: list[int] = field(default_factory=list)
     """Padding around the input <b>x</b> in the height and width directions. It is an int array [top, bottom, left, right] with length of 4."""
@@ -816,101 +367,14 @@ class Conv2dTransposeFusion:
     """Number of input channels."""
     outChannel: int = 0
     """Number of output channels."""
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
     outputPaddings: list[int] = field(default_factory=list)
     """A list of integer array with two elements, specifying the paddings along the height and width of the output tensor."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "kernelSize": list(self.kernelSize),
-            "stride": list(self.stride),
-            "dilation": list(self.dilation),
-            "padMode": int(self.padMode),
-            "padList": list(self.padList),
-            "group": self.group,
-            "inChannel": self.inChannel,
-            "outChannel": self.outChannel,
-            "activationType": int(self.activationType),
-            "outputPaddings": list(self.outputPaddings),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Conv2dTransposeFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Conv2dTransposeFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for Conv2dTransposeFusion: {sorted(unknown)}")
-        obj = cls()
-        if "kernelSize" in d:
-            v = d["kernelSize"]
-            obj.kernelSize = [int(e0) for e0 in v]
-        if "stride" in d:
-            v = d["stride"]
-            obj.stride = [int(e0) for e0 in v]
-        if "dilation" in d:
-            v = d["dilation"]
-            obj.dilation = [int(e0) for e0 in v]
-        if "padMode" in d:
-            v = d["padMode"]
-            obj.padMode = _rec.enum_from(PadMode, v)
-        if "padList" in d:
-            v = d["padList"]
-            obj.padList = [int(e0) for e0 in v]
-        if "group" in d:
-            v = d["group"]
-            obj.group = int(v)
-        if "inChannel" in d:
-            v = d["inChannel"]
-            obj.inChannel = int(v)
-        if "outChannel" in d:
-            v = d["outChannel"]
-            obj.outChannel = int(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        if "outputPaddings" in d:
-            v = d["outputPaddings"]
-            obj.outputPaddings = [int(e0) for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``Conv2dTransposeFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Conv2dTransposeFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(
-        cls, data: bytes, objects: Sequence[object] | None = None
-    ) -> Conv2dTransposeFusion:
-        """Decode ``Conv2dTransposeFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Conv2dTransposeFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Conv2dTransposeFusion: frozenset[str] = frozenset(
-    (
-        "kernelSize",
-        "stride",
-        "dilation",
-        "padMode",
-        "padList",
-        "group",
-        "inChannel",
-        "outChannel",
-        "activationType",
-        "outputPaddings",
-    )
-)
-
 
 @dataclass
-class DivFusion:
+class DivFusion(_rec.ParcelRecord):
     """@brief Divides the first tensor by the second tensor element-wise.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_DIV_FUSION</b>.
@@ -927,48 +391,12 @@ class DivFusion:
     @since 3.2
     @version 1.0"""
 
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DivFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DivFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for DivFusion: {sorted(unknown)}")
-        obj = cls()
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``DivFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_DivFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> DivFusion:
-        """Decode ``DivFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_DivFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_DivFusion: frozenset[str] = frozenset(("activationType",))
 
 
 @dataclass
-class Eltwise:
+class Eltwise(_rec.ParcelRecord):
     """@brief Performs an element-wise operation.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_ELTWISE</b>.
@@ -985,48 +413,12 @@ class Eltwise:
     @since 3.2
     @version 1.0"""
 
-    mode: EltwiseMode = EltwiseMode(0)
+    mode: EltwiseMode = EltwiseMode.ELTWISE_MODE_PROD
     """Element-wise operation type. For details, see {@link EltwiseMode}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "mode": int(self.mode),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Eltwise:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Eltwise
-        if unknown:
-            raise ValueError(f"unknown field(s) for Eltwise: {sorted(unknown)}")
-        obj = cls()
-        if "mode" in d:
-            v = d["mode"]
-            obj.mode = _rec.enum_from(EltwiseMode, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``EltwiseBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Eltwise.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Eltwise:
-        """Decode ``EltwiseBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Eltwise.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Eltwise: frozenset[str] = frozenset(("mode",))
 
 
 @dataclass
-class ExpandDims:
+class ExpandDims(_rec.ParcelRecord):
     """@brief Adds an additional dimension to a tensor at the given axis.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_EXPAND_DIMS</b>.
@@ -1043,40 +435,9 @@ class ExpandDims:
     @since 3.2
     @version 1.0"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ExpandDims:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ExpandDims
-        if unknown:
-            raise ValueError(f"unknown field(s) for ExpandDims: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ExpandDimsBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_ExpandDims.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ExpandDims:
-        """Decode ``ExpandDimsBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_ExpandDims.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_ExpandDims: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Fill:
+class Fill(_rec.ParcelRecord):
     """@brief Creates a tensor of the specified dimensions and fills it with a scalar.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_FILL</b>.
@@ -1092,40 +453,9 @@ class Fill:
     @since 3.2
     @version 1.0"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Fill:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Fill
-        if unknown:
-            raise ValueError(f"unknown field(s) for Fill: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``FillBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Fill.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Fill:
-        """Decode ``FillBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Fill.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Fill: frozenset[str] = frozenset(())
-
 
 @dataclass
-class FullConnection:
+class FullConnection(_rec.ParcelRecord):
     """@brief Applies full connection for the input data.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_FULL_CONNECTION</b>.
@@ -1151,67 +481,12 @@ class FullConnection:
     """Whether to use the axis."""
     axis: int = 0
     """Axis specified for the full connection. The specified axis and its following axes are converted into a 1D tensor and then apply the full connection."""
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "hasBias": self.hasBias,
-            "useAxis": self.useAxis,
-            "axis": self.axis,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FullConnection:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FullConnection
-        if unknown:
-            raise ValueError(f"unknown field(s) for FullConnection: {sorted(unknown)}")
-        obj = cls()
-        if "hasBias" in d:
-            v = d["hasBias"]
-            obj.hasBias = bool(v)
-        if "useAxis" in d:
-            v = d["useAxis"]
-            obj.useAxis = bool(v)
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``FullConnectionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_FullConnection.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> FullConnection:
-        """Decode ``FullConnectionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_FullConnection.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_FullConnection: frozenset[str] = frozenset(
-    (
-        "hasBias",
-        "useAxis",
-        "axis",
-        "activationType",
-    )
-)
 
 
 @dataclass
-class FusedBatchNorm:
+class FusedBatchNorm(_rec.ParcelRecord):
     """@brief Performs batch normalization for a tensor.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_FUSED_BATCH_NORM</b>.
@@ -1234,45 +509,9 @@ class FusedBatchNorm:
     epsilon: float = 0.0
     """A small value close to zero. It is used to ensure that the divisor is not 0."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "epsilon": self.epsilon,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FusedBatchNorm:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FusedBatchNorm
-        if unknown:
-            raise ValueError(f"unknown field(s) for FusedBatchNorm: {sorted(unknown)}")
-        obj = cls()
-        if "epsilon" in d:
-            v = d["epsilon"]
-            obj.epsilon = float(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``FusedBatchNormBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_FusedBatchNorm.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> FusedBatchNorm:
-        """Decode ``FusedBatchNormBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_FusedBatchNorm.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_FusedBatchNorm: frozenset[str] = frozenset(("epsilon",))
-
 
 @dataclass
-class Gather:
+class Gather(_rec.ParcelRecord):
     """@brief Returns the slice of the input tensor based on the specified index and axis.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_GATHER</b>.
@@ -1290,40 +529,9 @@ class Gather:
     @since 3.2
     @version 1.0"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Gather:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Gather
-        if unknown:
-            raise ValueError(f"unknown field(s) for Gather: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``GatherBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Gather.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Gather:
-        """Decode ``GatherBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Gather.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Gather: frozenset[str] = frozenset(())
-
 
 @dataclass
-class LayerNormFusion:
+class LayerNormFusion(_rec.ParcelRecord):
     """@brief Applies layer normalization for a tensor from the specified axis.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_LAYER_NORM_FUSION</b>.
@@ -1350,64 +558,9 @@ class LayerNormFusion:
     beginParamsAxis: int = 0
     """Start axis of the parameter input (gamma, beta) to apply layer normalization. The value must be in the range [-n, n)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "beginNormAxis": self.beginNormAxis,
-            "epsilon": self.epsilon,
-            "elementwiseAffine": self.elementwiseAffine,
-            "beginParamsAxis": self.beginParamsAxis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LayerNormFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LayerNormFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for LayerNormFusion: {sorted(unknown)}")
-        obj = cls()
-        if "beginNormAxis" in d:
-            v = d["beginNormAxis"]
-            obj.beginNormAxis = int(v)
-        if "epsilon" in d:
-            v = d["epsilon"]
-            obj.epsilon = float(v)
-        if "elementwiseAffine" in d:
-            v = d["elementwiseAffine"]
-            obj.elementwiseAffine = bool(v)
-        if "beginParamsAxis" in d:
-            v = d["beginParamsAxis"]
-            obj.beginParamsAxis = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``LayerNormFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_LayerNormFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LayerNormFusion:
-        """Decode ``LayerNormFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_LayerNormFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_LayerNormFusion: frozenset[str] = frozenset(
-    (
-        "beginNormAxis",
-        "epsilon",
-        "elementwiseAffine",
-        "beginParamsAxis",
-    )
-)
-
 
 @dataclass
-class LessEqual:
+class LessEqual(_rec.ParcelRecord):
     """@brief Calculates the result of <b>x1</b> <= <b>x2</b> element-wise.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_LESS_EQUAL</b>.
@@ -1424,40 +577,9 @@ class LessEqual:
     @since 3.2
     @version 1.0"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LessEqual:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LessEqual
-        if unknown:
-            raise ValueError(f"unknown field(s) for LessEqual: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``LessEqualBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_LessEqual.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LessEqual:
-        """Decode ``LessEqualBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_LessEqual.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_LessEqual: frozenset[str] = frozenset(())
-
 
 @dataclass
-class MatMulFusion:
+class MatMulFusion(_rec.ParcelRecord):
     """@brief Calculates the matrix product of <b>x1</b> and <b>x2</b>.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_MATMUL_FUSION</b>.
@@ -1479,62 +601,12 @@ class MatMulFusion:
     """Whether to transpose the <b>x1</b> matrix."""
     transposeB: bool = False
     """Whether to transpose the <b>x2</b> matrix."""
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "transposeA": self.transposeA,
-            "transposeB": self.transposeB,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MatMulFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MatMulFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for MatMulFusion: {sorted(unknown)}")
-        obj = cls()
-        if "transposeA" in d:
-            v = d["transposeA"]
-            obj.transposeA = bool(v)
-        if "transposeB" in d:
-            v = d["transposeB"]
-            obj.transposeB = bool(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``MatMulFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_MatMulFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> MatMulFusion:
-        """Decode ``MatMulFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_MatMulFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_MatMulFusion: frozenset[str] = frozenset(
-    (
-        "transposeA",
-        "transposeB",
-        "activationType",
-    )
-)
 
 
 @dataclass
-class Maximum:
+class Maximum(_rec.ParcelRecord):
     """@brief Calculates the maximum of <b>x1</b> and <b>x2</b> element-wise. The inputs of <b>x1</b> and <b>x2</b> comply with the implicit type conversion rules to make the data types are consistent.
 
     The inputs must be two tensors or one tensor and one scalar. When the input is two tensors, the data types cannot be Boolean at the same time, and their shapes
@@ -1554,40 +626,9 @@ class Maximum:
     @since 3.2
     @version 1.0"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Maximum:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Maximum
-        if unknown:
-            raise ValueError(f"unknown field(s) for Maximum: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``MaximumBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Maximum.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Maximum:
-        """Decode ``MaximumBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Maximum.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Maximum: frozenset[str] = frozenset(())
-
 
 @dataclass
-class MaxPoolFusion:
+class MaxPoolFusion(_rec.ParcelRecord):
     """@brief Applies a 2D maximum pooling over an input tensor.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_MAX_POOL_FUSION</b>.
@@ -1611,88 +652,18 @@ class MaxPoolFusion:
     """Distance of kernel moving. It is an int array with two elements."""
     pad: list[int] = field(default_factory=list)
     """Array to pad."""
-    padMode: PadMode = PadMode(0)
+    padMode: PadMode = PadMode.PAD_MODE_PAD
     """Padding mode. For details, see {@link PadMode}."""
-    format: Format = Format(0)
+    format: Format = Format.FORMAT_NCHW
     """Format of the tensor data. For details, see {@link Format}."""
     global_: bool = field(default=False, metadata={"schema_name": "global"})
     """Whether to do global pooling"""
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "kernelSize": list(self.kernelSize),
-            "strides": list(self.strides),
-            "pad": list(self.pad),
-            "padMode": int(self.padMode),
-            "format": int(self.format),
-            "global": self.global_,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MaxPoolFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MaxPoolFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for MaxPoolFusion: {sorted(unknown)}")
-        obj = cls()
-        if "kernelSize" in d:
-            v = d["kernelSize"]
-            obj.kernelSize = [int(e0) for e0 in v]
-        if "strides" in d:
-            v = d["strides"]
-            obj.strides = [int(e0) for e0 in v]
-        if "pad" in d:
-            v = d["pad"]
-            obj.pad = [int(e0) for e0 in v]
-        if "padMode" in d:
-            v = d["padMode"]
-            obj.padMode = _rec.enum_from(PadMode, v)
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "global" in d:
-            v = d["global"]
-            obj.global_ = bool(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``MaxPoolFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_MaxPoolFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> MaxPoolFusion:
-        """Decode ``MaxPoolFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_MaxPoolFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_MaxPoolFusion: frozenset[str] = frozenset(
-    (
-        "kernelSize",
-        "strides",
-        "pad",
-        "padMode",
-        "format",
-        "global",
-        "activationType",
-    )
-)
 
 
 @dataclass
-class MulFusion:
+class MulFusion(_rec.ParcelRecord):
     """@brief Multiplies the elements in the same position of <b>x1</b> and <b>x2</b> to obtain output.
 
     If the shapes of <b>x1</b> and <b>x2</b> are different, expand <b>x1</b> and <b>x2</b> to the same shape through broadcast and then perform the multiplication.
@@ -1710,48 +681,12 @@ class MulFusion:
     @since 3.2
     @version 1.0"""
 
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MulFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MulFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for MulFusion: {sorted(unknown)}")
-        obj = cls()
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``MulFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_MulFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> MulFusion:
-        """Decode ``MulFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_MulFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_MulFusion: frozenset[str] = frozenset(("activationType",))
 
 
 @dataclass
-class OneHot:
+class OneHot(_rec.ParcelRecord):
     """@brief Generates a one-hot tensor based on the specified locations.
 
     The locations specified by <b>indices</b> are determined by <b>on_value</b>, and other locations are determined by <b>off_value</b>.
@@ -1778,45 +713,9 @@ class OneHot:
     When <b>axis</b> is <b>-1</b>, the shape of the output is [N, C, D].
     When <b>axis</b> is <b>-1</b>, the shape of the output is [N, D, C]."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> OneHot:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_OneHot
-        if unknown:
-            raise ValueError(f"unknown field(s) for OneHot: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``OneHotBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_OneHot.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> OneHot:
-        """Decode ``OneHotBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_OneHot.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_OneHot: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class PadFusion:
+class PadFusion(_rec.ParcelRecord):
     """@brief Pads the input tensor.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_PAD_FUSION</b>.
@@ -1841,66 +740,16 @@ class PadFusion:
     """A 2D tensor, specifying the length to add in each dimension. The shape is [n, 2]. <b>paddings[i][0]</b> indicates the number of paddings to add before the input <b>x</b> in the ith dimension.
     <b>paddings[i][1]</b> indicates the number of paddings to add after the input <b>x</b> in the ith dimension.
     The meaning of this parameter is the same as that of <b>paddings</b> input."""
-    paddingMode: PaddingMode = PaddingMode(0)
+    paddingMode: PaddingMode = PaddingMode.PADDING_MODE_CONSTANT
     """Padding mode.
     For details, see {@link PaddingMode}."""
     constantValue: float = 0.0
     """A constant with the same data type as <b>x</b>. It specifies the value to add in the pad operation.
     This parameter is valid only when paddingMode==PADDING_MODE_CONSTANT. The default value is <b>0</b>."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "paddings": [list(e0) for e0 in self.paddings],
-            "paddingMode": int(self.paddingMode),
-            "constantValue": self.constantValue,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PadFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_PadFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for PadFusion: {sorted(unknown)}")
-        obj = cls()
-        if "paddings" in d:
-            v = d["paddings"]
-            obj.paddings = [[int(e1) for e1 in e0] for e0 in v]
-        if "paddingMode" in d:
-            v = d["paddingMode"]
-            obj.paddingMode = _rec.enum_from(PaddingMode, v)
-        if "constantValue" in d:
-            v = d["constantValue"]
-            obj.constantValue = float(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``PadFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_PadFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> PadFusion:
-        """Decode ``PadFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_PadFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_PadFusion: frozenset[str] = frozenset(
-    (
-        "paddings",
-        "paddingMode",
-        "constantValue",
-    )
-)
-
 
 @dataclass
-class PowFusion:
+class PowFusion(_rec.ParcelRecord):
     """@brief Calculates the <b>y</b> power of each element in <b>x</b>. The inputs must be two tensors or one tensor and one scalar.
 
     When the inputs are two tensors, their data types cannot be Boolean at the same time, and their shapes must be the same. When the inputs are one tensor and one scalar, the scalar must be a constant.
@@ -1926,54 +775,9 @@ class PowFusion:
     shift: float = 0.0
     """Increase or decrease the value of <b>x</b> after scaling."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "scale": self.scale,
-            "shift": self.shift,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PowFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_PowFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for PowFusion: {sorted(unknown)}")
-        obj = cls()
-        if "scale" in d:
-            v = d["scale"]
-            obj.scale = float(v)
-        if "shift" in d:
-            v = d["shift"]
-            obj.shift = float(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``PowFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_PowFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> PowFusion:
-        """Decode ``PowFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_PowFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_PowFusion: frozenset[str] = frozenset(
-    (
-        "scale",
-        "shift",
-    )
-)
-
 
 @dataclass
-class PReLUFusion:
+class PReLUFusion(_rec.ParcelRecord):
     """@brief Applies the PReLU activation of <b>x</b> and <b>weight</b>.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_PRELU_FUSION</b>.
@@ -1995,45 +799,9 @@ class PReLUFusion:
     """Whether to enable weight sharing for the parameter validity check.
     If the length of <b>weight</b> is <b>1</b>, <b>channelShared</b> must be <b>true</b>. Otherwise, <b>channelShared</b> is <b>false</b>."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "channelShared": self.channelShared,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PReLUFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_PReLUFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for PReLUFusion: {sorted(unknown)}")
-        obj = cls()
-        if "channelShared" in d:
-            v = d["channelShared"]
-            obj.channelShared = bool(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``PReLUFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_PReLUFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> PReLUFusion:
-        """Decode ``PReLUFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_PReLUFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_PReLUFusion: frozenset[str] = frozenset(("channelShared",))
-
 
 @dataclass
-class QuantDTypeCast:
+class QuantDTypeCast(_rec.ParcelRecord):
     """@brief Converts the data type.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_QUANT_DTYPE_CAST</b>.
@@ -2054,54 +822,9 @@ class QuantDTypeCast:
     dstT: int = 0
     """Data type of the output tensor."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "srcT": self.srcT,
-            "dstT": self.dstT,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> QuantDTypeCast:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_QuantDTypeCast
-        if unknown:
-            raise ValueError(f"unknown field(s) for QuantDTypeCast: {sorted(unknown)}")
-        obj = cls()
-        if "srcT" in d:
-            v = d["srcT"]
-            obj.srcT = int(v)
-        if "dstT" in d:
-            v = d["dstT"]
-            obj.dstT = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``QuantDTypeCastBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_QuantDTypeCast.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> QuantDTypeCast:
-        """Decode ``QuantDTypeCastBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_QuantDTypeCast.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_QuantDTypeCast: frozenset[str] = frozenset(
-    (
-        "srcT",
-        "dstT",
-    )
-)
-
 
 @dataclass
-class ReduceFusion:
+class ReduceFusion(_rec.ParcelRecord):
     """@brief Reduces the dimensions of a tensor.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_REDUCE_FUSION</b>.
@@ -2122,7 +845,7 @@ class ReduceFusion:
 
     keepDims: bool = False
     """Whether to keep the dimensions remain unchanged."""
-    mode: ReduceMode = ReduceMode(0)
+    mode: ReduceMode = ReduceMode.REDUCE_MODE_MEAN
     """Algorithm used to reduce the tensor dimensions. For details, see {@link ReduceMode}."""
     reduceToEnd: bool = False
     """If this parameter is set to <b>true</b>, the first element is obtained from axis and set to <b>i</b>,
@@ -2131,64 +854,9 @@ class ReduceFusion:
     coeff: float = 0.0
     """Coefficient."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "keepDims": self.keepDims,
-            "mode": int(self.mode),
-            "reduceToEnd": self.reduceToEnd,
-            "coeff": self.coeff,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ReduceFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ReduceFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for ReduceFusion: {sorted(unknown)}")
-        obj = cls()
-        if "keepDims" in d:
-            v = d["keepDims"]
-            obj.keepDims = bool(v)
-        if "mode" in d:
-            v = d["mode"]
-            obj.mode = _rec.enum_from(ReduceMode, v)
-        if "reduceToEnd" in d:
-            v = d["reduceToEnd"]
-            obj.reduceToEnd = bool(v)
-        if "coeff" in d:
-            v = d["coeff"]
-            obj.coeff = float(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ReduceFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_ReduceFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ReduceFusion:
-        """Decode ``ReduceFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_ReduceFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_ReduceFusion: frozenset[str] = frozenset(
-    (
-        "keepDims",
-        "mode",
-        "reduceToEnd",
-        "coeff",
-    )
-)
-
 
 @dataclass
-class Reshape:
+class Reshape(_rec.ParcelRecord):
     """@brief Reshapes a tensor.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_RESHAPE</b>.
@@ -2205,40 +873,9 @@ class Reshape:
     @since 3.2
     @version 1.0"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Reshape:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Reshape
-        if unknown:
-            raise ValueError(f"unknown field(s) for Reshape: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ReshapeBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Reshape.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Reshape:
-        """Decode ``ReshapeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Reshape.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Reshape: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Resize:
+class Resize(_rec.ParcelRecord):
     """@brief Resizes a tensor.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_RESIZE</b>.
@@ -2259,7 +896,7 @@ class Resize:
     @since 3.2
     @version 1.0"""
 
-    method: ResizeMethod = ResizeMethod(0)
+    method: ResizeMethod = ResizeMethod.RESIZE_METHOD_LINEAR
     """Method used for resizing. For details, see {@link ResizeMethod}."""
     newHeight: int = 0
     """Height of the 4D tensor after resizing."""
@@ -2267,7 +904,9 @@ class Resize:
     """Width of the 4D tensor after resizing."""
     preserveAspectRatio: bool = False
     """Whether to maintain the height/width ratio of <b>x</b> after resizing."""
-    coordinateTransformMode: CoordinateTransformMode = CoordinateTransformMode(0)
+    coordinateTransformMode: CoordinateTransformMode = (
+        CoordinateTransformMode.COORDINATE_TRANSFORM_MODE_ASYMMETRIC
+    )
     """Coordinate transformation method. For details, see {@link CoordinateTransformMode}."""
     cubicCoeff: float = 0.0
     """Cubic coefficient, used when <b>method</b> is <b>RESIZE_METHOD_CUBIC</b>."""
@@ -2275,92 +914,12 @@ class Resize:
     """When excludeOutside==1, the sampling weight that exceeds the boundary of <b>x</b> is set to <b>0</b>, and other weights are normalized."""
     extrapolationValue: float = 0.0
     """Value to interpolate, which is used only when <b>x</b> is cropped. The sampling weight that exceeds the boundary is set to <b>extrapolationValue</b>."""
-    nearestMode: NearestMode = NearestMode(0)
+    nearestMode: NearestMode = NearestMode.NEAREST_MODE_NORMAL
     """Nearest neighbor interpolation algorithm, used when <b>method</b> is <b>RESIZE_METHOD_NEAREST</b>. For details, see {@link NearestMode}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "method": int(self.method),
-            "newHeight": self.newHeight,
-            "newWidth": self.newWidth,
-            "preserveAspectRatio": self.preserveAspectRatio,
-            "coordinateTransformMode": int(self.coordinateTransformMode),
-            "cubicCoeff": self.cubicCoeff,
-            "excludeOutside": self.excludeOutside,
-            "extrapolationValue": self.extrapolationValue,
-            "nearestMode": int(self.nearestMode),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Resize:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Resize
-        if unknown:
-            raise ValueError(f"unknown field(s) for Resize: {sorted(unknown)}")
-        obj = cls()
-        if "method" in d:
-            v = d["method"]
-            obj.method = _rec.enum_from(ResizeMethod, v)
-        if "newHeight" in d:
-            v = d["newHeight"]
-            obj.newHeight = int(v)
-        if "newWidth" in d:
-            v = d["newWidth"]
-            obj.newWidth = int(v)
-        if "preserveAspectRatio" in d:
-            v = d["preserveAspectRatio"]
-            obj.preserveAspectRatio = bool(v)
-        if "coordinateTransformMode" in d:
-            v = d["coordinateTransformMode"]
-            obj.coordinateTransformMode = _rec.enum_from(CoordinateTransformMode, v)
-        if "cubicCoeff" in d:
-            v = d["cubicCoeff"]
-            obj.cubicCoeff = float(v)
-        if "excludeOutside" in d:
-            v = d["excludeOutside"]
-            obj.excludeOutside = int(v)
-        if "extrapolationValue" in d:
-            v = d["extrapolationValue"]
-            obj.extrapolationValue = float(v)
-        if "nearestMode" in d:
-            v = d["nearestMode"]
-            obj.nearestMode = _rec.enum_from(NearestMode, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ResizeBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Resize.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Resize:
-        """Decode ``ResizeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Resize.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Resize: frozenset[str] = frozenset(
-    (
-        "method",
-        "newHeight",
-        "newWidth",
-        "preserveAspectRatio",
-        "coordinateTransformMode",
-        "cubicCoeff",
-        "excludeOutside",
-        "extrapolationValue",
-        "nearestMode",
-    )
-)
 
 
 @dataclass
-class Rsqrt:
+class Rsqrt(_rec.ParcelRecord):
     """@brief Calculates the reciprocal of the square root of a tensor.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_RSQRT</b>.
@@ -2376,40 +935,9 @@ class Rsqrt:
     @since 3.2
     @version 1.0"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Rsqrt:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Rsqrt
-        if unknown:
-            raise ValueError(f"unknown field(s) for Rsqrt: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``RsqrtBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Rsqrt.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Rsqrt:
-        """Decode ``RsqrtBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Rsqrt.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Rsqrt: frozenset[str] = frozenset(())
-
 
 @dataclass
-class ScaleFusion:
+class ScaleFusion(_rec.ParcelRecord):
     """@brief Scales a tensor.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_SCALE_FUSION</b>.
@@ -2429,57 +957,12 @@ class ScaleFusion:
 
     axis: int = 0
     """Dimensions to scale."""
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ScaleFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ScaleFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for ScaleFusion: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ScaleFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_ScaleFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ScaleFusion:
-        """Decode ``ScaleFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_ScaleFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_ScaleFusion: frozenset[str] = frozenset(
-    (
-        "axis",
-        "activationType",
-    )
-)
 
 
 @dataclass
-class Shape:
+class Shape(_rec.ParcelRecord):
     """@brief Returns the share of the input tensor.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_SHAPE</b>.
@@ -2495,40 +978,9 @@ class Shape:
     @since 3.2
     @version 1.0"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Shape:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Shape
-        if unknown:
-            raise ValueError(f"unknown field(s) for Shape: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ShapeBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Shape.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Shape:
-        """Decode ``ShapeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Shape.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Shape: frozenset[str] = frozenset(())
-
 
 @dataclass
-class SliceFusion:
+class SliceFusion(_rec.ParcelRecord):
     """@brief Slices a tensor of the specified size.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_SLICE_FUSION</b>.
@@ -2549,45 +1001,9 @@ class SliceFusion:
     axes: list[int] = field(default_factory=list)
     """Dimensions on which the tensor is sliced."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axes": list(self.axes),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SliceFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SliceFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for SliceFusion: {sorted(unknown)}")
-        obj = cls()
-        if "axes" in d:
-            v = d["axes"]
-            obj.axes = [int(e0) for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SliceFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_SliceFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SliceFusion:
-        """Decode ``SliceFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_SliceFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_SliceFusion: frozenset[str] = frozenset(("axes",))
-
 
 @dataclass
-class Softmax:
+class Softmax(_rec.ParcelRecord):
     """@brief Applies the <b>softmax</b> operation on a tensor.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_SOFTMAX</b>.
@@ -2606,45 +1022,9 @@ class Softmax:
     axis: list[int] = field(default_factory=list)
     """Dimensions on which the <b>softmax</b> operation is performed. It is an integer in the range [-n, n)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": list(self.axis),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Softmax:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Softmax
-        if unknown:
-            raise ValueError(f"unknown field(s) for Softmax: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = [int(e0) for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SoftmaxBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Softmax.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Softmax:
-        """Decode ``SoftmaxBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Softmax.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Softmax: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class SpaceToBatchND:
+class SpaceToBatchND(_rec.ParcelRecord):
     """@brief Splits a 4D tensor into multiple blocks in the spatial dimension and then concatenates these blocks in the batch dimension.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_SPACE_TO_BATCH_ND</b>.
@@ -2670,54 +1050,9 @@ class SpaceToBatchND:
     paddings: list[list[int]] = field(default_factory=list)
     """Padding size for spatial dimensions."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "blockShape": list(self.blockShape),
-            "paddings": [list(e0) for e0 in self.paddings],
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SpaceToBatchND:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SpaceToBatchND
-        if unknown:
-            raise ValueError(f"unknown field(s) for SpaceToBatchND: {sorted(unknown)}")
-        obj = cls()
-        if "blockShape" in d:
-            v = d["blockShape"]
-            obj.blockShape = [int(e0) for e0 in v]
-        if "paddings" in d:
-            v = d["paddings"]
-            obj.paddings = [[int(e1) for e1 in e0] for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SpaceToBatchNDBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_SpaceToBatchND.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SpaceToBatchND:
-        """Decode ``SpaceToBatchNDBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_SpaceToBatchND.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_SpaceToBatchND: frozenset[str] = frozenset(
-    (
-        "blockShape",
-        "paddings",
-    )
-)
-
 
 @dataclass
-class Split:
+class Split(_rec.ParcelRecord):
     """@brief Splits a tensor into multiple tensors along the axis dimension. The number of tensors is specified by <b>outputNum</b>.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_SPLIT</b>.
@@ -2742,59 +1077,9 @@ class Split:
     axis: int = 0
     """Target axis on which <b>x</b> is split. The data type is int."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "outputNum": self.outputNum,
-            "sizeSplits": list(self.sizeSplits),
-            "axis": self.axis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Split:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Split
-        if unknown:
-            raise ValueError(f"unknown field(s) for Split: {sorted(unknown)}")
-        obj = cls()
-        if "outputNum" in d:
-            v = d["outputNum"]
-            obj.outputNum = int(v)
-        if "sizeSplits" in d:
-            v = d["sizeSplits"]
-            obj.sizeSplits = [int(e0) for e0 in v]
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SplitBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Split.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Split:
-        """Decode ``SplitBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Split.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Split: frozenset[str] = frozenset(
-    (
-        "outputNum",
-        "sizeSplits",
-        "axis",
-    )
-)
-
 
 @dataclass
-class Sqrt:
+class Sqrt(_rec.ParcelRecord):
     """@brief Calculates the square root of a tensor.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_SQRT</b>.
@@ -2810,40 +1095,9 @@ class Sqrt:
     @since 3.2
     @version 1.0"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Sqrt:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Sqrt
-        if unknown:
-            raise ValueError(f"unknown field(s) for Sqrt: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SqrtBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Sqrt.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Sqrt:
-        """Decode ``SqrtBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Sqrt.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Sqrt: frozenset[str] = frozenset(())
-
 
 @dataclass
-class SquaredDifference:
+class SquaredDifference(_rec.ParcelRecord):
     """@brief Calculates the square of the difference between two tensors. The <b>SquaredDifference</b> operator supports subtraction between tensors.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_SQUEEZE</b>.
@@ -2862,40 +1116,9 @@ class SquaredDifference:
     @since 3.2
     @version 1.0"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SquaredDifference:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SquaredDifference
-        if unknown:
-            raise ValueError(f"unknown field(s) for SquaredDifference: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SquaredDifferenceBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_SquaredDifference.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SquaredDifference:
-        """Decode ``SquaredDifferenceBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_SquaredDifference.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_SquaredDifference: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Squeeze:
+class Squeeze(_rec.ParcelRecord):
     """@brief Removes the dimension with length of 1 from the specified axis. The int8 quantization input is supported.
 
     Assume that the shape of <b>x</b> is [2, 1, 1, 2, 2] and <b>axis</b> is [0,1], the shape of the output tensor must be [2, 1, 2, 2]. That is, the dimension with one element between the 0th and 1st dimensions is removed.
@@ -2916,45 +1139,9 @@ class Squeeze:
     axis: list[int] = field(default_factory=list)
     """Axis on which the dimension of length 1 is to be removed. The value can be an integer or an array. The value range of the integer is [-n, n)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": list(self.axis),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Squeeze:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Squeeze
-        if unknown:
-            raise ValueError(f"unknown field(s) for Squeeze: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = [int(e0) for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SqueezeBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Squeeze.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Squeeze:
-        """Decode ``SqueezeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Squeeze.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Squeeze: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class Stack:
+class Stack(_rec.ParcelRecord):
     """@brief Stacks multiple tensors along the specified axis. If the number of dimensions of each tensor is <b>n</b> before stacking, the number of dimensions of the output tensor is <b>n</b>+1.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_STACK</b>.
@@ -2973,45 +1160,9 @@ class Stack:
     axis: int = 0
     """An integer that specifies the dimension for tensor stacking. The value range is [-(n+1),(n+1)), which means a negative number is allowed."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Stack:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Stack
-        if unknown:
-            raise ValueError(f"unknown field(s) for Stack: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``StackBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Stack.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Stack:
-        """Decode ``StackBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Stack.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Stack: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class StridedSlice:
+class StridedSlice(_rec.ParcelRecord):
     """@brief Slices a tensor at the specified intervals.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_STRIDED_SLICE</b>.
@@ -3049,69 +1200,9 @@ class StridedSlice:
     """Used to shrink the specified dimension.
     <b>shrinkAxisMask</b> is represented in binary code. If the ith bit of the <b>shrinkAxisMask</b> is <b>1</b>, all elements in the ith dimension will be discarded, and the length of the ith dimension is shrunk to <b>1</b>."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "beginMask": self.beginMask,
-            "endMask": self.endMask,
-            "ellipsisMask": self.ellipsisMask,
-            "newAxisMask": self.newAxisMask,
-            "shrinkAxisMask": self.shrinkAxisMask,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StridedSlice:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StridedSlice
-        if unknown:
-            raise ValueError(f"unknown field(s) for StridedSlice: {sorted(unknown)}")
-        obj = cls()
-        if "beginMask" in d:
-            v = d["beginMask"]
-            obj.beginMask = int(v)
-        if "endMask" in d:
-            v = d["endMask"]
-            obj.endMask = int(v)
-        if "ellipsisMask" in d:
-            v = d["ellipsisMask"]
-            obj.ellipsisMask = int(v)
-        if "newAxisMask" in d:
-            v = d["newAxisMask"]
-            obj.newAxisMask = int(v)
-        if "shrinkAxisMask" in d:
-            v = d["shrinkAxisMask"]
-            obj.shrinkAxisMask = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``StridedSliceBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_StridedSlice.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> StridedSlice:
-        """Decode ``StridedSliceBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_StridedSlice.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_StridedSlice: frozenset[str] = frozenset(
-    (
-        "beginMask",
-        "endMask",
-        "ellipsisMask",
-        "newAxisMask",
-        "shrinkAxisMask",
-    )
-)
-
 
 @dataclass
-class SubFusion:
+class SubFusion(_rec.ParcelRecord):
     """@brief Calculates the difference between two tensors.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_SUB_FUSION</b>.
@@ -3129,48 +1220,12 @@ class SubFusion:
     @since 3.2
     @version 1.0"""
 
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SubFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SubFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for SubFusion: {sorted(unknown)}")
-        obj = cls()
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SubFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_SubFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SubFusion:
-        """Decode ``SubFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_SubFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_SubFusion: frozenset[str] = frozenset(("activationType",))
 
 
 @dataclass
-class TileFusion:
+class TileFusion(_rec.ParcelRecord):
     """@brief Copies a tensor by the specified times.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_TILE_FUSION</b>.
@@ -3192,45 +1247,9 @@ class TileFusion:
     dims: list[int] = field(default_factory=list)
     """A 1D tensor that specifies the number of times that data is copied in each dimension. The length <b>m</b> is not less than the number of dimensions of <b>x</b>."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "dims": list(self.dims),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TileFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_TileFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for TileFusion: {sorted(unknown)}")
-        obj = cls()
-        if "dims" in d:
-            v = d["dims"]
-            obj.dims = [int(e0) for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``TileFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_TileFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> TileFusion:
-        """Decode ``TileFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_TileFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_TileFusion: frozenset[str] = frozenset(("dims",))
-
 
 @dataclass
-class TopKFusion:
+class TopKFusion(_rec.ParcelRecord):
     """@brief Obtains the first K maximum values along the axis and their indices.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_TOPK_FUSION</b>.
@@ -3252,54 +1271,9 @@ class TopKFusion:
     axis: int = 0
     """Specified axis."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "sorted": self.sorted,
-            "axis": self.axis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TopKFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_TopKFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for TopKFusion: {sorted(unknown)}")
-        obj = cls()
-        if "sorted" in d:
-            v = d["sorted"]
-            obj.sorted = bool(v)
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``TopKFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_TopKFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> TopKFusion:
-        """Decode ``TopKFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_TopKFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_TopKFusion: frozenset[str] = frozenset(
-    (
-        "sorted",
-        "axis",
-    )
-)
-
 
 @dataclass
-class Transpose:
+class Transpose(_rec.ParcelRecord):
     """@brief Transposes a tensor.
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_TRANSPOSE</b>.
@@ -3316,40 +1290,9 @@ class Transpose:
     @since 3.2
     @version 1.0"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Transpose:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Transpose
-        if unknown:
-            raise ValueError(f"unknown field(s) for Transpose: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``TransposeBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Transpose.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Transpose:
-        """Decode ``TransposeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Transpose.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Transpose: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Unsqueeze:
+class Unsqueeze(_rec.ParcelRecord):
     """@brief Adds a dimension based on the value of <b>axis</b>. *
 
     The {@link NodeType} of this operator is <b>NODE_TYPE_UNSQUEEZE</b>.
@@ -3368,45 +1311,10 @@ class Unsqueeze:
     axis: list[int] = field(default_factory=list)
     """Dimension to add. The value of <b>axis</b> can be an integer or an array of integers. The value range of the integer is [-n, n)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": list(self.axis),
-        }
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Unsqueeze:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Unsqueeze
-        if unknown:
-            raise ValueError(f"unknown field(s) for Unsqueeze: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = [int(e0) for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``UnsqueezeBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Unsqueeze.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Unsqueeze:
-        """Decode ``UnsqueezeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Unsqueeze.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Unsqueeze: frozenset[str] = frozenset(("axis",))
-
-
-# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
-_PARCEL_Activation = _parcel.PodStruct(
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import; each binds
+# itself to its class (``_parcel_codec_``) or registers its interface descriptor.
+_parcel.PodStruct(
     Activation,
     "<b3xfff?7x",
     (
@@ -3417,13 +1325,13 @@ _PARCEL_Activation = _parcel.PodStruct(
         ("approximate", None),
     ),
 )
-_PARCEL_AddFusion = _parcel.PodStruct(AddFusion, "<b7x", (("activationType", ActivationType),))
-_PARCEL_ArgMaxFusion = _parcel.PodStruct(
+_parcel.PodStruct(AddFusion, "<b7x", (("activationType", ActivationType),))
+_parcel.PodStruct(
     ArgMaxFusion,
     "<qq??6x",
     (("axis", None), ("topK", None), ("keepDims", None), ("outMaxValue", None)),
 )
-_PARCEL_AvgPoolFusion = _parcel.Struct(
+_parcel.Struct(
     AvgPoolFusion,
     (
         ("kernelSize", _parcel.PodArray(_parcel.INT64)),
@@ -3436,17 +1344,17 @@ _PARCEL_AvgPoolFusion = _parcel.Struct(
         ("activationType", _parcel.Enum(ActivationType, "b")),
     ),
 )
-_PARCEL_BatchToSpaceND = _parcel.Struct(
+_parcel.Struct(
     BatchToSpaceND,
     (
         ("blockShape", _parcel.PodArray(_parcel.INT64)),
         ("crops", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
     ),
 )
-_PARCEL_BiasAdd = _parcel.PodStruct(BiasAdd, "<8x", ())
-_PARCEL_Cast = _parcel.PodStruct(Cast, "<8x", ())
-_PARCEL_Concat = _parcel.PodStruct(Concat, "<q", (("axis", None),))
-_PARCEL_Conv2DFusion = _parcel.Struct(
+_parcel.PodStruct(BiasAdd, "<8x", ())
+_parcel.PodStruct(Cast, "<8x", ())
+_parcel.PodStruct(Concat, "<q", (("axis", None),))
+_parcel.Struct(
     Conv2DFusion,
     (
         ("kernelSize", _parcel.PodArray(_parcel.INT64)),
@@ -3460,7 +1368,7 @@ _PARCEL_Conv2DFusion = _parcel.Struct(
         ("activationType", _parcel.Enum(ActivationType, "b")),
     ),
 )
-_PARCEL_Conv2dTransposeFusion = _parcel.Struct(
+_parcel.Struct(
     Conv2dTransposeFusion,
     (
         ("kernelSize", _parcel.PodArray(_parcel.INT64)),
@@ -3475,18 +1383,18 @@ _PARCEL_Conv2dTransposeFusion = _parcel.Struct(
         ("outputPaddings", _parcel.PodArray(_parcel.INT64)),
     ),
 )
-_PARCEL_DivFusion = _parcel.PodStruct(DivFusion, "<b7x", (("activationType", ActivationType),))
-_PARCEL_Eltwise = _parcel.PodStruct(Eltwise, "<b7x", (("mode", EltwiseMode),))
-_PARCEL_ExpandDims = _parcel.PodStruct(ExpandDims, "<8x", ())
-_PARCEL_Fill = _parcel.PodStruct(Fill, "<8x", ())
-_PARCEL_FullConnection = _parcel.PodStruct(
+_parcel.PodStruct(DivFusion, "<b7x", (("activationType", ActivationType),))
+_parcel.PodStruct(Eltwise, "<b7x", (("mode", EltwiseMode),))
+_parcel.PodStruct(ExpandDims, "<8x", ())
+_parcel.PodStruct(Fill, "<8x", ())
+_parcel.PodStruct(
     FullConnection,
     "<??6xqb7x",
     (("hasBias", None), ("useAxis", None), ("axis", None), ("activationType", ActivationType)),
 )
-_PARCEL_FusedBatchNorm = _parcel.PodStruct(FusedBatchNorm, "<f4x", (("epsilon", None),))
-_PARCEL_Gather = _parcel.PodStruct(Gather, "<8x", ())
-_PARCEL_LayerNormFusion = _parcel.PodStruct(
+_parcel.PodStruct(FusedBatchNorm, "<f4x", (("epsilon", None),))
+_parcel.PodStruct(Gather, "<8x", ())
+_parcel.PodStruct(
     LayerNormFusion,
     "<qf?3xq",
     (
@@ -3496,14 +1404,14 @@ _PARCEL_LayerNormFusion = _parcel.PodStruct(
         ("beginParamsAxis", None),
     ),
 )
-_PARCEL_LessEqual = _parcel.PodStruct(LessEqual, "<8x", ())
-_PARCEL_MatMulFusion = _parcel.PodStruct(
+_parcel.PodStruct(LessEqual, "<8x", ())
+_parcel.PodStruct(
     MatMulFusion,
     "<??b5x",
     (("transposeA", None), ("transposeB", None), ("activationType", ActivationType)),
 )
-_PARCEL_Maximum = _parcel.PodStruct(Maximum, "<8x", ())
-_PARCEL_MaxPoolFusion = _parcel.Struct(
+_parcel.PodStruct(Maximum, "<8x", ())
+_parcel.Struct(
     MaxPoolFusion,
     (
         ("kernelSize", _parcel.PodArray(_parcel.INT64)),
@@ -3515,9 +1423,9 @@ _PARCEL_MaxPoolFusion = _parcel.Struct(
         ("activationType", _parcel.Enum(ActivationType, "b")),
     ),
 )
-_PARCEL_MulFusion = _parcel.PodStruct(MulFusion, "<b7x", (("activationType", ActivationType),))
-_PARCEL_OneHot = _parcel.PodStruct(OneHot, "<q", (("axis", None),))
-_PARCEL_PadFusion = _parcel.Struct(
+_parcel.PodStruct(MulFusion, "<b7x", (("activationType", ActivationType),))
+_parcel.PodStruct(OneHot, "<q", (("axis", None),))
+_parcel.Struct(
     PadFusion,
     (
         ("paddings", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
@@ -3525,16 +1433,16 @@ _PARCEL_PadFusion = _parcel.Struct(
         ("constantValue", _parcel.FLOAT),
     ),
 )
-_PARCEL_PowFusion = _parcel.PodStruct(PowFusion, "<ff", (("scale", None), ("shift", None)))
-_PARCEL_PReLUFusion = _parcel.PodStruct(PReLUFusion, "<?7x", (("channelShared", None),))
-_PARCEL_QuantDTypeCast = _parcel.PodStruct(QuantDTypeCast, "<qq", (("srcT", None), ("dstT", None)))
-_PARCEL_ReduceFusion = _parcel.PodStruct(
+_parcel.PodStruct(PowFusion, "<ff", (("scale", None), ("shift", None)))
+_parcel.PodStruct(PReLUFusion, "<?7x", (("channelShared", None),))
+_parcel.PodStruct(QuantDTypeCast, "<qq", (("srcT", None), ("dstT", None)))
+_parcel.PodStruct(
     ReduceFusion,
     "<?b?xf",
     (("keepDims", None), ("mode", ReduceMode), ("reduceToEnd", None), ("coeff", None)),
 )
-_PARCEL_Reshape = _parcel.PodStruct(Reshape, "<8x", ())
-_PARCEL_Resize = _parcel.PodStruct(
+_parcel.PodStruct(Reshape, "<8x", ())
+_parcel.PodStruct(
     Resize,
     "<b7xqq?b2xfqfb3x",
     (
@@ -3549,21 +1457,19 @@ _PARCEL_Resize = _parcel.PodStruct(
         ("nearestMode", NearestMode),
     ),
 )
-_PARCEL_Rsqrt = _parcel.PodStruct(Rsqrt, "<8x", ())
-_PARCEL_ScaleFusion = _parcel.PodStruct(
-    ScaleFusion, "<qb7x", (("axis", None), ("activationType", ActivationType))
-)
-_PARCEL_Shape = _parcel.PodStruct(Shape, "<8x", ())
-_PARCEL_SliceFusion = _parcel.Struct(SliceFusion, (("axes", _parcel.PodArray(_parcel.INT64)),))
-_PARCEL_Softmax = _parcel.Struct(Softmax, (("axis", _parcel.PodArray(_parcel.INT64)),))
-_PARCEL_SpaceToBatchND = _parcel.Struct(
+_parcel.PodStruct(Rsqrt, "<8x", ())
+_parcel.PodStruct(ScaleFusion, "<qb7x", (("axis", None), ("activationType", ActivationType)))
+_parcel.PodStruct(Shape, "<8x", ())
+_parcel.Struct(SliceFusion, (("axes", _parcel.PodArray(_parcel.INT64)),))
+_parcel.Struct(Softmax, (("axis", _parcel.PodArray(_parcel.INT64)),))
+_parcel.Struct(
     SpaceToBatchND,
     (
         ("blockShape", _parcel.PodArray(_parcel.INT64)),
         ("paddings", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
     ),
 )
-_PARCEL_Split = _parcel.Struct(
+_parcel.Struct(
     Split,
     (
         ("outputNum", _parcel.INT64),
@@ -3571,11 +1477,11 @@ _PARCEL_Split = _parcel.Struct(
         ("axis", _parcel.INT64),
     ),
 )
-_PARCEL_Sqrt = _parcel.PodStruct(Sqrt, "<8x", ())
-_PARCEL_SquaredDifference = _parcel.PodStruct(SquaredDifference, "<8x", ())
-_PARCEL_Squeeze = _parcel.Struct(Squeeze, (("axis", _parcel.PodArray(_parcel.INT64)),))
-_PARCEL_Stack = _parcel.PodStruct(Stack, "<q", (("axis", None),))
-_PARCEL_StridedSlice = _parcel.PodStruct(
+_parcel.PodStruct(Sqrt, "<8x", ())
+_parcel.PodStruct(SquaredDifference, "<8x", ())
+_parcel.Struct(Squeeze, (("axis", _parcel.PodArray(_parcel.INT64)),))
+_parcel.PodStruct(Stack, "<q", (("axis", None),))
+_parcel.PodStruct(
     StridedSlice,
     "<qqqqq",
     (
@@ -3586,8 +1492,8 @@ _PARCEL_StridedSlice = _parcel.PodStruct(
         ("shrinkAxisMask", None),
     ),
 )
-_PARCEL_SubFusion = _parcel.PodStruct(SubFusion, "<b7x", (("activationType", ActivationType),))
-_PARCEL_TileFusion = _parcel.Struct(TileFusion, (("dims", _parcel.PodArray(_parcel.INT64)),))
-_PARCEL_TopKFusion = _parcel.PodStruct(TopKFusion, "<?7xq", (("sorted", None), ("axis", None)))
-_PARCEL_Transpose = _parcel.PodStruct(Transpose, "<8x", ())
-_PARCEL_Unsqueeze = _parcel.Struct(Unsqueeze, (("axis", _parcel.PodArray(_parcel.INT64)),))
+_parcel.PodStruct(SubFusion, "<b7x", (("activationType", ActivationType),))
+_parcel.Struct(TileFusion, (("dims", _parcel.PodArray(_parcel.INT64)),))
+_parcel.PodStruct(TopKFusion, "<?7xq", (("sorted", None), ("axis", None)))
+_parcel.PodStruct(Transpose, "<8x", ())
+_parcel.Struct(Unsqueeze, (("axis", _parcel.PodArray(_parcel.INT64)),))

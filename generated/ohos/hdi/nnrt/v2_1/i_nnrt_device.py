@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar, Protocol
+
 from idlgen.wire import ipc as _ipc, parcel as _parcel
+
 from .i_prepared_model import IPreparedModel
 from .model_types import Model
 from .nnrt_types import DeviceStatus, DeviceType, ModelConfig, SharedBuffer
@@ -121,8 +122,9 @@ class INnrtDevice(Protocol):
         ...
 
 
-# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
-_IPC_INnrtDevice = _ipc.InterfaceCodec(
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import; each binds
+# itself to its class (``_parcel_codec_``) or registers its interface descriptor.
+_ipc.InterfaceCodec(
     "ohos.hdi.nnrt.v2_1.INnrtDevice",
     (2, 1),
     (

@@ -19,7 +19,9 @@ import idlgen.runtime.shape as _rt_shape
 import numpy as np
 from collections.abc import Callable, Sequence
 from typing import Any
+
 from idlgen.wire import parcel as _parcel
+
 from .nnrt_types import NodeType
 from .node_attr_types import (
     Abs,

@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+
 from idlgen.wire import parcel as _parcel, records as _rec
-from idlgen.wire.records import OpenIntEnum
 
 __all__ = [
     "DeviceType",
@@ -35,7 +33,7 @@ __all__ = [
 ]
 
 
-class DeviceType(OpenIntEnum):
+class DeviceType(_rec.OpenIntEnum):
     """Kind of hardware behind an NNRt device."""
 
     OTHER = 0
@@ -44,7 +42,7 @@ class DeviceType(OpenIntEnum):
     ACCELERATOR = 3
 
 
-class DeviceStatus(OpenIntEnum):
+class DeviceStatus(_rec.OpenIntEnum):
     """Current availability of a device."""
 
     AVAILABLE = 0
@@ -53,7 +51,7 @@ class DeviceStatus(OpenIntEnum):
     UNKNOWN = 3
 
 
-class PerformanceMode(OpenIntEnum):
+class PerformanceMode(_rec.OpenIntEnum):
     """Requested performance level for a prepared model."""
 
     PERFORMANCE_NONE = 0
@@ -63,7 +61,7 @@ class PerformanceMode(OpenIntEnum):
     PERFORMANCE_EXTREME = 4
 
 
-class Priority(OpenIntEnum):
+class Priority(_rec.OpenIntEnum):
     """Scheduling priority of a prepared model."""
 
     PRIORITY_NONE = 0
@@ -72,7 +70,7 @@ class Priority(OpenIntEnum):
     PRIORITY_HIGH = 3
 
 
-class Format(OpenIntEnum):
+class Format(_rec.OpenIntEnum):
     """Memory layout (dimension order) of a tensor."""
 
     FORMAT_NONE = -1
@@ -80,7 +78,7 @@ class Format(OpenIntEnum):
     FORMAT_NHWC = 1
 
 
-class DataType(OpenIntEnum):
+class DataType(_rec.OpenIntEnum):
     """Element type of a tensor."""
 
     DATA_TYPE_UNKNOWN = 0
@@ -98,14 +96,14 @@ class DataType(OpenIntEnum):
     DATA_TYPE_FLOAT64 = 44
 
 
-class QuantType(OpenIntEnum):
+class QuantType(_rec.OpenIntEnum):
     """Whether a node runs quantized."""
 
     QUANT_TYPE_NONE = 0
     QUANT_TYPE_ALL = 1
 
 
-class NodeType(OpenIntEnum):
+class NodeType(_rec.OpenIntEnum):
     """Operator kind of a graph node; selects the NodeAttrTypes struct encoded in Node.nodeAttr."""
 
     NODE_TYPE_NONE = 0
@@ -207,7 +205,7 @@ class NodeType(OpenIntEnum):
     NODE_TYPE_QUANT_DTYPE_CAST_V2 = 999
 
 
-class ResizeMethod(OpenIntEnum):
+class ResizeMethod(_rec.OpenIntEnum):
     """Interpolation algorithm of the Resize operator."""
 
     RESIZE_METHOD_UNKNOWN = -1
@@ -216,7 +214,7 @@ class ResizeMethod(OpenIntEnum):
     RESIZE_METHOD_CUBIC = 2
 
 
-class CoordinateTransformMode(OpenIntEnum):
+class CoordinateTransformMode(_rec.OpenIntEnum):
     """How Resize maps output coordinates back to input coordinates."""
 
     COORDINATE_TRANSFORM_MODE_ASYMMETRIC = 0
@@ -224,7 +222,7 @@ class CoordinateTransformMode(OpenIntEnum):
     COORDINATE_TRANSFORM_MODE_HALF_PIXEL = 2
 
 
-class NearestMode(OpenIntEnum):
+class NearestMode(_rec.OpenIntEnum):
     """Rounding rule of nearest-neighbour Resize."""
 
     NEAREST_MODE_NORMAL = 0
@@ -234,7 +232,7 @@ class NearestMode(OpenIntEnum):
     NEAREST_MODE_CEIL = 4
 
 
-class ActivationType(OpenIntEnum):
+class ActivationType(_rec.OpenIntEnum):
     """Activation function, standalone or fused into another operator."""
 
     ACTIVATION_TYPE_NO_ACTIVATION = 0
@@ -260,7 +258,7 @@ class ActivationType(OpenIntEnum):
     ACTIVATION_TYPE_UNKNOWN = 20
 
 
-class ReduceMode(OpenIntEnum):
+class ReduceMode(_rec.OpenIntEnum):
     """Reduction computed by ReduceFusion."""
 
     REDUCE_MODE_MEAN = 0
@@ -274,7 +272,7 @@ class ReduceMode(OpenIntEnum):
     REDUCE_MODE_L2 = 8
 
 
-class EltwiseMode(OpenIntEnum):
+class EltwiseMode(_rec.OpenIntEnum):
     """Element-wise operation computed by Eltwise."""
 
     ELTWISE_MODE_PROD = 0
@@ -283,7 +281,7 @@ class EltwiseMode(OpenIntEnum):
     ELTWISE_MODE_UNKNOWN = 3
 
 
-class PadMode(OpenIntEnum):
+class PadMode(_rec.OpenIntEnum):
     """Padding scheme of convolution and pooling windows."""
 
     PAD_MODE_PAD = 0
@@ -291,14 +289,14 @@ class PadMode(OpenIntEnum):
     PAD_MODE_VALID = 2
 
 
-class RoundMode(OpenIntEnum):
+class RoundMode(_rec.OpenIntEnum):
     """Rounding used to derive pooling output sizes."""
 
     ROUND_MODE_FLOOR = 0
     ROUND_MODE_CEIL = 1
 
 
-class PaddingMode(OpenIntEnum):
+class PaddingMode(_rec.OpenIntEnum):
     """How PadFusion fills the padded border."""
 
     PADDING_MODE_CONSTANT = 0
@@ -307,7 +305,7 @@ class PaddingMode(OpenIntEnum):
     PADDING_MODE_RESERVED = 3
 
 
-class NNRT_ReturnCode(OpenIntEnum):
+class NNRT_ReturnCode(_rec.OpenIntEnum):
     """Status codes returned by NNRt driver methods."""
 
     NNRT_SUCCESS = 0
@@ -347,7 +345,7 @@ class NNRT_ReturnCode(OpenIntEnum):
 
 
 @dataclass
-class SharedBuffer:
+class SharedBuffer(_rec.ParcelRecord):
     """Shared-memory region: file descriptor, total size, and offset/length of the valid data."""
 
     fd: int = -1
@@ -355,259 +353,40 @@ class SharedBuffer:
     offset: int = 0
     dataSize: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "fd": self.fd,
-            "bufferSize": self.bufferSize,
-            "offset": self.offset,
-            "dataSize": self.dataSize,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SharedBuffer:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SharedBuffer
-        if unknown:
-            raise ValueError(f"unknown field(s) for SharedBuffer: {sorted(unknown)}")
-        obj = cls()
-        if "fd" in d:
-            v = d["fd"]
-            obj.fd = int(v)
-        if "bufferSize" in d:
-            v = d["bufferSize"]
-            obj.bufferSize = int(v)
-        if "offset" in d:
-            v = d["offset"]
-            obj.offset = int(v)
-        if "dataSize" in d:
-            v = d["dataSize"]
-            obj.dataSize = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SharedBufferBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_SharedBuffer.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SharedBuffer:
-        """Decode ``SharedBufferBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_SharedBuffer.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_SharedBuffer: frozenset[str] = frozenset(
-    (
-        "fd",
-        "bufferSize",
-        "offset",
-        "dataSize",
-    )
-)
-
 
 @dataclass
-class ModelConfig:
+class ModelConfig(_rec.ParcelRecord):
     """Options applied when a model is compiled on a device, plus vendor extensions."""
 
     enableFloat16: bool = False
-    mode: PerformanceMode = PerformanceMode(0)
-    priority: Priority = Priority(0)
+    mode: PerformanceMode = PerformanceMode.PERFORMANCE_NONE
+    priority: Priority = Priority.PRIORITY_NONE
     extensions: dict[str, bytes] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "enableFloat16": self.enableFloat16,
-            "mode": int(self.mode),
-            "priority": int(self.priority),
-            "extensions": dict(self.extensions),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ModelConfig:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ModelConfig
-        if unknown:
-            raise ValueError(f"unknown field(s) for ModelConfig: {sorted(unknown)}")
-        obj = cls()
-        if "enableFloat16" in d:
-            v = d["enableFloat16"]
-            obj.enableFloat16 = bool(v)
-        if "mode" in d:
-            v = d["mode"]
-            obj.mode = _rec.enum_from(PerformanceMode, v)
-        if "priority" in d:
-            v = d["priority"]
-            obj.priority = _rec.enum_from(Priority, v)
-        if "extensions" in d:
-            v = d["extensions"]
-            obj.extensions = {str(k0): _rec.bytes_from(w0) for k0, w0 in _rec.map_items(v)}
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ModelConfigBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_ModelConfig.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ModelConfig:
-        """Decode ``ModelConfigBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_ModelConfig.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_ModelConfig: frozenset[str] = frozenset(
-    (
-        "enableFloat16",
-        "mode",
-        "priority",
-        "extensions",
-    )
-)
 
 
 @dataclass
-class QuantParam:
+class QuantParam(_rec.ParcelRecord):
     """Quantization parameters of one channel: bit width, zero point and scale."""
 
     numBits: int = 0
     zeroPoint: int = 0
     scale: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "numBits": self.numBits,
-            "zeroPoint": self.zeroPoint,
-            "scale": self.scale,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> QuantParam:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_QuantParam
-        if unknown:
-            raise ValueError(f"unknown field(s) for QuantParam: {sorted(unknown)}")
-        obj = cls()
-        if "numBits" in d:
-            v = d["numBits"]
-            obj.numBits = int(v)
-        if "zeroPoint" in d:
-            v = d["zeroPoint"]
-            obj.zeroPoint = int(v)
-        if "scale" in d:
-            v = d["scale"]
-            obj.scale = float(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``QuantParamBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_QuantParam.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> QuantParam:
-        """Decode ``QuantParamBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_QuantParam.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_QuantParam: frozenset[str] = frozenset(
-    (
-        "numBits",
-        "zeroPoint",
-        "scale",
-    )
-)
-
 
 @dataclass
-class IOTensor:
+class IOTensor(_rec.ParcelRecord):
     """An input or output tensor of Run, backed by a shared buffer."""
 
     name: str = ""
-    dataType: DataType = DataType(0)
+    dataType: DataType = DataType.DATA_TYPE_UNKNOWN
     dimensions: list[int] = field(default_factory=list)
-    format: Format = Format(0)
+    format: Format = Format.FORMAT_NCHW
     data: SharedBuffer = field(default_factory=SharedBuffer)
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "name": self.name,
-            "dataType": int(self.dataType),
-            "dimensions": list(self.dimensions),
-            "format": int(self.format),
-            "data": self.data.to_dict(),
-        }
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> IOTensor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_IOTensor
-        if unknown:
-            raise ValueError(f"unknown field(s) for IOTensor: {sorted(unknown)}")
-        obj = cls()
-        if "name" in d:
-            v = d["name"]
-            obj.name = str(v)
-        if "dataType" in d:
-            v = d["dataType"]
-            obj.dataType = _rec.enum_from(DataType, v)
-        if "dimensions" in d:
-            v = d["dimensions"]
-            obj.dimensions = [int(e0) for e0 in v]
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "data" in d:
-            v = d["data"]
-            obj.data = SharedBuffer.from_dict(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``IOTensorBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_IOTensor.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> IOTensor:
-        """Decode ``IOTensorBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_IOTensor.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_IOTensor: frozenset[str] = frozenset(
-    (
-        "name",
-        "dataType",
-        "dimensions",
-        "format",
-        "data",
-    )
-)
-
-
-# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
-_PARCEL_SharedBuffer = _parcel.Struct(
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import; each binds
+# itself to its class (``_parcel_codec_``) or registers its interface descriptor.
+_parcel.Struct(
     SharedBuffer,
     (
         ("fd", _parcel.FD),
@@ -616,7 +395,7 @@ _PARCEL_SharedBuffer = _parcel.Struct(
         ("dataSize", _parcel.UINT32),
     ),
 )
-_PARCEL_ModelConfig = _parcel.Struct(
+_parcel.Struct(
     ModelConfig,
     (
         ("enableFloat16", _parcel.BOOL),
@@ -625,10 +404,8 @@ _PARCEL_ModelConfig = _parcel.Struct(
         ("extensions", _parcel.Map(_parcel.STRING, _parcel.BYTES)),
     ),
 )
-_PARCEL_QuantParam = _parcel.PodStruct(
-    QuantParam, "<iid", (("numBits", None), ("zeroPoint", None), ("scale", None))
-)
-_PARCEL_IOTensor = _parcel.Struct(
+_parcel.PodStruct(QuantParam, "<iid", (("numBits", None), ("zeroPoint", None), ("scale", None)))
+_parcel.Struct(
     IOTensor,
     (
         ("name", _parcel.STRING),

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+
 from idlgen.wire import parcel as _parcel, records as _rec
+
 from .nnrt_types import (
     ActivationType,
     CoordinateTransformMode,
@@ -121,7 +121,7 @@ __all__ = [
 
 
 @dataclass
-class Abs:
+class Abs(_rec.ParcelRecord):
     """@brief Obtains the absolute value of the input tensor.
 
     The {@link NodeType} of this operator is NODE_TYPE_ABS.
@@ -137,40 +137,9 @@ class Abs:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Abs:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Abs
-        if unknown:
-            raise ValueError(f"unknown field(s) for Abs: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``AbsBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Abs.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Abs:
-        """Decode ``AbsBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Abs.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Abs: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Activation:
+class Activation(_rec.ParcelRecord):
     """@brief Defines the operator of the activation type. All activation functions belong to this operator.\\n
     The specific activation function type is determined by the parameters.
 
@@ -187,7 +156,7 @@ class Activation:
     @since 3.2
     @version 2.1"""
 
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type."""
     alpha: float = 0.0
     """Size factor, used for the LeakyReLU and ELU activation functions."""
@@ -198,69 +167,9 @@ class Activation:
     approximate: bool = False
     """Whether to use the approximation algorithm. It is used for the GRLU activation function."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "activationType": int(self.activationType),
-            "alpha": self.alpha,
-            "minVal": self.minVal,
-            "maxVal": self.maxVal,
-            "approximate": self.approximate,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Activation:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Activation
-        if unknown:
-            raise ValueError(f"unknown field(s) for Activation: {sorted(unknown)}")
-        obj = cls()
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        if "alpha" in d:
-            v = d["alpha"]
-            obj.alpha = float(v)
-        if "minVal" in d:
-            v = d["minVal"]
-            obj.minVal = float(v)
-        if "maxVal" in d:
-            v = d["maxVal"]
-            obj.maxVal = float(v)
-        if "approximate" in d:
-            v = d["approximate"]
-            obj.approximate = bool(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ActivationBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Activation.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Activation:
-        """Decode ``ActivationBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Activation.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Activation: frozenset[str] = frozenset(
-    (
-        "activationType",
-        "alpha",
-        "minVal",
-        "maxVal",
-        "approximate",
-    )
-)
-
 
 @dataclass
-class AddFusion:
+class AddFusion(_rec.ParcelRecord):
     """@brief Adds tensors. The output shape is the same as the input one after broadcasting, and the data type\\n
     is the one with higher precision of the two inputs.
 
@@ -281,48 +190,12 @@ class AddFusion:
     @since 3.2
     @version 2.1"""
 
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> AddFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_AddFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for AddFusion: {sorted(unknown)}")
-        obj = cls()
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``AddFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_AddFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> AddFusion:
-        """Decode ``AddFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_AddFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_AddFusion: frozenset[str] = frozenset(("activationType",))
 
 
 @dataclass
-class All:
+class All(_rec.ParcelRecord):
     """@brief Determine whether all emements in a given tensor are non-zero. It returns a boolean tensor\\n
     where each element is 'True' if corresponding element in the input tensor is non-zero, and 'False' otherwise.
 
@@ -343,45 +216,9 @@ class All:
     keepDims: int = 0
     """Whether to keep dimension info."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "keepDims": self.keepDims,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> All:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_All
-        if unknown:
-            raise ValueError(f"unknown field(s) for All: {sorted(unknown)}")
-        obj = cls()
-        if "keepDims" in d:
-            v = d["keepDims"]
-            obj.keepDims = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``AllBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_All.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> All:
-        """Decode ``AllBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_All.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_All: frozenset[str] = frozenset(("keepDims",))
-
 
 @dataclass
-class ArgMaxFusion:
+class ArgMaxFusion(_rec.ParcelRecord):
     """@brief Obtains the first K indices or values of a cross-axis tensor.
 
     The {@link NodeType} of this operator is NODE_TYPE_ARGMAX_FUSION.
@@ -407,64 +244,9 @@ class ArgMaxFusion:
     """Return the index if the value is false. Return the value if the value is true.\\n
     The default value is false."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-            "topK": self.topK,
-            "keepDims": self.keepDims,
-            "outMaxValue": self.outMaxValue,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ArgMaxFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ArgMaxFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for ArgMaxFusion: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        if "topK" in d:
-            v = d["topK"]
-            obj.topK = int(v)
-        if "keepDims" in d:
-            v = d["keepDims"]
-            obj.keepDims = bool(v)
-        if "outMaxValue" in d:
-            v = d["outMaxValue"]
-            obj.outMaxValue = bool(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ArgMaxFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_ArgMaxFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ArgMaxFusion:
-        """Decode ``ArgMaxFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_ArgMaxFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_ArgMaxFusion: frozenset[str] = frozenset(
-    (
-        "axis",
-        "topK",
-        "keepDims",
-        "outMaxValue",
-    )
-)
-
 
 @dataclass
-class Assert:
+class Assert(_rec.ParcelRecord):
     """@brief Asserts that the given condition si true.
     If condition evalutes to false, print the list of tensors in data.
     Summerize determines how many entries of the tensors to print.
@@ -486,45 +268,9 @@ class Assert:
     summarize: int = 0
     """The number of entries for each tensor is printed."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "summarize": self.summarize,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Assert:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Assert
-        if unknown:
-            raise ValueError(f"unknown field(s) for Assert: {sorted(unknown)}")
-        obj = cls()
-        if "summarize" in d:
-            v = d["summarize"]
-            obj.summarize = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``AssertBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Assert.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Assert:
-        """Decode ``AssertBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Assert.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Assert: frozenset[str] = frozenset(("summarize",))
-
 
 @dataclass
-class AvgPoolFusion:
+class AvgPoolFusion(_rec.ParcelRecord):
     """@brief Applies a 2D average pooling on the input tensor. The int8 quantization input is supported.
 
     The {@link NodeType} of this operator is NODE_TYPE_AVGPOOL_FUSION.
@@ -553,95 +299,20 @@ class AvgPoolFusion:
     pad: list[int] = field(default_factory=list)
     """x is padded with an int array [top, bottom, left, right] with length of 4, and the nearest neighbor values\\n
     are used for padding."""
-    padMode: PadMode = PadMode(0)
+    padMode: PadMode = PadMode.PAD_MODE_PAD
     """Padding method."""
-    roundMode: RoundMode = RoundMode(0)
+    roundMode: RoundMode = RoundMode.ROUND_MODE_FLOOR
     """Numerical operation mode of the output tensor."""
-    format: Format = Format(0)
+    format: Format = Format.FORMAT_NCHW
     """Format of the data during calculation. For details, see {@link Format}."""
     global_: bool = field(default=False, metadata={"schema_name": "global"})
     """Whether to do global pooling."""
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "kernelSize": list(self.kernelSize),
-            "strides": list(self.strides),
-            "pad": list(self.pad),
-            "padMode": int(self.padMode),
-            "roundMode": int(self.roundMode),
-            "format": int(self.format),
-            "global": self.global_,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> AvgPoolFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_AvgPoolFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for AvgPoolFusion: {sorted(unknown)}")
-        obj = cls()
-        if "kernelSize" in d:
-            v = d["kernelSize"]
-            obj.kernelSize = [int(e0) for e0 in v]
-        if "strides" in d:
-            v = d["strides"]
-            obj.strides = [int(e0) for e0 in v]
-        if "pad" in d:
-            v = d["pad"]
-            obj.pad = [int(e0) for e0 in v]
-        if "padMode" in d:
-            v = d["padMode"]
-            obj.padMode = _rec.enum_from(PadMode, v)
-        if "roundMode" in d:
-            v = d["roundMode"]
-            obj.roundMode = _rec.enum_from(RoundMode, v)
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "global" in d:
-            v = d["global"]
-            obj.global_ = bool(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``AvgPoolFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_AvgPoolFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> AvgPoolFusion:
-        """Decode ``AvgPoolFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_AvgPoolFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_AvgPoolFusion: frozenset[str] = frozenset(
-    (
-        "kernelSize",
-        "strides",
-        "pad",
-        "padMode",
-        "roundMode",
-        "format",
-        "global",
-        "activationType",
-    )
-)
 
 
 @dataclass
-class BatchToSpaceND:
+class BatchToSpaceND(_rec.ParcelRecord):
     """@brief Divides the batch dimension of a 4D tensor into small blocks by blockShape, and interleaves these blocks\\n
     back into the spatial dimension.
 
@@ -668,54 +339,9 @@ class BatchToSpaceND:
     """Crop values for the spatial dimension.
     It is a 2D array [crop0_start, crop0_end], [crop1_start, crop1_end] with the shape of (2, 2)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "blockShape": list(self.blockShape),
-            "crops": [list(e0) for e0 in self.crops],
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BatchToSpaceND:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BatchToSpaceND
-        if unknown:
-            raise ValueError(f"unknown field(s) for BatchToSpaceND: {sorted(unknown)}")
-        obj = cls()
-        if "blockShape" in d:
-            v = d["blockShape"]
-            obj.blockShape = [int(e0) for e0 in v]
-        if "crops" in d:
-            v = d["crops"]
-            obj.crops = [[int(e1) for e1 in e0] for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``BatchToSpaceNDBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_BatchToSpaceND.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> BatchToSpaceND:
-        """Decode ``BatchToSpaceNDBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_BatchToSpaceND.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_BatchToSpaceND: frozenset[str] = frozenset(
-    (
-        "blockShape",
-        "crops",
-    )
-)
-
 
 @dataclass
-class BiasAdd:
+class BiasAdd(_rec.ParcelRecord):
     """@brief Offsets the data in each dimension of the input tensor.
 
     The {@link NodeType} of this operator is NODE_TYPE_BIAS_ADD.
@@ -732,40 +358,9 @@ class BiasAdd:
     @since 3.2
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BiasAdd:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BiasAdd
-        if unknown:
-            raise ValueError(f"unknown field(s) for BiasAdd: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``BiasAddBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_BiasAdd.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> BiasAdd:
-        """Decode ``BiasAddBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_BiasAdd.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_BiasAdd: frozenset[str] = frozenset(())
-
 
 @dataclass
-class BroadcastTo:
+class BroadcastTo(_rec.ParcelRecord):
     """@brief Broadcast a tensor for a compatiable shape.
 
     The {@link NodeType} of this operator is NODE_TYPE_BROADCAST_TO.
@@ -784,45 +379,9 @@ class BroadcastTo:
     shape: list[int] = field(default_factory=list)
     """An 1-dimensional Tensor, the shape of the desired output."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "shape": list(self.shape),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BroadcastTo:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_BroadcastTo
-        if unknown:
-            raise ValueError(f"unknown field(s) for BroadcastTo: {sorted(unknown)}")
-        obj = cls()
-        if "shape" in d:
-            v = d["shape"]
-            obj.shape = [int(e0) for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``BroadcastToBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_BroadcastTo.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> BroadcastTo:
-        """Decode ``BroadcastToBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_BroadcastTo.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_BroadcastTo: frozenset[str] = frozenset(("shape",))
-
 
 @dataclass
-class Cast:
+class Cast(_rec.ParcelRecord):
     """@brief Converts the tensor data type.
 
     The {@link NodeType} of this operator is NODE_TYPE_CAST.
@@ -839,40 +398,9 @@ class Cast:
     @since 3.2
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Cast:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Cast
-        if unknown:
-            raise ValueError(f"unknown field(s) for Cast: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``CastBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Cast.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Cast:
-        """Decode ``CastBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Cast.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Cast: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Ceil:
+class Ceil(_rec.ParcelRecord):
     """@brief Returns element-wise smallest integer in not less than x.
 
     The {@link NodeType} of this operator is NODE_TYPE_CEIL.
@@ -888,40 +416,9 @@ class Ceil:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Ceil:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Ceil
-        if unknown:
-            raise ValueError(f"unknown field(s) for Ceil: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``CeilBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Ceil.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Ceil:
-        """Decode ``CeilBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Ceil.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Ceil: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Clip:
+class Clip(_rec.ParcelRecord):
     """@brief Returns a tensor of the same type and shape as input tensor with its value clipped to min and max.
     Any values less than min are set to min. Any values greater than max are set to max.
 
@@ -943,54 +440,9 @@ class Clip:
     min: float = 0.0
     """Minimum value, under which element is replaced by min. It must be a scalar(tensor of empty shape)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "max": self.max,
-            "min": self.min,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Clip:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Clip
-        if unknown:
-            raise ValueError(f"unknown field(s) for Clip: {sorted(unknown)}")
-        obj = cls()
-        if "max" in d:
-            v = d["max"]
-            obj.max = float(v)
-        if "min" in d:
-            v = d["min"]
-            obj.min = float(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ClipBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Clip.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Clip:
-        """Decode ``ClipBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Clip.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Clip: frozenset[str] = frozenset(
-    (
-        "max",
-        "min",
-    )
-)
-
 
 @dataclass
-class Concat:
+class Concat(_rec.ParcelRecord):
     """@brief Connects tensors in the specified axis or connects input tensors along with the given axis.
 
     The {@link NodeType} of this operator is NODE_TYPE_CONCAT.
@@ -1009,45 +461,9 @@ class Concat:
     axis: int = 0
     """Axis specified. The value must be less than the number of dimensions of the input tensor."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Concat:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Concat
-        if unknown:
-            raise ValueError(f"unknown field(s) for Concat: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ConcatBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Concat.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Concat:
-        """Decode ``ConcatBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Concat.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Concat: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class Conv2DFusion:
+class Conv2DFusion(_rec.ParcelRecord):
     """@brief Calculates the 2D convolution on a 4D tensor.
 
     The {@link NodeType} of this operator is NODE_TYPE_CONV2D_FUSION.
@@ -1081,7 +497,7 @@ class Conv2DFusion:
     """Dilation size of the convolution kernel in height and weight. It is an int array in the format of\\n
     [dilationHeight, dilationWidth].
     The value must be greater than or equal to 1 and cannot exceed the height and width of x."""
-    padMode: PadMode = PadMode(0)
+    padMode: PadMode = PadMode.PAD_MODE_PAD
     """Padding mode. For details, see {@link PadMode}."""
     padList: list[int] = field(default_factory=list)
     """Padding around x in the height and width directions. It is an int array [top, bottom, left, right]\\n
@@ -1096,92 +512,12 @@ class Conv2DFusion:
     """Number of input channels."""
     outChannel: int = 0
     """Number of output channels."""
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "kernelSize": list(self.kernelSize),
-            "stride": list(self.stride),
-            "dilation": list(self.dilation),
-            "padMode": int(self.padMode),
-            "padList": list(self.padList),
-            "group": self.group,
-            "inChannel": self.inChannel,
-            "outChannel": self.outChannel,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Conv2DFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Conv2DFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for Conv2DFusion: {sorted(unknown)}")
-        obj = cls()
-        if "kernelSize" in d:
-            v = d["kernelSize"]
-            obj.kernelSize = [int(e0) for e0 in v]
-        if "stride" in d:
-            v = d["stride"]
-            obj.stride = [int(e0) for e0 in v]
-        if "dilation" in d:
-            v = d["dilation"]
-            obj.dilation = [int(e0) for e0 in v]
-        if "padMode" in d:
-            v = d["padMode"]
-            obj.padMode = _rec.enum_from(PadMode, v)
-        if "padList" in d:
-            v = d["padList"]
-            obj.padList = [int(e0) for e0 in v]
-        if "group" in d:
-            v = d["group"]
-            obj.group = int(v)
-        if "inChannel" in d:
-            v = d["inChannel"]
-            obj.inChannel = int(v)
-        if "outChannel" in d:
-            v = d["outChannel"]
-            obj.outChannel = int(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``Conv2DFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Conv2DFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Conv2DFusion:
-        """Decode ``Conv2DFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Conv2DFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Conv2DFusion: frozenset[str] = frozenset(
-    (
-        "kernelSize",
-        "stride",
-        "dilation",
-        "padMode",
-        "padList",
-        "group",
-        "inChannel",
-        "outChannel",
-        "activationType",
-    )
-)
 
 
 @dataclass
-class Conv2dTransposeFusion:
+class Conv2dTransposeFusion(_rec.ParcelRecord):
     """@brief Calculates a 2D transposed convolution on a 4D tensor.
 
     The {@link NodeType} of this operator is NODE_TYPE_CONV2D_TRANSPOSE_FUSION.
@@ -1215,7 +551,7 @@ class Conv2dTransposeFusion:
     """Dilation size of the convolution kernel in height and weight. It is an int array [dilationHeight, dilationWidth]\\n
     with length of 2.
     The value must be greater than or equal to 1 and cannot exceed the height and width of x."""
-    padMode: PadMode = PadMode(0)
+    padMode: PadMode = PadMode.PAD_MODE_PAD
     """Padding mode. For details, see {@link PadMode}."""
     padList: list[int] = field(default_factory=list)
     """Padding around the input x in the height and width directions. It is an int array [top, bottom, left, right]\\n
@@ -1228,101 +564,14 @@ class Conv2dTransposeFusion:
     """Number of input channels."""
     outChannel: int = 0
     """Number of output channels."""
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
     outputPaddings: list[int] = field(default_factory=list)
     """A list of integer array with two elements, specifying the paddings along the height and width of the output tensor."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "kernelSize": list(self.kernelSize),
-            "stride": list(self.stride),
-            "dilation": list(self.dilation),
-            "padMode": int(self.padMode),
-            "padList": list(self.padList),
-            "group": self.group,
-            "inChannel": self.inChannel,
-            "outChannel": self.outChannel,
-            "activationType": int(self.activationType),
-            "outputPaddings": list(self.outputPaddings),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Conv2dTransposeFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Conv2dTransposeFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for Conv2dTransposeFusion: {sorted(unknown)}")
-        obj = cls()
-        if "kernelSize" in d:
-            v = d["kernelSize"]
-            obj.kernelSize = [int(e0) for e0 in v]
-        if "stride" in d:
-            v = d["stride"]
-            obj.stride = [int(e0) for e0 in v]
-        if "dilation" in d:
-            v = d["dilation"]
-            obj.dilation = [int(e0) for e0 in v]
-        if "padMode" in d:
-            v = d["padMode"]
-            obj.padMode = _rec.enum_from(PadMode, v)
-        if "padList" in d:
-            v = d["padList"]
-            obj.padList = [int(e0) for e0 in v]
-        if "group" in d:
-            v = d["group"]
-            obj.group = int(v)
-        if "inChannel" in d:
-            v = d["inChannel"]
-            obj.inChannel = int(v)
-        if "outChannel" in d:
-            v = d["outChannel"]
-            obj.outChannel = int(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        if "outputPaddings" in d:
-            v = d["outputPaddings"]
-            obj.outputPaddings = [int(e0) for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``Conv2dTransposeFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Conv2dTransposeFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(
-        cls, data: bytes, objects: Sequence[object] | None = None
-    ) -> Conv2dTransposeFusion:
-        """Decode ``Conv2dTransposeFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Conv2dTransposeFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Conv2dTransposeFusion: frozenset[str] = frozenset(
-    (
-        "kernelSize",
-        "stride",
-        "dilation",
-        "padMode",
-        "padList",
-        "group",
-        "inChannel",
-        "outChannel",
-        "activationType",
-        "outputPaddings",
-    )
-)
-
 
 @dataclass
-class Cos:
+class Cos(_rec.ParcelRecord):
     """@brief Calculates the cosine of the given input tensor, element-wise.
 
     The {@link NodeType} of this operator is NODE_TYPE_COS.
@@ -1338,40 +587,9 @@ class Cos:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Cos:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Cos
-        if unknown:
-            raise ValueError(f"unknown field(s) for Cos: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``CosBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Cos.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Cos:
-        """Decode ``CosBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Cos.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Cos: frozenset[str] = frozenset(())
-
 
 @dataclass
-class ConstantOfShape:
+class ConstantOfShape(_rec.ParcelRecord):
     """@brief Generate a tensor with given value and shape.
 
     The {@link NodeType} of this operator is NODE_TYPE_CONSTANT_OF_SHAPE.
@@ -1393,54 +611,9 @@ class ConstantOfShape:
     value: list[float] = field(default_factory=list)
     """The value of the output elements. Should be a one-element tensor."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "dataType": self.dataType,
-            "value": list(self.value),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ConstantOfShape:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ConstantOfShape
-        if unknown:
-            raise ValueError(f"unknown field(s) for ConstantOfShape: {sorted(unknown)}")
-        obj = cls()
-        if "dataType" in d:
-            v = d["dataType"]
-            obj.dataType = int(v)
-        if "value" in d:
-            v = d["value"]
-            obj.value = [float(e0) for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ConstantOfShapeBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_ConstantOfShape.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ConstantOfShape:
-        """Decode ``ConstantOfShapeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_ConstantOfShape.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_ConstantOfShape: frozenset[str] = frozenset(
-    (
-        "dataType",
-        "value",
-    )
-)
-
 
 @dataclass
-class Crop:
+class Crop(_rec.ParcelRecord):
     """@brief Crop given tensor acrodding to axis and offset.
 
     The {@link NodeType} of this operator is NODE_TYPE_CROP.
@@ -1462,54 +635,9 @@ class Crop:
     offset: list[int] = field(default_factory=list)
     """Cropped offset per dimension."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-            "offset": list(self.offset),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Crop:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Crop
-        if unknown:
-            raise ValueError(f"unknown field(s) for Crop: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        if "offset" in d:
-            v = d["offset"]
-            obj.offset = [int(e0) for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``CropBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Crop.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Crop:
-        """Decode ``CropBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Crop.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Crop: frozenset[str] = frozenset(
-    (
-        "axis",
-        "offset",
-    )
-)
-
 
 @dataclass
-class DetectionPostProcess:
+class DetectionPostProcess(_rec.ParcelRecord):
     """@brief The output of the object detection model is post-processed, including decoding the bounding box,
     class probability and score of the model output, and then performing non-maximum suppression (NMS) to remove
     the overlapping bounding box, and finally outputting the detection result.
@@ -1535,7 +663,7 @@ class DetectionPostProcess:
     @since 5.0
     @version 2.1"""
 
-    format: Format = Format(0)
+    format: Format = Format.FORMAT_NCHW
     """Format of input tensor, default NCHW."""
     inputSize: int = 0
     """The size of the input tensor."""
@@ -1558,101 +686,9 @@ class DetectionPostProcess:
     outQuantized: bool = False
     """Whether need to quantize."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "format": int(self.format),
-            "inputSize": self.inputSize,
-            "scale": list(self.scale),
-            "nmsIoUThreshold": self.nmsIoUThreshold,
-            "nmsScoreThreshold": self.nmsScoreThreshold,
-            "maxDetections": self.maxDetections,
-            "detectionsPerClass": self.detectionsPerClass,
-            "maxClassesPerDetection": self.maxClassesPerDetection,
-            "numClasses": self.numClasses,
-            "useRegularNms": self.useRegularNms,
-            "outQuantized": self.outQuantized,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DetectionPostProcess:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DetectionPostProcess
-        if unknown:
-            raise ValueError(f"unknown field(s) for DetectionPostProcess: {sorted(unknown)}")
-        obj = cls()
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "inputSize" in d:
-            v = d["inputSize"]
-            obj.inputSize = int(v)
-        if "scale" in d:
-            v = d["scale"]
-            obj.scale = [float(e0) for e0 in v]
-        if "nmsIoUThreshold" in d:
-            v = d["nmsIoUThreshold"]
-            obj.nmsIoUThreshold = float(v)
-        if "nmsScoreThreshold" in d:
-            v = d["nmsScoreThreshold"]
-            obj.nmsScoreThreshold = float(v)
-        if "maxDetections" in d:
-            v = d["maxDetections"]
-            obj.maxDetections = int(v)
-        if "detectionsPerClass" in d:
-            v = d["detectionsPerClass"]
-            obj.detectionsPerClass = int(v)
-        if "maxClassesPerDetection" in d:
-            v = d["maxClassesPerDetection"]
-            obj.maxClassesPerDetection = int(v)
-        if "numClasses" in d:
-            v = d["numClasses"]
-            obj.numClasses = int(v)
-        if "useRegularNms" in d:
-            v = d["useRegularNms"]
-            obj.useRegularNms = bool(v)
-        if "outQuantized" in d:
-            v = d["outQuantized"]
-            obj.outQuantized = bool(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``DetectionPostProcessBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_DetectionPostProcess.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(
-        cls, data: bytes, objects: Sequence[object] | None = None
-    ) -> DetectionPostProcess:
-        """Decode ``DetectionPostProcessBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_DetectionPostProcess.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_DetectionPostProcess: frozenset[str] = frozenset(
-    (
-        "format",
-        "inputSize",
-        "scale",
-        "nmsIoUThreshold",
-        "nmsScoreThreshold",
-        "maxDetections",
-        "detectionsPerClass",
-        "maxClassesPerDetection",
-        "numClasses",
-        "useRegularNms",
-        "outQuantized",
-    )
-)
-
 
 @dataclass
-class DepthToSpace:
+class DepthToSpace(_rec.ParcelRecord):
     """@brief DepthToSpace rearranges (permutes) data from depth into blocks of spatial data.
     This is the reverse transformation of SpaceToDepth. More specifically, this op outputsa copy of the input tensor\\n
     where values from the depth dimension are moved in spatial blocks to the height and width dimensions.
@@ -1676,64 +712,14 @@ class DepthToSpace:
 
     blockSize: int = 0
     """Blocks of [blockSize, blockSize] are moved."""
-    format: Format = Format(0)
+    format: Format = Format.FORMAT_NCHW
     """Format of input tensor, default NCHW."""
     mode: str = ""
     """DCR (default) for depth-column-row order re-arrangement. Use CRD for column-row-depth order."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "blockSize": self.blockSize,
-            "format": int(self.format),
-            "mode": self.mode,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DepthToSpace:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DepthToSpace
-        if unknown:
-            raise ValueError(f"unknown field(s) for DepthToSpace: {sorted(unknown)}")
-        obj = cls()
-        if "blockSize" in d:
-            v = d["blockSize"]
-            obj.blockSize = int(v)
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "mode" in d:
-            v = d["mode"]
-            obj.mode = str(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``DepthToSpaceBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_DepthToSpace.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> DepthToSpace:
-        """Decode ``DepthToSpaceBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_DepthToSpace.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_DepthToSpace: frozenset[str] = frozenset(
-    (
-        "blockSize",
-        "format",
-        "mode",
-    )
-)
-
 
 @dataclass
-class DivFusion:
+class DivFusion(_rec.ParcelRecord):
     """@brief Divides the first tensor by the second tensor element-wise.
 
     The {@link NodeType} of this operator is NODE_TYPE_DIV_FUSION.
@@ -1750,48 +736,12 @@ class DivFusion:
     @since 3.2
     @version 2.1"""
 
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DivFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_DivFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for DivFusion: {sorted(unknown)}")
-        obj = cls()
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``DivFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_DivFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> DivFusion:
-        """Decode ``DivFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_DivFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_DivFusion: frozenset[str] = frozenset(("activationType",))
 
 
 @dataclass
-class Eltwise:
+class Eltwise(_rec.ParcelRecord):
     """@brief Performs an element-wise operation.
 
     The {@link NodeType} of this operator is NODE_TYPE_ELTWISE.
@@ -1808,48 +758,12 @@ class Eltwise:
     @since 3.2
     @version 2.1"""
 
-    mode: EltwiseMode = EltwiseMode(0)
+    mode: EltwiseMode = EltwiseMode.ELTWISE_MODE_PROD
     """Element-wise operation type. For details, see {@link EltwiseMode}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "mode": int(self.mode),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Eltwise:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Eltwise
-        if unknown:
-            raise ValueError(f"unknown field(s) for Eltwise: {sorted(unknown)}")
-        obj = cls()
-        if "mode" in d:
-            v = d["mode"]
-            obj.mode = _rec.enum_from(EltwiseMode, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``EltwiseBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Eltwise.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Eltwise:
-        """Decode ``EltwiseBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Eltwise.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Eltwise: frozenset[str] = frozenset(("mode",))
 
 
 @dataclass
-class Equal:
+class Equal(_rec.ParcelRecord):
     """@brief Returns the tensor resulted from performing the equal logical operation elementwise\\n
     on the input tensors x1 and x2.
 
@@ -1867,40 +781,9 @@ class Equal:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Equal:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Equal
-        if unknown:
-            raise ValueError(f"unknown field(s) for Equal: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``EqualBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Equal.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Equal:
-        """Decode ``EqualBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Equal.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Equal: frozenset[str] = frozenset(())
-
 
 @dataclass
-class ExpFusion:
+class ExpFusion(_rec.ParcelRecord):
     """@brief Calculates the exponential of the given input tensor, element-wise.
     ExpFusion computes outputs y = base ^ (shift + scale * x), for base > 0.
     Or if base is set to the default (-1), base is set to e,
@@ -1926,59 +809,9 @@ class ExpFusion:
     shift: float = 0.0
     """offset of independent value, default 1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "base": self.base,
-            "scale": self.scale,
-            "shift": self.shift,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ExpFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ExpFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for ExpFusion: {sorted(unknown)}")
-        obj = cls()
-        if "base" in d:
-            v = d["base"]
-            obj.base = float(v)
-        if "scale" in d:
-            v = d["scale"]
-            obj.scale = float(v)
-        if "shift" in d:
-            v = d["shift"]
-            obj.shift = float(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ExpFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_ExpFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ExpFusion:
-        """Decode ``ExpFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_ExpFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_ExpFusion: frozenset[str] = frozenset(
-    (
-        "base",
-        "scale",
-        "shift",
-    )
-)
-
 
 @dataclass
-class ExpandDims:
+class ExpandDims(_rec.ParcelRecord):
     """@brief Adds an additional dimension to a tensor at the given axis.
 
     The {@link NodeType} of this operator is NODE_TYPE_EXPAND_DIMS.
@@ -1996,40 +829,9 @@ class ExpandDims:
     @since 3.2
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ExpandDims:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ExpandDims
-        if unknown:
-            raise ValueError(f"unknown field(s) for ExpandDims: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ExpandDimsBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_ExpandDims.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ExpandDims:
-        """Decode ``ExpandDimsBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_ExpandDims.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_ExpandDims: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Flatten:
+class Flatten(_rec.ParcelRecord):
     """@brief Flattens the input tensor into a 2D matrix. If input tensor has shape (d_0, d_1, … d_n),
     then the output will have shape (d_0 X d_1 … d_(axis-1), d_axis X d_(axis+1) … X dn).
 
@@ -2053,45 +855,9 @@ class Flatten:
     Negative value means counting dimensions from the back. When axis = 0, the shape of the output tensor is\\n
     (1, (d_0 X d_1 … d_n)), where the shape of the input tensor is (d_0, d_1, … d_n)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Flatten:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Flatten
-        if unknown:
-            raise ValueError(f"unknown field(s) for Flatten: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``FlattenBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Flatten.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Flatten:
-        """Decode ``FlattenBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Flatten.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Flatten: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class Floor:
+class Floor(_rec.ParcelRecord):
     """@brief Returns element-wise largest integer not greater than x.
 
     The {@link NodeType} of this operator is NODE_TYPE_FLOOR.
@@ -2107,40 +873,9 @@ class Floor:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Floor:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Floor
-        if unknown:
-            raise ValueError(f"unknown field(s) for Floor: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``FloorBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Floor.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Floor:
-        """Decode ``FloorBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Floor.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Floor: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Fill:
+class Fill(_rec.ParcelRecord):
     """@brief Creates a tensor of the specified dimensions and fills it with a scalar.
 
     The {@link NodeType} of this operator is NODE_TYPE_FILL.
@@ -2157,40 +892,9 @@ class Fill:
     @since 3.2
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Fill:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Fill
-        if unknown:
-            raise ValueError(f"unknown field(s) for Fill: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``FillBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Fill.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Fill:
-        """Decode ``FillBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Fill.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Fill: frozenset[str] = frozenset(())
-
 
 @dataclass
-class FullConnection:
+class FullConnection(_rec.ParcelRecord):
     """@brief Applies full connection for the input data.
 
     The {@link NodeType} of this operator is NODE_TYPE_FULL_CONNECTION.
@@ -2220,67 +924,12 @@ class FullConnection:
     axis: int = 0
     """Axis specified for the full connection. The specified axis and its following axes are converted into\\n
     a 1D tensor and then apply the full connection."""
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "hasBias": self.hasBias,
-            "useAxis": self.useAxis,
-            "axis": self.axis,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FullConnection:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FullConnection
-        if unknown:
-            raise ValueError(f"unknown field(s) for FullConnection: {sorted(unknown)}")
-        obj = cls()
-        if "hasBias" in d:
-            v = d["hasBias"]
-            obj.hasBias = bool(v)
-        if "useAxis" in d:
-            v = d["useAxis"]
-            obj.useAxis = bool(v)
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``FullConnectionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_FullConnection.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> FullConnection:
-        """Decode ``FullConnectionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_FullConnection.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_FullConnection: frozenset[str] = frozenset(
-    (
-        "hasBias",
-        "useAxis",
-        "axis",
-        "activationType",
-    )
-)
 
 
 @dataclass
-class FusedBatchNorm:
+class FusedBatchNorm(_rec.ParcelRecord):
     """@brief Performs batch normalization for a tensor.
 
     The {@link NodeType} of this operator is NODE_TYPE_FUSED_BATCH_NORM.
@@ -2305,45 +954,9 @@ class FusedBatchNorm:
     epsilon: float = 0.0
     """A small value close to zero. It is used to ensure that the divisor is not 0."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "epsilon": self.epsilon,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> FusedBatchNorm:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_FusedBatchNorm
-        if unknown:
-            raise ValueError(f"unknown field(s) for FusedBatchNorm: {sorted(unknown)}")
-        obj = cls()
-        if "epsilon" in d:
-            v = d["epsilon"]
-            obj.epsilon = float(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``FusedBatchNormBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_FusedBatchNorm.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> FusedBatchNorm:
-        """Decode ``FusedBatchNormBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_FusedBatchNorm.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_FusedBatchNorm: frozenset[str] = frozenset(("epsilon",))
-
 
 @dataclass
-class Gather:
+class Gather(_rec.ParcelRecord):
     """@brief Returns the slice of the input tensor based on the specified index and axis.
 
     The {@link NodeType} of this operator is NODE_TYPE_GATHER.
@@ -2362,40 +975,9 @@ class Gather:
     @since 3.2
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Gather:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Gather
-        if unknown:
-            raise ValueError(f"unknown field(s) for Gather: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``GatherBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Gather.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Gather:
-        """Decode ``GatherBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Gather.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Gather: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Greater:
+class Greater(_rec.ParcelRecord):
     """@brief Returns the tensor resulted from performing the greater logical operation elementwise\\n
     on the input tensors x1 and x2.
 
@@ -2413,40 +995,9 @@ class Greater:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Greater:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Greater
-        if unknown:
-            raise ValueError(f"unknown field(s) for Greater: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``GreaterBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Greater.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Greater:
-        """Decode ``GreaterBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Greater.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Greater: frozenset[str] = frozenset(())
-
 
 @dataclass
-class GreaterEqual:
+class GreaterEqual(_rec.ParcelRecord):
     """@brief Returns the tensor resulted from performing the greater-equal logical operation elementwise\\n
     on the input tensors x1 and x2.
 
@@ -2464,40 +1015,9 @@ class GreaterEqual:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> GreaterEqual:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_GreaterEqual
-        if unknown:
-            raise ValueError(f"unknown field(s) for GreaterEqual: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``GreaterEqualBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_GreaterEqual.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> GreaterEqual:
-        """Decode ``GreaterEqualBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_GreaterEqual.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_GreaterEqual: frozenset[str] = frozenset(())
-
 
 @dataclass
-class InstanceNorm:
+class InstanceNorm(_rec.ParcelRecord):
     """@brief Carries out instance normalization as formula y = scale * (x - mean) / sqrt(variance + epsilon) + B,
     where mean and variance are computed per instance per channel.
 
@@ -2522,45 +1042,9 @@ class InstanceNorm:
     epsilon: float = 0.0
     """The epsilon value to use to avoid division by zero."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "epsilon": self.epsilon,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> InstanceNorm:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_InstanceNorm
-        if unknown:
-            raise ValueError(f"unknown field(s) for InstanceNorm: {sorted(unknown)}")
-        obj = cls()
-        if "epsilon" in d:
-            v = d["epsilon"]
-            obj.epsilon = float(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``InstanceNormBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_InstanceNorm.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> InstanceNorm:
-        """Decode ``InstanceNormBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_InstanceNorm.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_InstanceNorm: frozenset[str] = frozenset(("epsilon",))
-
 
 @dataclass
-class LayerNormFusion:
+class LayerNormFusion(_rec.ParcelRecord):
     """@brief Applies layer normalization for a tensor from the specified axis.
 
     The {@link NodeType} of this operator is NODE_TYPE_LAYER_NORM_FUSION.
@@ -2589,64 +1073,9 @@ class LayerNormFusion:
     """Start axis of the parameter input (gamma, beta) to apply layer normalization.\\n
     The value must be in the range [-n, n)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "beginNormAxis": self.beginNormAxis,
-            "epsilon": self.epsilon,
-            "elementwiseAffine": self.elementwiseAffine,
-            "beginParamsAxis": self.beginParamsAxis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LayerNormFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LayerNormFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for LayerNormFusion: {sorted(unknown)}")
-        obj = cls()
-        if "beginNormAxis" in d:
-            v = d["beginNormAxis"]
-            obj.beginNormAxis = int(v)
-        if "epsilon" in d:
-            v = d["epsilon"]
-            obj.epsilon = float(v)
-        if "elementwiseAffine" in d:
-            v = d["elementwiseAffine"]
-            obj.elementwiseAffine = bool(v)
-        if "beginParamsAxis" in d:
-            v = d["beginParamsAxis"]
-            obj.beginParamsAxis = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``LayerNormFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_LayerNormFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LayerNormFusion:
-        """Decode ``LayerNormFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_LayerNormFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_LayerNormFusion: frozenset[str] = frozenset(
-    (
-        "beginNormAxis",
-        "epsilon",
-        "elementwiseAffine",
-        "beginParamsAxis",
-    )
-)
-
 
 @dataclass
-class LeakyRelu:
+class LeakyRelu(_rec.ParcelRecord):
     """@brief LeakyRelu takes input data (Tensor) and an argument alpha, and produces one output data (Tensor)\\n
     where the function f(x) = alpha * x for x < 0, f(x) = x for x >= 0, is applied to the data tensor elementwise.
 
@@ -2666,45 +1095,9 @@ class LeakyRelu:
     negativeSlope: float = 0.0
     """Coefficient of leakage."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "negativeSlope": self.negativeSlope,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LeakyRelu:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LeakyRelu
-        if unknown:
-            raise ValueError(f"unknown field(s) for LeakyRelu: {sorted(unknown)}")
-        obj = cls()
-        if "negativeSlope" in d:
-            v = d["negativeSlope"]
-            obj.negativeSlope = float(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``LeakyReluBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_LeakyRelu.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LeakyRelu:
-        """Decode ``LeakyReluBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_LeakyRelu.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_LeakyRelu: frozenset[str] = frozenset(("negativeSlope",))
-
 
 @dataclass
-class Less:
+class Less(_rec.ParcelRecord):
     """@brief Returns the tensor resulted from performing the less logical operation elementwise\\n
     on the input tensors x1 and x2.
 
@@ -2722,40 +1115,9 @@ class Less:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Less:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Less
-        if unknown:
-            raise ValueError(f"unknown field(s) for Less: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``LessBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Less.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Less:
-        """Decode ``LessBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Less.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Less: frozenset[str] = frozenset(())
-
 
 @dataclass
-class LessEqual:
+class LessEqual(_rec.ParcelRecord):
     """@brief Calculates the result of x1 <= x2 element-wise.
 
     The {@link NodeType} of this operator is NODE_TYPE_LESS_EQUAL.
@@ -2774,40 +1136,9 @@ class LessEqual:
     @since 3.2
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LessEqual:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LessEqual
-        if unknown:
-            raise ValueError(f"unknown field(s) for LessEqual: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``LessEqualBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_LessEqual.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LessEqual:
-        """Decode ``LessEqualBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_LessEqual.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_LessEqual: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Log:
+class Log(_rec.ParcelRecord):
     """@brief Calculates the result of nature logarithm of the input x.
 
     The {@link NodeType} of this operator is NODE_TYPE_LOG.
@@ -2823,40 +1154,9 @@ class Log:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Log:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Log
-        if unknown:
-            raise ValueError(f"unknown field(s) for Log: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``LogBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Log.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Log:
-        """Decode ``LogBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Log.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Log: frozenset[str] = frozenset(())
-
 
 @dataclass
-class LogicalAnd:
+class LogicalAnd(_rec.ParcelRecord):
     """@brief Calculates the logical value of x1 AND x2 element-wise.
 
     The {@link NodeType} of this operator is NODE_TYPE_LOGICAL_AND.
@@ -2873,40 +1173,9 @@ class LogicalAnd:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LogicalAnd:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LogicalAnd
-        if unknown:
-            raise ValueError(f"unknown field(s) for LogicalAnd: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``LogicalAndBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_LogicalAnd.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LogicalAnd:
-        """Decode ``LogicalAndBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_LogicalAnd.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_LogicalAnd: frozenset[str] = frozenset(())
-
 
 @dataclass
-class LogicalNot:
+class LogicalNot(_rec.ParcelRecord):
     """@brief Calculates the logical value of NOT x element-wise.
 
     The {@link NodeType} of this operator is NODE_TYPE_LOGICAL_NOT.
@@ -2922,40 +1191,9 @@ class LogicalNot:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LogicalNot:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LogicalNot
-        if unknown:
-            raise ValueError(f"unknown field(s) for LogicalNot: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``LogicalNotBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_LogicalNot.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LogicalNot:
-        """Decode ``LogicalNotBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_LogicalNot.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_LogicalNot: frozenset[str] = frozenset(())
-
 
 @dataclass
-class LogicalOr:
+class LogicalOr(_rec.ParcelRecord):
     """@brief Calculates the logical value of x1 OR x2 element-wise.
 
     The {@link NodeType} of this operator is NODE_TYPE_LOGICAL_OR.
@@ -2972,40 +1210,9 @@ class LogicalOr:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LogicalOr:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LogicalOr
-        if unknown:
-            raise ValueError(f"unknown field(s) for LogicalOr: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``LogicalOrBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_LogicalOr.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LogicalOr:
-        """Decode ``LogicalOrBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_LogicalOr.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_LogicalOr: frozenset[str] = frozenset(())
-
 
 @dataclass
-class LRN:
+class LRN(_rec.ParcelRecord):
     """@brief Normalize over local input regions.
 
     The {@link NodeType} of this operator is NODE_TYPE_LRN.
@@ -3032,69 +1239,9 @@ class LRN:
     normRegion: str = ""
     """Specifies normalization region. Options: "ACROSS_CHNNEL"."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "depthRadius": self.depthRadius,
-            "bias": self.bias,
-            "alpha": self.alpha,
-            "beta": self.beta,
-            "normRegion": self.normRegion,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LRN:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LRN
-        if unknown:
-            raise ValueError(f"unknown field(s) for LRN: {sorted(unknown)}")
-        obj = cls()
-        if "depthRadius" in d:
-            v = d["depthRadius"]
-            obj.depthRadius = int(v)
-        if "bias" in d:
-            v = d["bias"]
-            obj.bias = float(v)
-        if "alpha" in d:
-            v = d["alpha"]
-            obj.alpha = float(v)
-        if "beta" in d:
-            v = d["beta"]
-            obj.beta = float(v)
-        if "normRegion" in d:
-            v = d["normRegion"]
-            obj.normRegion = str(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``LRNBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_LRN.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LRN:
-        """Decode ``LRNBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_LRN.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_LRN: frozenset[str] = frozenset(
-    (
-        "depthRadius",
-        "bias",
-        "alpha",
-        "beta",
-        "normRegion",
-    )
-)
-
 
 @dataclass
-class L2NormalizeFusion:
+class L2NormalizeFusion(_rec.ParcelRecord):
     """@brief Calculate the L2-normalize of the input using the given axis.
 
     The {@link NodeType} of this operator is NODE_TYPE_L2_NORMALIZE_FUSION.
@@ -3114,62 +1261,12 @@ class L2NormalizeFusion:
     """The axis on which to apply normalization, -1 means last axis, default: 0."""
     epsilon: float = 0.0
     """Value added for numerical stability. default: 1e-4;"""
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": list(self.axis),
-            "epsilon": self.epsilon,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> L2NormalizeFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_L2NormalizeFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for L2NormalizeFusion: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = [int(e0) for e0 in v]
-        if "epsilon" in d:
-            v = d["epsilon"]
-            obj.epsilon = float(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``L2NormalizeFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_L2NormalizeFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> L2NormalizeFusion:
-        """Decode ``L2NormalizeFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_L2NormalizeFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_L2NormalizeFusion: frozenset[str] = frozenset(
-    (
-        "axis",
-        "epsilon",
-        "activationType",
-    )
-)
 
 
 @dataclass
-class LSTM:
+class LSTM(_rec.ParcelRecord):
     """@brief Computes an one-layer LSTM. This operator is usually supported via some custom implementation.
 
     The {@link NodeType} of this operator is NODE_TYPE_LSTM.
@@ -3219,94 +1316,9 @@ class LSTM:
     projSize: int = 0
     """If projSize > 0, will use LSTM with projections of corresponding size. Default: 0."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "bidirectional": self.bidirectional,
-            "hasBias": self.hasBias,
-            "inputSize": self.inputSize,
-            "hiddenSize": self.hiddenSize,
-            "numLayers": self.numLayers,
-            "numDirections": self.numDirections,
-            "dropout": self.dropout,
-            "zoneoutCell": self.zoneoutCell,
-            "zoneoutHidden": self.zoneoutHidden,
-            "projSize": self.projSize,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LSTM:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LSTM
-        if unknown:
-            raise ValueError(f"unknown field(s) for LSTM: {sorted(unknown)}")
-        obj = cls()
-        if "bidirectional" in d:
-            v = d["bidirectional"]
-            obj.bidirectional = bool(v)
-        if "hasBias" in d:
-            v = d["hasBias"]
-            obj.hasBias = bool(v)
-        if "inputSize" in d:
-            v = d["inputSize"]
-            obj.inputSize = int(v)
-        if "hiddenSize" in d:
-            v = d["hiddenSize"]
-            obj.hiddenSize = int(v)
-        if "numLayers" in d:
-            v = d["numLayers"]
-            obj.numLayers = int(v)
-        if "numDirections" in d:
-            v = d["numDirections"]
-            obj.numDirections = int(v)
-        if "dropout" in d:
-            v = d["dropout"]
-            obj.dropout = float(v)
-        if "zoneoutCell" in d:
-            v = d["zoneoutCell"]
-            obj.zoneoutCell = float(v)
-        if "zoneoutHidden" in d:
-            v = d["zoneoutHidden"]
-            obj.zoneoutHidden = float(v)
-        if "projSize" in d:
-            v = d["projSize"]
-            obj.projSize = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``LSTMBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_LSTM.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LSTM:
-        """Decode ``LSTMBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_LSTM.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_LSTM: frozenset[str] = frozenset(
-    (
-        "bidirectional",
-        "hasBias",
-        "inputSize",
-        "hiddenSize",
-        "numLayers",
-        "numDirections",
-        "dropout",
-        "zoneoutCell",
-        "zoneoutHidden",
-        "projSize",
-    )
-)
-
 
 @dataclass
-class MatMulFusion:
+class MatMulFusion(_rec.ParcelRecord):
     """@brief Calculates the matrix product of x1 and x2.
 
     The {@link NodeType} of this operator is NODE_TYPE_MATMUL_FUSION.
@@ -3329,62 +1341,12 @@ class MatMulFusion:
     """Whether to transpose the x1 matrix."""
     transposeB: bool = False
     """Whether to transpose the x2 matrix."""
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "transposeA": self.transposeA,
-            "transposeB": self.transposeB,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MatMulFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MatMulFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for MatMulFusion: {sorted(unknown)}")
-        obj = cls()
-        if "transposeA" in d:
-            v = d["transposeA"]
-            obj.transposeA = bool(v)
-        if "transposeB" in d:
-            v = d["transposeB"]
-            obj.transposeB = bool(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``MatMulFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_MatMulFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> MatMulFusion:
-        """Decode ``MatMulFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_MatMulFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_MatMulFusion: frozenset[str] = frozenset(
-    (
-        "transposeA",
-        "transposeB",
-        "activationType",
-    )
-)
 
 
 @dataclass
-class Maximum:
+class Maximum(_rec.ParcelRecord):
     """@brief Calculates the maximum of x1 and x2 element-wise. The inputs of x1 and x2\\n
     comply with the implicit type conversion rules to make the data types are consistent.
 
@@ -3406,40 +1368,9 @@ class Maximum:
     @since 3.2
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Maximum:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Maximum
-        if unknown:
-            raise ValueError(f"unknown field(s) for Maximum: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``MaximumBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Maximum.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Maximum:
-        """Decode ``MaximumBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Maximum.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Maximum: frozenset[str] = frozenset(())
-
 
 @dataclass
-class MaxPoolFusion:
+class MaxPoolFusion(_rec.ParcelRecord):
     """@brief Applies a 2D maximum pooling over an input tensor.
 
     The {@link NodeType} of this operator is NODE_TYPE_MAX_POOL_FUSION.
@@ -3465,95 +1396,20 @@ class MaxPoolFusion:
     """Distance of kernel moving. It is an int array with two elements."""
     pad: list[int] = field(default_factory=list)
     """Array to pad."""
-    padMode: PadMode = PadMode(0)
+    padMode: PadMode = PadMode.PAD_MODE_PAD
     """Padding mode. For details, see {@link PadMode}."""
-    format: Format = Format(0)
+    format: Format = Format.FORMAT_NCHW
     """Format of the tensor data. For details, see {@link Format}."""
-    roundMode: RoundMode = RoundMode(0)
+    roundMode: RoundMode = RoundMode.ROUND_MODE_FLOOR
     """RoundMode mode. For details, see {@link RoundMode}."""
     global_: bool = field(default=False, metadata={"schema_name": "global"})
     """Whether to do global pooling."""
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "kernelSize": list(self.kernelSize),
-            "strides": list(self.strides),
-            "pad": list(self.pad),
-            "padMode": int(self.padMode),
-            "format": int(self.format),
-            "roundMode": int(self.roundMode),
-            "global": self.global_,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MaxPoolFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MaxPoolFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for MaxPoolFusion: {sorted(unknown)}")
-        obj = cls()
-        if "kernelSize" in d:
-            v = d["kernelSize"]
-            obj.kernelSize = [int(e0) for e0 in v]
-        if "strides" in d:
-            v = d["strides"]
-            obj.strides = [int(e0) for e0 in v]
-        if "pad" in d:
-            v = d["pad"]
-            obj.pad = [int(e0) for e0 in v]
-        if "padMode" in d:
-            v = d["padMode"]
-            obj.padMode = _rec.enum_from(PadMode, v)
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        if "roundMode" in d:
-            v = d["roundMode"]
-            obj.roundMode = _rec.enum_from(RoundMode, v)
-        if "global" in d:
-            v = d["global"]
-            obj.global_ = bool(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``MaxPoolFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_MaxPoolFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> MaxPoolFusion:
-        """Decode ``MaxPoolFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_MaxPoolFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_MaxPoolFusion: frozenset[str] = frozenset(
-    (
-        "kernelSize",
-        "strides",
-        "pad",
-        "padMode",
-        "format",
-        "roundMode",
-        "global",
-        "activationType",
-    )
-)
 
 
 @dataclass
-class Minimum:
+class Minimum(_rec.ParcelRecord):
     """@brief Calculates the minimum of x1 and x2 element-wise. The inputs of x1 and x2\\n
     comply with the implicit type conversion rules to make the data types are consistent.
 
@@ -3575,40 +1431,9 @@ class Minimum:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Minimum:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Minimum
-        if unknown:
-            raise ValueError(f"unknown field(s) for Minimum: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``MinimumBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Minimum.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Minimum:
-        """Decode ``MinimumBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Minimum.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Minimum: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Mod:
+class Mod(_rec.ParcelRecord):
     """@brief Computes the remainder of dividing the first input tensor by the second input tensor element-wise.
 
     Inputs of x and y comply with the implicit type conversion rules to make the data types consistent.
@@ -3632,40 +1457,9 @@ class Mod:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Mod:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Mod
-        if unknown:
-            raise ValueError(f"unknown field(s) for Mod: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ModBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Mod.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Mod:
-        """Decode ``ModBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Mod.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Mod: frozenset[str] = frozenset(())
-
 
 @dataclass
-class MulFusion:
+class MulFusion(_rec.ParcelRecord):
     """@brief Multiplies the elements in the same position of x1 and x2 to obtain output.
 
     If the shapes of x1 and x2 are different, expand x1 and x2 to the same shape through\\n
@@ -3684,48 +1478,12 @@ class MulFusion:
     @since 3.2
     @version 2.1"""
 
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> MulFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_MulFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for MulFusion: {sorted(unknown)}")
-        obj = cls()
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``MulFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_MulFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> MulFusion:
-        """Decode ``MulFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_MulFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_MulFusion: frozenset[str] = frozenset(("activationType",))
 
 
 @dataclass
-class Neg:
+class Neg(_rec.ParcelRecord):
     """@brief Calculate the opposite value of the input tensor element-wise.
 
     The {@link NodeType} of this operator is NODE_TYPE_NEG.
@@ -3741,40 +1499,9 @@ class Neg:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Neg:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Neg
-        if unknown:
-            raise ValueError(f"unknown field(s) for Neg: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``NegBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Neg.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Neg:
-        """Decode ``NegBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Neg.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Neg: frozenset[str] = frozenset(())
-
 
 @dataclass
-class NotEqual:
+class NotEqual(_rec.ParcelRecord):
     """@brief Returns the tensor resulted from performing the not-equal logical operation elementwise\\n
     on the input tensors x1 and x2.
 
@@ -3792,40 +1519,9 @@ class NotEqual:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> NotEqual:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_NotEqual
-        if unknown:
-            raise ValueError(f"unknown field(s) for NotEqual: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``NotEqualBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_NotEqual.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> NotEqual:
-        """Decode ``NotEqualBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_NotEqual.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_NotEqual: frozenset[str] = frozenset(())
-
 
 @dataclass
-class OneHot:
+class OneHot(_rec.ParcelRecord):
     """@brief Generates a one-hot tensor based on the specified locations.
 
     The locations specified by indices are determined by onValue, and other locations are determined\\n
@@ -3858,45 +1554,9 @@ class OneHot:
     When axis is -1, the shape of the output is [N, C, D].
     When axis is -1, the shape of the output is [N, D, C]."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> OneHot:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_OneHot
-        if unknown:
-            raise ValueError(f"unknown field(s) for OneHot: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``OneHotBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_OneHot.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> OneHot:
-        """Decode ``OneHotBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_OneHot.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_OneHot: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class PadFusion:
+class PadFusion(_rec.ParcelRecord):
     """@brief Pads the input tensor.
 
     The {@link NodeType} of this operator is NODE_TYPE_PAD_FUSION.
@@ -3926,66 +1586,16 @@ class PadFusion:
     indicates the number of paddings to add before the input x in the ith dimension.
     paddings[i][1] indicates the number of paddings to add after the input x in the ith dimension.
     The meaning of this parameter is the same as that of paddings input."""
-    paddingMode: PaddingMode = PaddingMode(0)
+    paddingMode: PaddingMode = PaddingMode.PADDING_MODE_CONSTANT
     """Padding mode.
     For details, see {@link PaddingMode}."""
     constantValue: float = 0.0
     """A constant with the same data type as x. It specifies the value to add in the pad operation.
     This parameter is valid only when paddingMode==PADDING_MODE_CONSTANT. The default value is 0."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "paddings": [list(e0) for e0 in self.paddings],
-            "paddingMode": int(self.paddingMode),
-            "constantValue": self.constantValue,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PadFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_PadFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for PadFusion: {sorted(unknown)}")
-        obj = cls()
-        if "paddings" in d:
-            v = d["paddings"]
-            obj.paddings = [[int(e1) for e1 in e0] for e0 in v]
-        if "paddingMode" in d:
-            v = d["paddingMode"]
-            obj.paddingMode = _rec.enum_from(PaddingMode, v)
-        if "constantValue" in d:
-            v = d["constantValue"]
-            obj.constantValue = float(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``PadFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_PadFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> PadFusion:
-        """Decode ``PadFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_PadFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_PadFusion: frozenset[str] = frozenset(
-    (
-        "paddings",
-        "paddingMode",
-        "constantValue",
-    )
-)
-
 
 @dataclass
-class PowFusion:
+class PowFusion(_rec.ParcelRecord):
     """@brief Calculates the y power of each element in x. The inputs must be two tensors or one tensor
     and one scalar.
 
@@ -4015,54 +1625,9 @@ class PowFusion:
     shift: float = 0.0
     """Increase or decrease the value of x after scaling."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "scale": self.scale,
-            "shift": self.shift,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PowFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_PowFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for PowFusion: {sorted(unknown)}")
-        obj = cls()
-        if "scale" in d:
-            v = d["scale"]
-            obj.scale = float(v)
-        if "shift" in d:
-            v = d["shift"]
-            obj.shift = float(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``PowFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_PowFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> PowFusion:
-        """Decode ``PowFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_PowFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_PowFusion: frozenset[str] = frozenset(
-    (
-        "scale",
-        "shift",
-    )
-)
-
 
 @dataclass
-class PReLUFusion:
+class PReLUFusion(_rec.ParcelRecord):
     """@brief Applies the PReLU activation of x and weight.
 
     The {@link NodeType} of this operator is NODE_TYPE_PRELU_FUSION.
@@ -4088,45 +1653,9 @@ class PReLUFusion:
     If the length of weight is 1, channelShared must be true.
     Otherwise, channelShared is false."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "channelShared": self.channelShared,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PReLUFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_PReLUFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for PReLUFusion: {sorted(unknown)}")
-        obj = cls()
-        if "channelShared" in d:
-            v = d["channelShared"]
-            obj.channelShared = bool(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``PReLUFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_PReLUFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> PReLUFusion:
-        """Decode ``PReLUFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_PReLUFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_PReLUFusion: frozenset[str] = frozenset(("channelShared",))
-
 
 @dataclass
-class QuantDTypeCast:
+class QuantDTypeCast(_rec.ParcelRecord):
     """@brief Converts the data type.
 
     The {@link NodeType} of this operator is NODE_TYPE_QUANT_DTYPE_CAST.
@@ -4147,54 +1676,9 @@ class QuantDTypeCast:
     dstT: int = 0
     """Data type of the output tensor."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "srcT": self.srcT,
-            "dstT": self.dstT,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> QuantDTypeCast:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_QuantDTypeCast
-        if unknown:
-            raise ValueError(f"unknown field(s) for QuantDTypeCast: {sorted(unknown)}")
-        obj = cls()
-        if "srcT" in d:
-            v = d["srcT"]
-            obj.srcT = int(v)
-        if "dstT" in d:
-            v = d["dstT"]
-            obj.dstT = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``QuantDTypeCastBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_QuantDTypeCast.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> QuantDTypeCast:
-        """Decode ``QuantDTypeCastBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_QuantDTypeCast.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_QuantDTypeCast: frozenset[str] = frozenset(
-    (
-        "srcT",
-        "dstT",
-    )
-)
-
 
 @dataclass
-class Rank:
+class Rank(_rec.ParcelRecord):
     """@brief Calculate the rank of a tensor.
 
     The rank of a tensor is the number of indices required to uniquely select each element of the tensor.
@@ -4212,40 +1696,9 @@ class Rank:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Rank:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Rank
-        if unknown:
-            raise ValueError(f"unknown field(s) for Rank: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``RankBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Rank.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Rank:
-        """Decode ``RankBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Rank.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Rank: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Range:
+class Range(_rec.ParcelRecord):
     """@brief Generate a tensor containing a sequence of numbers that begin at start\\n
     and extends by increments of delta up to limit.
 
@@ -4271,64 +1724,9 @@ class Range:
     delta: int = 0
     """Scalar. Value to step by."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "dataType": self.dataType,
-            "start": self.start,
-            "limit": self.limit,
-            "delta": self.delta,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Range:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Range
-        if unknown:
-            raise ValueError(f"unknown field(s) for Range: {sorted(unknown)}")
-        obj = cls()
-        if "dataType" in d:
-            v = d["dataType"]
-            obj.dataType = int(v)
-        if "start" in d:
-            v = d["start"]
-            obj.start = int(v)
-        if "limit" in d:
-            v = d["limit"]
-            obj.limit = int(v)
-        if "delta" in d:
-            v = d["delta"]
-            obj.delta = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``RangeBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Range.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Range:
-        """Decode ``RangeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Range.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Range: frozenset[str] = frozenset(
-    (
-        "dataType",
-        "start",
-        "limit",
-        "delta",
-    )
-)
-
 
 @dataclass
-class Reciprocal:
+class Reciprocal(_rec.ParcelRecord):
     """@brief Calculate reciprocal of a tensor element-wise.
 
     The {@link NodeType} of this operator is NODE_TYPE_RECIPROCAL.
@@ -4344,40 +1742,9 @@ class Reciprocal:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Reciprocal:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Reciprocal
-        if unknown:
-            raise ValueError(f"unknown field(s) for Reciprocal: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ReciprocalBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Reciprocal.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Reciprocal:
-        """Decode ``ReciprocalBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Reciprocal.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Reciprocal: frozenset[str] = frozenset(())
-
 
 @dataclass
-class RealDiv:
+class RealDiv(_rec.ParcelRecord):
     """@brief Return x / y element-wise for real types. If x and y are reals, this will return floating-point division.
 
     The {@link NodeType} of this operator is NODE_TYPE_REAL_DIV.
@@ -4394,40 +1761,9 @@ class RealDiv:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> RealDiv:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_RealDiv
-        if unknown:
-            raise ValueError(f"unknown field(s) for RealDiv: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``RealDivBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_RealDiv.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> RealDiv:
-        """Decode ``RealDivBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_RealDiv.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_RealDiv: frozenset[str] = frozenset(())
-
 
 @dataclass
-class ReduceFusion:
+class ReduceFusion(_rec.ParcelRecord):
     """@brief Reduces the dimensions of a tensor.
 
     The {@link NodeType} of this operator is NODE_TYPE_REDUCE_FUSION.
@@ -4450,7 +1786,7 @@ class ReduceFusion:
 
     keepDims: bool = False
     """Whether to keep the dimensions remain unchanged."""
-    mode: ReduceMode = ReduceMode(0)
+    mode: ReduceMode = ReduceMode.REDUCE_MODE_MEAN
     """Algorithm used to reduce the tensor dimensions. For details, see {@link ReduceMode}."""
     reduceToEnd: bool = False
     """If this parameter is set to true, the first element is obtained from axis and set to i,
@@ -4460,64 +1796,9 @@ class ReduceFusion:
     coeff: float = 0.0
     """Coefficient."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "keepDims": self.keepDims,
-            "mode": int(self.mode),
-            "reduceToEnd": self.reduceToEnd,
-            "coeff": self.coeff,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ReduceFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ReduceFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for ReduceFusion: {sorted(unknown)}")
-        obj = cls()
-        if "keepDims" in d:
-            v = d["keepDims"]
-            obj.keepDims = bool(v)
-        if "mode" in d:
-            v = d["mode"]
-            obj.mode = _rec.enum_from(ReduceMode, v)
-        if "reduceToEnd" in d:
-            v = d["reduceToEnd"]
-            obj.reduceToEnd = bool(v)
-        if "coeff" in d:
-            v = d["coeff"]
-            obj.coeff = float(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ReduceFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_ReduceFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ReduceFusion:
-        """Decode ``ReduceFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_ReduceFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_ReduceFusion: frozenset[str] = frozenset(
-    (
-        "keepDims",
-        "mode",
-        "reduceToEnd",
-        "coeff",
-    )
-)
-
 
 @dataclass
-class Reshape:
+class Reshape(_rec.ParcelRecord):
     """@brief Reshapes a tensor.
 
     The {@link NodeType} of this operator is NODE_TYPE_RESHAPE.
@@ -4534,40 +1815,9 @@ class Reshape:
     @since 3.2
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Reshape:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Reshape
-        if unknown:
-            raise ValueError(f"unknown field(s) for Reshape: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ReshapeBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Reshape.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Reshape:
-        """Decode ``ReshapeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Reshape.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Reshape: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Resize:
+class Resize(_rec.ParcelRecord):
     """@brief Resizes a tensor.
 
     The {@link NodeType} of this operator is NODE_TYPE_RESIZE.
@@ -4588,7 +1838,7 @@ class Resize:
     @since 3.2
     @version 2.1"""
 
-    method: ResizeMethod = ResizeMethod(0)
+    method: ResizeMethod = ResizeMethod.RESIZE_METHOD_LINEAR
     """Method used for resizing. For details, see {@link ResizeMethod}."""
     newHeight: int = 0
     """Height of the 4D tensor after resizing."""
@@ -4596,7 +1846,9 @@ class Resize:
     """Width of the 4D tensor after resizing."""
     preserveAspectRatio: bool = False
     """Whether to maintain the height/width ratio of x after resizing."""
-    coordinateTransformMode: CoordinateTransformMode = CoordinateTransformMode(0)
+    coordinateTransformMode: CoordinateTransformMode = (
+        CoordinateTransformMode.COORDINATE_TRANSFORM_MODE_ASYMMETRIC
+    )
     """Coordinate transformation method. For details, see {@link CoordinateTransformMode}."""
     cubicCoeff: float = 0.0
     """Cubic coefficient, used when method is RESIZE_METHOD_CUBIC."""
@@ -4606,93 +1858,13 @@ class Resize:
     extrapolationValue: float = 0.0
     """Value to interpolate, which is used only when x is cropped. The sampling weight that exceeds the
     boundary is set to extrapolationValue."""
-    nearestMode: NearestMode = NearestMode(0)
+    nearestMode: NearestMode = NearestMode.NEAREST_MODE_NORMAL
     """Nearest neighbor interpolation algorithm, used when method is RESIZE_METHOD_NEAREST.
     For details, see {@link NearestMode}."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "method": int(self.method),
-            "newHeight": self.newHeight,
-            "newWidth": self.newWidth,
-            "preserveAspectRatio": self.preserveAspectRatio,
-            "coordinateTransformMode": int(self.coordinateTransformMode),
-            "cubicCoeff": self.cubicCoeff,
-            "excludeOutside": self.excludeOutside,
-            "extrapolationValue": self.extrapolationValue,
-            "nearestMode": int(self.nearestMode),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Resize:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Resize
-        if unknown:
-            raise ValueError(f"unknown field(s) for Resize: {sorted(unknown)}")
-        obj = cls()
-        if "method" in d:
-            v = d["method"]
-            obj.method = _rec.enum_from(ResizeMethod, v)
-        if "newHeight" in d:
-            v = d["newHeight"]
-            obj.newHeight = int(v)
-        if "newWidth" in d:
-            v = d["newWidth"]
-            obj.newWidth = int(v)
-        if "preserveAspectRatio" in d:
-            v = d["preserveAspectRatio"]
-            obj.preserveAspectRatio = bool(v)
-        if "coordinateTransformMode" in d:
-            v = d["coordinateTransformMode"]
-            obj.coordinateTransformMode = _rec.enum_from(CoordinateTransformMode, v)
-        if "cubicCoeff" in d:
-            v = d["cubicCoeff"]
-            obj.cubicCoeff = float(v)
-        if "excludeOutside" in d:
-            v = d["excludeOutside"]
-            obj.excludeOutside = int(v)
-        if "extrapolationValue" in d:
-            v = d["extrapolationValue"]
-            obj.extrapolationValue = float(v)
-        if "nearestMode" in d:
-            v = d["nearestMode"]
-            obj.nearestMode = _rec.enum_from(NearestMode, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ResizeBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Resize.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Resize:
-        """Decode ``ResizeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Resize.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Resize: frozenset[str] = frozenset(
-    (
-        "method",
-        "newHeight",
-        "newWidth",
-        "preserveAspectRatio",
-        "coordinateTransformMode",
-        "cubicCoeff",
-        "excludeOutside",
-        "extrapolationValue",
-        "nearestMode",
-    )
-)
-
 
 @dataclass
-class Round:
+class Round(_rec.ParcelRecord):
     """@brief Calculate half to even of a tensor element-wise.
 
     The {@link NodeType} of this operator is NODE_TYPE_ROUND.
@@ -4708,40 +1880,9 @@ class Round:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Round:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Round
-        if unknown:
-            raise ValueError(f"unknown field(s) for Round: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``RoundBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Round.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Round:
-        """Decode ``RoundBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Round.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Round: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Rsqrt:
+class Rsqrt(_rec.ParcelRecord):
     """@brief Calculates the reciprocal of the square root of a tensor.
 
     The {@link NodeType} of this operator is NODE_TYPE_RSQRT.
@@ -4757,40 +1898,9 @@ class Rsqrt:
     @since 3.2
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Rsqrt:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Rsqrt
-        if unknown:
-            raise ValueError(f"unknown field(s) for Rsqrt: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``RsqrtBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Rsqrt.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Rsqrt:
-        """Decode ``RsqrtBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Rsqrt.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Rsqrt: frozenset[str] = frozenset(())
-
 
 @dataclass
-class ScaleFusion:
+class ScaleFusion(_rec.ParcelRecord):
     """@brief Scales a tensor.
 
     The {@link NodeType} of this operator is NODE_TYPE_SCALE_FUSION.
@@ -4811,57 +1921,12 @@ class ScaleFusion:
 
     axis: int = 0
     """Dimensions to scale."""
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ScaleFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ScaleFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for ScaleFusion: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ScaleFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_ScaleFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ScaleFusion:
-        """Decode ``ScaleFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_ScaleFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_ScaleFusion: frozenset[str] = frozenset(
-    (
-        "axis",
-        "activationType",
-    )
-)
 
 
 @dataclass
-class ScatterNd:
+class ScatterNd(_rec.ParcelRecord):
     """@brief Scatters a tensor into a new tensor depending on the specified indices.
 
     The {@link NodeType} of this operator is NODE_TYPE_SCATTER_ND.
@@ -4880,40 +1945,9 @@ class ScatterNd:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ScatterNd:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_ScatterNd
-        if unknown:
-            raise ValueError(f"unknown field(s) for ScatterNd: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ScatterNdBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_ScatterNd.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> ScatterNd:
-        """Decode ``ScatterNdBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_ScatterNd.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_ScatterNd: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Shape:
+class Shape(_rec.ParcelRecord):
     """@brief Returns the share of the input tensor.
 
     The {@link NodeType} of this operator is NODE_TYPE_SHAPE.
@@ -4929,40 +1963,9 @@ class Shape:
     @since 3.2
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Shape:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Shape
-        if unknown:
-            raise ValueError(f"unknown field(s) for Shape: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ShapeBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Shape.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Shape:
-        """Decode ``ShapeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Shape.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Shape: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Sin:
+class Sin(_rec.ParcelRecord):
     """@brief Calculate sine of the input element-wise.
 
     The {@link NodeType} of this operator is NODE_TYPE_SIN.
@@ -4978,40 +1981,9 @@ class Sin:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Sin:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Sin
-        if unknown:
-            raise ValueError(f"unknown field(s) for Sin: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SinBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Sin.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Sin:
-        """Decode ``SinBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Sin.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Sin: frozenset[str] = frozenset(())
-
 
 @dataclass
-class SliceFusion:
+class SliceFusion(_rec.ParcelRecord):
     """@brief Slices a tensor of the specified size.
 
     The {@link NodeType} of this operator is NODE_TYPE_SLICE_FUSION.
@@ -5033,45 +2005,9 @@ class SliceFusion:
     axes: list[int] = field(default_factory=list)
     """Dimensions on which the tensor is sliced."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axes": list(self.axes),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SliceFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SliceFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for SliceFusion: {sorted(unknown)}")
-        obj = cls()
-        if "axes" in d:
-            v = d["axes"]
-            obj.axes = [int(e0) for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SliceFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_SliceFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SliceFusion:
-        """Decode ``SliceFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_SliceFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_SliceFusion: frozenset[str] = frozenset(("axes",))
-
 
 @dataclass
-class Softmax:
+class Softmax(_rec.ParcelRecord):
     """@brief Applies the softmax operation on a tensor.
 
     The {@link NodeType} of this operator is NODE_TYPE_SOFTMAX.
@@ -5091,45 +2027,9 @@ class Softmax:
     axis: list[int] = field(default_factory=list)
     """Dimensions on which the softmax operation is performed. It is an integer in the range [-n, n)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": list(self.axis),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Softmax:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Softmax
-        if unknown:
-            raise ValueError(f"unknown field(s) for Softmax: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = [int(e0) for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SoftmaxBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Softmax.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Softmax:
-        """Decode ``SoftmaxBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Softmax.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Softmax: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class SpaceToBatchND:
+class SpaceToBatchND(_rec.ParcelRecord):
     """@brief Splits a 4D tensor into multiple blocks in the spatial dimension and then concatenates these blocks
     in the batch dimension.
 
@@ -5158,54 +2058,9 @@ class SpaceToBatchND:
     paddings: list[list[int]] = field(default_factory=list)
     """Padding size for spatial dimensions."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "blockShape": list(self.blockShape),
-            "paddings": [list(e0) for e0 in self.paddings],
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SpaceToBatchND:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SpaceToBatchND
-        if unknown:
-            raise ValueError(f"unknown field(s) for SpaceToBatchND: {sorted(unknown)}")
-        obj = cls()
-        if "blockShape" in d:
-            v = d["blockShape"]
-            obj.blockShape = [int(e0) for e0 in v]
-        if "paddings" in d:
-            v = d["paddings"]
-            obj.paddings = [[int(e1) for e1 in e0] for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SpaceToBatchNDBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_SpaceToBatchND.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SpaceToBatchND:
-        """Decode ``SpaceToBatchNDBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_SpaceToBatchND.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_SpaceToBatchND: frozenset[str] = frozenset(
-    (
-        "blockShape",
-        "paddings",
-    )
-)
-
 
 @dataclass
-class SpaceToDepth:
+class SpaceToDepth(_rec.ParcelRecord):
     """@brief Rearrange blocks of spatial data into depth.
 
     The output tensor’s height dimension is height / blockSize;
@@ -5228,57 +2083,12 @@ class SpaceToDepth:
 
     blockSize: int = 0
     """The block size used to divide spatial data. It must be >= 2."""
-    format: Format = Format(0)
+    format: Format = Format.FORMAT_NCHW
     """Format of the tensor data. For details, see {@link Format}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "blockSize": self.blockSize,
-            "format": int(self.format),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SpaceToDepth:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SpaceToDepth
-        if unknown:
-            raise ValueError(f"unknown field(s) for SpaceToDepth: {sorted(unknown)}")
-        obj = cls()
-        if "blockSize" in d:
-            v = d["blockSize"]
-            obj.blockSize = int(v)
-        if "format" in d:
-            v = d["format"]
-            obj.format = _rec.enum_from(Format, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SpaceToDepthBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_SpaceToDepth.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SpaceToDepth:
-        """Decode ``SpaceToDepthBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_SpaceToDepth.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_SpaceToDepth: frozenset[str] = frozenset(
-    (
-        "blockSize",
-        "format",
-    )
-)
 
 
 @dataclass
-class SparseToDense:
+class SparseToDense(_rec.ParcelRecord):
     """@brief Converts a sparse representation into a dense tensor.
 
     The {@link NodeType} of this operator is NODE_TYPE_SPARSE_TO_DENSE.
@@ -5297,40 +2107,9 @@ class SparseToDense:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SparseToDense:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SparseToDense
-        if unknown:
-            raise ValueError(f"unknown field(s) for SparseToDense: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SparseToDenseBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_SparseToDense.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SparseToDense:
-        """Decode ``SparseToDenseBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_SparseToDense.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_SparseToDense: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Split:
+class Split(_rec.ParcelRecord):
     """@brief Splits a tensor into multiple tensors along the axis dimension. The number of tensors is
     specified by outputNum.
 
@@ -5358,59 +2137,9 @@ class Split:
     axis: int = 0
     """Target axis on which x is split. The data type is int."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "outputNum": self.outputNum,
-            "sizeSplits": list(self.sizeSplits),
-            "axis": self.axis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Split:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Split
-        if unknown:
-            raise ValueError(f"unknown field(s) for Split: {sorted(unknown)}")
-        obj = cls()
-        if "outputNum" in d:
-            v = d["outputNum"]
-            obj.outputNum = int(v)
-        if "sizeSplits" in d:
-            v = d["sizeSplits"]
-            obj.sizeSplits = [int(e0) for e0 in v]
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SplitBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Split.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Split:
-        """Decode ``SplitBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Split.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Split: frozenset[str] = frozenset(
-    (
-        "outputNum",
-        "sizeSplits",
-        "axis",
-    )
-)
-
 
 @dataclass
-class Sqrt:
+class Sqrt(_rec.ParcelRecord):
     """@brief Calculates the square root of a tensor.
 
     The {@link NodeType} of this operator is NODE_TYPE_SQRT.
@@ -5426,40 +2155,9 @@ class Sqrt:
     @since 3.2
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Sqrt:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Sqrt
-        if unknown:
-            raise ValueError(f"unknown field(s) for Sqrt: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SqrtBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Sqrt.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Sqrt:
-        """Decode ``SqrtBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Sqrt.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Sqrt: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Square:
+class Square(_rec.ParcelRecord):
     """@brief Calculates the square of a tensor.
 
     The {@link NodeType} of this operator is NODE_TYPE_SQUARE.
@@ -5475,40 +2173,9 @@ class Square:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Square:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Square
-        if unknown:
-            raise ValueError(f"unknown field(s) for Square: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SquareBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Square.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Square:
-        """Decode ``SquareBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Square.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Square: frozenset[str] = frozenset(())
-
 
 @dataclass
-class SquaredDifference:
+class SquaredDifference(_rec.ParcelRecord):
     """@brief Calculates the square of the difference between two tensors.
     The SquaredDifference operator supports subtraction between tensors.
 
@@ -5530,40 +2197,9 @@ class SquaredDifference:
     @since 3.2
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SquaredDifference:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SquaredDifference
-        if unknown:
-            raise ValueError(f"unknown field(s) for SquaredDifference: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SquaredDifferenceBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_SquaredDifference.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SquaredDifference:
-        """Decode ``SquaredDifferenceBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_SquaredDifference.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_SquaredDifference: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Squeeze:
+class Squeeze(_rec.ParcelRecord):
     """@brief Removes the dimension with length of 1 from the specified axis. The int8 quantization input is supported.
 
     Assume that the shape of x is [2, 1, 1, 2, 2] and axis is [0,1], the shape of the output tensor\\n
@@ -5586,45 +2222,9 @@ class Squeeze:
     """Axis on which the dimension of length 1 is to be removed. The value can be an integer or an array.
     The value range of the integer is [-n, n)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": list(self.axis),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Squeeze:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Squeeze
-        if unknown:
-            raise ValueError(f"unknown field(s) for Squeeze: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = [int(e0) for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SqueezeBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Squeeze.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Squeeze:
-        """Decode ``SqueezeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Squeeze.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Squeeze: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class Stack:
+class Stack(_rec.ParcelRecord):
     """@brief Stacks multiple tensors along the specified axis. If the number of dimensions of each tensor is n
     before stacking, the number of dimensions of the output tensor is n+1.
 
@@ -5645,45 +2245,9 @@ class Stack:
     """An integer that specifies the dimension for tensor stacking. The value range is [-(n+1),(n+1)),
     which means a negative number is allowed."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Stack:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Stack
-        if unknown:
-            raise ValueError(f"unknown field(s) for Stack: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``StackBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Stack.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Stack:
-        """Decode ``StackBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Stack.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Stack: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class StridedSlice:
+class StridedSlice(_rec.ParcelRecord):
     """@brief Slices a tensor at the specified intervals.
 
     The {@link NodeType} of this operator is NODE_TYPE_STRIDED_SLICE.
@@ -5733,69 +2297,9 @@ class StridedSlice:
     shrinkAxisMask is represented in binary code. If the ith bit of the shrinkAxisMask is 1, all
     elements in the ith dimension will be discarded, and the length of the ith dimension is shrunk to 1."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "beginMask": self.beginMask,
-            "endMask": self.endMask,
-            "ellipsisMask": self.ellipsisMask,
-            "newAxisMask": self.newAxisMask,
-            "shrinkAxisMask": self.shrinkAxisMask,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StridedSlice:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_StridedSlice
-        if unknown:
-            raise ValueError(f"unknown field(s) for StridedSlice: {sorted(unknown)}")
-        obj = cls()
-        if "beginMask" in d:
-            v = d["beginMask"]
-            obj.beginMask = int(v)
-        if "endMask" in d:
-            v = d["endMask"]
-            obj.endMask = int(v)
-        if "ellipsisMask" in d:
-            v = d["ellipsisMask"]
-            obj.ellipsisMask = int(v)
-        if "newAxisMask" in d:
-            v = d["newAxisMask"]
-            obj.newAxisMask = int(v)
-        if "shrinkAxisMask" in d:
-            v = d["shrinkAxisMask"]
-            obj.shrinkAxisMask = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``StridedSliceBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_StridedSlice.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> StridedSlice:
-        """Decode ``StridedSliceBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_StridedSlice.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_StridedSlice: frozenset[str] = frozenset(
-    (
-        "beginMask",
-        "endMask",
-        "ellipsisMask",
-        "newAxisMask",
-        "shrinkAxisMask",
-    )
-)
-
 
 @dataclass
-class SubFusion:
+class SubFusion(_rec.ParcelRecord):
     """@brief Calculates the difference between two tensors.
 
     The {@link NodeType} of this operator is NODE_TYPE_SUB_FUSION.
@@ -5815,48 +2319,12 @@ class SubFusion:
     @since 3.2
     @version 2.1"""
 
-    activationType: ActivationType = ActivationType(0)
+    activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION
     """Activation function type. For details, see {@link ActivationType}."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "activationType": int(self.activationType),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SubFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_SubFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for SubFusion: {sorted(unknown)}")
-        obj = cls()
-        if "activationType" in d:
-            v = d["activationType"]
-            obj.activationType = _rec.enum_from(ActivationType, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SubFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_SubFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> SubFusion:
-        """Decode ``SubFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_SubFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_SubFusion: frozenset[str] = frozenset(("activationType",))
 
 
 @dataclass
-class TileFusion:
+class TileFusion(_rec.ParcelRecord):
     """@brief Copies a tensor by the specified times.
 
     The {@link NodeType} of this operator is NODE_TYPE_TILE_FUSION.
@@ -5883,45 +2351,9 @@ class TileFusion:
     """A 1D tensor that specifies the number of times that data is copied in each dimension. The length m is not
     less than the number of dimensions of x."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "dims": list(self.dims),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TileFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_TileFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for TileFusion: {sorted(unknown)}")
-        obj = cls()
-        if "dims" in d:
-            v = d["dims"]
-            obj.dims = [int(e0) for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``TileFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_TileFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> TileFusion:
-        """Decode ``TileFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_TileFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_TileFusion: frozenset[str] = frozenset(("dims",))
-
 
 @dataclass
-class TopKFusion:
+class TopKFusion(_rec.ParcelRecord):
     """@brief Obtains the first K maximum values along the axis and their indices.
 
     The {@link NodeType} of this operator is NODE_TYPE_TOPK_FUSION.
@@ -5944,54 +2376,9 @@ class TopKFusion:
     axis: int = 0
     """Specified axis."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "sorted": self.sorted,
-            "axis": self.axis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TopKFusion:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_TopKFusion
-        if unknown:
-            raise ValueError(f"unknown field(s) for TopKFusion: {sorted(unknown)}")
-        obj = cls()
-        if "sorted" in d:
-            v = d["sorted"]
-            obj.sorted = bool(v)
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``TopKFusionBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_TopKFusion.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> TopKFusion:
-        """Decode ``TopKFusionBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_TopKFusion.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_TopKFusion: frozenset[str] = frozenset(
-    (
-        "sorted",
-        "axis",
-    )
-)
-
 
 @dataclass
-class Transpose:
+class Transpose(_rec.ParcelRecord):
     """@brief Transposes a tensor.
 
     The {@link NodeType} of this operator is NODE_TYPE_TRANSPOSE.
@@ -6010,40 +2397,9 @@ class Transpose:
     @since 3.2
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Transpose:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Transpose
-        if unknown:
-            raise ValueError(f"unknown field(s) for Transpose: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``TransposeBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Transpose.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Transpose:
-        """Decode ``TransposeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Transpose.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Transpose: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Unsqueeze:
+class Unsqueeze(_rec.ParcelRecord):
     """@brief Adds a dimension based on the value of axis. *
 
     The {@link NodeType} of this operator is NODE_TYPE_UNSQUEEZE.
@@ -6063,45 +2419,9 @@ class Unsqueeze:
     """Dimension to add. The value of axis can be an integer or an array of integers.
     The value range of the integer is [-n, n)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": list(self.axis),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Unsqueeze:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Unsqueeze
-        if unknown:
-            raise ValueError(f"unknown field(s) for Unsqueeze: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = [int(e0) for e0 in v]
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``UnsqueezeBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Unsqueeze.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Unsqueeze:
-        """Decode ``UnsqueezeBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Unsqueeze.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Unsqueeze: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class Unstack:
+class Unstack(_rec.ParcelRecord):
     """@brief Unpacks the given dimension of a rank-R tensor into rank-(R-1) tensors.
     Unpacks tensors from x by chipping it along the axis dimension.
     For example, given a tensor of shape (A, B, C, D);
@@ -6127,45 +2447,9 @@ class Unstack:
     axis: int = 0
     """The specific axis to apply unstack operation."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Unstack:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Unstack
-        if unknown:
-            raise ValueError(f"unknown field(s) for Unstack: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``UnstackBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Unstack.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Unstack:
-        """Decode ``UnstackBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Unstack.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Unstack: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class Where:
+class Where(_rec.ParcelRecord):
     """@brief Selects elements from x1 or x2 based on condition and returns a tensor.
 
     The {@link NodeType} of this operator is NODE_TYPE_WHERE.
@@ -6183,40 +2467,9 @@ class Where:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Where:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Where
-        if unknown:
-            raise ValueError(f"unknown field(s) for Where: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``WhereBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Where.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Where:
-        """Decode ``WhereBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Where.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Where: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Select:
+class Select(_rec.ParcelRecord):
     """@brief Selects elements from x1 or x2, depending on condition.
     The x1 and x2 tensors must all have the same shape, and the output will also have that shape.
     The condition tensor must be a scalar if x1 and x2 are scalars.
@@ -6240,40 +2493,9 @@ class Select:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Select:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Select
-        if unknown:
-            raise ValueError(f"unknown field(s) for Select: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``SelectBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Select.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Select:
-        """Decode ``SelectBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Select.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Select: frozenset[str] = frozenset(())
-
 
 @dataclass
-class Erf:
+class Erf(_rec.ParcelRecord):
     """@brief Computes the Gauss error function of x element-wise.
 
     The {@link NodeType} of this operator is NODE_TYPE_ERF.
@@ -6289,40 +2511,9 @@ class Erf:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Erf:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Erf
-        if unknown:
-            raise ValueError(f"unknown field(s) for Erf: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``ErfBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Erf.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Erf:
-        """Decode ``ErfBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Erf.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Erf: frozenset[str] = frozenset(())
-
 
 @dataclass
-class LogSoftmax:
+class LogSoftmax(_rec.ParcelRecord):
     """@brief Computes the log-softmax function to n-dimensional input tensor.
 
     The input is transformed by the Softmax function and then by the log function to lie in range[-inf,0).
@@ -6343,45 +2534,9 @@ class LogSoftmax:
     axis: int = 0
     """The axis to apply LogSoftmax operation, -1 means the last dimension."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "axis": self.axis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> LogSoftmax:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_LogSoftmax
-        if unknown:
-            raise ValueError(f"unknown field(s) for LogSoftmax: {sorted(unknown)}")
-        obj = cls()
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``LogSoftmaxBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_LogSoftmax.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> LogSoftmax:
-        """Decode ``LogSoftmaxBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_LogSoftmax.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_LogSoftmax: frozenset[str] = frozenset(("axis",))
-
 
 @dataclass
-class GatherNd:
+class GatherNd(_rec.ParcelRecord):
     """@brief Gathers slices from a tensor by indices.
 
     The {@link NodeType} of this operator is NODE_TYPE_GATHER_ND.
@@ -6398,40 +2553,9 @@ class GatherNd:
     @since 5.0
     @version 2.1"""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> GatherNd:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_GatherNd
-        if unknown:
-            raise ValueError(f"unknown field(s) for GatherNd: {sorted(unknown)}")
-        obj = cls()
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``GatherNdBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_GatherNd.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> GatherNd:
-        """Decode ``GatherNdBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_GatherNd.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_GatherNd: frozenset[str] = frozenset(())
-
 
 @dataclass
-class QuantDTypeCastV2:
+class QuantDTypeCastV2(_rec.ParcelRecord):
     """@brief Converts the data type.
 
     The {@link NodeType} of this operator is NODE_TYPE_QUANT_DTYPE_CAST_V2.
@@ -6456,60 +2580,11 @@ class QuantDTypeCastV2:
     axis: int = 0
     """The axis to apply QuantDTypeCastV2 operation."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "srcT": self.srcT,
-            "dstT": self.dstT,
-            "axis": self.axis,
-        }
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> QuantDTypeCastV2:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_QuantDTypeCastV2
-        if unknown:
-            raise ValueError(f"unknown field(s) for QuantDTypeCastV2: {sorted(unknown)}")
-        obj = cls()
-        if "srcT" in d:
-            v = d["srcT"]
-            obj.srcT = int(v)
-        if "dstT" in d:
-            v = d["dstT"]
-            obj.dstT = int(v)
-        if "axis" in d:
-            v = d["axis"]
-            obj.axis = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``QuantDTypeCastV2BlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_QuantDTypeCastV2.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> QuantDTypeCastV2:
-        """Decode ``QuantDTypeCastV2BlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_QuantDTypeCastV2.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_QuantDTypeCastV2: frozenset[str] = frozenset(
-    (
-        "srcT",
-        "dstT",
-        "axis",
-    )
-)
-
-
-# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
-_PARCEL_Abs = _parcel.PodStruct(Abs, "<8x", ())
-_PARCEL_Activation = _parcel.PodStruct(
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import; each binds
+# itself to its class (``_parcel_codec_``) or registers its interface descriptor.
+_parcel.PodStruct(Abs, "<8x", ())
+_parcel.PodStruct(
     Activation,
     "<b3xfff?7x",
     (
@@ -6520,15 +2595,15 @@ _PARCEL_Activation = _parcel.PodStruct(
         ("approximate", None),
     ),
 )
-_PARCEL_AddFusion = _parcel.PodStruct(AddFusion, "<b7x", (("activationType", ActivationType),))
-_PARCEL_All = _parcel.PodStruct(All, "<q", (("keepDims", None),))
-_PARCEL_ArgMaxFusion = _parcel.PodStruct(
+_parcel.PodStruct(AddFusion, "<b7x", (("activationType", ActivationType),))
+_parcel.PodStruct(All, "<q", (("keepDims", None),))
+_parcel.PodStruct(
     ArgMaxFusion,
     "<qq??6x",
     (("axis", None), ("topK", None), ("keepDims", None), ("outMaxValue", None)),
 )
-_PARCEL_Assert = _parcel.PodStruct(Assert, "<q", (("summarize", None),))
-_PARCEL_AvgPoolFusion = _parcel.Struct(
+_parcel.PodStruct(Assert, "<q", (("summarize", None),))
+_parcel.Struct(
     AvgPoolFusion,
     (
         ("kernelSize", _parcel.PodArray(_parcel.INT64)),
@@ -6541,20 +2616,20 @@ _PARCEL_AvgPoolFusion = _parcel.Struct(
         ("activationType", _parcel.Enum(ActivationType, "b")),
     ),
 )
-_PARCEL_BatchToSpaceND = _parcel.Struct(
+_parcel.Struct(
     BatchToSpaceND,
     (
         ("blockShape", _parcel.PodArray(_parcel.INT64)),
         ("crops", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
     ),
 )
-_PARCEL_BiasAdd = _parcel.PodStruct(BiasAdd, "<8x", ())
-_PARCEL_BroadcastTo = _parcel.Struct(BroadcastTo, (("shape", _parcel.PodArray(_parcel.INT64)),))
-_PARCEL_Cast = _parcel.PodStruct(Cast, "<8x", ())
-_PARCEL_Ceil = _parcel.PodStruct(Ceil, "<8x", ())
-_PARCEL_Clip = _parcel.PodStruct(Clip, "<ff", (("max", None), ("min", None)))
-_PARCEL_Concat = _parcel.PodStruct(Concat, "<q", (("axis", None),))
-_PARCEL_Conv2DFusion = _parcel.Struct(
+_parcel.PodStruct(BiasAdd, "<8x", ())
+_parcel.Struct(BroadcastTo, (("shape", _parcel.PodArray(_parcel.INT64)),))
+_parcel.PodStruct(Cast, "<8x", ())
+_parcel.PodStruct(Ceil, "<8x", ())
+_parcel.PodStruct(Clip, "<ff", (("max", None), ("min", None)))
+_parcel.PodStruct(Concat, "<q", (("axis", None),))
+_parcel.Struct(
     Conv2DFusion,
     (
         ("kernelSize", _parcel.PodArray(_parcel.INT64)),
@@ -6568,7 +2643,7 @@ _PARCEL_Conv2DFusion = _parcel.Struct(
         ("activationType", _parcel.Enum(ActivationType, "b")),
     ),
 )
-_PARCEL_Conv2dTransposeFusion = _parcel.Struct(
+_parcel.Struct(
     Conv2dTransposeFusion,
     (
         ("kernelSize", _parcel.PodArray(_parcel.INT64)),
@@ -6583,14 +2658,12 @@ _PARCEL_Conv2dTransposeFusion = _parcel.Struct(
         ("outputPaddings", _parcel.PodArray(_parcel.INT64)),
     ),
 )
-_PARCEL_Cos = _parcel.PodStruct(Cos, "<8x", ())
-_PARCEL_ConstantOfShape = _parcel.Struct(
+_parcel.PodStruct(Cos, "<8x", ())
+_parcel.Struct(
     ConstantOfShape, (("dataType", _parcel.INT64), ("value", _parcel.PodArray(_parcel.FLOAT)))
 )
-_PARCEL_Crop = _parcel.Struct(
-    Crop, (("axis", _parcel.INT64), ("offset", _parcel.PodArray(_parcel.INT64)))
-)
-_PARCEL_DetectionPostProcess = _parcel.Struct(
+_parcel.Struct(Crop, (("axis", _parcel.INT64), ("offset", _parcel.PodArray(_parcel.INT64))))
+_parcel.Struct(
     DetectionPostProcess,
     (
         ("format", _parcel.Enum(Format, "b")),
@@ -6606,31 +2679,29 @@ _PARCEL_DetectionPostProcess = _parcel.Struct(
         ("outQuantized", _parcel.BOOL),
     ),
 )
-_PARCEL_DepthToSpace = _parcel.Struct(
+_parcel.Struct(
     DepthToSpace,
     (("blockSize", _parcel.INT64), ("format", _parcel.Enum(Format, "b")), ("mode", _parcel.STRING)),
 )
-_PARCEL_DivFusion = _parcel.PodStruct(DivFusion, "<b7x", (("activationType", ActivationType),))
-_PARCEL_Eltwise = _parcel.PodStruct(Eltwise, "<b7x", (("mode", EltwiseMode),))
-_PARCEL_Equal = _parcel.PodStruct(Equal, "<8x", ())
-_PARCEL_ExpFusion = _parcel.PodStruct(
-    ExpFusion, "<fff4x", (("base", None), ("scale", None), ("shift", None))
-)
-_PARCEL_ExpandDims = _parcel.PodStruct(ExpandDims, "<8x", ())
-_PARCEL_Flatten = _parcel.PodStruct(Flatten, "<q", (("axis", None),))
-_PARCEL_Floor = _parcel.PodStruct(Floor, "<8x", ())
-_PARCEL_Fill = _parcel.PodStruct(Fill, "<8x", ())
-_PARCEL_FullConnection = _parcel.PodStruct(
+_parcel.PodStruct(DivFusion, "<b7x", (("activationType", ActivationType),))
+_parcel.PodStruct(Eltwise, "<b7x", (("mode", EltwiseMode),))
+_parcel.PodStruct(Equal, "<8x", ())
+_parcel.PodStruct(ExpFusion, "<fff4x", (("base", None), ("scale", None), ("shift", None)))
+_parcel.PodStruct(ExpandDims, "<8x", ())
+_parcel.PodStruct(Flatten, "<q", (("axis", None),))
+_parcel.PodStruct(Floor, "<8x", ())
+_parcel.PodStruct(Fill, "<8x", ())
+_parcel.PodStruct(
     FullConnection,
     "<??6xqb7x",
     (("hasBias", None), ("useAxis", None), ("axis", None), ("activationType", ActivationType)),
 )
-_PARCEL_FusedBatchNorm = _parcel.PodStruct(FusedBatchNorm, "<f4x", (("epsilon", None),))
-_PARCEL_Gather = _parcel.PodStruct(Gather, "<8x", ())
-_PARCEL_Greater = _parcel.PodStruct(Greater, "<8x", ())
-_PARCEL_GreaterEqual = _parcel.PodStruct(GreaterEqual, "<8x", ())
-_PARCEL_InstanceNorm = _parcel.PodStruct(InstanceNorm, "<f4x", (("epsilon", None),))
-_PARCEL_LayerNormFusion = _parcel.PodStruct(
+_parcel.PodStruct(FusedBatchNorm, "<f4x", (("epsilon", None),))
+_parcel.PodStruct(Gather, "<8x", ())
+_parcel.PodStruct(Greater, "<8x", ())
+_parcel.PodStruct(GreaterEqual, "<8x", ())
+_parcel.PodStruct(InstanceNorm, "<f4x", (("epsilon", None),))
+_parcel.PodStruct(
     LayerNormFusion,
     "<qf?3xq",
     (
@@ -6640,14 +2711,14 @@ _PARCEL_LayerNormFusion = _parcel.PodStruct(
         ("beginParamsAxis", None),
     ),
 )
-_PARCEL_LeakyRelu = _parcel.PodStruct(LeakyRelu, "<f4x", (("negativeSlope", None),))
-_PARCEL_Less = _parcel.PodStruct(Less, "<8x", ())
-_PARCEL_LessEqual = _parcel.PodStruct(LessEqual, "<8x", ())
-_PARCEL_Log = _parcel.PodStruct(Log, "<8x", ())
-_PARCEL_LogicalAnd = _parcel.PodStruct(LogicalAnd, "<8x", ())
-_PARCEL_LogicalNot = _parcel.PodStruct(LogicalNot, "<8x", ())
-_PARCEL_LogicalOr = _parcel.PodStruct(LogicalOr, "<8x", ())
-_PARCEL_LRN = _parcel.Struct(
+_parcel.PodStruct(LeakyRelu, "<f4x", (("negativeSlope", None),))
+_parcel.PodStruct(Less, "<8x", ())
+_parcel.PodStruct(LessEqual, "<8x", ())
+_parcel.PodStruct(Log, "<8x", ())
+_parcel.PodStruct(LogicalAnd, "<8x", ())
+_parcel.PodStruct(LogicalNot, "<8x", ())
+_parcel.PodStruct(LogicalOr, "<8x", ())
+_parcel.Struct(
     LRN,
     (
         ("depthRadius", _parcel.INT64),
@@ -6657,7 +2728,7 @@ _PARCEL_LRN = _parcel.Struct(
         ("normRegion", _parcel.STRING),
     ),
 )
-_PARCEL_L2NormalizeFusion = _parcel.Struct(
+_parcel.Struct(
     L2NormalizeFusion,
     (
         ("axis", _parcel.PodArray(_parcel.INT64)),
@@ -6665,7 +2736,7 @@ _PARCEL_L2NormalizeFusion = _parcel.Struct(
         ("activationType", _parcel.Enum(ActivationType, "b")),
     ),
 )
-_PARCEL_LSTM = _parcel.PodStruct(
+_parcel.PodStruct(
     LSTM,
     "<??6xqqqqfff4xq",
     (
@@ -6681,13 +2752,13 @@ _PARCEL_LSTM = _parcel.PodStruct(
         ("projSize", None),
     ),
 )
-_PARCEL_MatMulFusion = _parcel.PodStruct(
+_parcel.PodStruct(
     MatMulFusion,
     "<??b5x",
     (("transposeA", None), ("transposeB", None), ("activationType", ActivationType)),
 )
-_PARCEL_Maximum = _parcel.PodStruct(Maximum, "<8x", ())
-_PARCEL_MaxPoolFusion = _parcel.Struct(
+_parcel.PodStruct(Maximum, "<8x", ())
+_parcel.Struct(
     MaxPoolFusion,
     (
         ("kernelSize", _parcel.PodArray(_parcel.INT64)),
@@ -6700,13 +2771,13 @@ _PARCEL_MaxPoolFusion = _parcel.Struct(
         ("activationType", _parcel.Enum(ActivationType, "b")),
     ),
 )
-_PARCEL_Minimum = _parcel.PodStruct(Minimum, "<8x", ())
-_PARCEL_Mod = _parcel.PodStruct(Mod, "<8x", ())
-_PARCEL_MulFusion = _parcel.PodStruct(MulFusion, "<b7x", (("activationType", ActivationType),))
-_PARCEL_Neg = _parcel.PodStruct(Neg, "<8x", ())
-_PARCEL_NotEqual = _parcel.PodStruct(NotEqual, "<8x", ())
-_PARCEL_OneHot = _parcel.PodStruct(OneHot, "<q", (("axis", None),))
-_PARCEL_PadFusion = _parcel.Struct(
+_parcel.PodStruct(Minimum, "<8x", ())
+_parcel.PodStruct(Mod, "<8x", ())
+_parcel.PodStruct(MulFusion, "<b7x", (("activationType", ActivationType),))
+_parcel.PodStruct(Neg, "<8x", ())
+_parcel.PodStruct(NotEqual, "<8x", ())
+_parcel.PodStruct(OneHot, "<q", (("axis", None),))
+_parcel.Struct(
     PadFusion,
     (
         ("paddings", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
@@ -6714,22 +2785,22 @@ _PARCEL_PadFusion = _parcel.Struct(
         ("constantValue", _parcel.FLOAT),
     ),
 )
-_PARCEL_PowFusion = _parcel.PodStruct(PowFusion, "<ff", (("scale", None), ("shift", None)))
-_PARCEL_PReLUFusion = _parcel.PodStruct(PReLUFusion, "<?7x", (("channelShared", None),))
-_PARCEL_QuantDTypeCast = _parcel.PodStruct(QuantDTypeCast, "<qq", (("srcT", None), ("dstT", None)))
-_PARCEL_Rank = _parcel.PodStruct(Rank, "<8x", ())
-_PARCEL_Range = _parcel.PodStruct(
+_parcel.PodStruct(PowFusion, "<ff", (("scale", None), ("shift", None)))
+_parcel.PodStruct(PReLUFusion, "<?7x", (("channelShared", None),))
+_parcel.PodStruct(QuantDTypeCast, "<qq", (("srcT", None), ("dstT", None)))
+_parcel.PodStruct(Rank, "<8x", ())
+_parcel.PodStruct(
     Range, "<qqqq", (("dataType", None), ("start", None), ("limit", None), ("delta", None))
 )
-_PARCEL_Reciprocal = _parcel.PodStruct(Reciprocal, "<8x", ())
-_PARCEL_RealDiv = _parcel.PodStruct(RealDiv, "<8x", ())
-_PARCEL_ReduceFusion = _parcel.PodStruct(
+_parcel.PodStruct(Reciprocal, "<8x", ())
+_parcel.PodStruct(RealDiv, "<8x", ())
+_parcel.PodStruct(
     ReduceFusion,
     "<?b?xf",
     (("keepDims", None), ("mode", ReduceMode), ("reduceToEnd", None), ("coeff", None)),
 )
-_PARCEL_Reshape = _parcel.PodStruct(Reshape, "<8x", ())
-_PARCEL_Resize = _parcel.PodStruct(
+_parcel.PodStruct(Reshape, "<8x", ())
+_parcel.PodStruct(
     Resize,
     "<b7xqq?b2xfqfb3x",
     (
@@ -6744,28 +2815,24 @@ _PARCEL_Resize = _parcel.PodStruct(
         ("nearestMode", NearestMode),
     ),
 )
-_PARCEL_Round = _parcel.PodStruct(Round, "<8x", ())
-_PARCEL_Rsqrt = _parcel.PodStruct(Rsqrt, "<8x", ())
-_PARCEL_ScaleFusion = _parcel.PodStruct(
-    ScaleFusion, "<qb7x", (("axis", None), ("activationType", ActivationType))
-)
-_PARCEL_ScatterNd = _parcel.PodStruct(ScatterNd, "<8x", ())
-_PARCEL_Shape = _parcel.PodStruct(Shape, "<8x", ())
-_PARCEL_Sin = _parcel.PodStruct(Sin, "<8x", ())
-_PARCEL_SliceFusion = _parcel.Struct(SliceFusion, (("axes", _parcel.PodArray(_parcel.INT64)),))
-_PARCEL_Softmax = _parcel.Struct(Softmax, (("axis", _parcel.PodArray(_parcel.INT64)),))
-_PARCEL_SpaceToBatchND = _parcel.Struct(
+_parcel.PodStruct(Round, "<8x", ())
+_parcel.PodStruct(Rsqrt, "<8x", ())
+_parcel.PodStruct(ScaleFusion, "<qb7x", (("axis", None), ("activationType", ActivationType)))
+_parcel.PodStruct(ScatterNd, "<8x", ())
+_parcel.PodStruct(Shape, "<8x", ())
+_parcel.PodStruct(Sin, "<8x", ())
+_parcel.Struct(SliceFusion, (("axes", _parcel.PodArray(_parcel.INT64)),))
+_parcel.Struct(Softmax, (("axis", _parcel.PodArray(_parcel.INT64)),))
+_parcel.Struct(
     SpaceToBatchND,
     (
         ("blockShape", _parcel.PodArray(_parcel.INT64)),
         ("paddings", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
     ),
 )
-_PARCEL_SpaceToDepth = _parcel.PodStruct(
-    SpaceToDepth, "<qb7x", (("blockSize", None), ("format", Format))
-)
-_PARCEL_SparseToDense = _parcel.PodStruct(SparseToDense, "<8x", ())
-_PARCEL_Split = _parcel.Struct(
+_parcel.PodStruct(SpaceToDepth, "<qb7x", (("blockSize", None), ("format", Format)))
+_parcel.PodStruct(SparseToDense, "<8x", ())
+_parcel.Struct(
     Split,
     (
         ("outputNum", _parcel.INT64),
@@ -6773,12 +2840,12 @@ _PARCEL_Split = _parcel.Struct(
         ("axis", _parcel.INT64),
     ),
 )
-_PARCEL_Sqrt = _parcel.PodStruct(Sqrt, "<8x", ())
-_PARCEL_Square = _parcel.PodStruct(Square, "<8x", ())
-_PARCEL_SquaredDifference = _parcel.PodStruct(SquaredDifference, "<8x", ())
-_PARCEL_Squeeze = _parcel.Struct(Squeeze, (("axis", _parcel.PodArray(_parcel.INT64)),))
-_PARCEL_Stack = _parcel.PodStruct(Stack, "<q", (("axis", None),))
-_PARCEL_StridedSlice = _parcel.PodStruct(
+_parcel.PodStruct(Sqrt, "<8x", ())
+_parcel.PodStruct(Square, "<8x", ())
+_parcel.PodStruct(SquaredDifference, "<8x", ())
+_parcel.Struct(Squeeze, (("axis", _parcel.PodArray(_parcel.INT64)),))
+_parcel.PodStruct(Stack, "<q", (("axis", None),))
+_parcel.PodStruct(
     StridedSlice,
     "<qqqqq",
     (
@@ -6789,17 +2856,15 @@ _PARCEL_StridedSlice = _parcel.PodStruct(
         ("shrinkAxisMask", None),
     ),
 )
-_PARCEL_SubFusion = _parcel.PodStruct(SubFusion, "<b7x", (("activationType", ActivationType),))
-_PARCEL_TileFusion = _parcel.Struct(TileFusion, (("dims", _parcel.PodArray(_parcel.INT64)),))
-_PARCEL_TopKFusion = _parcel.PodStruct(TopKFusion, "<?7xq", (("sorted", None), ("axis", None)))
-_PARCEL_Transpose = _parcel.PodStruct(Transpose, "<8x", ())
-_PARCEL_Unsqueeze = _parcel.Struct(Unsqueeze, (("axis", _parcel.PodArray(_parcel.INT64)),))
-_PARCEL_Unstack = _parcel.PodStruct(Unstack, "<q", (("axis", None),))
-_PARCEL_Where = _parcel.PodStruct(Where, "<8x", ())
-_PARCEL_Select = _parcel.PodStruct(Select, "<8x", ())
-_PARCEL_Erf = _parcel.PodStruct(Erf, "<8x", ())
-_PARCEL_LogSoftmax = _parcel.PodStruct(LogSoftmax, "<q", (("axis", None),))
-_PARCEL_GatherNd = _parcel.PodStruct(GatherNd, "<8x", ())
-_PARCEL_QuantDTypeCastV2 = _parcel.PodStruct(
-    QuantDTypeCastV2, "<qqq", (("srcT", None), ("dstT", None), ("axis", None))
-)
+_parcel.PodStruct(SubFusion, "<b7x", (("activationType", ActivationType),))
+_parcel.Struct(TileFusion, (("dims", _parcel.PodArray(_parcel.INT64)),))
+_parcel.PodStruct(TopKFusion, "<?7xq", (("sorted", None), ("axis", None)))
+_parcel.PodStruct(Transpose, "<8x", ())
+_parcel.Struct(Unsqueeze, (("axis", _parcel.PodArray(_parcel.INT64)),))
+_parcel.PodStruct(Unstack, "<q", (("axis", None),))
+_parcel.PodStruct(Where, "<8x", ())
+_parcel.PodStruct(Select, "<8x", ())
+_parcel.PodStruct(Erf, "<8x", ())
+_parcel.PodStruct(LogSoftmax, "<q", (("axis", None),))
+_parcel.PodStruct(GatherNd, "<8x", ())
+_parcel.PodStruct(QuantDTypeCastV2, "<qqq", (("srcT", None), ("dstT", None), ("axis", None)))

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar, Protocol
+
 from idlgen.wire import ipc as _ipc, parcel as _parcel
+
 from .i_foo_callback import IFooCallback
 from .types import Everything, Point
 
@@ -40,8 +41,9 @@ class IFoo(Protocol):
         ...
 
 
-# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
-_IPC_IFoo = _ipc.InterfaceCodec(
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import; each binds
+# itself to its class (``_parcel_codec_``) or registers its interface descriptor.
+_ipc.InterfaceCodec(
     "ohos.hdi.foo.v1_0.IFoo",
     (1, 0),
     (

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar, Protocol
+
 from idlgen.wire import ipc as _ipc, parcel as _parcel
 
 __all__ = [
@@ -28,8 +28,9 @@ class IFooCallback(Protocol):
         ...
 
 
-# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
-_IPC_IFooCallback = _ipc.InterfaceCodec(
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import; each binds
+# itself to its class (``_parcel_codec_``) or registers its interface descriptor.
+_ipc.InterfaceCodec(
     "ohos.hdi.foo.v1_0.IFooCallback",
     (1, 0),
     (

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING
+
 from idlgen.wire import parcel as _parcel, records as _rec
-from idlgen.wire.records import OpenIntEnum
 
 __all__ = [
     "Color",
@@ -20,7 +19,7 @@ __all__ = [
 ]
 
 
-class Color(OpenIntEnum):
+class Color(_rec.OpenIntEnum):
     """@brief Colours with "quotes", a backslash \\ and Doxygen math \\f$x^2\\f$.
     A line with triple quotes: \"\"\" and a trailing quote\" """
 
@@ -31,7 +30,7 @@ class Color(OpenIntEnum):
     MIXED = 10
 
 
-class Flags(OpenIntEnum):
+class Flags(_rec.OpenIntEnum):
     """Flags"""
 
     FLAG_NONE = 0
@@ -41,127 +40,22 @@ class Flags(OpenIntEnum):
 
 
 @dataclass
-class Keywords:
+class Keywords(_rec.ParcelRecord):
     """Fields named like Python keywords and generated methods."""
 
     global_: bool = field(default=False, metadata={"schema_name": "global"})
     from_: int = field(default=0, metadata={"schema_name": "from"})
     class_: str = field(default="", metadata={"schema_name": "class"})
     to_dict_: int = field(default=0, metadata={"schema_name": "to_dict"})
-    lambda_: Color = field(default=Color(0), metadata={"schema_name": "lambda"})
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "global": self.global_,
-            "from": self.from_,
-            "class": self.class_,
-            "to_dict": self.to_dict_,
-            "lambda": int(self.lambda_),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Keywords:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Keywords
-        if unknown:
-            raise ValueError(f"unknown field(s) for Keywords: {sorted(unknown)}")
-        obj = cls()
-        if "global" in d:
-            v = d["global"]
-            obj.global_ = bool(v)
-        if "from" in d:
-            v = d["from"]
-            obj.from_ = int(v)
-        if "class" in d:
-            v = d["class"]
-            obj.class_ = str(v)
-        if "to_dict" in d:
-            v = d["to_dict"]
-            obj.to_dict_ = int(v)
-        if "lambda" in d:
-            v = d["lambda"]
-            obj.lambda_ = _rec.enum_from(Color, v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``KeywordsBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Keywords.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Keywords:
-        """Decode ``KeywordsBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Keywords.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Keywords: frozenset[str] = frozenset(
-    (
-        "global",
-        "from",
-        "class",
-        "to_dict",
-        "lambda",
-    )
-)
+    lambda_: Color = field(default=Color.RED, metadata={"schema_name": "lambda"})
 
 
 @dataclass
-class Point:
+class Point(_rec.ParcelRecord):
     """Point"""
 
     x: float = 0.0
     y: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "x": self.x,
-            "y": self.y,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Point:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Point
-        if unknown:
-            raise ValueError(f"unknown field(s) for Point: {sorted(unknown)}")
-        obj = cls()
-        if "x" in d:
-            v = d["x"]
-            obj.x = float(v)
-        if "y" in d:
-            v = d["y"]
-            obj.y = float(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``PointBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Point.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Point:
-        """Decode ``PointBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Point.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Point: frozenset[str] = frozenset(
-    (
-        "x",
-        "y",
-    )
-)
 
 
 class Value(_parcel.UnionRecord):
@@ -176,7 +70,7 @@ class Value(_parcel.UnionRecord):
 
 
 @dataclass
-class Everything:
+class Everything(_rec.ParcelRecord):
     """Everything"""
 
     b: int = 0
@@ -193,127 +87,12 @@ class Everything:
     origin: Point = field(default_factory=Point)
     path: list[Point] = field(default_factory=list)
     value: Value = field(default_factory=Value)
-    flags: Flags = Flags(0)
+    flags: Flags = Flags.FLAG_NONE
     fd: int = -1
-
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "b": self.b,
-            "s": self.s,
-            "uc": self.uc,
-            "ul": self.ul,
-            "d": self.d,
-            "name": self.name,
-            "raw": self.raw,
-            "ints": list(self.ints),
-            "grid": [list(e0) for e0 in self.grid],
-            "names": list(self.names),
-            "table": {k0: list(v0) for k0, v0 in self.table.items()},
-            "origin": self.origin.to_dict(),
-            "path": [e0.to_dict() for e0 in self.path],
-            "value": self.value.to_dict(),
-            "flags": int(self.flags),
-            "fd": self.fd,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Everything:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Everything
-        if unknown:
-            raise ValueError(f"unknown field(s) for Everything: {sorted(unknown)}")
-        obj = cls()
-        if "b" in d:
-            v = d["b"]
-            obj.b = int(v)
-        if "s" in d:
-            v = d["s"]
-            obj.s = int(v)
-        if "uc" in d:
-            v = d["uc"]
-            obj.uc = int(v)
-        if "ul" in d:
-            v = d["ul"]
-            obj.ul = int(v)
-        if "d" in d:
-            v = d["d"]
-            obj.d = float(v)
-        if "name" in d:
-            v = d["name"]
-            obj.name = str(v)
-        if "raw" in d:
-            v = d["raw"]
-            obj.raw = _rec.bytes_from(v)
-        if "ints" in d:
-            v = d["ints"]
-            obj.ints = [int(e0) for e0 in v]
-        if "grid" in d:
-            v = d["grid"]
-            obj.grid = [[int(e1) for e1 in e0] for e0 in v]
-        if "names" in d:
-            v = d["names"]
-            obj.names = [str(e0) for e0 in v]
-        if "table" in d:
-            v = d["table"]
-            obj.table = {str(k0): [int(e1) for e1 in w0] for k0, w0 in _rec.map_items(v)}
-        if "origin" in d:
-            v = d["origin"]
-            obj.origin = Point.from_dict(v)
-        if "path" in d:
-            v = d["path"]
-            obj.path = [Point.from_dict(e0) for e0 in v]
-        if "value" in d:
-            v = d["value"]
-            obj.value = Value.from_dict(v)
-        if "flags" in d:
-            v = d["flags"]
-            obj.flags = _rec.enum_from(Flags, v)
-        if "fd" in d:
-            v = d["fd"]
-            obj.fd = int(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``EverythingBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Everything.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Everything:
-        """Decode ``EverythingBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Everything.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Everything: frozenset[str] = frozenset(
-    (
-        "b",
-        "s",
-        "uc",
-        "ul",
-        "d",
-        "name",
-        "raw",
-        "ints",
-        "grid",
-        "names",
-        "table",
-        "origin",
-        "path",
-        "value",
-        "flags",
-        "fd",
-    )
-)
 
 
 @dataclass
-class Derived:
+class Derived(_rec.ParcelRecord):
     """Derived"""
 
     x: float = 0.0
@@ -321,59 +100,10 @@ class Derived:
     z: float = 0.0
     """Added by the child."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This value as a dict keyed by schema field names."""
-        return {
-            "x": self.x,
-            "y": self.y,
-            "z": self.z,
-        }
 
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Derived:
-        """Build from a dict keyed by schema field names; missing keys keep their defaults."""
-        unknown = set(d) - _FIELDS_Derived
-        if unknown:
-            raise ValueError(f"unknown field(s) for Derived: {sorted(unknown)}")
-        obj = cls()
-        if "x" in d:
-            v = d["x"]
-            obj.x = float(v)
-        if "y" in d:
-            v = d["y"]
-            obj.y = float(v)
-        if "z" in d:
-            v = d["z"]
-            obj.z = float(v)
-        return obj
-
-    def to_parcel(
-        self, objects: list[object] | None = None, *, limit: int | None = _parcel.DEFAULT_CAPACITY
-    ) -> bytes:
-        """The bytes OpenHarmony's ``DerivedBlockMarshalling`` writes (in-band part).
-
-        Out-of-band objects (file descriptors, remote objects, ...) are appended to ``objects``;
-        ``limit`` is the Parcel capacity (``None``: unlimited).
-        """
-        return _PARCEL_Derived.encode(self, objects, limit=limit)
-
-    @classmethod
-    def from_parcel(cls, data: bytes, objects: Sequence[object] | None = None) -> Derived:
-        """Decode ``DerivedBlockUnmarshalling`` bytes; malformed input raises ``idlgen.DecodeError``."""
-        return _PARCEL_Derived.decode(data, objects)  # type: ignore[no-any-return]
-
-
-_FIELDS_Derived: frozenset[str] = frozenset(
-    (
-        "x",
-        "y",
-        "z",
-    )
-)
-
-
-# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
-_PARCEL_Keywords = _parcel.Struct(
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import; each binds
+# itself to its class (``_parcel_codec_``) or registers its interface descriptor.
+_parcel.Struct(
     Keywords,
     (
         ("global_", _parcel.BOOL),
@@ -383,11 +113,11 @@ _PARCEL_Keywords = _parcel.Struct(
         ("lambda_", _parcel.Enum(Color, "b")),
     ),
 )
-_PARCEL_Point = _parcel.PodStruct(Point, "<ff", (("x", None), ("y", None)))
-_PARCEL_Value = _parcel.Union(
+_parcel.PodStruct(Point, "<ff", (("x", None), ("y", None)))
+_parcel.Union(
     Value, 8, (("i", _parcel.INT32), ("f", _parcel.FLOAT), ("p", _parcel.codec_of(Point)))
 )
-_PARCEL_Everything = _parcel.Struct(
+_parcel.Struct(
     Everything,
     (
         ("b", _parcel.INT8),
@@ -408,4 +138,4 @@ _PARCEL_Everything = _parcel.Struct(
         ("fd", _parcel.FD),
     ),
 )
-_PARCEL_Derived = _parcel.PodStruct(Derived, "<ffd", (("x", None), ("y", None), ("z", None)))
+_parcel.PodStruct(Derived, "<ffd", (("x", None), ("y", None), ("z", None)))

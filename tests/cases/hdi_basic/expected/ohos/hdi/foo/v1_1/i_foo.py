@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar, Protocol
+
 from idlgen.wire import ipc as _ipc, parcel as _parcel
+
 from ..v1_0.i_foo import IFoo as _ohos_hdi_foo_v1_0_IFoo
 from ..v1_0.types import Point
 
@@ -28,8 +29,9 @@ class IFoo(_ohos_hdi_foo_v1_0_IFoo, Protocol):
         ...
 
 
-# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import.
-_IPC_IFoo = _ipc.InterfaceCodec(
+# Parcel codecs (idlgen.wire.parcel / idlgen.wire.ipc), built once at import; each binds
+# itself to its class (``_parcel_codec_``) or registers its interface descriptor.
+_ipc.InterfaceCodec(
     "ohos.hdi.foo.v1_1.IFoo",
     (1, 1),
     (

@@ -5,23 +5,22 @@ constructors of :mod:`idlgen.wire.parcel` with literal arguments and references 
 classes. The tree is pure data, so it can be
 
 * rendered as Python source for the generated module's codec block (:func:`render`), or
-* evaluated directly against a mapping of classes (:func:`build`), which lets tests and tools
-  use the codecs straight from the IR, without generating code (:func:`runtime_classes`).
+* evaluated directly against a mapping of classes (:func:`build`), e.g. the interface codecs
+  of generated classes (:func:`build_interfaces`).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import enum
-import keyword
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from .. import ir
+from .naming import method_name, param_name, string_literal
+from .views import CodecView, ModuleBuilder, RecordView
 from ..wire import ipc, parcel
-from . import layout
+from ..hdi import layout
 
 __all__ = [
     "Sym",
@@ -38,10 +37,7 @@ __all__ = [
     "codec_order",
     "render",
     "build",
-    "build_codecs",
-    "runtime_classes",
     "node_type_mapping",
-    "py_name",
 ]
 
 
@@ -84,27 +80,6 @@ class Call:
 
 # Arguments are Expr, str, int, None, or tuples of them.
 Expr: TypeAlias = Sym | ClassRef | CodecRef | IfaceRef | Call
-
-_RESERVED = frozenset(
-    {
-        "to_dict",
-        "from_dict",
-        "to_parcel",
-        "from_parcel",
-        "to_flatbuffer",
-        "from_flatbuffer",
-        "to_json",
-        "from_json",
-    }
-)
-
-
-def py_name(name: str) -> str:
-    """The Python attribute name of a schema field (``global`` → ``global_``)."""
-    if keyword.iskeyword(name) or name in _RESERVED or name.startswith("__"):
-        return name + "_"
-    return name
-
 
 _SCALARS = {
     ir.ScalarKind.BOOL: "BOOL",
@@ -177,9 +152,10 @@ def _type_name(t: ir.TypeRef) -> str:
 def record_codec(
     decl: ir.Struct | ir.Union,
     resolve: layout.Resolver,
-    names: Callable[[str], str] = py_name,
+    names: Callable[[str], str],
 ) -> Call:
-    """The codec constructor call for an HDI struct or union."""
+    """The codec constructor call for an HDI struct or union; ``names`` maps a schema field
+    (or union member) name to the class's attribute (``Names.field_names``)."""
     me = ClassRef(decl.qualname)
     if isinstance(decl, ir.Union):
         lay = layout.union_layout(decl, resolve)
@@ -253,14 +229,14 @@ def render(
     if isinstance(e, CodecRef):
         return f"{module}.codec_of({class_name(e.qualname)})"
     if isinstance(e, IfaceRef):
-        return f"{ipc}.interface_codec({e.qualname!r})"
+        return f"{ipc}.interface_codec({string_literal(e.qualname)})"
     if isinstance(e, Call):
         args = ", ".join(render(a, class_name, module, ipc) for a in e.args)
         return f"{module if e.module == 'parcel' else ipc}.{e.func}({args})"
     if isinstance(e, tuple):
         inner = ", ".join(render(a, class_name, module, ipc) for a in e)
         return f"({inner},)" if len(e) == 1 else f"({inner})"
-    return repr(e)
+    return string_literal(e) if isinstance(e, str) else repr(e)
 
 
 def build(e: Any, classes: Mapping[str, Any]) -> Any:
@@ -287,7 +263,7 @@ def _version(namespace: str) -> tuple[int, int]:
 
 
 def _param_name(name: str) -> str:
-    return name + "_" if keyword.iskeyword(name) else name
+    return param_name(name)
 
 
 def interface_codec(iface: ir.Interface, resolve: layout.Resolver) -> Call:
@@ -337,103 +313,6 @@ def build_interfaces(
     return out
 
 
-def build_codecs(
-    decls: Iterable[ir.Decl], resolve: layout.Resolver, classes: Mapping[str, Any]
-) -> dict[str, parcel.Codec]:
-    """Codecs for every struct/union in ``decls``, bound to their classes in ``classes``."""
-    calls = {
-        d.qualname: record_codec(d, resolve)
-        for d in decls
-        if isinstance(d, ir.Union) or (isinstance(d, ir.Struct) and not d.is_table)
-    }
-    return {q: build(calls[q], classes) for q in codec_order(calls)}
-
-
-# ----------------------------------------------------------------------------------------------
-# Classes without code generation (tests, tools)
-
-
-def _open_enum_base() -> type:
-    try:
-        from ..wire.records import OpenIntEnum
-    except ImportError:  # pragma: no cover - until the records runtime lands
-        return enum.IntEnum
-    return OpenIntEnum
-
-
-def _zero(t: ir.TypeRef, resolve: layout.Resolver, classes: Mapping[str, Any]) -> Callable[[], Any]:
-    if isinstance(t, ir.Scalar):
-        return (
-            (lambda: False)
-            if t.kind is ir.ScalarKind.BOOL
-            else ((lambda: 0.0) if t.kind.is_float else (lambda: 0))
-        )
-    if isinstance(t, ir.String):
-        return str
-    if isinstance(t, ir.Vector):
-        e = t.element
-        bytes_like = isinstance(e, ir.Scalar) and e.kind in (
-            ir.ScalarKind.I8,
-            ir.ScalarKind.U8,
-        )
-        return bytes if bytes_like else list
-    if isinstance(t, ir.Map):
-        return dict
-    if isinstance(t, ir.Handle) and t.kind is ir.HandleKind.FILE_DESCRIPTOR:
-        return lambda: -1
-    if isinstance(t, ir.Handle) and t.kind is ir.HandleKind.POINTER:
-        return lambda: 0
-    if isinstance(t, ir.Ref):
-        decl = resolve(t.qualname)
-        if isinstance(decl, ir.Enum):
-            first = decl.members[0].value if decl.members else 0
-            return lambda: classes[t.qualname](first)
-        if isinstance(decl, (ir.Struct, ir.Union)):
-            return lambda: classes[t.qualname]()
-    return lambda: None
-
-
-def _to_parcel(self: Any, objects: list[object] | None = None) -> bytes:
-    return parcel.codec_of(type(self)).encode(self, objects)
-
-
-def _from_parcel(cls: type, data: bytes, objects: list[object] | None = None) -> Any:
-    return parcel.codec_of(cls).decode(data, objects)
-
-
-def runtime_classes(schema: ir.Schema) -> dict[str, Any]:
-    """Plain record classes for every enum/struct/union of ``schema`` with codecs attached.
-
-    Structs become dataclasses (attributes named by :func:`py_name`, positional order = wire
-    order) with ``to_parcel``/``from_parcel``; unions subclass :class:`parcel.UnionRecord`;
-    enums are open int enums. Meant for tests and tools that work from the IR directly.
-    """
-    decls = schema.decls()
-    resolve = decls.__getitem__
-    classes: dict[str, Any] = {}
-    base = _open_enum_base()
-    for q, d in decls.items():
-        if isinstance(d, ir.Enum):
-            classes[q] = base(d.name, [(m.name, m.value) for m in d.members] or [("_EMPTY", 0)])
-    for q, d in decls.items():
-        if isinstance(d, ir.Union):
-            classes[q] = type(d.name, (parcel.UnionRecord,), {"__slots__": ()})
-        elif isinstance(d, ir.Struct) and not d.is_table:
-            fields = [
-                (
-                    py_name(f.name),
-                    Any,
-                    dataclasses.field(default_factory=_zero(f.type, resolve, classes)),
-                )
-                for f in d.fields
-            ]
-            ns = {"to_parcel": _to_parcel, "from_parcel": classmethod(_from_parcel)}
-            cls = dataclasses.make_dataclass(d.name, fields, namespace=ns)
-            classes[q] = cls
-    build_codecs(decls.values(), resolve, classes)
-    return classes
-
-
 # ----------------------------------------------------------------------------------------------
 # NNRt: NodeType members ↔ attribute structs
 
@@ -467,27 +346,25 @@ def node_type_mapping(
 
 
 # ----------------------------------------------------------------------------------------------
-# Generator plugin (idlgen.pygen: CODEC_PLUGINS["hdi"])
+# The codec block of generated modules (templates/hdi_codec.j2)
 
 
 def method_py_name(m: ir.Method) -> str:
-    """Python name of an interface method: an overload of an ancestor's method gets ``_<id>``."""
-    return m.name + (f"_{m.cmd_id}" if m.overload else "")
+    """Python name of an interface method (the generated Protocol's, see naming.method_name)."""
+    return method_name(m.name, m.cmd_id, m.overload)
 
 
-def codec_view(b: Any, f: ir.SchemaFile, records: list[Any], schema: ir.Schema) -> Any:
+def codec_view(
+    b: ModuleBuilder, f: ir.SchemaFile, records: list[RecordView], schema: ir.Schema
+) -> CodecView:
     """The Parcel codec block of one generated module, and ``to_parcel``/``from_parcel`` methods.
 
     ``b`` is the generator's ModuleBuilder (``b.imports.ref(qualname)`` names a class, importing
     it when it lives in another module), ``records`` its RecordViews in dependency order.
     """
-    from ..pygen.views import CodecView
 
     decls = schema.decls()
     resolve = decls.__getitem__
-    attrs: dict[tuple[str, str], str] = {
-        (r.qualname, fv.schema_name): fv.name for r in records for fv in r.fields
-    }
 
     def class_name(q: str) -> str:
         return str(b.imports.ref(q))
@@ -498,25 +375,16 @@ def codec_view(b: Any, f: ir.SchemaFile, records: list[Any], schema: ir.Schema) 
         d = decls[r.qualname]
         assert isinstance(d, (ir.Struct, ir.Union))
 
-        def attr(n: str, q: str = r.qualname) -> str:
-            return attrs.get((q, n), py_name(n))
-
-        calls[r.qualname] = record_codec(d, resolve, attr)
+        calls[r.qualname] = record_codec(d, resolve, b.names.field_names(r.qualname).__getitem__)
     for q in codec_order(calls):
-        name = b.names.class_name(q)
-        lines.append(f"_PARCEL_{name} = {render(calls[q], class_name)}")
+        lines.append(render(calls[q], class_name))
     for d in f.decls:
         if isinstance(d, ir.Interface) and d.namespace == b.namespace:
-            lines.append(
-                f"_IPC_{b.names.class_name(d.qualname)} = {render(interface_codec(d, resolve), class_name)}"
-            )
-    imports = [
-        "from idlgen.wire import parcel as _parcel",
-        "from collections.abc import Sequence",
-    ]
+            lines.append(render(interface_codec(d, resolve), class_name))
+    imports = ["from idlgen.wire import parcel as _parcel"]
     if any(isinstance(decls[r.qualname], ir.Union) for r in records):
         imports.append("from typing import TYPE_CHECKING")
-    if any(line.startswith("_IPC_") for line in lines):
+    if any(line.startswith("_ipc.") for line in lines):
         imports.append("from idlgen.wire import ipc as _ipc")
     return CodecView(
         method_template="hdi_methods.j2",

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .. import ir
 from ..diagnostics import Diagnostics
-from .generate import _env
+from .render import env as _env
 from .naming import docstring, module_name, py_ident
 from .views import ImportSet, ModuleRef, Names
 
@@ -136,7 +136,7 @@ def package_modules(
         s = by_name[struct]
         ftypes = {x.name: x.type for x in s.fields}
         args = tuple(
-            (param, _convert(ftypes[field], f"attrs.{py_ident(field)}"))
+            (param, _convert(ftypes[field], f"attrs.{names.field_names(s.qualname)[field]}"))
             for field, param in spec.params
         )
         ignored = "".join(f"\n{f}: not used ({why})." for f, why in spec.ignored)

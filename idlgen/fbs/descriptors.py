@@ -1,8 +1,9 @@
-"""IR -> FlatBuffers codec descriptors (constructor arguments for :mod:`idlgen.wire.flatbuffers`).
+"""IR → FlatBuffers descriptor specs (constructor arguments for :mod:`idlgen.wire.flatbuffers`).
 
-``descriptor_calls`` is a pure function of the IR: the generator renders its result with
-``repr`` (every argument is a literal), tests can call :func:`build_runtime` to get working
-classes and descriptors without generating code.
+:func:`descriptor_calls` is a pure function of the IR, shared by the back end (which renders
+the calls into generated modules) and the loader's check of a JSON document that follows a
+schema (:func:`validation_descriptors`: descriptors over throwaway record classes; those
+classes are never handed to users).
 """
 
 from __future__ import annotations
@@ -10,23 +11,19 @@ from __future__ import annotations
 import dataclasses
 import enum
 import keyword
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from .. import ir
-from ..pygen.naming import enum_member_name
 
 __all__ = [
     "DescriptorCall",
     "ClassName",
     "type_spec",
     "descriptor_calls",
-    "build_runtime",
+    "validation_descriptors",
     "py_attr",
-    "codec_view",
-    "render_calls",
 ]
 
 
@@ -59,7 +56,7 @@ def type_spec(
     class_name: Callable[[str], str] | None = None,
 ) -> Any:
     """The runtime type spec of ``t``. Without ``class_name`` every declared type is named by
-    qualified name (looked up in a registry, see :func:`build_runtime`). With it (what generated
+    qualified name (looked up in a registry, see :func:`validation_descriptors`). With it (what generated
     modules use) unions are spelled out inline and enums carry their generated class name, which
     the runtime imports from the namespace package on first use; nothing is referenced at import
     time, so modules that import each other still load."""
@@ -76,15 +73,9 @@ def type_spec(
             return (t.kind.value, t.qualname)
         d = decls[t.qualname]
         if isinstance(d, ir.Enum):
-            # members the generator renames (``None`` -> ``None_``): JSON uses the schema names
-            renamed = tuple(
-                (enum_member_name(m.name), m.name)
-                for m in d.members
-                if enum_member_name(m.name) != m.name
-            )
-            return ("enum", t.qualname, d.base.fmt, class_name(t.qualname)) + (
-                (renamed,) if renamed else ()
-            )
+            # members renamed in Python (``None`` -> ``None_``) keep their schema names through
+            # the class's ``_schema_names_``, which the runtime reads
+            return ("enum", t.qualname, d.base.fmt, class_name(t.qualname))
         if isinstance(d, ir.Union):
             members = tuple(
                 (m.name, m.value, type_spec(m.type, decls, class_name)) for m in d.members
@@ -191,7 +182,7 @@ def _resolve_nested(schema: ir.Schema, ns: str, name: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# A runtime straight from the IR (tests, tools): dataclasses + registered descriptors
+# Descriptors straight from the IR (load-time JSON validation)
 
 
 def _py_default(f: ir.Field, decls: dict[str, ir.Decl]) -> Any:
@@ -209,10 +200,10 @@ def _py_default(f: ir.Field, decls: dict[str, ir.Decl]) -> Any:
     return None
 
 
-def build_runtime(schema: ir.Schema) -> dict[str, Any]:
-    """Create a dataclass / enum per declaration and register the codec descriptors.
+def validation_descriptors(schema: ir.Schema) -> dict[str, Any]:
+    """Descriptors of every declaration by qualified name, over plain dataclasses.
 
-    Returns ``{qualname: class}`` plus ``{"desc:" + qualname: descriptor}``.
+    Only for validating data against a schema at load time (no generated code exists yet).
     """
     from ..wire import flatbuffers as fb
     from ..wire.records import OpenIntEnum
@@ -252,83 +243,19 @@ def build_runtime(schema: ir.Schema) -> dict[str, Any]:
                     else:
                         fields.append((py_attr(f.name), Any, dataclasses.field(default=f.default)))
             classes[q] = dataclasses.make_dataclass(d.name, fields)
-    out: dict[str, Any] = dict(classes)
+    out: dict[str, Any] = {}
     for file in schema.files:
         for c in descriptor_calls(schema, file):
             if c.kind == "Enum":
-                out["desc:" + c.qualname] = fb.Enum(
-                    c.qualname, classes[c.qualname], *c.args, reg=reg
-                )
+                out[c.qualname] = fb.Enum(c.qualname, classes[c.qualname], *c.args, reg=reg)
             elif c.kind == "Union":
-                out["desc:" + c.qualname] = fb.Union(c.qualname, *c.args, reg=reg)
+                out[c.qualname] = fb.Union(c.qualname, *c.args, reg=reg)
             elif c.kind == "Struct":
-                out["desc:" + c.qualname] = fb.Struct(
+                out[c.qualname] = fb.Struct(
                     c.qualname, classes[c.qualname], *c.args, **c.kwargs, reg=reg
                 )
             else:
-                out["desc:" + c.qualname] = fb.Table(
+                out[c.qualname] = fb.Table(
                     c.qualname, classes[c.qualname], *c.args, **c.kwargs, reg=reg
                 )
     return out
-
-
-# ---------------------------------------------------------------------------------------------
-# The generator plugin (see idlgen.pygen.generate.CODEC_PLUGINS)
-
-
-def _lit(v: Any) -> str:
-    """Python source for a descriptor argument (``repr`` except for non-finite floats)."""
-    if isinstance(v, float) and not math.isfinite(v):
-        return f'float("{v}")'
-    if isinstance(v, tuple):
-        inner = ", ".join(_lit(x) for x in v)
-        return f"({inner},)" if len(v) == 1 else f"({inner})"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{_lit(k)}: {_lit(x)}" for k, x in v.items()) + "}"
-    return repr(v)
-
-
-def render_calls(calls: list[DescriptorCall], class_name: Callable[[str], str]) -> list[str]:
-    """Python statements creating the descriptors (one per table/struct, ``_FB_<Class>``)."""
-    lines = ['_FB_REG = _fb.registry(__name__.split(".")[0])']
-    for c in calls:
-        if c.kind not in ("Table", "Struct"):
-            continue  # enums and unions are spelled inline in the specs that use them
-        name = class_name(c.qualname)
-        args = ", ".join([repr(c.qualname), name, *(_lit(a) for a in c.args)])
-        kw = "".join(f", {k}={_lit(v)}" for k, v in c.kwargs.items()) + ", reg=_FB_REG"
-        lines.append(f"_FB_{name}: _fb.{c.kind}[{name}] = _fb.{c.kind}({args}{kw})")
-    return lines
-
-
-def codec_view(b: Any, f: ir.SchemaFile, records: list[Any], schema: ir.Schema) -> Any:
-    """CodecView for one generated module: thin methods per record + descriptor block."""
-    from ..pygen.views import CodecView
-
-    attrs: dict[tuple[str, str], str] = {}
-    for r in records:
-        for fv in r.fields:
-            attrs[(r.qualname, fv.schema_name)] = fv.name
-    decls = schema.decls()
-
-    def attr(q: str, n: str) -> str:
-        return attrs.get((q, n), py_attr(n))
-
-    calls = descriptor_calls(schema, f, attr, b.names.class_name, b.namespace)
-    keyed = {
-        r.qualname
-        for r in records
-        if isinstance(decls.get(r.qualname), ir.Struct)
-        and any(fl.key for fl in decls[r.qualname].fields)  # type: ignore[union-attr]
-    }
-    lines = render_calls(calls, lambda q: b.names.class_name(q))
-    return CodecView(
-        method_template="fbs_methods.j2",
-        tail_template="fbs_codec.j2",
-        imports=(
-            "from idlgen.wire import flatbuffers as _fb",
-            "from idlgen.wire import fbjson as _fbjson",
-            "from collections.abc import Sequence",
-        ),
-        context={"lines": lines, "keyed": keyed},
-    )

@@ -11,7 +11,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import ir
-from .naming import docstring, enum_member_name, module_name, py_ident
+from ..diagnostics import Diagnostics
+from .naming import (
+    RECORD_NAMES,
+    UNION_NAMES,
+    class_name,
+    docstring,
+    enum_member_name,
+    identifier,
+    method_name,
+    module_name,
+    param_name,
+    string_literal,
+)
 
 __all__ = [
     "ModuleRef",
@@ -49,9 +61,35 @@ class Names:
                 self.where[d.qualname] = ModuleRef(d.namespace, mod)
                 self.lang[d.qualname] = f.language
         self.cycle_of = _module_cycles(self.decls, self.where)
+        self._fields: dict[str, dict[str, str]] = {}
 
     def class_name(self, qualname: str) -> str:
-        return py_ident(qualname.rsplit(".", 1)[-1], frozenset())
+        return class_name(qualname.rsplit(".", 1)[-1])
+
+    def field_names(self, qualname: str) -> dict[str, str]:
+        """Python attribute of each field (or HDI union member) of a record, by schema name.
+
+        Besides the names every record binds (:data:`naming.RECORD_NAMES`), a field may not
+        take a name the class body uses: the classes its annotations and defaults name.
+        """
+        cached = self._fields.get(qualname)
+        if cached is not None:
+            return cached
+        d = self.decls[qualname]
+        members: list[ir.Field | ir.UnionMember] = []
+        if isinstance(d, ir.Struct):
+            members += d.fields
+        elif isinstance(d, ir.Union):
+            members += d.members
+        used = set(UNION_NAMES if isinstance(d, ir.Union) else RECORD_NAMES)
+        for m in members:
+            for r in _type_refs(m.type):
+                used.add(self.class_name(r))
+                used.add("_" + r.replace(".", "_"))  # the alias of a name taken by an import
+        taken = frozenset(used)
+        out = {m.name: identifier(m.name, taken) for m in members}
+        self._fields[qualname] = out
+        return out
 
     def in_cycle(self, a: ModuleRef, b: ModuleRef) -> bool:
         """Whether modules ``a`` and ``b`` import each other, directly or through others."""
@@ -183,18 +221,21 @@ class ImportSet:
             if line.startswith("from "):
                 mod, _, names = line[5:].partition(" import ")
                 froms.setdefault(mod, set()).update(n.strip() for n in names.split(","))
-        first = [m for m in froms if not m.startswith("idlgen")]
-        out = plain + [f"from {m} import {', '.join(sorted(froms[m]))}" for m in sorted(first)]
-        out += [
-            f"from {m} import {', '.join(sorted(froms[m]))}"
-            for m in sorted(froms)
-            if m.startswith("idlgen")
-        ]
+        third = [m for m in froms if not m.startswith(("idlgen", "."))]
+        ours = [m for m in froms if m.startswith("idlgen")]
+        cycle = [m for m in froms if m.startswith(".")]
+        stdlib = plain + [f"from {m} import {', '.join(sorted(froms[m]))}" for m in sorted(third)]
+        idlgen = [f"from {m} import {', '.join(sorted(froms[m]))}" for m in sorted(ours)]
         by_mod: dict[str, list[str]] = {}
         for (path, name), alias in self.local.items():
             by_mod.setdefault(path, []).append(name if alias == name else f"{name} as {alias}")
-        for path in sorted(by_mod):
-            out.append(f"from {path} import {', '.join(sorted(by_mod[path]))}")
+        local = [f"from {m} import {', '.join(sorted(froms[m]))}" for m in sorted(cycle)]
+        local += [f"from {p} import {', '.join(sorted(by_mod[p]))}" for p in sorted(by_mod)]
+        # Groups (stdlib and third party / idlgen / this package) separated by a blank line.
+        out: list[str] = []
+        for group in (stdlib, idlgen, local):
+            if group:
+                out += ([""] if out else []) + group
         return out
 
 
@@ -228,6 +269,8 @@ class EnumView:
     doc: str
     members: tuple[EnumMemberView, ...]
     qualname: str
+    # (Python name, schema name) string literals of the members whose names were escaped
+    renamed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -237,8 +280,6 @@ class FieldView:
     annotation: str
     default: str  # "= …" right-hand side, e.g. "0", "field(default_factory=Foo)"
     doc: str
-    to_dict: str  # expression over `self.<name>`
-    from_dict: str  # expression over `v`
 
 
 @dataclass(frozen=True)
@@ -249,6 +290,7 @@ class RecordView:
     qualname: str
     kind: str  # "struct", "table", "union"
     ir: Any  # the IR declaration (for codec plugins)
+    base: str = "_rec.Record"  # the runtime base class (idlgen.wire.records)
     template: str = "_record.j2"  # a codec plugin may render some kinds its own way
 
 
@@ -276,7 +318,7 @@ class InterfaceView:
     bases: str
     methods: tuple[MethodView, ...]
     qualname: str
-    descriptor: str
+    descriptor: str  # a string literal
 
 
 @dataclass(frozen=True)
@@ -306,6 +348,11 @@ class ModuleView:
     all_names: list[str]
     codecs: list[CodecView] = field(default_factory=list)
 
+    @property
+    def exports(self) -> list[str]:
+        """``__all__`` entries as string literals."""
+        return [string_literal(n) for n in self.all_names]
+
 
 # ---------------------------------------------------------------------------------------------
 # Building
@@ -320,8 +367,16 @@ _SCALAR_PY = {
 class ModuleBuilder:
     """Builds the ModuleView of one (schema file, namespace) pair."""
 
-    def __init__(self, names: Names, file: ir.SchemaFile, namespace: str, header: str) -> None:
+    def __init__(
+        self,
+        names: Names,
+        file: ir.SchemaFile,
+        namespace: str,
+        header: str,
+        diags: Diagnostics | None = None,
+    ) -> None:
         self.names = names
+        self.diags = diags if diags is not None else Diagnostics()
         self.file = file
         self.namespace = namespace
         self.here = ModuleRef(namespace, module_name(file.stem))
@@ -393,7 +448,7 @@ class ModuleBuilder:
         if isinstance(t, ir.String):
             if self.fbs and not (f.required or f.key) and not isinstance(f.default, str):
                 return "None"
-            return repr(f.default) if isinstance(f.default, str) else "''"
+            return string_literal(f.default) if isinstance(f.default, str) else "''"
         if isinstance(t, (ir.Vector, ir.FixedArray)):
             if _is_bytes(t, self.fbs):
                 # FlatBuffers: None = absent; b'' would store an empty vector.
@@ -418,9 +473,13 @@ class ModuleBuilder:
             value = (
                 f.default if isinstance(f.default, int) and not isinstance(f.default, bool) else 0
             )
+            member = next((m.name for m in e.members if m.value == value), None)
+            # Written as the member (ActivationType.ACTIVATION_TYPE_NONE); a value no member
+            # has (open enums, flag sets) as a call.
+            expr = f"{cls}.{enum_member_name(member)}" if member is not None else f"{cls}({value})"
             if "." in cls:  # defined in a module of an import cycle: build it when needed
-                return f"field(default_factory=lambda: {cls}({value}))"
-            return f"{cls}({value})"
+                return f"field(default_factory=lambda: {expr})"
+            return expr
         if t.kind in (ir.RefKind.INTERFACE, ir.RefKind.SEQUENCEABLE):
             return "None"
         if self.fbs:
@@ -432,76 +491,37 @@ class ModuleBuilder:
             else f"field(default_factory={cls})"
         )
 
-    def to_dict_expr(self, t: ir.TypeRef, x: str, depth: int = 0) -> str:
-        if isinstance(t, (ir.Scalar, ir.String, ir.Handle, ir.SharedMemQueue)):
-            return x
-        if isinstance(t, (ir.Vector, ir.FixedArray)):
-            if _is_bytes(t, self.fbs):
-                return f"bytes({x})" if self.fbs else x  # FlatBuffers may hand a ScalarVector
-            e = f"e{depth}"
-            inner = self.to_dict_expr(t.element, e, depth + 1)
-            return f"list({x})" if inner == e else f"[{inner} for {e} in {x}]"
-        if isinstance(t, ir.Map):
-            k, v = f"k{depth}", f"v{depth}"
-            ki = self.to_dict_expr(t.key, k, depth + 1)
-            vi = self.to_dict_expr(t.value, v, depth + 1)
-            return (
-                f"dict({x})"
-                if (ki, vi) == (k, v)
-                else f"{{{ki}: {vi} for {k}, {v} in {x}.items()}}"
-            )
-        if t.kind is ir.RefKind.ENUM:
-            return f"int({x})"
-        if t.kind in (ir.RefKind.INTERFACE, ir.RefKind.SEQUENCEABLE):
-            return x
-        if t.kind is ir.RefKind.UNION and self.fbs:
-            return f"_rec.union_to_dict({x})"
-        return f"{x}.to_dict()"
-
-    def from_dict_expr(self, t: ir.TypeRef, v: str, depth: int = 0) -> str:
-        if isinstance(t, ir.Scalar):
-            return f"{_SCALAR_PY[t.kind]}({v})"
-        if isinstance(t, ir.String):
-            return f"str({v})"
-        if isinstance(t, (ir.Vector, ir.FixedArray)):
-            if _is_bytes(t, self.fbs):
-                return f"_rec.bytes_from({v})"
-            e = f"e{depth}"
-            return f"[{self.from_dict_expr(t.element, e, depth + 1)} for {e} in {v}]"
-        if isinstance(t, ir.Map):
-            k, w = f"k{depth}", f"w{depth}"
-            ki = self.from_dict_expr(t.key, k, depth + 1)
-            vi = self.from_dict_expr(t.value, w, depth + 1)
-            return f"{{{ki}: {vi} for {k}, {w} in _rec.map_items({v})}}"
-        if isinstance(t, ir.Handle):
-            if t.kind in (ir.HandleKind.FILE_DESCRIPTOR, ir.HandleKind.POINTER):
-                return f"int({v})"
-            return v
-        if isinstance(t, ir.SharedMemQueue):
-            return v
-        if t.kind is ir.RefKind.ENUM:
-            return f"_rec.enum_from({self.imports.ref(t.qualname)}, {v})"
-        if t.kind in (ir.RefKind.INTERFACE, ir.RefKind.SEQUENCEABLE):
-            return v
-        if t.kind is ir.RefKind.UNION and self.fbs:
-            return v
-        return f"{self.imports.ref(t.qualname)}.from_dict({v})"
-
     # ---- declarations
     def enum(self, e: ir.Enum) -> EnumView:
-        base = "enum.IntFlag" if e.bit_flags else "OpenIntEnum"
+        base = "enum.IntFlag" if e.bit_flags else "_rec.OpenIntEnum"
         if e.bit_flags:
             self.imports.stdlib.add("import enum")
         else:
-            self.imports.stdlib.add("from idlgen.wire.records import OpenIntEnum")
+            self.imports.stdlib.add("from idlgen.wire import records as _rec")
         members = tuple(
             EnumMemberView(
                 enum_member_name(m.name), m.name, m.value, docstring(m.doc, 4) if m.doc else ""
             )
             for m in e.members
         )
+        self.unique(
+            [(enum_member_name(m.name), m.name, m.span) for m in e.members],
+            f"members of {e.qualname}",
+        )
+        renamed = tuple(
+            (string_literal(m.name), string_literal(m.schema_name))
+            for m in members
+            if m.name != m.schema_name
+        )
+        if renamed:
+            self.imports.stdlib.add("from idlgen.wire import records as _rec")
         return EnumView(
-            self.names.class_name(e.qualname), base, _doc_or(e.doc, e.name), members, e.qualname
+            self.names.class_name(e.qualname),
+            base,
+            _doc_or(e.doc, e.name),
+            members,
+            e.qualname,
+            renamed,
         )
 
     def record(self, s: ir.Struct | ir.Union) -> RecordView:
@@ -515,8 +535,12 @@ class ModuleBuilder:
             # their decoded values alongside, see idlgen.wire.flatbuffers)
             irfields = [f for f in s.fields if not f.deprecated]
             kind = "table" if s.is_table else "struct"
+        py_names = self.names.field_names(s.qualname)
+        self.unique(
+            [(py_names[f.name], f.name, f.span) for f in irfields], f"fields of {s.qualname}"
+        )
         for f in irfields:
-            name = py_ident(f.name)
+            name = py_names[f.name]
             ann = self.annotation(f.type)
             default = self.default(f)
             if default == "None" and not ann.endswith("| None"):
@@ -528,17 +552,14 @@ class ModuleBuilder:
                     ann,
                     _with_schema_name(default, f.name) if name != f.name else default,
                     docstring(f.doc, 4) if f.doc else "",
-                    self._guard(self.to_dict_expr(f.type, f"self.{name}"), f"self.{name}", default),
-                    self._guard(self.from_dict_expr(f.type, "v"), "v", default),
                 )
             )
         if any("field(" in fv.default for fv in fields):
             self.imports.stdlib.add("from dataclasses import dataclass, field")
         else:
             self.imports.stdlib.add("from dataclasses import dataclass")
-        self.imports.stdlib.add("from typing import Any")
-        self.imports.stdlib.add("from collections.abc import Mapping")
         self.imports.stdlib.add("from idlgen.wire import records as _rec")
+        base = "_rec.FlatRecord" if self.fbs else "_rec.ParcelRecord"
         return RecordView(
             self.names.class_name(s.qualname),
             _doc_or(s.doc, s.name),
@@ -546,21 +567,39 @@ class ModuleBuilder:
             s.qualname,
             kind,
             s,
+            base=base,
         )
 
-    @staticmethod
-    def _guard(expr: str, x: str, default: str) -> str:
-        """Optional values (default None) pass None through unconverted."""
-        if default != "None" or expr == x:
-            return expr
-        return f"None if {x} is None else {expr}"
+    def unique(self, names: Sequence[tuple[str, str, ir.Span | None]], what: str) -> None:
+        """Report schema names that escaping maps onto the same Python name (``global`` and
+        ``global_`` both become ``global_``): the second one, located."""
+        first: dict[str, str] = {}
+        for py, schema, span in names:
+            other = first.setdefault(py, schema)
+            if other != schema:
+                self.diags.error(
+                    "GEN001",
+                    f"{what}: '{other}' and '{schema}' both become the Python name '{py}'",
+                    span,
+                    help=[
+                        f"rename '{schema}' (Python keywords and names generated code uses get a trailing '_')"
+                    ],
+                )
 
     def interface(self, i: ir.Interface) -> InterfaceView:
         self.imports.stdlib.add("from typing import ClassVar, Protocol")
         methods = []
+        self.unique(
+            [(method_name(m.name, m.cmd_id, m.overload), m.name, m.span) for m in i.methods],
+            f"methods of {i.qualname}",
+        )
         for m in i.methods:
+            self.unique(
+                [(param_name(p.name), p.name, p.span) for p in m.params if p.direction == "in"],
+                f"parameters of {i.qualname}.{m.name}",
+            )
             ins = tuple(
-                ParamView(py_ident(p.name, frozenset()), p.name, self.annotation(p.type))
+                ParamView(param_name(p.name), p.name, self.annotation(p.type))
                 for p in m.params
                 if p.direction == "in"
             )
@@ -572,7 +611,7 @@ class ModuleBuilder:
                 MethodView(
                     # An overload of an ancestor's method is suffixed with its command id, as
                     # hdi-gen names its command constant (CMD_FOO_PING_4).
-                    py_ident(m.name, frozenset()) + (f"_{m.cmd_id}" if m.overload else ""),
+                    method_name(m.name, m.cmd_id, m.overload),
                     _method_doc(m),
                     ins,
                     returns,
@@ -589,14 +628,14 @@ class ModuleBuilder:
             bases,
             tuple(methods),
             i.qualname,
-            i.qualname,
+            string_literal(i.qualname),
         )
 
 
 def _with_schema_name(default: str, schema_name: str) -> str:
     """A field declaration that records the schema's name of an escaped field
     (``dataclasses.fields(cls)[i].metadata["schema_name"]``)."""
-    meta = f"metadata={{'schema_name': {schema_name!r}}}"
+    meta = f"metadata={{'schema_name': {string_literal(schema_name)}}}"
     if default.startswith("field(") and default.endswith(")"):
         return f"{default[:-1]}, {meta})"
     return f"field(default={default}, {meta})"
