@@ -182,19 +182,36 @@ def conv2d(
                 cols[:, :c] = xp.reshape(p, c)
             else:
                 isz = cols.itemsize
-                dst = np.lib.stride_tricks.as_strided(
-                    cols,
-                    shape=(n, oh, ow, kh, kw, c),
-                    strides=(
-                        oh * ow * kk * isz,
-                        ow * kk * isz,
-                        kk * isz,
-                        kw * c * isz,
-                        c * isz,
-                        isz,
-                    ),
-                )
-                np.copyto(dst, W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw))
+                if dw == 1 and xp.flags.c_contiguous:
+                    # Undilated columns: a kernel row's kw*C inputs are one contiguous run, so
+                    # the copy's inner loop is kw times longer (it dominates for small C).
+                    xs = xp.strides
+                    src = np.lib.stride_tricks.as_strided(
+                        xp,
+                        shape=(n, oh, ow, kh, kw * c),
+                        strides=(xs[0], sh * xs[1], sw * xs[2], dh * xs[1], isz),
+                        writeable=False,
+                    )
+                    dst = np.lib.stride_tricks.as_strided(
+                        cols,
+                        shape=(n, oh, ow, kh, kw * c),
+                        strides=(oh * ow * kk * isz, ow * kk * isz, kk * isz, kw * c * isz, isz),
+                    )
+                    np.copyto(dst, src)
+                else:
+                    dst = np.lib.stride_tricks.as_strided(
+                        cols,
+                        shape=(n, oh, ow, kh, kw, c),
+                        strides=(
+                            oh * ow * kk * isz,
+                            ow * kk * isz,
+                            kk * isz,
+                            kw * c * isz,
+                            c * isz,
+                            isz,
+                        ),
+                    )
+                    np.copyto(dst, W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw))
             if fold:
                 cols[:, k] = 1
         # One GEMM call: row blocks re-pack the weight matrix per call, which costs more here
@@ -263,6 +280,10 @@ def _depthwise(
         if bias is not None:
             out4 += bias.astype(dt, copy=False)
         return fused(out4, activation, "Conv2DFusion", inplace=True), True
+    if (sh > 1 or sw > 1) or n * oh * xp.shape[2] * o <= _DW_FLAT_MAX:
+        bias = _bias("Conv2DFusion", inputs, o)
+        out = _depthwise_flat(xp, w, bias, (kh, kw, sh, sw, dh, dw), oh, ow, dt)
+        return fused(out, activation, "Conv2DFusion", inplace=True), True
     # Strided taps read phase planes: plane (a, b) holds xp[:, a::sh, b::sw], so every tap is a
     # unit-stride window of one plane and its (ow, O) block is one contiguous row.
     # With few channels the per-row inner loops of a strided view are short, so the planes'
@@ -323,6 +344,107 @@ def _depthwise(
     if clamp is None:
         out4 = fused(out4, activation, "Conv2DFusion", inplace=True)
     return out4, True
+
+
+_WTILES: dict[tuple[Any, ...], tuple[Any, np.ndarray]] = {}
+
+
+def _tap_tiles(w: np.ndarray, dt: np.dtype[np.generic], reps: int) -> np.ndarray:
+    """[rows, reps*O]: each row of ``w`` ([rows, O]: a tap's per-channel weights, or the bias)
+    repeated ``reps`` times (one flat run of the block it multiplies), cached while a read-only
+    weight lives."""
+    base = w if w.base is None else w.base
+    key = (id(base), w.shape, w.strides, dt.str, reps)
+    hit = _WTILES.get(key)
+    if hit is not None and hit[0]() is base and not w.flags.writeable:
+        return hit[1]
+    t = np.tile(w.astype(dt), (1, reps))
+    t.flags.writeable = False
+    if not w.flags.writeable:
+        try:
+            ref = weakref.ref(base, lambda _r, k=key: _WTILES.pop(k, None))
+        except TypeError:
+            return t
+        _WTILES[key] = (ref, t)
+    return t
+
+
+def _depthwise_flat(
+    xp: np.ndarray,
+    w: np.ndarray,
+    bias: np.ndarray | None,
+    geom: tuple[int, int, int, int, int, int],
+    oh: int,
+    ow: int,
+    dt: np.dtype[np.generic],
+) -> np.ndarray:
+    """The tap loop on flat, contiguous 1-D slices (NumPy's fastest ufunc loops: no broadcast,
+    no strides). Outputs are computed on a "wide" grid as wide as the (phase) plane the taps
+    read, so a tap's input for a block of output rows is one contiguous run; the extra columns
+    are garbage and dropped when the block is copied out. Strided convolutions first split the
+    padded input into phase planes (plane (a, b) = xp[:, a::sh, b::sw]), making every tap a
+    unit-stride window of one plane."""
+    kh, kw, sh, sw, dh, dw = geom
+    n, hp, wp, c = xp.shape
+    if sh == 1 and sw == 1:
+        ph, pw = hp, wp
+        planes = {(0, 0): xp if xp.flags.c_contiguous else np.ascontiguousarray(xp)}
+    else:
+        ph, pw = -(-hp // sh), -(-wp // sw)
+        planes = {}
+        for i in range(kh):
+            for j in range(kw):
+                key = ((i * dh) % sh, (j * dw) % sw)
+                if key not in planes:
+                    src = xp[:, key[0] :: sh, key[1] :: sw]
+                    buf = W.scratch(f"plane{len(planes)}", (n, ph, pw, c), dt)
+                    buf[:, : src.shape[1], : src.shape[2]] = src
+                    buf[:, src.shape[1] :] = 0
+                    buf[:, :, src.shape[2] :] = 0
+                    planes[key] = buf
+    taps = []
+    for i in range(kh):
+        for j in range(kw):
+            r, q = i * dh, j * dw
+            pl = planes[(r % sh, q % sw)].reshape(n, -1)
+            taps.append((pl, ((r // sh) * pw + q // sw) * c))
+    # Blocks of whole wide rows, about _DW_FLAT_BLOCK elements each, split evenly.
+    nblk = -(-oh * pw * c // _DW_FLAT_BLOCK)
+    rows = -(-oh // nblk)
+    o = w.shape[0]
+    tiles = _tap_tiles(w[:, :, :, 0].reshape(o, kh * kw).T, dt, rows * pw)
+    btile = None if bias is None else _tap_tiles(bias.reshape(1, o), dt, rows * pw)[0]
+    mul = np.multiply
+    wide = W.scratch("dwide", (oh * pw * c,), dt)
+    tmp = W.scratch("dtmp", (rows * pw * c,), dt)
+    out = np.empty((n, oh, ow, c), dtype=dt)
+    for b in range(n):
+        flat = [(pl[b], off) for pl, off in taps]
+        for r0 in range(0, oh, rows):
+            r1 = min(oh, r0 + rows)
+            ln = ((r1 - r0 - 1) * pw + ow) * c
+            s0 = r0 * pw * c
+            acc = wide[s0 : s0 + ln]
+            t = tmp[:ln]
+            wts = tiles[:, :ln] if ln < tiles.shape[1] else tiles
+            pl, off = flat[0]
+            mul(pl[off + s0 : off + s0 + ln], wts[0], out=acc)
+            if btile is not None:
+                acc += btile[:ln]
+            for k in range(1, len(flat)):
+                pl, off = flat[k]
+                mul(pl[off + s0 : off + s0 + ln], wts[k], out=t)
+                acc += t
+        out[b] = wide[: oh * pw * c].reshape(oh, pw, c)[:, :ow]
+    return out
+
+
+# Stride-1 maps up to this many (padded-width) elements take the flat loop; larger ones run
+# faster as row blocks with broadcast weights (measured: the flat loop's full-length weight
+# stream stops fitting in cache). Strided maps always take it (phase planes beat strided views).
+_DW_FLAT_MAX = 1 << 16
+# Elements per block of the flat depthwise loop.
+_DW_FLAT_BLOCK = 1 << 15
 
 
 def conv2d_transpose(

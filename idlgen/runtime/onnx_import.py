@@ -6,7 +6,7 @@ BatchNorm, ...) take NHWC. A ``Transpose`` node is inserted only where a consume
 layout, so a CNN runs NHWC from its first convolution to its last. Constant subgraphs (shape
 arithmetic, dequantised weights, float16 weights cast to float32) are folded at load time with
 ONNX's reference evaluator; BatchNorm after Conv is folded into the weights; ReLU/ReLU6 after
-Conv/MatMul/Add, and a bias Add after MatMul, are fused into the producing node.
+Conv/MatMul/Add, SiLU after Conv, and a bias Add after MatMul, are fused into the producing node.
 """
 
 from __future__ import annotations
@@ -394,12 +394,18 @@ class Importer:
     def any_nhwc(self, ins: Sequence[Val | None]) -> bool:
         return any(v is not None and v.const is None and v.nhwc for v in ins)
 
-    def try_fuse_activation(self, node: Any, x: Val, code: int) -> bool:
-        """Fold ReLU/ReLU6 into the node that produced ``x`` (its only consumer)."""
+    def try_fuse_activation(
+        self, node: Any, x: Val, code: int, structs: tuple[str, ...] | None = None
+    ) -> bool:
+        """Fold an activation (ReLU/ReLU6, or SiLU into a convolution) into the node that
+        produced ``x``; ``x`` must have no other consumer (SiLU's Sigmoid and Mul count as one)."""
         hit = self.fusable.get(x.name)
-        if hit is None or self.consumers[x.name] != 1 or x.name in self.graph_outputs:
+        uses = 2 if code == 18 else 1
+        if hit is None or self.consumers[x.name] != uses or x.name in self.graph_outputs:
             return False
         nnode, rec = hit
+        if structs is not None and type(rec).__name__ not in structs:
+            return False
         if int(rec.activationType) != 0:
             return False
         rec.activationType = self.pkg.ActivationType(code)
@@ -730,7 +736,8 @@ def _simple_act(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]
         if (len(users) == 1 and users[0].op_type == "Mul" and out not in imp.graph_outputs
                 and sorted(users[0].input) == sorted([xv.name, out])):  # fmt: skip
             imp.absorbed.add(id(users[0]))
-            _act(imp, users[0], xv, 18)
+            if not imp.try_fuse_activation(users[0], xv, 18, structs=("Conv2DFusion",)):
+                _act(imp, users[0], xv, 18)
             return
     if code == 15:  # Identity / inference Dropout: the same tensor under a second name
         out = node.output[0]
