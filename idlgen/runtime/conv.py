@@ -354,15 +354,20 @@ def _tap_tiles(w: np.ndarray, dt: np.dtype[np.generic], reps: int) -> np.ndarray
     repeated ``reps`` times (one flat run of the block it multiplies), cached while a read-only
     weight lives."""
     base = w if w.base is None else w.base
-    key = (id(base), w.shape, w.strides, dt.str, reps)
+    # The data address too: views of one buffer at different offsets share a base.
+    key = (id(base), w.ctypes.data, w.shape, w.strides, dt.str, reps)
     hit = _WTILES.get(key)
     if hit is not None and hit[0]() is base and not w.flags.writeable:
         return hit[1]
     t = np.tile(w.astype(dt), (1, reps))
     t.flags.writeable = False
     if not w.flags.writeable:
+
+        def forget(_ref: Any, k: tuple[Any, ...] = key) -> None:
+            _WTILES.pop(k, None)
+
         try:
-            ref = weakref.ref(base, lambda _r, k=key: _WTILES.pop(k, None))
+            ref = weakref.ref(base, forget)
         except TypeError:
             return t
         _WTILES[key] = (ref, t)

@@ -127,6 +127,9 @@ class CompiledModel:
                 qp = _qp(tensors[t]) if dt is not None and _is_quant(tensors[t], dt) else None
                 st.conv.append((dt, qp))
             self.steps.append(st)
+        # Per step for the lean loop: (kernel or None when the step needs the full path, input
+        # slots, output slots, declared output dtypes, slots to free).
+        self._lean: list[tuple[Any, list[int], list[int], list[Any], list[int]]] = []
         # Liveness: after its last reader, an intermediate value is dropped.
         keep = set(self.outputs) | set(self.consts) | set(self.inputs)
         last: dict[int, int] = {}
@@ -136,6 +139,10 @@ class CompiledModel:
         for t, k in last.items():
             if t not in keep:
                 self.steps[k].free.append(t)
+        for st in self.steps:
+            plain = st.fast is not None and all(qp is None for _, qp in st.conv)
+            self._lean.append((st.fast if plain else None, st.ins, st.outs,
+                               [dt for dt, _ in st.conv], st.free))  # fmt: skip
 
     def __call__(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         if len(inputs) != len(self.inputs):
@@ -157,48 +164,29 @@ class CompiledModel:
                     f"input {k} ({self.in_names[k]}) has shape {a.shape}, declared {dims}",
                 )
             values[ti] = a
-        for st in self.steps:
-            raw = [values[t] for t in st.ins]
+        # The common case is kept lean (its cost is the per-node overhead): no dequantisation,
+        # and every output already an ndarray of its declared dtype; anything else takes _step.
+        for k, (fast, ins, outs_t, dts, free) in enumerate(self._lean):
+            if fast is None:
+                self._step(self.steps[k], values)
+                continue
+            raw = [values[t] for t in ins]
             try:
-                if st.fast is not None:
-                    outs = st.fast(raw)
-                elif st.qcast is not None:
-                    outs = st.qcast(raw)
-                else:
-                    for k, f in st.pre:
-                        raw[k] = f
-                    if st.deq is not None:
-                        raw = [
-                            (
-                                Q.dequantize(a, qp, axis=0)
-                                if qp is not None and a.dtype.kind in "iu"
-                                else a
-                            )
-                            for qp, a in zip(st.deq, raw)
-                        ]
-                    assert st.fn is not None
-                    outs = st.fn(raw)
-            except KernelError as e:
-                raise KernelError(st.where, f"{e.op}: {e.reason}") from None
-            except (ValueError, IndexError, TypeError, ArithmeticError, AttributeError) as e:
-                if any(v is None for v in raw):
-                    raise KernelError(st.where, "an input has no value") from None
-                raise KernelError(st.where, f"{type(e).__name__}: {e}") from e
-            if len(outs) < len(st.outs):
-                raise KernelError(
-                    st.where, f"kernel produced {len(outs)} outputs, node declares {len(st.outs)}"
-                )
-            for t, (dt, qp), out in zip(st.outs, st.conv, outs):
-                if type(out) is not np.ndarray:
-                    out = np.asarray(out)
-                if qp is not None and out.dtype.kind not in "iu":
-                    assert dt is not None
-                    out = Q.quantize(out, qp, dt)
-                elif dt is not None and out.dtype is not dt and out.dtype != dt:
-                    out = out.astype(dt)
+                outs = fast(raw)
+            except Exception as e:  # noqa: BLE001 - _step re-raises it with the node named
+                self._step(self.steps[k], values, error=e)
+                continue
+            if len(outs) < len(outs_t):
+                self._step(self.steps[k], values, outs)
+                continue
+            for t, dt, out in zip(outs_t, dts, outs):
+                if type(out) is not np.ndarray or (dt is not None and out.dtype is not dt):
+                    self._step(self.steps[k], values, outs)
+                    break
                 values[t] = out
-            for t in st.free:
-                values[t] = None
+            else:
+                for t in free:
+                    values[t] = None
         result = []
         given = {id(a) for a in inputs}
         for k, ti in enumerate(self.outputs):
@@ -207,6 +195,58 @@ class CompiledModel:
                 raise KernelError("execute", f"model output {k} (tensor {ti}) was never computed")
             result.append(v.copy() if not v.flags.writeable and id(v) not in given else v)
         return result
+
+    def _step(
+        self, st: _Step, values: list[Any], outs: Any = None, error: Exception | None = None
+    ) -> None:
+        """One step in full: dequantise inputs, run (unless the lean loop already did: ``outs``,
+        or the ``error`` it raised), check the output count, convert and requantise outputs,
+        free dead values."""
+        raw = [values[t] for t in st.ins]
+        try:
+            if error is not None:
+                raise error
+            if outs is not None:
+                pass
+            elif st.fast is not None:
+                outs = st.fast(raw)
+            elif st.qcast is not None:
+                outs = st.qcast(raw)
+            else:
+                for k, f in st.pre:
+                    raw[k] = f
+                if st.deq is not None:
+                    raw = [
+                        (
+                            Q.dequantize(a, qp, axis=0)
+                            if qp is not None and a.dtype.kind in "iu"
+                            else a
+                        )
+                        for qp, a in zip(st.deq, raw)
+                    ]
+                assert st.fn is not None
+                outs = st.fn(raw)
+        except KernelError as e:
+            raise KernelError(st.where, f"{e.op}: {e.reason}") from None
+        except (ValueError, IndexError, TypeError, ArithmeticError, AttributeError) as e:
+            if any(v is None for v in raw):
+                raise KernelError(st.where, "an input has no value") from None
+            raise KernelError(st.where, f"{type(e).__name__}: {e}") from e
+        if len(outs) < len(st.outs):
+            raise KernelError(
+                st.where, f"kernel produced {len(outs)} outputs, node declares {len(st.outs)}"
+            )
+        for t, (dt, qp), out in zip(st.outs, st.conv, outs):
+            if type(out) is not np.ndarray:
+                out = np.asarray(out)
+            if qp is not None and out.dtype.kind not in "iu":
+                assert dt is not None
+                out = Q.quantize(out, qp, dt)
+            elif dt is not None and out.dtype is not dt and out.dtype != dt:
+                out = out.astype(dt)
+            values[t] = out
+        for t in st.free:
+            values[t] = None
 
 
 def compile_model(

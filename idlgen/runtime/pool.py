@@ -80,9 +80,7 @@ def _span(out: int, size: int, k: int, stride: int, pad: int) -> tuple[int, int,
     return lo, hi, lo * stride + k - pad
 
 
-def _separable(
-    x: np.ndarray, geom: tuple[int, ...], ufunc: np.ufunc, fill: float
-) -> np.ndarray:
+def _separable(x: np.ndarray, geom: tuple[int, ...], ufunc: np.ufunc, fill: float) -> np.ndarray:
     """Reduce every window with ``ufunc`` (max or add), separably: kh passes over whole NHWC
     rows (each one contiguous run of W*C values), then kw column passes on the kh-fold smaller
     result. Padding is never materialised: a tap only touches the outputs whose source is
