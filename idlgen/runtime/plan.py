@@ -54,7 +54,19 @@ def _bind(km: Any, nt: Any, attrs: Any, version: str) -> Kernel:
 
 
 class _Step:
-    __slots__ = ("where", "fn", "fast", "ins", "outs", "deq", "pre", "conv", "qcast", "free")
+    __slots__ = (
+        "where",
+        "fn",
+        "fast",
+        "ins",
+        "outs",
+        "deq",
+        "pre",
+        "conv",
+        "qcast",
+        "free",
+        "conv_override",
+    )
 
     def __init__(self) -> None:
         self.where = ""
@@ -68,6 +80,38 @@ class _Step:
         self.qcast: Callable[[list[np.ndarray]], list[np.ndarray]] | None = None
         self.free: list[int] = []
         self.pre: list[tuple[int, np.ndarray]] = []
+        #: Outputs keep the input's integers (no requantisation): see ``_moves_quantised``.
+        self.conv_override = False
+
+
+# Node types that only move values (or take a max, which commutes with the monotonic
+# dequantisation), so on a quantised input they may run on the integers themselves.
+_MOVES = frozenset({"RESHAPE", "TRANSPOSE", "FLATTEN", "SQUEEZE", "UNSQUEEZE", "MAX_POOL_FUSION"})
+
+
+def _moves_quantised(node: Any, st: _Step, tensors: Any) -> bool:
+    """True when the node only moves its first input's values, that input and the one output
+    are quantised integers of one dtype with equal parameters, and no other input is quantised:
+    dequantising, moving and requantising would give back the same integers."""
+    kind = str(getattr(node.nodeType, "name", "")).removeprefix("NODE_TYPE_")
+    if kind not in _MOVES or len(st.outs) != 1 or st.deq is None or st.deq[0] is None:
+        return False
+    if any(q is not None for q in st.deq[1:]):
+        return False
+    if kind == "MAX_POOL_FUSION" and int(getattr(st.fn, "keywords", {}).get("activation", 0)):
+        return False
+    src, dst = tensors[st.ins[0]], tensors[st.outs[0]]
+    dt_in, dt_out = _declared(src), _declared(dst)
+    if dt_in is None or dt_in != dt_out or not _is_quant(dst, dt_out):
+        return False
+    a, b = st.deq[0], _qp(dst)
+    return (
+        b is not None
+        and a.num_bits == b.num_bits
+        and a.scale.shape == b.scale.shape == (1,)
+        and np.array_equal(a.scale, b.scale)
+        and np.array_equal(a.zero_point, b.zero_point)
+    )
 
 
 class CompiledModel:
@@ -120,12 +164,16 @@ class CompiledModel:
                         st.pre.append((k, f))
                         deq[k] = None
                 st.deq = deq if any(q is not None for q in deq) else None
+                if st.deq is not None and not st.pre and _moves_quantised(node, st, tensors):
+                    # Values only move (or a max is taken): the integers pass through unchanged.
+                    st.deq = None
+                    st.conv_override = True
                 if st.deq is None and not st.pre:
                     st.fast = st.fn
             for t in st.outs:
                 dt = _declared(tensors[t])
                 qp = _qp(tensors[t]) if dt is not None and _is_quant(tensors[t], dt) else None
-                st.conv.append((dt, qp))
+                st.conv.append((dt, None if st.conv_override else qp))
             self.steps.append(st)
         # Per step for the lean loop: (kernel or None when the step needs the full path, input
         # slots, output slots, declared output dtypes, slots to free).
