@@ -162,6 +162,20 @@ def conv2d(
     oh, pt, pb = W.conv_geometry(op, h, kh, sh, dh, int(pad_mode), t, b)
     ow, pl, pr = W.conv_geometry(op, wd, kw, sw, dw, int(pad_mode), l, r)
     dt = _float_dtype(x, w)
+    if (
+        g > 1
+        and cg == 1
+        and o == c
+        and (sh > 1 or sw > 1)
+        and n * oh * ow * kh * kw * o > _DW_SMALL
+    ):
+        # Strided depthwise: the phase planes are cut from x directly (no padded copy first).
+        bias = _bias(op, inputs, o)
+        out = _depthwise_flat(
+            x.astype(dt, copy=False), w.astype(dt, copy=False), bias,
+            (kh, kw, sh, sw, dh, dw), oh, ow, dt, pads=(pt, pb, pl, pr),
+        )  # fmt: skip
+        return [fused(_out(out, res_dt), activation, op, inplace=True)]
     xp = W.pad_hw(x.astype(dt, copy=False), pt, pb, pl, pr, tmp=True)
     w = w.astype(dt, copy=False)
     if g == 1:
@@ -382,15 +396,22 @@ def _depthwise_flat(
     oh: int,
     ow: int,
     dt: np.dtype[np.generic],
+    pads: tuple[int, int, int, int] | None = None,
 ) -> np.ndarray:
     """The tap loop on flat, contiguous 1-D slices (NumPy's fastest ufunc loops: no broadcast,
     no strides). Outputs are computed on a "wide" grid as wide as the (phase) plane the taps
     read, so a tap's input for a block of output rows is one contiguous run; the extra columns
     are garbage and dropped when the block is copied out. Strided convolutions first split the
     padded input into phase planes (plane (a, b) = xp[:, a::sh, b::sw]), making every tap a
-    unit-stride window of one plane."""
+    unit-stride window of one plane. With ``pads`` (top, bottom, left, right), ``xp`` is the
+    unpadded input and the planes are cut from it directly, zero where the padding would be."""
     kh, kw, sh, sw, dh, dw = geom
     n, hp, wp, c = xp.shape
+    t0 = l0 = 0
+    if pads is not None:
+        t0, l0 = pads[0], pads[2]
+        hp, wp = hp + pads[0] + pads[1], wp + pads[2] + pads[3]
+        assert sh > 1 or sw > 1
     if sh == 1 and sw == 1:
         ph, pw = hp, wp
         planes = {(0, 0): xp if xp.flags.c_contiguous else np.ascontiguousarray(xp)}
@@ -401,11 +422,21 @@ def _depthwise_flat(
             for j in range(kw):
                 key = ((i * dh) % sh, (j * dw) % sw)
                 if key not in planes:
-                    src = xp[:, key[0] :: sh, key[1] :: sw]
                     buf = W.scratch(f"plane{len(planes)}", (n, ph, pw, c), dt)
-                    buf[:, : src.shape[1], : src.shape[2]] = src
-                    buf[:, src.shape[1] :] = 0
-                    buf[:, :, src.shape[2] :] = 0
+                    # Plane cell (Y, X) is padded cell (a + Y*sh, b + X*sw), i.e. input cell
+                    # (a + Y*sh - top, b + X*sw - left) where that lies inside the input.
+                    y0, y1 = _phase_span(key[0], sh, t0, xp.shape[1], ph)
+                    x0, x1 = _phase_span(key[1], sw, l0, xp.shape[2], pw)
+                    if y1 > y0 and x1 > x0:
+                        ys, xs = key[0] + y0 * sh - t0, key[1] + x0 * sw - l0
+                        buf[:, y0:y1, x0:x1] = xp[
+                            :, ys : ys + (y1 - y0 - 1) * sh + 1 : sh,
+                            xs : xs + (x1 - x0 - 1) * sw + 1 : sw,
+                        ]  # fmt: skip
+                    buf[:, :y0] = 0
+                    buf[:, y1:] = 0
+                    buf[:, y0:y1, :x0] = 0
+                    buf[:, y0:y1, x1:] = 0
                     planes[key] = buf
     taps = []
     for i in range(kh):
@@ -442,6 +473,14 @@ def _depthwise_flat(
                 acc += t
         out[b] = wide[: oh * pw * c].reshape(oh, pw, c)[:, :ow]
     return out
+
+
+def _phase_span(a: int, s: int, pad: int, size: int, n: int) -> tuple[int, int]:
+    """Plane indices [lo, hi) (of ``n``) whose padded index ``a + Y*s`` is an input index:
+    ``pad <= a + Y*s < pad + size``."""
+    lo = max(0, -(-(pad - a) // s))
+    hi = min(n, (pad + size - 1 - a) // s + 1)
+    return lo, max(lo, hi)
 
 
 # Stride-1 maps up to this many (padded-width) elements take the flat loop; larger ones run
