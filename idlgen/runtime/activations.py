@@ -118,7 +118,7 @@ def _erf64(xd: np.ndarray) -> np.ndarray:
     q *= t  # erfc
     out = np.subtract(1.0, q, out=p)
     np.subtract(q, 1.0, out=out, where=~(xd >= 0))
-    return out
+    return np.asarray(out)
 
 
 def _gelu(x: np.ndarray, p: _Params) -> np.ndarray:
