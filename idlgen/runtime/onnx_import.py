@@ -1159,12 +1159,35 @@ def _transpose(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None])
     else:
         raise _Unsupported("default perm of a value of unknown rank")
     nm = node.name or node.output[0]
+    if _fold_into_matmul(imp, node, xv, perm):
+        return
     if xv.const is None and xv.nhwc and rank == 4:
         # Compose with the pending NHWC -> NCHW transpose: one Transpose node.
         phys = [_AXIS_NHWC[p] for p in perm]
         imp.emit("Transpose", {}, [imp.tensor(xv, True), _i32(imp, nm + ":perm", phys)], node)
         return
     imp.emit("Transpose", {}, [imp.tensor(xv), _i32(imp, nm + ":perm", perm)], node)
+
+
+def _fold_into_matmul(imp: Importer, node: Any, xv: Val, perm: list[int]) -> bool:
+    """A Transpose swapping only the last two axes whose one consumer is a MatMul reading it
+    as B (``q @ k^T`` in attention): lower that MatMul now with ``transposeB`` instead."""
+    r = len(perm)
+    out = node.output[0]
+    users = imp.users.get(out, [])
+    if (r < 2 or perm != list(range(r - 2)) + [r - 1, r - 2] or xv.const is not None
+            or (xv.nhwc and r == 4) or len(users) != 1 or out in imp.graph_outputs):  # fmt: skip
+        return False
+    mm = users[0]
+    if mm.op_type != "MatMul" or list(mm.input[1:]) != [out] or mm.input[0] == out:
+        return False
+    va = imp.vals.get(mm.input[0])
+    if va is None:
+        return False
+    imp.absorbed.add(id(mm))
+    imp.emit("MatMulFusion", {"transposeA": False, "transposeB": True, "activationType": 0},
+             [imp.tensor(va), imp.tensor(xv)], mm, fusable=True)  # fmt: skip
+    return True
 
 
 def _axes_of(node: Any, a: dict[str, Any], x: list[Val | None]) -> list[int]:
