@@ -114,6 +114,46 @@ def _moves_quantised(node: Any, st: _Step, tensors: Any) -> bool:
     )
 
 
+def _specialised(node: Any, st: _Step, consts: dict[int, np.ndarray]) -> Kernel | None:
+    """Reshape / Transpose whose shape / perm is a constant: the integers are read once here and
+    the step is the bare NumPy call (these nodes are frequent in attention blocks and their
+    kernel's argument handling is most of their cost). Anything the call rejects goes to the
+    kernel itself, which raises its usual error."""
+    kind = str(getattr(node.nodeType, "name", "")).removeprefix("NODE_TYPE_")
+    if kind not in ("RESHAPE", "TRANSPOSE") or len(st.ins) != 2 or st.ins[1] not in consts:
+        return None
+    c = consts[st.ins[1]]
+    if c.dtype.kind not in "iu" or c.ndim > 1:
+        return None
+    vals = tuple(int(v) for v in c.reshape(-1).tolist())
+    fn = st.fn
+    assert fn is not None
+    if kind == "RESHAPE":
+        if 0 in vals:  # 0 copies an input dim: leave it to the kernel
+            return None
+
+        def reshape(raw: Sequence[np.ndarray]) -> list[np.ndarray]:
+            try:
+                return [raw[0].reshape(vals)]
+            except (ValueError, TypeError, AttributeError):
+                return fn(raw)
+
+        return reshape
+    if not vals:
+        return None
+
+    def transpose(raw: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x = raw[0]
+        if type(x) is not np.ndarray or x.ndim != len(vals):
+            return fn(raw)
+        try:
+            return [x.transpose(vals)]
+        except (ValueError, TypeError):
+            return fn(raw)
+
+    return transpose
+
+
 class CompiledModel:
     """``plan(inputs) -> outputs`` for ``model.inputIndex`` / ``model.outputIndex``."""
 
@@ -169,7 +209,7 @@ class CompiledModel:
                     st.deq = None
                     st.conv_override = True
                 if st.deq is None and not st.pre:
-                    st.fast = st.fn
+                    st.fast = _specialised(node, st, self.consts) or st.fn
             for t in st.outs:
                 dt = _declared(tensors[t])
                 qp = _qp(tensors[t]) if dt is not None and _is_quant(tensors[t], dt) else None
