@@ -154,6 +154,10 @@ def _specialised(node: Any, st: _Step, consts: dict[int, np.ndarray]) -> Kernel 
     return transpose
 
 
+# Plans up to this many steps run as generated straight-line code (bigger ones loop).
+_UNROLL_MAX = 4000
+
+
 class CompiledModel:
     """``plan(inputs) -> outputs`` for ``model.inputIndex`` / ``model.outputIndex``."""
 
@@ -231,6 +235,7 @@ class CompiledModel:
             plain = st.fast is not None and all(qp is None for _, qp in st.conv)
             self._lean.append((st.fast if plain else None, st.ins, st.outs,
                                [dt for dt, _ in st.conv], st.free))  # fmt: skip
+        self._unrolled = self._unroll()
 
     def __call__(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         if len(inputs) != len(self.inputs):
@@ -252,8 +257,23 @@ class CompiledModel:
                     f"input {k} ({self.in_names[k]}) has shape {a.shape}, declared {dims}",
                 )
             values[ti] = a
-        # The common case is kept lean (its cost is the per-node overhead): no dequantisation,
-        # and every output already an ndarray of its declared dtype; anything else takes _step.
+        if self._unrolled is not None:
+            self._unrolled(values)
+        else:
+            self._loop(values)
+        result = []
+        given = {id(a) for a in inputs}
+        for k, ti in enumerate(self.outputs):
+            v = values[ti]
+            if v is None:
+                raise KernelError("execute", f"model output {k} (tensor {ti}) was never computed")
+            result.append(v.copy() if not v.flags.writeable and id(v) not in given else v)
+        return result
+
+    def _loop(self, values: list[Any]) -> None:
+        """The steps in order. The common case is kept lean (its cost is the per-node overhead):
+        no dequantisation, and every output already an ndarray of its declared dtype; anything
+        else takes _step."""
         for k, (fast, ins, outs_t, dts, free) in enumerate(self._lean):
             if fast is None:
                 self._step(self.steps[k], values)
@@ -275,14 +295,46 @@ class CompiledModel:
             else:
                 for t in free:
                     values[t] = None
-        result = []
-        given = {id(a) for a in inputs}
-        for k, ti in enumerate(self.outputs):
-            v = values[ti]
-            if v is None:
-                raise KernelError("execute", f"model output {k} (tensor {ti}) was never computed")
-            result.append(v.copy() if not v.flags.writeable and id(v) not in given else v)
-        return result
+
+    def _unroll(self) -> Callable[[list[Any]], None] | None:
+        """``_loop`` as straight-line Python generated for this plan: the same checks and
+        fallbacks, without the loop's per-step unpacking (a third of the per-node overhead).
+        The source holds only integer slots and names bound below, never model text."""
+        if len(self._lean) > _UNROLL_MAX:
+            return None
+        env: dict[str, Any] = {"steps": self.steps, "step": self._step, "nd": np.ndarray}
+        src = ["def run(values):"]
+        for k, (fast, ins, outs_t, dts, free) in enumerate(self._lean):
+            if fast is None:
+                src.append(f"    step(steps[{k}], values)")
+                continue
+            env[f"f{k}"] = fast
+            args = ", ".join(f"values[{t}]" for t in ins)
+            checks = []
+            for j, dt in enumerate(dts):
+                checks.append(f"type(r[{j}]) is not nd")
+                if dt is not None:
+                    env[f"d{k}_{j}"] = dt
+                    checks.append(f"r[{j}].dtype is not d{k}_{j}")
+            sets = [f"values[{t}] = r[{j}]" for j, t in enumerate(outs_t)]
+            sets += [f"values[{t}] = None" for t in free]
+            src += [
+                "    try:",
+                f"        r = f{k}([{args}])",
+                "    except Exception as e:",
+                f"        step(steps[{k}], values, error=e)",
+                "    else:",
+                f"        if len(r) < {len(outs_t)}{''.join(' or ' + c for c in checks)}:",
+                f"            step(steps[{k}], values, r)",
+                "        else:",
+            ]
+            src += [f"            {line}" for line in sets or ["pass"]]
+        if len(src) == 1:
+            src.append("    pass")
+        code = compile("\n".join(src) + "\n", "<idlgen plan>", "exec")
+        exec(code, env)  # noqa: S102 - generated above from integers only
+        fn: Callable[[list[Any]], None] = env["run"]
+        return fn
 
     def _step(
         self, st: _Step, values: list[Any], outs: Any = None, error: Exception | None = None
