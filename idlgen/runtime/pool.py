@@ -122,7 +122,7 @@ def _taps_into(
             ufunc(dst, v, out=dst)
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=8)  # entries are output-sized arrays
 def _counts(
     h: int, wd: int, c: int, kh: int, kw: int, sh: int, sw: int, oh: int, ow: int, pt: int,
     pl: int, dt: np.dtype[Any],
