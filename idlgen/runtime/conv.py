@@ -317,10 +317,10 @@ def _depthwise(
             else:
                 taps.append((i, j, xp, r, q, sh, sw))
     row = ow * o
-    wt = np.ascontiguousarray(w[:, :, :, 0].transpose(1, 2, 0).astype(dt, copy=False))
-    wt = np.tile(wt, (1, 1, ow))  # a tap's weights tiled along the output row
+    # A tap's weights tiled along the output row (cached for a plan's read-only weights).
+    wt = _tap_tiles(w[:, :, :, 0].reshape(o, kh * kw).T, dt, ow).reshape(kh, kw, row)
     bias = _bias("Conv2DFusion", inputs, o)
-    brow = None if bias is None else np.tile(bias.astype(dt, copy=False), ow)
+    brow = None if bias is None else _tap_tiles(bias.reshape(1, o), dt, ow)[0]
     clamp = _CLAMPS.get(int(activation))
     zero = np.zeros(row, dtype=dt)  # NumPy's maximum is fast against a row, slow against a scalar
     out = np.empty((n, oh, row), dtype=dt)
