@@ -29,11 +29,12 @@ from concurrent.futures import ProcessPoolExecutor
 from importlib.metadata import version
 from pathlib import Path
 
-import black
-from black.mode import TargetVersion
-from black.parsing import InvalidInput
+from typing import TYPE_CHECKING
 
 from .blackstyle import layout
+
+if TYPE_CHECKING:
+    import black
 
 __all__ = ["format_source", "format_many", "stabilize", "stabilize_many", "docstring_at"]
 
@@ -43,12 +44,23 @@ _PARALLEL_MIN_BYTES = 200_000
 
 @functools.cache
 def _mode(line_length: int) -> black.Mode:
+    import black  # imported on first use: most builds never need it (~0.1 s)
+    from black.mode import TargetVersion
+
     return black.Mode(target_versions={TargetVersion.PY311}, line_length=line_length)
 
 
+def _format_str(src: str, line_length: int) -> str:
+    import black
+
+    return black.format_str(src, mode=_mode(line_length))
+
+
 def format_source(src: str, line_length: int, what: str) -> str:
+    from black.parsing import InvalidInput
+
     try:
-        return black.format_str(src, mode=_mode(line_length))
+        return _format_str(src, line_length)
     except InvalidInput as e:  # a template bug: show where
         raise RuntimeError(f"generated code for {what} is not valid Python: {e}\n{src}") from e
 
@@ -167,8 +179,10 @@ def stabilize(src: str, line_length: int, what: str) -> str:
             stmt = lines[i][cut:]
             # A compound statement's header needs a body to parse; it is dropped again below.
             batch.append(f"{stmt}\n    pass\n{_MARK}" if stmt.endswith(":") else f"{stmt}\n{_MARK}")
+        from black.parsing import InvalidInput
+
         try:
-            out = black.format_str("\n".join(batch) + "\n", mode=_mode(line_length - cut))
+            out = _format_str("\n".join(batch) + "\n", line_length - cut)
         except InvalidInput:  # a line that is only part of a statement
             return format_source(src, line_length, what)
         chunks = out.split(f"{_MARK}\n")
