@@ -308,6 +308,8 @@ def _is_call(top: list[_Tok]) -> bool:
 
 def layout(stmt: str, depth: int, line_length: int) -> list[str] | None:
     """black's lines for the logical line ``stmt`` (no indent) at ``depth``, or None."""
+    if not stmt.isascii():
+        return None  # black counts East Asian wide characters as two columns
     try:
         if stmt.startswith("from "):
             return _import(stmt, depth, line_length)

@@ -147,7 +147,12 @@ _MARK = "_idlgen_statement_boundary_ = 0"
 
 
 def _needs_black(line: str, line_length: int) -> bool:
-    return len(line) > line_length or "'" in line or _MAGIC_COMMA.search(line) is not None
+    return (
+        len(line) > line_length
+        or "'" in line
+        or _MAGIC_COMMA.search(line) is not None
+        or not line.isascii()  # black measures wide characters as two columns
+    )
 
 
 def stabilize(src: str, line_length: int, what: str) -> str:
@@ -156,12 +161,15 @@ def stabilize(src: str, line_length: int, what: str) -> str:
     by_depth: dict[int, list[int]] = {}
     in_doc = False
     for i, line in enumerate(lines):
-        quotes = line.count('"""')
-        if in_doc or quotes:  # docstrings are emitted in black's layout
-            in_doc ^= quotes % 2 == 1
+        # Docstrings are emitted in black's layout; one starts its line, ends at ``\"\"\"``.
+        stripped = line.lstrip(" ")
+        if in_doc:
+            in_doc = '"""' not in line
+            continue
+        if stripped.startswith('"""'):
+            in_doc = stripped.count('"""') == 1
             continue
         if _needs_black(line, line_length):
-            stripped = line.lstrip(" ")
             if stripped.startswith("#"):
                 continue  # black leaves comments as they are
             depth, rem = divmod(len(line) - len(stripped), 4)

@@ -52,8 +52,8 @@ def test_descriptor_calls_are_literals() -> None:
     kinds = sorted({c.kind for c in calls})
     assert kinds == ["Enum", "Struct", "Table", "Union"]
     lines = render_calls(calls, lambda q: q.rsplit(".", 1)[-1])
-    root = next(line for line in lines if line.startswith("_fb.Table('Ex.Root'"))
-    assert "identifier='EXMP'" in root and 'float("-inf")' in root
+    root = next(line for line in lines if line.startswith('_fb.Table("Ex.Root"'))
+    assert 'identifier="EXMP"' in root and 'float("-inf")' in root
 
 
 def test_generated_golden_bytes(gen: dict[str, ModuleType]) -> None:
