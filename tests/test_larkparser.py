@@ -39,7 +39,9 @@ def _pair(grammar: str, **options: Any) -> tuple[lark.Lark, lark.Lark]:
     ("grammar", "corpus", "glob"),
     [("hdi.lark", HDI_CORPUS, "*.idl"), ("fbs.lark", SHARED / "corpus" / "fbs", "*.fbs")],
 )
-def test_positions_equal_larks(grammar: str, corpus: Path, glob: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_positions_equal_larks(
+    grammar: str, corpus: Path, glob: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("IDLGEN_CACHE_DIR", "")
     files = sorted(need(corpus).rglob(glob))
     sample = random.Random(5).sample(files, min(80, len(files)))

@@ -110,9 +110,7 @@ def _tokens(text: str) -> list[_Tok]:
         if value in _OPEN:
             prev = toks[-1] if toks else None
             # After a name or a closing bracket it is a call or subscript, else a literal.
-            tok.atom = prev is None or not (
-                prev.kind in ("name", "str") or prev.text in _CLOSE
-            )
+            tok.atom = prev is None or not (prev.kind in ("name", "str") or prev.text in _CLOSE)
             stack.append(len(toks))
         elif value in _CLOSE:
             if not stack or _OPEN.index(toks[stack[-1]].text) != _CLOSE.index(value):
@@ -301,9 +299,10 @@ def _is_call(top: list[_Tok]) -> bool:
     if len(top) < 2 or top[-1].text != "(" or top[0].kind != "name":
         return False
     names = top[:-1]
-    return all(
-        t.kind == "name" if i % 2 == 0 else t.text == "." for i, t in enumerate(names)
-    ) and len(names) % 2 == 1
+    return (
+        all(t.kind == "name" if i % 2 == 0 else t.text == "." for i, t in enumerate(names))
+        and len(names) % 2 == 1
+    )
 
 
 def layout(stmt: str, depth: int, line_length: int) -> list[str] | None:
