@@ -144,6 +144,7 @@ def format_many(sources: Mapping[str, str], line_length: int) -> dict[str, str]:
 # A comma right before a closing bracket (``[a, ]``): black explodes the brackets.
 _MAGIC_COMMA = re.compile(r",\s+[)\]}]")
 _MARK = "_idlgen_statement_boundary_ = 0"
+_BACKSLASH_NEWLINE = re.compile(r"\\\s*\n")
 
 
 def _needs_black(line: str, line_length: int) -> bool:
@@ -215,6 +216,8 @@ def docstring_at(literal: str, depth: int, line_length: int = 100) -> str:
     closing quotes on a line of their own when they would overflow the last line."""
     if not (literal.startswith('"""') and literal.endswith('"""')) or len(literal) < 7:
         return literal
+    if _BACKSLASH_NEWLINE.search(literal):
+        return literal  # black leaves a docstring with a backslash at a line's end alone
     body = literal[3:-3]
     # black pads a docstring that starts or ends with a quote, or ends with a lone backslash
     if body[0] == '"':
