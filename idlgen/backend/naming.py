@@ -5,6 +5,8 @@ from __future__ import annotations
 import keyword
 import re
 
+from .blackstyle import normalize_quotes
+
 __all__ = [
     "MODULE_NAMES",
     "RECORD_NAMES",
@@ -190,8 +192,9 @@ def docstring(text: str, indent: int = 0) -> str:
 
 
 def string_literal(text: str) -> str:
-    """A one-line string literal (``repr`` is exact for str and never spans lines)."""
-    return repr(text)
+    """A one-line string literal (``repr`` is exact for str and never spans lines), in black's
+    quotes so that generated code need not go through black."""
+    return normalize_quotes(repr(text))
 
 
 def comment_text(text: str) -> str:

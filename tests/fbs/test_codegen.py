@@ -53,8 +53,8 @@ def test_descriptor_calls_are_literals() -> None:
     assert kinds == ["Enum", "Struct", "Table", "Union"]
     lines = render_calls(calls, lambda q: q.rsplit(".", 1)[-1], "Ex")
     assert lines[0] == '_FB_REG = _fb.registry(__name__.rsplit(".", 2)[0])'
-    root = next(line for line in lines if line.startswith("_fb.Table('Ex.Root'"))
-    assert "identifier='EXMP'" in root and 'float("-inf")' in root
+    root = next(line for line in lines if line.startswith('_fb.Table("Ex.Root"'))
+    assert 'identifier="EXMP"' in root and 'float("-inf")' in root
 
 
 def test_generated_golden_bytes(gen: dict[str, ModuleType]) -> None:
