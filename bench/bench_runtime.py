@@ -22,7 +22,7 @@ import numpy as np
 
 from bench.common import Result, timeit
 from idlgen.runtime import conv, norm, pool, resize
-from idlgen.runtime.conformance import Runner
+from idlgen.tools.onnx_conformance import Runner
 
 f32 = np.float32
 

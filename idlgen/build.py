@@ -1,7 +1,7 @@
 """``idlgen build`` / ``check``: load, generate in memory, then write only what changed.
 
-Nothing is written unless the whole generation succeeded. Each file is replaced atomically
-(temporary file + rename). A manifest (``.idlgen-manifest.json``, committed with the output)
+Nothing is written unless the whole generation succeeded, and then the changed files are
+committed as one crash-safe step (see ``outtree``: staging dir, journal, lock). A manifest (``.idlgen-manifest.json``, committed with the output)
 lists the files idlgen produced, so a later build removes the stale ones and nothing else. A
 cache file (``.idlgen-cache.json``, not meant for version control) lets a build whose inputs,
 options and generator are unchanged skip parsing and generation.
@@ -13,7 +13,6 @@ import difflib
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,10 +20,13 @@ from pathlib import Path
 from importlib.metadata import version
 
 from . import __version__
+from .bounds import bad_name
 from .config import Config
+from . import outtree
 from .diagnostics import Diagnostic, Diagnostics, Severity
 from .frontend import LoadResult, load
 from .ir import Span
+from .outtree import contained, read_regular, safe_rel
 
 __all__ = ["BuildResult", "expand_inputs", "run_build", "MANIFEST", "CACHE"]
 
@@ -53,9 +55,15 @@ def expand_inputs(paths: Iterable[Path], diags: Diagnostics) -> list[Path]:
     out: list[Path] = []
     for p in paths:
         if p.is_dir():
-            out.extend(
-                sorted(q for q in p.rglob("*") if q.suffix in SCHEMA_SUFFIXES and q.is_file())
-            )
+            real = p.resolve()
+            for q in sorted(p.rglob("*")):
+                if q.suffix not in SCHEMA_SUFFIXES or not q.is_file():
+                    continue
+                # A committed symlink must not smuggle a file from elsewhere into the build.
+                if real not in q.resolve().parents:
+                    diags.error("IDL009", f"'{q}' is a symlink to a file outside '{p}'")
+                    continue
+                out.append(q)
         elif p.is_file():
             out.append(p)
         else:
@@ -94,15 +102,36 @@ def _sha(text: str) -> str:
 
 
 def _read_json(p: Path) -> dict[str, object]:
+    """A JSON object from a regular file (never through a symlink), else ``{}``."""
+    raw = read_regular(p)
+    if raw is None:
+        return {}
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
-def _cache_hit(out: Path, key: str) -> list[str] | None:
-    """The output list when the cache says nothing changed and the files are intact."""
+def _trusted_bases(cfg: Config) -> list[Path]:
+    """Directories sources may come from: the named inputs, roots and include dirs."""
+    bases = [p.resolve() if p.is_dir() else p.resolve().parent for p in cfg.inputs]
+    bases += [p.resolve() for p in cfg.roots.values()]
+    bases += [p.resolve() for p in cfg.include]
+    return bases
+
+
+def _under(p: Path, bases: Sequence[Path]) -> bool:
+    return any(p == b or b in p.parents for b in bases)
+
+
+def _cache_hit(out: Path, key: str, cfg: Config, diags: Diagnostics) -> list[str] | None:
+    """The output list when the cache says nothing changed and the files are intact.
+
+    The cache is a file in the (untrusted) output tree: entries naming files outside the
+    inputs or the output (elsewhere, ``..``, through symlinks) are ignored with a warning and
+    never read.
+    """
     cache = _read_json(out / CACHE)
     if cache.get("key") != key:
         return None
@@ -110,34 +139,24 @@ def _cache_hit(out: Path, key: str) -> list[str] | None:
     outputs = cache.get("outputs")
     if not isinstance(sources, dict) or not isinstance(outputs, dict):
         return None
+    bases = _trusted_bases(cfg)
     for path, digest in sources.items():
-        try:
-            if hashlib.sha256(Path(path).read_bytes()).hexdigest() != digest:
-                return None
-        except OSError:
+        ok = isinstance(path, str) and "\x00" not in path and os.path.isabs(path)
+        if not ok or os.path.realpath(path) != path or not _under(Path(path), bases):
+            diags.warning("IDL006", f"ignoring cache entry outside the inputs: {path!r}")
+            return None
+        data = read_regular(Path(path))
+        if data is None or hashlib.sha256(data).hexdigest() != digest:
             return None
     for rel, digest in outputs.items():
-        try:
-            if hashlib.sha256((out / rel).read_bytes()).hexdigest() != digest:
-                return None
-        except OSError:
+        target = contained(out, rel)
+        if target is None:
+            diags.warning("IDL006", f"ignoring cache entry outside the output: {rel!r}")
+            return None
+        data = read_regular(target)
+        if data is None or hashlib.sha256(data).hexdigest() != digest:
             return None
     return sorted(outputs)
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 ExtraFiles = Callable[[Config, LoadResult, Diagnostics], dict[str, str]]
@@ -160,29 +179,42 @@ def _diags_to_json(diags: Diagnostics) -> list[dict[str, object]]:
 
 
 def _replay(cache: dict[str, object], result: BuildResult) -> Diagnostics:
-    """The warnings the build that filled the cache printed, so a cached build prints them too."""
+    """The warnings the build that filled the cache printed, so a cached build prints them too.
+
+    The cache is untrusted: rows must be well-typed, and source lines are shown only for files
+    the cache hit just verified (never a file a crafted span names).
+    """
     out = Diagnostics()
     rows = cache.get("diagnostics")
+    sources = cache.get("sources")
+    known = set(sources) if isinstance(sources, dict) else set()
     for row in rows if isinstance(rows, list) else []:
         try:
-            span = Span(*row["span"]) if row["span"] else None
-            out.append(
-                Diagnostic(
-                    Severity(row["severity"]),
-                    str(row["code"]),
-                    str(row["message"]),
-                    span,
-                    tuple(row["help"]),
-                    tuple(row["notes"]),
-                )
+            raw = row["span"]
+            span = None
+            if raw is not None:
+                f, *nums = raw
+                if not isinstance(f, str) or len(nums) != 4:
+                    continue
+                if not all(isinstance(n, int) and 0 <= n < 1 << 31 for n in nums):
+                    continue
+                span = Span(f, *nums)
+            d = Diagnostic(
+                Severity(row["severity"]),
+                str(row["code"]),
+                str(row["message"]),
+                span,
+                tuple(map(str, row["help"])),
+                tuple(map(str, row["notes"])),
             )
         except (KeyError, TypeError, ValueError):
             continue
+        out.append(d)
         if span is not None and span.file not in result.sources:
-            try:
-                result.sources[span.file] = Path(span.file).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                pass
+            real = os.path.realpath(span.file)
+            data = read_regular(Path(real)) if real in known else None
+            if data is not None:
+                result.sources[span.file] = data.decode("utf-8", errors="replace")
     return out
 
 
@@ -206,104 +238,167 @@ def run_build(
     inputs = expand_inputs(cfg.inputs, diags)
     if diags.has_errors:
         return result, diags
-    out = cfg.out
+    if cfg.out.is_symlink():
+        diags.error(
+            "IDL004", f"output directory '{cfg.out}' is a symlink; pass the directory it names"
+        )
+        return result, diags
+    try:
+        out = cfg.out.resolve()
+    except (OSError, RuntimeError) as e:  # RuntimeError: a symlink loop on the way
+        diags.error("IDL005", f"cannot use the output directory '{cfg.out}': {e}")
+        return result, diags
     key = _cache_key(cfg, inputs, "reports" if extra_files else "")
-    if not check:
-        hit = _cache_hit(out, key)
-        if hit is not None:
-            result.cached = True
-            result.unchanged = hit
-            diags.extend(_replay(_read_json(out / CACHE), result))
-            return result, diags
-
     tick = progress or (lambda phase, done, total: None)
-    tick("parse", 0, len(inputs))
-    lr = load(inputs, roots=cfg.roots, include_dirs=cfg.include)
-    result.load = lr
-    diags.extend(lr.diagnostics)
-    if lr.diagnostics.has_errors:
-        return result, diags
-    tick("parse", len(inputs), len(inputs))
-    # Imported here: jinja2 and black cost ~0.1 s to import, which `idlgen parse` does not need.
-    from .backend.generate import GenerateOptions, generate
-
-    options = GenerateOptions(line_length=cfg.line_length, base_dir=cfg.base_dir)
-    tick("generate", 0, len(lr.schema.files))
-    files = generate(lr.schema, list(lr.schema.files), diags, options)
-    if extra_files is not None:
-        files.update(extra_files(cfg, lr, diags))
-    if diags.has_errors:
-        return result, diags
-    files[MANIFEST] = json.dumps({"generator": "idlgen", "files": sorted(files)}, indent=2) + "\n"
-    result.files = files
-
-    previous = _read_json(out / MANIFEST).get("files")
-    old_files = {f for f in previous if isinstance(f, str)} if isinstance(previous, list) else set()
-    stale_old = sorted(old_files - set(files) - {MANIFEST})
-
-    tick("generate", len(lr.schema.files), len(lr.schema.files))
-    for i, (rel, text) in enumerate(files.items()):
-        tick("check" if check else "write", i, len(files))
-        path = out / rel
-        try:
-            current = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            current = None
-        if current == text:
-            result.unchanged.append(rel)
-            continue
+    job = _Job(cfg, inputs, out, key, check, want_diffs, extra_files, result, diags, tick)
+    try:
         if check:
-            result.stale.append(rel)
-            if want_diffs:
-                result.diffs.append(
-                    "".join(
-                        difflib.unified_diff(
-                            (current or "").splitlines(keepends=True),
-                            text.splitlines(keepends=True),
-                            f"a/{rel}",
-                            f"b/{rel}",
-                        )
-                    )
-                )
-        else:
-            _atomic_write(path, text)
-            result.written.append(rel)
-    tick("check" if check else "write", len(files), len(files))
-    for rel in stale_old:
-        if check:
-            if (out / rel).exists():
-                result.extra.append(rel)
-            continue
-        try:
-            (out / rel).unlink()
-            result.removed.append(rel)
-        except FileNotFoundError:
-            continue
-        _prune_empty(out / rel, out)
-    if not check:
-        sources = {
-            str(Path(p).resolve()): hashlib.sha256(Path(p).read_bytes()).hexdigest()
-            for p in _source_paths(lr)
-        }
+            if os.path.lexists(out / outtree.JOURNAL):
+                diags.warning("IDL007", f"an interrupted build left '{out}' incomplete")
+            with outtree.locked(out, exclusive=False):
+                job.run()
+            return result, diags
+        created = not os.path.lexists(out)
+        with outtree.locked(out, create=True):
+            for w in outtree.recover(out):
+                diags.warning("IDL006", w)
+            hit = _cache_hit(out, key, cfg, diags)
+            if hit is not None:
+                result.cached = True
+                result.unchanged = hit
+                diags.extend(_replay(_read_json(out / CACHE), result))
+                return result, diags
+            job.run()
+            if created and diags.has_errors:
+                _remove_if_empty(out)  # a failed first build leaves no trace
+    except (OSError, outtree.OutputError) as e:
+        msg = str(e) if isinstance(e, outtree.OutputError) else f"{e.strerror or e}: '{out}'"
+        diags.error("IDL005", f"cannot write the output: {msg}")
+        result.written = []
+        result.removed = []
+    return result, diags
+
+
+def _remove_if_empty(d: Path) -> None:
+    try:
+        d.rmdir()
+    except OSError:
+        pass
+
+
+@dataclass
+class _Job:
+    cfg: Config
+    inputs: Sequence[Path]
+    out: Path
+    key: str
+    check: bool
+    want_diffs: bool
+    extra_files: ExtraFiles | None
+    result: BuildResult
+    diags: Diagnostics
+    tick: Progress
+
+    def run(self) -> None:
+        """Load and generate; then compare (check) or commit the changes in one step."""
+        cfg, out, result, diags = self.cfg, self.out, self.result, self.diags
+        tick = self.tick
+        tick("parse", 0, len(self.inputs))
+        lr = load(self.inputs, roots=cfg.roots, include_dirs=cfg.include)
+        result.load = lr
+        diags.extend(lr.diagnostics)
+        if lr.diagnostics.has_errors:
+            return
+        tick("parse", len(self.inputs), len(self.inputs))
+        for sf in lr.schema.files:
+            why = bad_name(sf.path)
+            if why is not None:  # the name would be written into generated headers
+                diags.error("IDL010", f"cannot generate code: {why}")
+        if diags.has_errors:
+            return
+        # Imported here: jinja2 and black cost ~0.1 s to import, which `idlgen parse` does not need.
+        from .backend.generate import GenerateOptions, generate
+
+        options = GenerateOptions(line_length=cfg.line_length, base_dir=cfg.base_dir)
+        tick("generate", 0, len(lr.schema.files))
+        files = generate(lr.schema, list(lr.schema.files), diags, options)
+        if self.extra_files is not None:
+            files.update(self.extra_files(cfg, lr, diags))
+        for rel in files:
+            if safe_rel(rel) != rel:
+                diags.error("IDL008", f"generated file name {rel!r} would leave the output")
+        if diags.has_errors:
+            return
+        files[MANIFEST] = json.dumps({"generator": "idlgen", "files": sorted(files)}, indent=2)
+        files[MANIFEST] += "\n"
+        result.files = files
+
+        tick("generate", len(lr.schema.files), len(lr.schema.files))
+        changed: dict[str, str] = {}
+        for i, (rel, text) in enumerate(files.items()):
+            tick("check" if self.check else "write", i, len(files))
+            path = contained(out, rel)
+            raw = read_regular(path) if path is not None else None
+            try:
+                current = raw.decode("utf-8") if raw is not None else None
+            except UnicodeDecodeError:
+                current = None
+            if current == text:
+                result.unchanged.append(rel)
+            elif not self.check:
+                changed[rel] = text
+            else:
+                result.stale.append(rel)
+                if self.want_diffs:
+                    result.diffs.append(_unified(rel, current or "", text))
+        removed = []
+        for rel in self._previous_files(set(files)):
+            path = contained(out, rel)
+            if path is None:
+                diags.warning("IDL006", f"ignoring manifest entry through a symlink: {rel!r}")
+            elif os.path.lexists(path) and not path.is_dir():
+                removed.append(rel)
+        if self.check:
+            tick("check", len(files), len(files))
+            result.extra = removed
+            return
+        sources = {}
+        for src in _source_paths(lr):
+            real = Path(src).resolve()
+            data = read_regular(real)
+            if data is not None:
+                sources[str(real)] = hashlib.sha256(data).hexdigest()
         cache = {
-            "key": key,
+            "key": self.key,
             "sources": sources,
             "outputs": {rel: _sha(text) for rel, text in files.items()},
             "diagnostics": _diags_to_json(diags),
         }
-        _atomic_write(out / CACHE, json.dumps(cache, indent=1, sort_keys=True) + "\n")
-    return result, diags
+        changed[CACHE] = json.dumps(cache, indent=1, sort_keys=True) + "\n"
+        outtree.commit(out, changed, removed)
+        tick("write", len(files), len(files))
+        result.written = sorted(set(changed) - {CACHE})
+        result.removed = removed
+
+    def _previous_files(self, current: set[str]) -> list[str]:
+        """Files the last build produced and this one does not; foreign entries ignored."""
+        previous = _read_json(self.out / MANIFEST).get("files")
+        old: set[str] = set()
+        for f in previous if isinstance(previous, list) else []:
+            if isinstance(f, str) and safe_rel(f) == f:
+                old.add(f)
+            else:
+                self.diags.warning("IDL006", f"ignoring manifest entry outside the output: {f!r}")
+        return sorted(old - current - {MANIFEST, CACHE})
+
+
+def _unified(rel: str, old: str, new: str) -> str:
+    return "".join(
+        difflib.unified_diff(
+            old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{rel}", f"b/{rel}"
+        )
+    )
 
 
 def _source_paths(lr: LoadResult) -> list[str]:
     return sorted(f.path for f in lr.schema.files)
-
-
-def _prune_empty(path: Path, stop: Path) -> None:
-    d = path.parent
-    while d != stop and stop in d.parents:
-        try:
-            d.rmdir()
-        except OSError:
-            return
-        d = d.parent

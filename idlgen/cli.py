@@ -105,7 +105,7 @@ def build_parser(*, diff: bool = True) -> argparse.ArgumentParser:
         epilog=f"Run 'idlgen COMMAND --help' for a command's options and examples.\n\n{EXIT_CODES}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--version", action="version", version=_version_text())
+    p.add_argument("--version", action=_LazyVersion)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     b = sub.add_parser(
@@ -216,6 +216,14 @@ def _diff_cli() -> Any:
         if e.name in _EXTRA_OF:
             return None
         raise
+
+
+class _LazyVersion(argparse._VersionAction):
+    """``--version`` whose text (package metadata look-ups, ~10 ms) is made only when asked."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        self.version = _version_text()
+        super().__call__(parser, *args, **kwargs)
 
 
 def _version_text() -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -95,7 +97,8 @@ def load_config(
     cfg_inputs = [(base / p).resolve() for p in _strings(table, "inputs", base)]
     cfg_roots = dict(parse_root(s, base) for s in _strings(table, "roots", base))
     cfg_include = [(base / p).resolve() for p in _strings(table, "include", base)]
-    cfg_out = (base / table["out"]).resolve() if isinstance(table.get("out"), str) else None
+    # Not resolved: the build refuses an output directory that is itself a symlink.
+    cfg_out = _abspath(base / table["out"]) if isinstance(table.get("out"), str) else None
     line_length = table.get("line-length", 100)
     if not isinstance(line_length, int) or line_length < 40:
         raise ConfigError(f"{base}: [tool.idlgen] line-length must be an integer >= 40")
@@ -103,7 +106,7 @@ def load_config(
     final_inputs = [(cwd / p).resolve() for p in inputs] if inputs else cfg_inputs
     cfg_roots.update(parse_root(s, cwd) for s in roots)
     final_include = cfg_include + [(cwd / p).resolve() for p in include]
-    final_out = (cwd / out).resolve() if out else cfg_out
+    final_out = _abspath(cwd / out) if out else cfg_out
     diff = table.get("diff", {})
     if not isinstance(diff, dict):
         raise ConfigError(f"{base}: [tool.idlgen.diff] must be a table")
@@ -117,3 +120,7 @@ def load_config(
         diff=diff,
         source=path,
     )
+
+
+def _abspath(p: Path) -> Path:
+    return Path(os.path.abspath(p))

@@ -10,7 +10,9 @@ Rendering (compiler style, what editors and CI problem matchers parse)::
 
 from __future__ import annotations
 
+import difflib
 import enum
+import functools
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -18,7 +20,24 @@ from dataclasses import dataclass
 from .escaping import escape_github_data, escape_github_prop, escape_text
 from .ir import Span
 
-__all__ = ["Severity", "Diagnostic", "Diagnostics", "render", "render_all", "render_github"]
+__all__ = [
+    "Severity",
+    "Diagnostic",
+    "Diagnostics",
+    "render",
+    "render_all",
+    "render_github",
+    "suggest",
+]
+
+# "Did you mean" must stay linear in the input: names longer than this get no suggestion, one
+# call looks at most MAX_SUGGEST_CANDIDATES names, and one Diagnostics spends at most
+# SUGGEST_BUDGET candidate looks in all (~0.2 s however many typos a file has).
+MAX_SUGGEST_NAME = 64
+# Source lines longer than this are shown as a window around the span.
+_MAX_SHOWN = 200
+MAX_SUGGEST_CANDIDATES = 1000
+SUGGEST_BUDGET = 20_000
 
 
 class Severity(enum.Enum):
@@ -49,6 +68,8 @@ class Diagnostic:
 class Diagnostics(list[Diagnostic]):
     """A list of diagnostics with helpers for the common cases."""
 
+    suggest_budget: int = SUGGEST_BUDGET
+
     def error(
         self,
         code: str,
@@ -76,11 +97,38 @@ class Diagnostics(list[Diagnostic]):
         return any(d.is_error for d in self)
 
 
+def suggest(
+    diags: Diagnostics, name: str, candidates: Iterable[str], *, n: int = 1, cutoff: float = 0.6
+) -> list[str]:
+    """Up to ``n`` close matches for ``name`` (``difflib``), within the bounds above.
+
+    ``candidates`` may be a generator: it is consumed only as far as the bounds allow.
+    """
+    if len(name) > MAX_SUGGEST_NAME or diags.suggest_budget <= 0:
+        return []
+    pool: dict[str, None] = {}
+    looked = 0
+    for c in candidates:
+        looked += 1
+        if len(c) <= MAX_SUGGEST_NAME:
+            pool[c] = None
+        if looked >= MAX_SUGGEST_CANDIDATES or looked >= diags.suggest_budget:
+            break
+    diags.suggest_budget -= looked
+    return difflib.get_close_matches(name, list(pool), n=n, cutoff=cutoff)
+
+
+@functools.lru_cache(maxsize=16)
+def _lines(text: str) -> list[str]:
+    """Split once per source, not once per diagnostic (many errors must stay linear)."""
+    return text.splitlines()
+
+
 def _source_line(sources: Mapping[str, str], span: Span) -> str | None:
     text = sources.get(span.file)
     if text is None:
         return None
-    lines = text.splitlines()
+    lines = _lines(text)
     if 1 <= span.line <= len(lines):
         return lines[span.line - 1]
     if span.line == len(lines) + 1:
@@ -104,6 +152,11 @@ def render(d: Diagnostic, sources: Mapping[str, str]) -> str:
                 width = d.span.end_col - d.span.col
             else:
                 width = max(len(line) - start, 1) if d.span.end_line > d.span.line else 1
+            if len(line) > _MAX_SHOWN:  # a huge line: show a window around the span
+                left = max(start - _MAX_SHOWN // 2, 0)
+                line = line[left : left + _MAX_SHOWN]
+                start -= left
+                width = max(min(width, len(line) - start), 1)
             out.append(f" {gutter} | {line}")
             out.append(f" {pad} | {' ' * start}{'^' * width}")
     for h in d.help:

@@ -12,19 +12,21 @@ user's files. Any problem reading or writing it means parsing as if it were not 
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import hashlib
 import os
 import pickle
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from .diagnostics import Diagnostics
 
-__all__ = ["cache_dir", "memoize"]
+__all__ = ["cache_dir", "memoize", "gc_paused"]
 
 F = TypeVar("F", bound=Callable[[str, str, Diagnostics], Any])
 
@@ -52,6 +54,26 @@ def _digest(sources: tuple[str, ...]) -> bytes:
     return h.digest()
 
 
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while parsing one file, nor later over what it made.
+
+    Parsing allocates many small objects (tokens, tree nodes, AST nodes) and keeps most of
+    them, so the collector runs often and finds nothing: ~12% of parsing the HDI corpus.
+    Afterwards the survivors are frozen (``gc.freeze``: left out of later collections; they
+    hold no reference cycles, and reference counting still frees them).
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
+
+
 def memoize(kind: str, shaped_by: Sequence[str | Path]) -> Callable[[F], F]:
     """Wrap ``parse(path, text, diags) -> tree | None``; ``shaped_by`` are the files (parser,
     AST, grammar) whose content decides what a parse returns."""
@@ -62,7 +84,8 @@ def memoize(kind: str, shaped_by: Sequence[str | Path]) -> Callable[[F], F]:
         def cached(path: str, text: str, diags: Diagnostics) -> Any:
             d = cache_dir(kind)
             if d is None:
-                return parse(path, text, diags)
+                with gc_paused():
+                    return parse(path, text, diags)
             h = hashlib.sha256(_digest(files))
             h.update(path.encode("utf-8", "surrogatepass") + b"\0")
             h.update(text.encode("utf-8", "surrogatepass"))
@@ -73,7 +96,8 @@ def memoize(kind: str, shaped_by: Sequence[str | Path]) -> Callable[[F], F]:
             except Exception:  # noqa: BLE001 - missing, truncated or stale: parse again
                 pass
             before = len(diags)
-            result = parse(path, text, diags)
+            with gc_paused():
+                result = parse(path, text, diags)
             if result is not None and len(diags) == before:
                 _store(entry, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
             return result

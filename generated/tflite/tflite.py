@@ -1977,7 +1977,7 @@ class Model(_rec.FlatRecord):
 
 # FlatBuffers codecs (idlgen.wire.flatbuffers), built once at import and resolved on first
 # use; each binds itself to its class (``_FB_DESC``).
-_FB_REG = _fb.registry(__name__.split(".")[0])
+_FB_REG = _fb.registry(__name__.rsplit(".", 2)[0])
 _fb.Table(
     "tflite.CustomQuantization",
     CustomQuantization,

@@ -30,10 +30,17 @@ def _lit(v: Any) -> str:
     return string_literal(v) if isinstance(v, str) else repr(v)
 
 
-def render_calls(calls: list[DescriptorCall], class_name: Callable[[str], str]) -> list[str]:
+def render_calls(
+    calls: list[DescriptorCall], class_name: Callable[[str], str], namespace: str | None
+) -> list[str]:
     """Python statements creating the descriptors (one per table/struct; each binds itself to
-    its class as ``_FB_DESC``, so no module-level name can collide with a schema's)."""
-    lines = ['_FB_REG = _fb.registry(__name__.split(".")[0])']
+    its class as ``_FB_DESC``, so no module-level name can collide with a schema's).
+
+    The registry is keyed by the output root package, found by stripping the namespace and the
+    module from ``__name__``: the same modules work as ``generated.x.y`` or, shipped in a
+    wheel, as ``idlgen.prebuilt.x.y``."""
+    depth = 1 + (len(namespace.split(".")) if namespace else 0)
+    lines = [f'_FB_REG = _fb.registry(__name__.rsplit(".", {depth})[0])']
     for c in calls:
         if c.kind not in ("Table", "Struct"):
             continue  # enums and unions are spelled inline in the specs that use them
@@ -61,7 +68,7 @@ def codec_view(
         if isinstance(decls.get(r.qualname), ir.Struct)
         and any(fl.key for fl in decls[r.qualname].fields)  # type: ignore[union-attr]
     }
-    lines = render_calls(calls, lambda q: b.names.class_name(q))
+    lines = render_calls(calls, lambda q: b.names.class_name(q), b.namespace)
     return CodecView(
         method_template="fbs_methods.j2",
         tail_template="fbs_codec.j2",

@@ -1,7 +1,16 @@
-"""black, in process, on every core, behind a content-addressed cache.
+"""Making generated source black-clean: cheaply by default, or by running black on whole files.
 
-Formatting is nearly all of a cold build's time (black takes ~0.5 s per thousand lines), and
-most rebuilds change a few modules only. Each unformatted source is keyed by its SHA-256 plus
+The templates emit text that is already black's output for everything but a few kinds of
+line (``stabilize_many``): lines longer than the limit, lines with a single-quoted string and
+lines with a magic trailing comma. Only those lines go through black, each as a statement of
+its own (dedented, with the line length reduced by the indent it had: black's choices depend
+on the full width only), batched per file and depth so black runs a handful of times per
+file on a fraction of its text. A line black cannot take alone (part of a bracketed
+construct spanning lines) sends its whole file through black. Tests hold the result equal
+to black's on ``generated/`` and the HDI corpus.
+
+Whole-file black (``format_many``) stays for ``GenerateOptions(black=True)``. It costs ~0.5 s
+per thousand lines, so it runs on every core behind a content-addressed cache. Each unformatted source is keyed by its SHA-256 plus
 black's version and mode; the formatted text is stored under the user cache directory
 (``IDLGEN_CACHE_DIR`` overrides it; ``IDLGEN_CACHE_DIR=""`` disables the cache). Output is
 exactly black's output either way.
@@ -13,17 +22,21 @@ import functools
 import hashlib
 import multiprocessing as mp
 import os
+import re
 import tempfile
 from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
 from importlib.metadata import version
 from pathlib import Path
 
-import black
-from black.mode import TargetVersion
-from black.parsing import InvalidInput
+from typing import TYPE_CHECKING
 
-__all__ = ["format_source", "format_many"]
+from .blackstyle import layout
+
+if TYPE_CHECKING:
+    import black
+
+__all__ = ["format_source", "format_many", "stabilize", "stabilize_many", "docstring_at"]
 
 # Below this much unformatted source, worker processes cost more than they save.
 _PARALLEL_MIN_BYTES = 200_000
@@ -31,12 +44,23 @@ _PARALLEL_MIN_BYTES = 200_000
 
 @functools.cache
 def _mode(line_length: int) -> black.Mode:
+    import black  # imported on first use: most builds never need it (~0.1 s)
+    from black.mode import TargetVersion
+
     return black.Mode(target_versions={TargetVersion.PY311}, line_length=line_length)
 
 
+def _format_str(src: str, line_length: int) -> str:
+    import black
+
+    return black.format_str(src, mode=_mode(line_length))
+
+
 def format_source(src: str, line_length: int, what: str) -> str:
+    from black.parsing import InvalidInput
+
     try:
-        return black.format_str(src, mode=_mode(line_length))
+        return _format_str(src, line_length)
     except InvalidInput as e:  # a template bug: show where
         raise RuntimeError(f"generated code for {what} is not valid Python: {e}\n{src}") from e
 
@@ -115,3 +139,102 @@ def format_many(sources: Mapping[str, str], line_length: int) -> dict[str, str]:
         out[rel] = text
         _store(d, keys[rel], text)
     return {rel: out[rel] for rel in sources}
+
+
+# A comma right before a closing bracket (``[a, ]``): black explodes the brackets.
+_MAGIC_COMMA = re.compile(r",\s+[)\]}]")
+_MARK = "_idlgen_statement_boundary_ = 0"
+_BACKSLASH_NEWLINE = re.compile(r"\\\s*\n")
+
+
+def _needs_black(line: str, line_length: int) -> bool:
+    return (
+        len(line) > line_length
+        or "'" in line
+        or _MAGIC_COMMA.search(line) is not None
+        or not line.isascii()  # black measures wide characters as two columns
+    )
+
+
+def stabilize(src: str, line_length: int, what: str) -> str:
+    """``black.format_str(src)``, running black only on the lines that need it (see above)."""
+    lines = src.split("\n")
+    by_depth: dict[int, list[int]] = {}
+    in_doc = False
+    for i, line in enumerate(lines):
+        # Docstrings are emitted in black's layout; one starts its line, ends at ``\"\"\"``.
+        stripped = line.lstrip(" ")
+        if in_doc:
+            in_doc = '"""' not in line
+            continue
+        if stripped.startswith('"""'):
+            in_doc = stripped.count('"""') == 1
+            continue
+        if _needs_black(line, line_length):
+            if stripped.startswith("#"):
+                continue  # black leaves comments as they are
+            depth, rem = divmod(len(line) - len(stripped), 4)
+            if rem or stripped[:1] in (")", "]", "}"):
+                return format_source(src, line_length, what)
+            laid = layout(stripped, depth, line_length)
+            if laid is not None:
+                lines[i] = "\n".join(laid)
+            else:
+                by_depth.setdefault(depth, []).append(i)
+    for depth, indices in by_depth.items():
+        cut = 4 * depth
+        batch: list[str] = []
+        for i in indices:
+            stmt = lines[i][cut:]
+            # A compound statement's header needs a body to parse; it is dropped again below.
+            batch.append(f"{stmt}\n    pass\n{_MARK}" if stmt.endswith(":") else f"{stmt}\n{_MARK}")
+        from black.parsing import InvalidInput
+
+        try:
+            out = _format_str("\n".join(batch) + "\n", line_length - cut)
+        except InvalidInput:  # a line that is only part of a statement
+            return format_source(src, line_length, what)
+        chunks = out.split(f"{_MARK}\n")
+        if len(chunks) != len(indices) + 1:
+            return format_source(src, line_length, what)
+        pad = " " * cut
+        for i, chunk in zip(indices, chunks):
+            body = chunk.strip("\n").split("\n")
+            if lines[i].endswith(":"):
+                body = body[:-1]  # the placeholder ``pass``
+            lines[i] = "\n".join(pad + b if b else b for b in body)
+    return "\n".join(lines)
+
+
+def stabilize_many(sources: Mapping[str, str], line_length: int) -> dict[str, str]:
+    return {rel: stabilize(src, line_length, rel) for rel, src in sources.items()}
+
+
+def docstring_at(literal: str, depth: int, line_length: int = 100) -> str:
+    """A ``\"\"\"…\"\"\"`` docstring literal laid out as black lays it out ``depth`` levels deep:
+    continuation lines re-indented (common indent replaced, trailing blanks dropped) and the
+    closing quotes on a line of their own when they would overflow the last line."""
+    if not (literal.startswith('"""') and literal.endswith('"""')) or len(literal) < 7:
+        return literal
+    if _BACKSLASH_NEWLINE.search(literal):
+        return literal  # black leaves a docstring with a backslash at a line's end alone
+    body = literal[3:-3]
+    # black pads a docstring that starts or ends with a quote, or ends with a lone backslash
+    if body[0] == '"':
+        body = " " + body
+    if body[-1] == '"' or (body[-1] == "\\" and (len(body) - len(body.rstrip("\\"))) % 2):
+        body += " "
+    literal = f'"""{body}"""'
+    lines = literal.split("\n")
+    if len(lines) == 1:
+        return literal
+    rest = lines[1:]
+    common = min((len(ln) - len(ln.lstrip()) for ln in rest if ln.strip()), default=0)
+    prefix = " " * (4 * depth)
+    out = [lines[0]]
+    for i, ln in enumerate(rest):
+        text = ln[common:].rstrip()
+        out.append(prefix + text if text or i == len(rest) - 1 else "")
+    if len(out[-1]) > line_length:  # the last line ends in the 3 closing quotes
+        out[-1] = out[-1][:-3].rstrip() + "\n" + prefix + '"""'
+    return "\n".join(out)

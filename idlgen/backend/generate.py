@@ -1,4 +1,4 @@
-"""Schema IR → a tree of Python source files (relative path → text), black-formatted."""
+"""Schema IR → a tree of Python source files (relative path → text), black-clean."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 from .. import __version__, ir
 from ..diagnostics import Diagnostics
 from . import fbs_codec, hdi_codec, kernels
-from .formatting import format_many
+from .formatting import format_many, stabilize_many
 from .render import env as _env
 from .naming import (
     comment_text,
@@ -47,8 +47,10 @@ class GenerateOptions:
     line_length: int = 100
     # Paths in headers are made relative to this directory (keeps output machine-independent).
     base_dir: Path | None = None
-    # black-format the output (tests that only import the modules may skip it)
+    # black-clean output (tests that only import the modules may skip it)
     format: bool = True
+    # run black on every whole module instead of only on the lines that need it (slow)
+    black: bool = False
 
 
 def _rel(path: str, base: Path | None) -> str:
@@ -140,7 +142,11 @@ def generate(
         rel = "/".join([*pkg.split("."), "__init__.py"]) if pkg else "__init__.py"
         out[rel] = src
     out = dict(sorted(out.items()))
-    return format_many(out, options.line_length) if options.format else out
+    if not options.format:
+        return out
+    if options.black:
+        return format_many(out, options.line_length)
+    return stabilize_many(out, options.line_length)
 
 
 def _check_class_names(names: Names, diags: Diagnostics) -> None:

@@ -6,6 +6,8 @@ import keyword
 import re
 import unicodedata
 
+from .blackstyle import normalize_quotes
+
 __all__ = [
     "MODULE_NAMES",
     "RECORD_NAMES",
@@ -234,8 +236,9 @@ def docstring(text: str, indent: int = 0) -> str:
 
 
 def string_literal(text: str) -> str:
-    """A one-line string literal (``repr`` is exact for str and never spans lines)."""
-    return repr(text)
+    """A one-line string literal (``repr`` is exact for str and never spans lines), in black's
+    quotes so that generated code need not go through black."""
+    return normalize_quotes(repr(text))
 
 
 def comment_text(text: str) -> str:

@@ -7,6 +7,7 @@ import functools
 import jinja2
 
 from ..resources import resource_dir
+from .formatting import docstring_at
 
 __all__ = ["env"]
 
@@ -14,7 +15,7 @@ __all__ = ["env"]
 @functools.cache
 def env() -> jinja2.Environment:
     """Templates only print what views computed: no autoescape, strict undefined names."""
-    return jinja2.Environment(
+    e = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(resource_dir("templates"))),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -22,3 +23,6 @@ def env() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+    # ``{{ x.doc | doc(1) }}``: a docstring as black lays it out one level deep.
+    e.filters["doc"] = docstring_at
+    return e

@@ -17,7 +17,14 @@ from typing import Any
 
 from .. import ir
 
-__all__ = ["DescriptorCall", "ClassName", "type_spec", "descriptor_calls", "validation_descriptors", "py_attr"]
+__all__ = [
+    "DescriptorCall",
+    "ClassName",
+    "type_spec",
+    "descriptor_calls",
+    "validation_descriptors",
+    "py_attr",
+]
 
 
 def py_attr(name: str) -> str:
@@ -240,9 +247,7 @@ def validation_descriptors(schema: ir.Schema) -> dict[str, Any]:
     for file in schema.files:
         for c in descriptor_calls(schema, file):
             if c.kind == "Enum":
-                out[c.qualname] = fb.Enum(
-                    c.qualname, classes[c.qualname], *c.args, reg=reg
-                )
+                out[c.qualname] = fb.Enum(c.qualname, classes[c.qualname], *c.args, reg=reg)
             elif c.kind == "Union":
                 out[c.qualname] = fb.Union(c.qualname, *c.args, reg=reg)
             elif c.kind == "Struct":
@@ -254,5 +259,3 @@ def validation_descriptors(schema: ir.Schema) -> dict[str, Any]:
                     c.qualname, classes[c.qualname], *c.args, **c.kwargs, reg=reg
                 )
     return out
-
-

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from ..diagnostics import Diagnostics
 from ..frontend import LoadResult
-from ..ir import Schema
+from ..bounds import MAX_INCLUDE_DEPTH, is_file, read_schema
+from ..ir import Schema, Span
 from . import ast as A
 from .lower import lower
 from .parser import parse
@@ -40,24 +41,34 @@ def load(paths: Sequence[Path], *, include_dirs: Sequence[Path] = ()) -> LoadRes
     inputs: list[str] = []
 
     roots: list[Path] = []
+    # Includes may only resolve below the inputs' directories and -I directories: no
+    # absolute paths, '..' escapes or symlinks out (the file is never read, so never shown).
+    bases = [Path(os.path.abspath(p)).parent.resolve() for p in paths]
+    bases += [Path(d).resolve() for d in include_dirs]
 
-    def visit(path: Path) -> str | None:
+    def visit(path: Path, depth: int = 0, span: Span | None = None) -> str | None:
+        if depth > MAX_INCLUDE_DEPTH:
+            diags.error("FBS013", f"includes nested deeper than {MAX_INCLUDE_DEPTH} files", span)
+            return None
         real = path.resolve()
         if real in by_path:
             return by_path[real]
         if real in active:
             return None  # include cycle: flatc tolerates it (the file is already being parsed)
         try:
-            data = real.read_bytes()
+            data = read_schema(real)
         except OSError as e:
-            diags.error("FBS010", f"unable to load file: {path}: {e.strerror}")
+            diags.error("FBS010", f"unable to load file: {path}: {e.strerror or e}", span)
             return None
         digest = hashlib.sha256(data).hexdigest()
         if digest in by_digest:
             by_path[real] = by_digest[digest]
             return by_digest[digest]
         display = _display(path)
-        text = data.decode("utf-8", errors="replace")
+        text = _decode(data, display, diags)
+        if text is None:
+            sources[display] = data.decode("utf-8", errors="replace")
+            return None
         sources[display] = text
         by_path[real] = display
         by_digest[digest] = display
@@ -80,7 +91,15 @@ def load(paths: Sequence[Path], *, include_dirs: Sequence[Path] = ()) -> LoadRes
                         help=["add the directory that holds it with -I"],
                     )
                     continue
-                visit(target)
+                if not any(b in target.resolve().parents for b in bases):
+                    diags.error(
+                        "FBS012",
+                        f"include file outside the schema directories: {it.value}",
+                        it.span,
+                        help=["includes resolve only below the inputs' directories and -I dirs"],
+                    )
+                    continue
+                visit(target, depth + 1, it.span)
         active.discard(real)
         ordered.append((f, tuple(includes), digest))
         return display
@@ -119,15 +138,36 @@ def _check_json(
         desc = rt[sf.root_type]
         try:
             desc.encode(fbjson.from_json(desc, sources[f.path][start:]))
-        except (DecodeError, ValueError, TypeError) as e:
+        # AttributeError: fbjson given a list where it wants a scalar (``a: [[1]]`` for [int])
+        except (DecodeError, ValueError, TypeError, AttributeError) as e:
             msg = e.reason if isinstance(e, DecodeError) else str(e)
             diags.error("FBS053", f"invalid JSON for root type {sf.root_type}: {msg}", span)
+
+
+def _decode(data: bytes, display: str, diags: Diagnostics) -> str | None:
+    """The file's text without a UTF-8 BOM (flatc skips one); invalid UTF-8 is an error."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        before = data[: e.start]
+        line = before.count(b"\n") + 1
+        line_start = before.rfind(b"\n") + 1
+        col = len(before[line_start:].decode("utf-8", errors="replace")) + 1
+        prefix = before[line_start:].replace(b"\\\\", b"").replace(b'\\"', b"")
+        in_string = prefix.count(b'"') % 2 == 1
+        what = (
+            "illegal UTF-8 sequence" if in_string else f"invalid UTF-8 byte 0x{data[e.start]:02x}"
+        )
+        diags.error("FBS004", what, Span(display, line, col, line, col + 1))
+        return None
 
 
 def _resolve_include(base: Path, name: str, include_dirs: Sequence[Path]) -> Path | None:
     for d in (base, *include_dirs):
         cand = Path(d) / name
-        if cand.is_file():
+        if is_file(cand):
             return cand
     return None
 
@@ -135,6 +175,7 @@ def _resolve_include(base: Path, name: str, include_dirs: Sequence[Path]) -> Pat
 def load_text(text: str, name: str = "<string>.fbs") -> LoadResult:
     """Load one schema given as text (no includes); handy for tests and tools."""
     diags = Diagnostics()
+    text = text.removeprefix("\ufeff")
     f = parse(text, name, diags)
     files = [] if f is None else lower([(f, (), hashlib.sha256(text.encode()).hexdigest())], diags)
     schema = Schema(tuple(files))

@@ -7,12 +7,12 @@ and contiguous; enum values are unique, fit the base type and are sorted by valu
 
 from __future__ import annotations
 
-import difflib
+import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from ..diagnostics import Diagnostics
+from ..diagnostics import MAX_SUGGEST_CANDIDATES, Diagnostics, suggest
 from ..ir import (
     Attribute,
     Decl,
@@ -134,8 +134,10 @@ def _lookup(ctx: _Ctx, name: str, ns: str) -> _Sym | None:
 
 
 def _unknown(ctx: _Ctx, name: str, span: Span, what: str = "type") -> None:
-    pool = list(SCALARS) + ["string"] + [q.rsplit(".", 1)[-1] for q in ctx.syms] + list(ctx.syms)
-    close = difflib.get_close_matches(name, pool, n=1)
+    pool = itertools.chain(
+        SCALARS, ["string"], (q.rsplit(".", 1)[-1] for q in ctx.syms), iter(ctx.syms)
+    )
+    close = suggest(ctx.diags, name, pool)
     ctx.diags.error(
         "FBS021",
         f"{what} referenced but not defined: {name}",
@@ -144,12 +146,17 @@ def _unknown(ctx: _Ctx, name: str, span: Span, what: str = "type") -> None:
     )
 
 
+def _attr_names(ctx: _Ctx) -> Iterator[str]:
+    """Attribute names to suggest from, sorted (lazily: only sorted if a suggestion is made)."""
+    yield from sorted(KNOWN_ATTRIBUTES)
+    if len(ctx.declared_attrs) <= MAX_SUGGEST_CANDIDATES:
+        yield from sorted(ctx.declared_attrs)
+
+
 def _check_attrs(ctx: _Ctx, attrs: Sequence[A.AttrAst]) -> None:
     for a in attrs:
         if a.name not in KNOWN_ATTRIBUTES and a.name not in ctx.declared_attrs:
-            close = difflib.get_close_matches(
-                a.name, sorted(KNOWN_ATTRIBUTES | ctx.declared_attrs), n=1
-            )
+            close = suggest(ctx.diags, a.name, _attr_names(ctx))
             ctx.diags.error(
                 "FBS036",
                 f"user define attributes must be declared before use: {a.name}",
@@ -350,7 +357,7 @@ def _enum_value_by_names(ctx: _Ctx, e: Enum, names: Sequence[str], span: Span) -
     for n in names:
         n = n.rsplit(".", 1)[-1]
         if n not in by_name:
-            close = difflib.get_close_matches(n, list(by_name), n=1)
+            close = suggest(ctx.diags, n, by_name)
             ctx.diags.error(
                 "FBS039",
                 f"unknown enum value '{n}' for enum {e.name}",
@@ -740,23 +747,31 @@ def _check_struct_cycles(ctx: _Ctx, structs: dict[str, Struct]) -> set[str]:
                 out.append(e.qualname)
         return out
 
-    def visit(q: str, stack: list[str]) -> None:
-        if state.get(q) == 2 or q not in structs:
-            return
-        if state.get(q) == 1:
-            cyc = stack[stack.index(q) :] + [q]
-            s = structs[q]
-            if q not in bad:
-                ctx.diags.error("FBS035", f"circular struct dependency: {' -> '.join(cyc)}", s.span)
-            bad.update(cyc)
-            return
-        state[q] = 1
-        for dq in deps(structs[q]):
-            visit(dq, stack + [q])
-        state[q] = 2
-
-    for q in structs:
-        visit(q, [])
+    for start in structs:  # iterative DFS: a chain of structs can be very long
+        if state.get(start) == 2:
+            continue
+        state[start] = 1
+        stack = [start]
+        work = [iter(deps(structs[start]))]
+        while work:
+            q = next(work[-1], None)
+            if q is None:
+                work.pop()
+                state[stack.pop()] = 2
+                continue
+            if state.get(q) == 2 or q not in structs:
+                continue
+            if state.get(q) == 1:
+                cyc = stack[stack.index(q) :] + [q]
+                if q not in bad:
+                    ctx.diags.error(
+                        "FBS035", f"circular struct dependency: {' -> '.join(cyc)}", structs[q].span
+                    )
+                bad.update(cyc)
+                continue
+            state[q] = 1
+            stack.append(q)
+            work.append(iter(deps(structs[q])))
     return bad
 
 

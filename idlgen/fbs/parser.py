@@ -15,6 +15,7 @@ from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from .. import resources
+from ..bounds import MAX_TREE_DEPTH, too_deep
 from ..diagnostics import Diagnostics
 from ..larkparser import lalr
 from ..ir import Span
@@ -339,6 +340,15 @@ def parse(text: str, file: str, diags: Diagnostics) -> A.FileAst | None:
             )
         else:  # pragma: no cover - lark has no other subclasses
             diags.error("FBS001", f"syntax error: {e}", Span(file, line, col, line, col + 1))
+        return None
+    deep = too_deep(tree)
+    if deep is not None:
+        line, col = deep
+        diags.error(
+            "FBS003",
+            f"nesting too deep (more than {MAX_TREE_DEPTH} levels of syntax)",
+            Span(file, line, col, line, col + 1),
+        )
         return None
     result = _ToAst(file, docs).transform(tree)
     assert isinstance(result, A.FileAst)

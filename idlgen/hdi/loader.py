@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..bounds import is_file, read_schema
 from ..diagnostics import Diagnostics
 from ..frontend import LoadResult
 from ..ir import Schema, Span
@@ -76,7 +77,7 @@ class _Roots:
 def _read(path: Path, diags: Diagnostics) -> _Unit | None:
     display = display_path(path)
     try:
-        data = path.read_bytes()
+        data = read_schema(path)
     except OSError as e:
         diags.error("HDI100", f"cannot read '{display}': {e.strerror or e}")
         return None
@@ -112,6 +113,9 @@ def load(
     inputs: list[str] = []
     edges: dict[Path, list[tuple[Path, A.Name]]] = {}
 
+    # Imports may only resolve below these (a schema must not pull in, say, ~/.ssh/x.idl
+    # through '..', an absolute root inferred from a crafted package name, or a symlink).
+    bases = _bases(paths, roots, include_dirs)
     queue = [p.resolve() for p in paths]
     for p in queue:
         if p not in units:
@@ -164,6 +168,17 @@ def load(
                 )
                 continue
             target = _find_import(m.group(1), m.group(2), r, include_dirs)
+            if target is not None and not _contained(target, bases):
+                diags.error(
+                    "HDI108",
+                    f"import '{imp.text}' resolves outside the schema directories",
+                    imp.span,
+                    help=[
+                        "imports resolve only below the inputs' directories, --root and -I"
+                        " directories; pass --root PREFIX:DIR for the package's root"
+                    ],
+                )
+                continue
             if target is None:
                 d = r.dir_for(m.group(1))
                 where = f" (looked for '{display_path(d / (m.group(2) + '.idl'))}')" if d else ""
@@ -193,6 +208,20 @@ def load(
     )
 
 
+def _bases(
+    paths: Sequence[Path], roots: Mapping[str, Path], include_dirs: Sequence[Path]
+) -> list[Path]:
+    bases = [Path(os.path.abspath(p)).parent.resolve() for p in paths]
+    bases += [Path(d).resolve() for d in roots.values()]
+    bases += [Path(d).resolve() for d in include_dirs]
+    return list(dict.fromkeys(bases))
+
+
+def _contained(target: Path, bases: Sequence[Path]) -> bool:
+    """``target`` (resolved) is one of the bases' files, at any depth."""
+    return any(b in target.parents for b in bases)
+
+
 def _find_import(
     package: str, name: str, roots: _Roots, include_dirs: Sequence[Path]
 ) -> Path | None:
@@ -201,7 +230,7 @@ def _find_import(
     rel = Path(*package.split(".")) / f"{name}.idl"
     candidates += [inc.resolve() / rel for inc in include_dirs]
     for c in candidates:
-        if c.is_file():
+        if is_file(c):
             return c.resolve()
     return None
 
@@ -211,51 +240,64 @@ def _check_cycles(
     units: Mapping[Path, _Unit],
     diags: Diagnostics,
 ) -> None:
+    """Report each import cycle once (iterative DFS: an import chain can be very long)."""
     state: dict[Path, int] = {}
-    stack: list[tuple[Path, A.Name | None]] = []
+    stack: list[Path] = []  # the current DFS path
     reported: set[frozenset[Path]] = set()
 
     def name(p: Path) -> str:
         raw = units[p].raw
         return f"{raw.package.text}.{p.stem}" if raw else units[p].display
 
-    def visit(p: Path, via: A.Name | None) -> None:
-        state[p] = 1
-        stack.append((p, via))
-        for t, imp in edges.get(p, []):
+    for start in edges:
+        if start in state:
+            continue
+        state[start] = 1
+        stack.append(start)
+        work = [iter(edges.get(start, []))]
+        while work:
+            step = next(work[-1], None)
+            if step is None:
+                work.pop()
+                state[stack.pop()] = 2
+                continue
+            t, imp = step
             if state.get(t) == 1:
-                idx = next(i for i, (q, _) in enumerate(stack) if q == t)
-                cyc = [q for q, _ in stack[idx:]]
+                cyc = stack[stack.index(t) :]
                 key = frozenset(cyc)
                 if key not in reported:
                     reported.add(key)
                     chain = " -> ".join(name(q) for q in cyc + [t])
                     diags.error("HDI106", f"circular import: {chain}", imp.span)
             elif t not in state:
-                visit(t, imp)
-        stack.pop()
-        state[p] = 2
-
-    for p in edges:
-        if p not in state:
-            visit(p, None)
+                state[t] = 1
+                stack.append(t)
+                work.append(iter(edges.get(t, [])))
 
 
 def _topo_order(order: list[Path], edges: Mapping[Path, list[tuple[Path, A.Name]]]) -> list[Path]:
     """Imported files before their importers (cycles already reported; broken arbitrarily)."""
     out: list[Path] = []
     done: set[Path] = set()
-
-    def visit(p: Path, active: set[Path]) -> None:
-        if p in done or p in active:
-            return
-        active.add(p)
-        for t, _ in edges.get(p, []):
-            visit(t, active)
-        active.discard(p)
-        done.add(p)
-        out.append(p)
-
-    for p in order:
-        visit(p, set())
+    for start in order:
+        if start in done:
+            continue
+        active = {start}
+        path = [start]
+        work = [iter(edges.get(start, []))]
+        while work:
+            step = next(work[-1], None)
+            if step is None:
+                work.pop()
+                p = path.pop()
+                active.discard(p)
+                done.add(p)
+                out.append(p)
+                continue
+            t = step[0]
+            if t in done or t in active:
+                continue
+            active.add(t)
+            path.append(t)
+            work.append(iter(edges.get(t, [])))
     return out

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .. import ir
-from ..diagnostics import Diagnostics
+from ..bounds import MAX_INHERITANCE, MAX_TYPE_NESTING
+from ..diagnostics import Diagnostics, suggest
 from ..ir import Span
 from . import ast as A
 from .cexpr import CInt, CType, EvalError, evaluate
@@ -112,6 +113,7 @@ class Lowerer:
         self.structs: dict[str, ir.Struct | None] = {}
         self._enum_stack: list[str] = []
         self._struct_stack: list[str] = []
+        self._depth: dict[str, int] = {}  # struct qualname -> inheritance depth
 
     # ---------------------------------------------------------------- collection
     def add(
@@ -165,34 +167,57 @@ class Lowerer:
     def _lookup(self, f: _File, name: str) -> str | None:
         if "." in name:
             return name if name in self.index else None
-        for short, qual in self._visible(f):
-            if short == name:
-                return qual
+        # Same order as _visible (own, then imports breadth-first), a dict probe per file.
+        qual = f.own.get(name)
+        if qual is not None:
+            return qual
+        seen = {id(f.raw)}
+        frontier = [raw for raw, _ in f.imports if raw is not None]
+        while frontier:
+            nxt: list[A.RawFile] = []
+            for raw in frontier:
+                if id(raw) in seen:
+                    continue
+                seen.add(id(raw))
+                g = self.by_raw.get(id(raw))
+                if g is None:
+                    continue
+                qual = g.own.get(name)
+                if qual is not None:
+                    return qual
+                nxt.extend(r for r, _ in g.imports if r is not None)
+            frontier = nxt
         return None
 
     def _unknown_type(self, f: _File, name: str, span: Span) -> None:
-        candidates = [s for s, _ in self._visible(f)] + _BASIC_NAMES
-        close = difflib.get_close_matches(name, candidates, n=3, cutoff=0.6)
+        candidates = itertools.chain(_BASIC_NAMES, (s for s, _ in self._visible(f)))
+        close = suggest(self.diags, name, candidates, n=3)
         help = [f"did you mean {' or '.join(repr(c) for c in close)}?"] if close else []
         if "." in name:
             help.append("a qualified name must refer to a type in an imported file")
         self.diags.error("HDI202", f"unknown type '{name}'", span, help=help)
 
-    def _type(self, f: _File, t: A.RawType) -> ir.TypeRef | None:
+    def _type(self, f: _File, t: A.RawType, depth: int = 0) -> ir.TypeRef | None:
         base: ir.TypeRef | None
+        depth += 1 + t.dims
+        if depth > MAX_TYPE_NESTING:  # `int[][]…` is flat syntax but a deep type
+            self.diags.error(
+                "HDI203", f"type nested more than {MAX_TYPE_NESTING} levels deep", t.span
+            )
+            return None
         if t.kind == "prim":
             base = _PRIM[t.name]
         elif t.kind == "unsigned":
             base = ir.Scalar(_UNSIGNED[t.name])
         elif t.kind == "list":
-            el = self._type(f, t.args[0])
+            el = self._type(f, t.args[0], depth)
             base = ir.Vector(el, "list") if el is not None else None
         elif t.kind == "smq":
-            el = self._type(f, t.args[0])
+            el = self._type(f, t.args[0], depth)
             base = ir.SharedMemQueue(el) if el is not None else None
         elif t.kind == "map":
-            k = self._type(f, t.args[0])
-            v = self._type(f, t.args[1])
+            k = self._type(f, t.args[0], depth)
+            v = self._type(f, t.args[1], depth)
             base = ir.Map(k, v) if k is not None and v is not None else None
         else:
             qual = self._lookup(f, t.name)
@@ -374,7 +399,7 @@ class Lowerer:
                     msg = str(e)
                     help: list[str] = []
                     if isinstance(e.node, A.NameRef):
-                        close = difflib.get_close_matches(e.node.name, list(values), n=1)
+                        close = suggest(self.diags, e.node.name, values)
                         if close:
                             help.append(f"did you mean '{close[0]}'?")
                     self.diags.error("HDI304", msg, span, help=help)
@@ -435,6 +460,13 @@ class Lowerer:
         if qual in self._struct_stack:
             self.diags.error("HDI310", f"struct '{d.name.text}' extends itself", d.name.span)
             return None
+        if len(self._struct_stack) > MAX_INHERITANCE:  # bounds the recursion below
+            self.diags.error(
+                "HDI314",
+                f"struct '{d.name.text}' is more than {MAX_INHERITANCE} levels of inheritance deep",
+                d.name.span,
+            )
+            return None
         self._struct_stack.append(qual)
         try:
             result = self._struct_body(f, d)
@@ -458,6 +490,17 @@ class Lowerer:
             ps = self._struct(pt.qualname)
             if ps is None:
                 return None
+            depth = self._depth.get(ps.qualname, 0) + 1
+            if depth > MAX_INHERITANCE:
+                # each level copies all inherited fields: deep chains cost quadratic time
+                self.diags.error(
+                    "HDI314",
+                    f"struct '{d.name.text}' is more than {MAX_INHERITANCE} levels of "
+                    "inheritance deep",
+                    d.name.span,
+                )
+                return None
+            self._depth[f"{f.package}.{d.name.text}"] = depth
             parent = ps.qualname
             fields = [
                 ir.Field(

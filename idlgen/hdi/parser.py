@@ -10,6 +10,9 @@ from typing import Any
 
 import lark
 from lark import Token, Transformer, v_args
+from lark.visitors import _VArgsWrapper
+
+from ..bounds import MAX_TREE_DEPTH, too_deep
 
 from ..diagnostics import Diagnostics
 from ..larkparser import lalr
@@ -105,9 +108,26 @@ class _ToRaw(Transformer[Token, Any]):
     def __init__(self) -> None:
         super().__init__()
         self.path = ""
+        # rule name → (plain function, takes meta): Lark's own dispatch wraps every ``v_args``
+        # method afresh on each call (``functools.update_wrapper``), a fifth of transforming.
+        self._dispatch: dict[str, tuple[Callable[..., Any], bool]] = {}
+        for name, attr in vars(_ToRaw).items():
+            if isinstance(attr, _VArgsWrapper):
+                self._dispatch[name] = (attr.base_func, True)
+            elif callable(attr) and not name.startswith("_"):
+                self._dispatch[name] = (attr, False)
 
     def __default__(self, data: str, children: list[Any], meta: Any) -> Any:
         raise TypeError(f"grammar rule without a handler: {data}")
+
+    def transform(self, tree: lark.Tree[Token]) -> Any:
+        """Bottom-up, as ``Transformer.transform``, with a direct dispatch (see __init__)."""
+        children = [self.transform(c) if isinstance(c, lark.Tree) else c for c in tree.children]
+        entry = self._dispatch.get(tree.data)
+        if entry is None:
+            return self.__default__(tree.data, children, tree.meta)
+        fn, with_meta = entry
+        return fn(self, tree.meta, children) if with_meta else fn(self, children)
 
     def _name(self, tok: Token) -> A.Name:
         return A.Name(str(tok), _tok_span(self.path, tok))
@@ -426,6 +446,15 @@ def parse(path: str, text: str, diags: Diagnostics) -> A.RawFile | None:
 
     try:
         tree = _parse_with_docs(parser, text, collector, recover)
+        deep = too_deep(tree)
+        if deep is not None:
+            line, col = deep
+            diags.error(
+                "HDI005",
+                f"nesting too deep (more than {MAX_TREE_DEPTH} levels of syntax)",
+                Span(path, line, col, line, col + 1),
+            )
+            return None
         raw: A.RawFile = _TRANSFORMER.transform(tree)
     except lark.exceptions.UnexpectedToken as e:
         for r in repaired:

@@ -9,6 +9,7 @@ NNRt attribute struct onto them; ``nnrt.execute`` runs a whole ``Model``.
 from __future__ import annotations
 
 from .errors import KernelError
-from .program import Program, UnsupportedModelError, load
+from .loader import load
+from .program import Program, UnsupportedModelError
 
 __all__ = ["KernelError", "Program", "UnsupportedModelError", "load"]

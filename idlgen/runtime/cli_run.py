@@ -130,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = p.parse_args(argv)
     except SystemExit as e:
         return int(e.code or 0) if e.code in (0, None) else 2
-    from .program import load
+    from .loader import load
 
     given: dict[str, np.ndarray] = {}
     for spec in args.input:

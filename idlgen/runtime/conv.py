@@ -162,6 +162,20 @@ def conv2d(
     oh, pt, pb = W.conv_geometry(op, h, kh, sh, dh, int(pad_mode), t, b)
     ow, pl, pr = W.conv_geometry(op, wd, kw, sw, dw, int(pad_mode), l, r)
     dt = _float_dtype(x, w)
+    if (
+        g > 1
+        and cg == 1
+        and o == c
+        and (sh > 1 or sw > 1)
+        and n * oh * ow * kh * kw * o > _DW_SMALL
+    ):
+        # Strided depthwise: the phase planes are cut from x directly (no padded copy first).
+        bias = _bias(op, inputs, o)
+        out = _depthwise_flat(
+            x.astype(dt, copy=False), w.astype(dt, copy=False), bias,
+            (kh, kw, sh, sw, dh, dw), oh, ow, dt, pads=(pt, pb, pl, pr),
+        )  # fmt: skip
+        return [fused(_out(out, res_dt), activation, op, inplace=True)]
     xp = W.pad_hw(x.astype(dt, copy=False), pt, pb, pl, pr, tmp=True)
     w = w.astype(dt, copy=False)
     if g == 1:
@@ -182,19 +196,36 @@ def conv2d(
                 cols[:, :c] = xp.reshape(p, c)
             else:
                 isz = cols.itemsize
-                dst = np.lib.stride_tricks.as_strided(
-                    cols,
-                    shape=(n, oh, ow, kh, kw, c),
-                    strides=(
-                        oh * ow * kk * isz,
-                        ow * kk * isz,
-                        kk * isz,
-                        kw * c * isz,
-                        c * isz,
-                        isz,
-                    ),
-                )
-                np.copyto(dst, W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw))
+                if dw == 1 and xp.flags.c_contiguous:
+                    # Undilated columns: a kernel row's kw*C inputs are one contiguous run, so
+                    # the copy's inner loop is kw times longer (it dominates for small C).
+                    xs = xp.strides
+                    src = np.lib.stride_tricks.as_strided(
+                        xp,
+                        shape=(n, oh, ow, kh, kw * c),
+                        strides=(xs[0], sh * xs[1], sw * xs[2], dh * xs[1], isz),
+                        writeable=False,
+                    )
+                    dst = np.lib.stride_tricks.as_strided(
+                        cols,
+                        shape=(n, oh, ow, kh, kw * c),
+                        strides=(oh * ow * kk * isz, ow * kk * isz, kk * isz, kw * c * isz, isz),
+                    )
+                    np.copyto(dst, src)
+                else:
+                    dst = np.lib.stride_tricks.as_strided(
+                        cols,
+                        shape=(n, oh, ow, kh, kw, c),
+                        strides=(
+                            oh * ow * kk * isz,
+                            ow * kk * isz,
+                            kk * isz,
+                            kw * c * isz,
+                            c * isz,
+                            isz,
+                        ),
+                    )
+                    np.copyto(dst, W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw))
             if fold:
                 cols[:, k] = 1
         # One GEMM call: row blocks re-pack the weight matrix per call, which costs more here
@@ -224,9 +255,10 @@ def conv2d(
     return [fused(_out(out, res_dt), activation, op, inplace=True)]
 
 
-# Output elements per block of the depthwise loop: bounds the scratch product. Measured here,
-# smaller (L2-sized) blocks lose more to per-call overhead than they gain in cache hits.
-_DW_BLOCK = 1 << 18
+# Output elements per block of the row-block depthwise loop: bounds the scratch product.
+# Measured here (1x56x56x144, 1x112x112x32, 1x28x28x192): 64k elements is best or tied; smaller
+# blocks lose more to per-call overhead than they gain in cache hits, larger ones spill L2.
+_DW_BLOCK = 1 << 16
 # Up to this many multiply-adds a depthwise conv is one product and one sum over im2col.
 _DW_SMALL = 1 << 15
 # Below this many channels a strided depthwise conv copies its input into phase planes.
@@ -263,6 +295,10 @@ def _depthwise(
         if bias is not None:
             out4 += bias.astype(dt, copy=False)
         return fused(out4, activation, "Conv2DFusion", inplace=True), True
+    if (sh > 1 or sw > 1) or n * oh * xp.shape[2] * o <= _DW_FLAT_MAX:
+        bias = _bias("Conv2DFusion", inputs, o)
+        out = _depthwise_flat(xp, w, bias, (kh, kw, sh, sw, dh, dw), oh, ow, dt)
+        return fused(out, activation, "Conv2DFusion", inplace=True), True
     # Strided taps read phase planes: plane (a, b) holds xp[:, a::sh, b::sw], so every tap is a
     # unit-stride window of one plane and its (ow, O) block is one contiguous row.
     # With few channels the per-row inner loops of a strided view are short, so the planes'
@@ -281,10 +317,10 @@ def _depthwise(
             else:
                 taps.append((i, j, xp, r, q, sh, sw))
     row = ow * o
-    wt = np.ascontiguousarray(w[:, :, :, 0].transpose(1, 2, 0).astype(dt, copy=False))
-    wt = np.tile(wt, (1, 1, ow))  # a tap's weights tiled along the output row
+    # A tap's weights tiled along the output row (cached for a plan's read-only weights).
+    wt = _tap_tiles(w[:, :, :, 0].reshape(o, kh * kw).T, dt, ow).reshape(kh, kw, row)
     bias = _bias("Conv2DFusion", inputs, o)
-    brow = None if bias is None else np.tile(bias.astype(dt, copy=False), ow)
+    brow = None if bias is None else _tap_tiles(bias.reshape(1, o), dt, ow)[0]
     clamp = _CLAMPS.get(int(activation))
     zero = np.zeros(row, dtype=dt)  # NumPy's maximum is fast against a row, slow against a scalar
     out = np.empty((n, oh, row), dtype=dt)
@@ -323,6 +359,137 @@ def _depthwise(
     if clamp is None:
         out4 = fused(out4, activation, "Conv2DFusion", inplace=True)
     return out4, True
+
+
+_WTILES: dict[tuple[Any, ...], tuple[Any, np.ndarray]] = {}
+
+
+def _tap_tiles(w: np.ndarray, dt: np.dtype[np.generic], reps: int) -> np.ndarray:
+    """[rows, reps*O]: each row of ``w`` ([rows, O]: a tap's per-channel weights, or the bias)
+    repeated ``reps`` times (one flat run of the block it multiplies), cached while a read-only
+    weight lives."""
+    base = w if w.base is None else w.base
+    # The data address too: views of one buffer at different offsets share a base.
+    key = (id(base), w.ctypes.data, w.shape, w.strides, dt.str, reps)
+    hit = _WTILES.get(key)
+    if hit is not None and hit[0]() is base and not w.flags.writeable:
+        return hit[1]
+    t = np.tile(w.astype(dt), (1, reps))
+    t.flags.writeable = False
+    if not w.flags.writeable:
+
+        def forget(_ref: Any, k: tuple[Any, ...] = key) -> None:
+            _WTILES.pop(k, None)
+
+        try:
+            ref = weakref.ref(base, forget)
+        except TypeError:
+            return t
+        _WTILES[key] = (ref, t)
+    return t
+
+
+def _depthwise_flat(
+    xp: np.ndarray,
+    w: np.ndarray,
+    bias: np.ndarray | None,
+    geom: tuple[int, int, int, int, int, int],
+    oh: int,
+    ow: int,
+    dt: np.dtype[np.generic],
+    pads: tuple[int, int, int, int] | None = None,
+) -> np.ndarray:
+    """The tap loop on flat, contiguous 1-D slices (NumPy's fastest ufunc loops: no broadcast,
+    no strides). Outputs are computed on a "wide" grid as wide as the (phase) plane the taps
+    read, so a tap's input for a block of output rows is one contiguous run; the extra columns
+    are garbage and dropped when the block is copied out. Strided convolutions first split the
+    padded input into phase planes (plane (a, b) = xp[:, a::sh, b::sw]), making every tap a
+    unit-stride window of one plane. With ``pads`` (top, bottom, left, right), ``xp`` is the
+    unpadded input and the planes are cut from it directly, zero where the padding would be."""
+    kh, kw, sh, sw, dh, dw = geom
+    n, hp, wp, c = xp.shape
+    t0 = l0 = 0
+    if pads is not None:
+        t0, l0 = pads[0], pads[2]
+        hp, wp = hp + pads[0] + pads[1], wp + pads[2] + pads[3]
+        assert sh > 1 or sw > 1
+    if sh == 1 and sw == 1:
+        ph, pw = hp, wp
+        planes = {(0, 0): xp if xp.flags.c_contiguous else np.ascontiguousarray(xp)}
+    else:
+        ph, pw = -(-hp // sh), -(-wp // sw)
+        planes = {}
+        for i in range(kh):
+            for j in range(kw):
+                key = ((i * dh) % sh, (j * dw) % sw)
+                if key not in planes:
+                    buf = W.scratch(f"plane{len(planes)}", (n, ph, pw, c), dt)
+                    # Plane cell (Y, X) is padded cell (a + Y*sh, b + X*sw), i.e. input cell
+                    # (a + Y*sh - top, b + X*sw - left) where that lies inside the input.
+                    y0, y1 = _phase_span(key[0], sh, t0, xp.shape[1], ph)
+                    x0, x1 = _phase_span(key[1], sw, l0, xp.shape[2], pw)
+                    if y1 > y0 and x1 > x0:
+                        ys, xs = key[0] + y0 * sh - t0, key[1] + x0 * sw - l0
+                        buf[:, y0:y1, x0:x1] = xp[
+                            :, ys : ys + (y1 - y0 - 1) * sh + 1 : sh,
+                            xs : xs + (x1 - x0 - 1) * sw + 1 : sw,
+                        ]  # fmt: skip
+                    buf[:, :y0] = 0
+                    buf[:, y1:] = 0
+                    buf[:, y0:y1, :x0] = 0
+                    buf[:, y0:y1, x1:] = 0
+                    planes[key] = buf
+    taps = []
+    for i in range(kh):
+        for j in range(kw):
+            r, q = i * dh, j * dw
+            pl = planes[(r % sh, q % sw)].reshape(n, -1)
+            taps.append((pl, ((r // sh) * pw + q // sw) * c))
+    # Blocks of whole wide rows, about _DW_FLAT_BLOCK elements each, split evenly.
+    nblk = -(-oh * pw * c // _DW_FLAT_BLOCK)
+    rows = -(-oh // nblk)
+    o = w.shape[0]
+    tiles = _tap_tiles(w[:, :, :, 0].reshape(o, kh * kw).T, dt, rows * pw)
+    btile = None if bias is None else _tap_tiles(bias.reshape(1, o), dt, rows * pw)[0]
+    mul = np.multiply
+    wide = W.scratch("dwide", (oh * pw * c,), dt)
+    tmp = W.scratch("dtmp", (rows * pw * c,), dt)
+    out = np.empty((n, oh, ow, c), dtype=dt)
+    for b in range(n):
+        flat = [(pl[b], off) for pl, off in taps]
+        for r0 in range(0, oh, rows):
+            r1 = min(oh, r0 + rows)
+            ln = ((r1 - r0 - 1) * pw + ow) * c
+            s0 = r0 * pw * c
+            acc = wide[s0 : s0 + ln]
+            t = tmp[:ln]
+            wts = tiles[:, :ln] if ln < tiles.shape[1] else tiles
+            pl, off = flat[0]
+            mul(pl[off + s0 : off + s0 + ln], wts[0], out=acc)
+            if btile is not None:
+                acc += btile[:ln]
+            for k in range(1, len(flat)):
+                pl, off = flat[k]
+                mul(pl[off + s0 : off + s0 + ln], wts[k], out=t)
+                acc += t
+        out[b] = wide[: oh * pw * c].reshape(oh, pw, c)[:, :ow]
+    return out
+
+
+def _phase_span(a: int, s: int, pad: int, size: int, n: int) -> tuple[int, int]:
+    """Plane indices [lo, hi) (of ``n``) whose padded index ``a + Y*s`` is an input index:
+    ``pad <= a + Y*s < pad + size``."""
+    lo = max(0, -(-(pad - a) // s))
+    hi = min(n, (pad + size - 1 - a) // s + 1)
+    return lo, max(lo, hi)
+
+
+# Stride-1 maps up to this many (padded-width) elements take the flat loop; larger ones run
+# faster as row blocks with broadcast weights (measured: the flat loop's full-length weight
+# stream stops fitting in cache). Strided maps always take it (phase planes beat strided views).
+_DW_FLAT_MAX = 1 << 16
+# Elements per block of the flat depthwise loop.
+_DW_FLAT_BLOCK = 1 << 15
 
 
 def conv2d_transpose(

@@ -6,7 +6,7 @@ BatchNorm, ...) take NHWC. A ``Transpose`` node is inserted only where a consume
 layout, so a CNN runs NHWC from its first convolution to its last. Constant subgraphs (shape
 arithmetic, dequantised weights, float16 weights cast to float32) are folded at load time with
 ONNX's reference evaluator; BatchNorm after Conv is folded into the weights; ReLU/ReLU6 after
-Conv/MatMul/Add, and a bias Add after MatMul, are fused into the producing node.
+Conv/MatMul/Add, SiLU after Conv, and a bias Add after MatMul, are fused into the producing node.
 """
 
 from __future__ import annotations
@@ -394,12 +394,18 @@ class Importer:
     def any_nhwc(self, ins: Sequence[Val | None]) -> bool:
         return any(v is not None and v.const is None and v.nhwc for v in ins)
 
-    def try_fuse_activation(self, node: Any, x: Val, code: int) -> bool:
-        """Fold ReLU/ReLU6 into the node that produced ``x`` (its only consumer)."""
+    def try_fuse_activation(
+        self, node: Any, x: Val, code: int, structs: tuple[str, ...] | None = None
+    ) -> bool:
+        """Fold an activation (ReLU/ReLU6, or SiLU into a convolution) into the node that
+        produced ``x``; ``x`` must have no other consumer (SiLU's Sigmoid and Mul count as one)."""
         hit = self.fusable.get(x.name)
-        if hit is None or self.consumers[x.name] != 1 or x.name in self.graph_outputs:
+        uses = 2 if code == 18 else 1
+        if hit is None or self.consumers[x.name] != uses or x.name in self.graph_outputs:
             return False
         nnode, rec = hit
+        if structs is not None and type(rec).__name__ not in structs:
+            return False
         if int(rec.activationType) != 0:
             return False
         rec.activationType = self.pkg.ActivationType(code)
@@ -730,7 +736,8 @@ def _simple_act(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]
         if (len(users) == 1 and users[0].op_type == "Mul" and out not in imp.graph_outputs
                 and sorted(users[0].input) == sorted([xv.name, out])):  # fmt: skip
             imp.absorbed.add(id(users[0]))
-            _act(imp, users[0], xv, 18)
+            if not imp.try_fuse_activation(users[0], xv, 18, structs=("Conv2DFusion",)):
+                _act(imp, users[0], xv, 18)
             return
     if code == 15:  # Identity / inference Dropout: the same tensor under a second name
         out = node.output[0]
@@ -1152,12 +1159,35 @@ def _transpose(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None])
     else:
         raise _Unsupported("default perm of a value of unknown rank")
     nm = node.name or node.output[0]
+    if _fold_into_matmul(imp, node, xv, perm):
+        return
     if xv.const is None and xv.nhwc and rank == 4:
         # Compose with the pending NHWC -> NCHW transpose: one Transpose node.
         phys = [_AXIS_NHWC[p] for p in perm]
         imp.emit("Transpose", {}, [imp.tensor(xv, True), _i32(imp, nm + ":perm", phys)], node)
         return
     imp.emit("Transpose", {}, [imp.tensor(xv), _i32(imp, nm + ":perm", perm)], node)
+
+
+def _fold_into_matmul(imp: Importer, node: Any, xv: Val, perm: list[int]) -> bool:
+    """A Transpose swapping only the last two axes whose one consumer is a MatMul reading it
+    as B (``q @ k^T`` in attention): lower that MatMul now with ``transposeB`` instead."""
+    r = len(perm)
+    out = node.output[0]
+    users = imp.users.get(out, [])
+    if (r < 2 or perm != list(range(r - 2)) + [r - 1, r - 2] or xv.const is not None
+            or (xv.nhwc and r == 4) or len(users) != 1 or out in imp.graph_outputs):  # fmt: skip
+        return False
+    mm = users[0]
+    if mm.op_type != "MatMul" or list(mm.input[1:]) != [out] or mm.input[0] == out:
+        return False
+    va = imp.vals.get(mm.input[0])
+    if va is None:
+        return False
+    imp.absorbed.add(id(mm))
+    imp.emit("MatMulFusion", {"transposeA": False, "transposeB": True, "activationType": 0},
+             [imp.tensor(va), imp.tensor(xv)], mm, fusable=True)  # fmt: skip
+    return True
 
 
 def _axes_of(node: Any, a: dict[str, Any], x: list[Val | None]) -> list[int]:

@@ -54,7 +54,19 @@ def _bind(km: Any, nt: Any, attrs: Any, version: str) -> Kernel:
 
 
 class _Step:
-    __slots__ = ("where", "fn", "fast", "ins", "outs", "deq", "pre", "conv", "qcast", "free")
+    __slots__ = (
+        "where",
+        "fn",
+        "fast",
+        "ins",
+        "outs",
+        "deq",
+        "pre",
+        "conv",
+        "qcast",
+        "free",
+        "conv_override",
+    )
 
     def __init__(self) -> None:
         self.where = ""
@@ -68,6 +80,82 @@ class _Step:
         self.qcast: Callable[[list[np.ndarray]], list[np.ndarray]] | None = None
         self.free: list[int] = []
         self.pre: list[tuple[int, np.ndarray]] = []
+        #: Outputs keep the input's integers (no requantisation): see ``_moves_quantised``.
+        self.conv_override = False
+
+
+# Node types that only move values (or take a max, which commutes with the monotonic
+# dequantisation), so on a quantised input they may run on the integers themselves.
+_MOVES = frozenset({"RESHAPE", "TRANSPOSE", "FLATTEN", "SQUEEZE", "UNSQUEEZE", "MAX_POOL_FUSION"})
+
+
+def _moves_quantised(node: Any, st: _Step, tensors: Any) -> bool:
+    """True when the node only moves its first input's values, that input and the one output
+    are quantised integers of one dtype with equal parameters, and no other input is quantised:
+    dequantising, moving and requantising would give back the same integers."""
+    kind = str(getattr(node.nodeType, "name", "")).removeprefix("NODE_TYPE_")
+    if kind not in _MOVES or len(st.outs) != 1 or st.deq is None or st.deq[0] is None:
+        return False
+    if any(q is not None for q in st.deq[1:]):
+        return False
+    if kind == "MAX_POOL_FUSION" and int(getattr(st.fn, "keywords", {}).get("activation", 0)):
+        return False
+    src, dst = tensors[st.ins[0]], tensors[st.outs[0]]
+    dt_in, dt_out = _declared(src), _declared(dst)
+    if dt_in is None or dt_in != dt_out or not _is_quant(dst, dt_out):
+        return False
+    a, b = st.deq[0], _qp(dst)
+    return (
+        b is not None
+        and a.num_bits == b.num_bits
+        and a.scale.shape == b.scale.shape == (1,)
+        and np.array_equal(a.scale, b.scale)
+        and np.array_equal(a.zero_point, b.zero_point)
+    )
+
+
+def _specialised(node: Any, st: _Step, consts: dict[int, np.ndarray]) -> Kernel | None:
+    """Reshape / Transpose whose shape / perm is a constant: the integers are read once here and
+    the step is the bare NumPy call (these nodes are frequent in attention blocks and their
+    kernel's argument handling is most of their cost). Anything the call rejects goes to the
+    kernel itself, which raises its usual error."""
+    kind = str(getattr(node.nodeType, "name", "")).removeprefix("NODE_TYPE_")
+    if kind not in ("RESHAPE", "TRANSPOSE") or len(st.ins) != 2 or st.ins[1] not in consts:
+        return None
+    c = consts[st.ins[1]]
+    if c.dtype.kind not in "iu" or c.ndim > 1:
+        return None
+    vals = tuple(int(v) for v in c.reshape(-1).tolist())
+    fn = st.fn
+    assert fn is not None
+    if kind == "RESHAPE":
+        if 0 in vals:  # 0 copies an input dim: leave it to the kernel
+            return None
+
+        def reshape(raw: Sequence[np.ndarray]) -> list[np.ndarray]:
+            try:
+                return [raw[0].reshape(vals)]
+            except (ValueError, TypeError, AttributeError):
+                return fn(raw)
+
+        return reshape
+    if not vals:
+        return None
+
+    def transpose(raw: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x = raw[0]
+        if type(x) is not np.ndarray or x.ndim != len(vals):
+            return fn(raw)
+        try:
+            return [x.transpose(vals)]
+        except (ValueError, TypeError):
+            return fn(raw)
+
+    return transpose
+
+
+# Plans up to this many steps run as generated straight-line code (bigger ones loop).
+_UNROLL_MAX = 4000
 
 
 class CompiledModel:
@@ -120,13 +208,20 @@ class CompiledModel:
                         st.pre.append((k, f))
                         deq[k] = None
                 st.deq = deq if any(q is not None for q in deq) else None
+                if st.deq is not None and not st.pre and _moves_quantised(node, st, tensors):
+                    # Values only move (or a max is taken): the integers pass through unchanged.
+                    st.deq = None
+                    st.conv_override = True
                 if st.deq is None and not st.pre:
-                    st.fast = st.fn
+                    st.fast = _specialised(node, st, self.consts) or st.fn
             for t in st.outs:
                 dt = _declared(tensors[t])
                 qp = _qp(tensors[t]) if dt is not None and _is_quant(tensors[t], dt) else None
-                st.conv.append((dt, qp))
+                st.conv.append((dt, None if st.conv_override else qp))
             self.steps.append(st)
+        # Per step for the lean loop: (kernel or None when the step needs the full path, input
+        # slots, output slots, declared output dtypes, slots to free).
+        self._lean: list[tuple[Any, list[int], list[int], list[Any], list[int]]] = []
         # Liveness: after its last reader, an intermediate value is dropped.
         keep = set(self.outputs) | set(self.consts) | set(self.inputs)
         last: dict[int, int] = {}
@@ -136,6 +231,11 @@ class CompiledModel:
         for t, k in last.items():
             if t not in keep:
                 self.steps[k].free.append(t)
+        for st in self.steps:
+            plain = st.fast is not None and all(qp is None for _, qp in st.conv)
+            self._lean.append((st.fast if plain else None, st.ins, st.outs,
+                               [dt for dt, _ in st.conv], st.free))  # fmt: skip
+        self._unrolled = self._unroll()
 
     def __call__(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         if len(inputs) != len(self.inputs):
@@ -157,48 +257,10 @@ class CompiledModel:
                     f"input {k} ({self.in_names[k]}) has shape {a.shape}, declared {dims}",
                 )
             values[ti] = a
-        for st in self.steps:
-            raw = [values[t] for t in st.ins]
-            try:
-                if st.fast is not None:
-                    outs = st.fast(raw)
-                elif st.qcast is not None:
-                    outs = st.qcast(raw)
-                else:
-                    for k, f in st.pre:
-                        raw[k] = f
-                    if st.deq is not None:
-                        raw = [
-                            (
-                                Q.dequantize(a, qp, axis=0)
-                                if qp is not None and a.dtype.kind in "iu"
-                                else a
-                            )
-                            for qp, a in zip(st.deq, raw)
-                        ]
-                    assert st.fn is not None
-                    outs = st.fn(raw)
-            except KernelError as e:
-                raise KernelError(st.where, f"{e.op}: {e.reason}") from None
-            except (ValueError, IndexError, TypeError, ArithmeticError, AttributeError) as e:
-                if any(v is None for v in raw):
-                    raise KernelError(st.where, "an input has no value") from None
-                raise KernelError(st.where, f"{type(e).__name__}: {e}") from e
-            if len(outs) < len(st.outs):
-                raise KernelError(
-                    st.where, f"kernel produced {len(outs)} outputs, node declares {len(st.outs)}"
-                )
-            for t, (dt, qp), out in zip(st.outs, st.conv, outs):
-                if type(out) is not np.ndarray:
-                    out = np.asarray(out)
-                if qp is not None and out.dtype.kind not in "iu":
-                    assert dt is not None
-                    out = Q.quantize(out, qp, dt)
-                elif dt is not None and out.dtype is not dt and out.dtype != dt:
-                    out = out.astype(dt)
-                values[t] = out
-            for t in st.free:
-                values[t] = None
+        if self._unrolled is not None:
+            self._unrolled(values)
+        else:
+            self._loop(values)
         result = []
         given = {id(a) for a in inputs}
         for k, ti in enumerate(self.outputs):
@@ -207,6 +269,124 @@ class CompiledModel:
                 raise KernelError("execute", f"model output {k} (tensor {ti}) was never computed")
             result.append(v.copy() if not v.flags.writeable and id(v) not in given else v)
         return result
+
+    def _loop(self, values: list[Any]) -> None:
+        """The steps in order. The common case is kept lean (its cost is the per-node overhead):
+        no dequantisation, and every output already an ndarray of its declared dtype; anything
+        else takes _step."""
+        for k, (fast, ins, outs_t, dts, free) in enumerate(self._lean):
+            if fast is None:
+                self._step(self.steps[k], values)
+                continue
+            raw = [values[t] for t in ins]
+            try:
+                outs = fast(raw)
+            except Exception as e:  # noqa: BLE001 - _step re-raises it with the node named
+                self._step(self.steps[k], values, error=e)
+                continue
+            if len(outs) < len(outs_t):
+                self._step(self.steps[k], values, outs)
+                continue
+            for t, dt, out in zip(outs_t, dts, outs):
+                if type(out) is not np.ndarray or (dt is not None and out.dtype is not dt):
+                    self._step(self.steps[k], values, outs)
+                    break
+                values[t] = out
+            else:
+                for t in free:
+                    values[t] = None
+
+    def _unroll(self) -> Callable[[list[Any]], None] | None:
+        """``_loop`` as straight-line Python generated for this plan: the same checks and
+        fallbacks, without the loop's per-step unpacking (a third of the per-node overhead).
+        The source holds only integer slots and names bound below, never model text."""
+        if len(self._lean) > _UNROLL_MAX:
+            return None
+        env: dict[str, Any] = {"steps": self.steps, "step": self._step, "nd": np.ndarray}
+        src = ["def run(values):"]
+        for k, (fast, ins, outs_t, dts, free) in enumerate(self._lean):
+            if fast is None:
+                src.append(f"    step(steps[{k}], values)")
+                continue
+            env[f"f{k}"] = fast
+            args = ", ".join(f"values[{t}]" for t in ins)
+            checks = []
+            for j, dt in enumerate(dts):
+                checks.append(f"type(r[{j}]) is not nd")
+                if dt is not None:
+                    env[f"d{k}_{j}"] = dt
+                    checks.append(f"r[{j}].dtype is not d{k}_{j}")
+            sets = [f"values[{t}] = r[{j}]" for j, t in enumerate(outs_t)]
+            sets += [f"values[{t}] = None" for t in free]
+            src += [
+                "    try:",
+                f"        r = f{k}([{args}])",
+                "    except Exception as e:",
+                f"        step(steps[{k}], values, error=e)",
+                "    else:",
+                f"        if len(r) < {len(outs_t)}{''.join(' or ' + c for c in checks)}:",
+                f"            step(steps[{k}], values, r)",
+                "        else:",
+            ]
+            src += [f"            {line}" for line in sets or ["pass"]]
+        if len(src) == 1:
+            src.append("    pass")
+        code = compile("\n".join(src) + "\n", "<idlgen plan>", "exec")
+        exec(code, env)  # noqa: S102 - generated above from integers only
+        fn: Callable[[list[Any]], None] = env["run"]
+        return fn
+
+    def _step(
+        self, st: _Step, values: list[Any], outs: Any = None, error: Exception | None = None
+    ) -> None:
+        """One step in full: dequantise inputs, run (unless the lean loop already did: ``outs``,
+        or the ``error`` it raised), check the output count, convert and requantise outputs,
+        free dead values."""
+        raw = [values[t] for t in st.ins]
+        try:
+            if error is not None:
+                raise error
+            if outs is not None:
+                pass
+            elif st.fast is not None:
+                outs = st.fast(raw)
+            elif st.qcast is not None:
+                outs = st.qcast(raw)
+            else:
+                for k, f in st.pre:
+                    raw[k] = f
+                if st.deq is not None:
+                    raw = [
+                        (
+                            Q.dequantize(a, qp, axis=0)
+                            if qp is not None and a.dtype.kind in "iu"
+                            else a
+                        )
+                        for qp, a in zip(st.deq, raw)
+                    ]
+                assert st.fn is not None
+                outs = st.fn(raw)
+        except KernelError as e:
+            raise KernelError(st.where, f"{e.op}: {e.reason}") from None
+        except (ValueError, IndexError, TypeError, ArithmeticError, AttributeError) as e:
+            if any(v is None for v in raw):
+                raise KernelError(st.where, "an input has no value") from None
+            raise KernelError(st.where, f"{type(e).__name__}: {e}") from e
+        if len(outs) < len(st.outs):
+            raise KernelError(
+                st.where, f"kernel produced {len(outs)} outputs, node declares {len(st.outs)}"
+            )
+        for t, (dt, qp), out in zip(st.outs, st.conv, outs):
+            if type(out) is not np.ndarray:
+                out = np.asarray(out)
+            if qp is not None and out.dtype.kind not in "iu":
+                assert dt is not None
+                out = Q.quantize(out, qp, dt)
+            elif dt is not None and out.dtype is not dt and out.dtype != dt:
+                out = out.astype(dt)
+            values[t] = out
+        for t in st.free:
+            values[t] = None
 
 
 def compile_model(

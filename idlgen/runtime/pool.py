@@ -7,7 +7,9 @@ time over strided views, so the Python loop runs kh*kw times, never per window.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -66,18 +68,79 @@ def max_pool(
         op, inputs, kernel_size, strides, pad, pad_mode, round_mode
     )
     low = -np.inf if np.issubdtype(x.dtype, np.floating) else np.iinfo(x.dtype).min
-    xp = W.pad_hw(x, pt, pb, pl, pr, low, tmp=True)
-    n, hp, wp, c = xp.shape
-    # Separable (max is exact in any order). Rows first: an NHWC row is one contiguous run of
-    # Wp*C values, so those kh passes run long NumPy loops over the larger array; then the kw
-    # column taps on the kh-fold smaller result.
-    vt = W.scratch("taps", (n, oh, wp * c), x.dtype)
-    rows = xp.reshape(n, hp, wp * c)
-    _max_into([rows[:, i : i + (oh - 1) * sh + 1 : sh] for i in range(kh)], vt)
-    v4 = vt.reshape(n, oh, wp, c)
-    out = np.empty((n, oh, ow, c), dtype=x.dtype)
-    _max_into([v4[:, :, j : j + (ow - 1) * sw + 1 : sw] for j in range(kw)], out)
+    out = _separable(x, (kh, kw, sh, sw, oh, ow, pt, pl), np.maximum, low)
     return [fused(out, activation, op, inplace=True)]
+
+
+def _span(out: int, size: int, k: int, stride: int, pad: int) -> tuple[int, int, int]:
+    """For kernel tap ``k``: the output range [lo, hi) whose source index ``o*stride + k - pad``
+    lies inside [0, size), and the source index of ``lo``."""
+    lo = max(0, -(-(pad - k) // stride))
+    hi = min(out, (size - 1 - k + pad) // stride + 1)
+    return lo, hi, lo * stride + k - pad
+
+
+def _separable(x: np.ndarray, geom: tuple[int, ...], ufunc: np.ufunc, fill: float) -> np.ndarray:
+    """Reduce every window with ``ufunc`` (max or add), separably: kh passes over whole NHWC
+    rows (each one contiguous run of W*C values), then kw column passes on the kh-fold smaller
+    result. Padding is never materialised: a tap only touches the outputs whose source is
+    inside the input, the rest start from ``fill`` (the reduction's identity)."""
+    kh, kw, sh, sw, oh, ow, pt, pl = geom
+    n, h, wd, c = x.shape
+    rows = x.reshape(n, h, wd * c)
+    vt = W.scratch("taps", (n, oh, wd * c), x.dtype)
+    spans = [_span(oh, h, i, sh, pt) for i in range(kh)]
+    _taps_into(ufunc, fill, vt, 1, [(lo, hi, rows[:, s : s + (hi - lo - 1) * sh + 1 : sh])
+                                    for lo, hi, s in spans])  # fmt: skip
+    v4 = vt.reshape(n, oh, wd, c)
+    out = np.empty((n, oh, ow, c), dtype=x.dtype)
+    spans = [_span(ow, wd, j, sw, pl) for j in range(kw)]
+    _taps_into(ufunc, fill, out, 2, [(lo, hi, v4[:, :, s : s + (hi - lo - 1) * sw + 1 : sw])
+                                     for lo, hi, s in spans])  # fmt: skip
+    return out
+
+
+def _taps_into(
+    ufunc: np.ufunc, fill: float, out: np.ndarray, axis: int, taps: list[tuple[int, int, Any]]
+) -> None:
+    """``out[lo:hi] = ufunc(out[lo:hi], view)`` along ``axis`` for every tap. A tap covering all
+    of ``out`` is written first instead of a ``fill`` pass: for max any one, for a sum only the
+    first or second (swapping the first two addends keeps every rounding the same)."""
+    n = out.shape[axis]
+    order = list(range(len(taps)))
+    firsts = [k for k, (lo, hi, _) in enumerate(taps) if lo == 0 and hi == n]
+    if firsts and (ufunc is np.maximum or firsts[0] <= 1):
+        order.remove(firsts[0])
+        np.copyto(out, taps[firsts[0]][2])
+    else:
+        out[...] = fill
+    pre = (slice(None),) * axis
+    for k in order:
+        lo, hi, v = taps[k]
+        if hi > lo:
+            dst = out if lo == 0 and hi == n else out[pre + (slice(lo, hi),)]
+            ufunc(dst, v, out=dst)
+
+
+@functools.lru_cache(maxsize=8)  # entries are output-sized arrays
+def _counts(
+    h: int, wd: int, c: int, kh: int, kw: int, sh: int, sw: int, oh: int, ow: int, pt: int,
+    pl: int, dt: np.dtype[Any],
+) -> np.ndarray:  # fmt: skip
+    """[oh, ow*C]: how many real (unpadded) cells each window holds (at least 1), per channel so
+    the division is one same-shape pass. Windows are rectangles: rows times columns."""
+    rows = np.zeros(oh, dtype=np.int64)
+    cols = np.zeros(ow, dtype=np.int64)
+    for i in range(kh):
+        lo, hi, _ = _span(oh, h, i, sh, pt)
+        rows[lo:hi] += 1
+    for j in range(kw):
+        lo, hi, _ = _span(ow, wd, j, sw, pl)
+        cols[lo:hi] += 1
+    cnt = np.maximum(rows[:, None] * cols[None, :], 1).astype(dt)
+    out = np.repeat(cnt, c, axis=1)
+    out.flags.writeable = False
+    return out
 
 
 def _max_into(views: list[np.ndarray], out: np.ndarray) -> None:
@@ -124,21 +187,10 @@ def avg_pool(
         op, inputs, kernel_size, strides, pad, pad_mode, round_mode
     )
     dt = x.dtype if np.issubdtype(x.dtype, np.floating) else np.dtype(np.float32)
-    xp = W.pad_hw(x.astype(dt, copy=False), pt, pb, pl, pr, tmp=True)
-    # Separable, as max_pool: kh long row passes, then kw column passes on the smaller result.
-    n, hp, wp, c = xp.shape
-    vt = W.scratch("taps", (n, oh, wp * c), dt)
-    rows = xp.reshape(n, hp, wp * c)
-    _sum_into([rows[:, i : i + (oh - 1) * sh + 1 : sh] for i in range(kh)], vt)
-    v4 = vt.reshape(n, oh, wp, c)
-    total = np.empty((n, oh, ow, c), dtype=dt)
-    _sum_into([v4[:, :, j : j + (ow - 1) * sw + 1 : sw] for j in range(kw)], total)
+    n, h, wd, c = x.shape
+    total = _separable(x.astype(dt, copy=False), (kh, kw, sh, sw, oh, ow, pt, pl), np.add, 0)
     if pt or pb or pl or pr:
-        ones = W.pad_hw(np.ones((1, x.shape[1], x.shape[2], 1), dtype=dt), pt, pb, pl, pr)
-        count = np.zeros((1, oh, ow, 1), dtype=dt)
-        for _, _, v in W.taps(ones, oh, ow, kh, kw, sh, sw, 1, 1):
-            count += v
-        total /= np.maximum(count, 1)
+        total.reshape(n, oh, ow * c)[...] /= _counts(h, wd, c, kh, kw, sh, sw, oh, ow, pt, pl, dt)
     else:
         total /= dt.type(kh * kw)
     return [fused(total.astype(x.dtype, copy=False), activation, op, inplace=True)]

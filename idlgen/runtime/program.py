@@ -1,6 +1,6 @@
-"""``load(path_or_model) -> Program``: an imported model (ONNX or TFLite) on an NNRt v2_1 ``Model``.
+"""``Program``: an imported model (ONNX or TFLite) on an NNRt v2_1 ``Model``.
 
-The importers lower the source graph onto NNRt operators with ``ModelBuilder``; a ``Program``
+:func:`idlgen.runtime.loader.load` picks the importer; the importers lower the source graph onto NNRt operators with ``ModelBuilder``; a ``Program``
 keeps the generated ``Model``, its constant buffers and the source model's input/output names,
 and runs it with the NumPy executor. Only numpy, the committed generated packages and (for
 ``.onnx``) the ``onnx`` package are imported: never the compiler.
@@ -8,7 +8,6 @@ and runs it with the NumPy executor. Only numpy, the committed generated package
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +16,7 @@ import numpy as np
 
 from idlgen.errors import ConfigError, IdlgenError
 
-__all__ = ["Program", "UnsupportedModelError", "load", "DEFAULT_PACKAGE"]
+__all__ = ["DEFAULT_PACKAGE", "Program", "UnsupportedModelError", "target_package"]
 
 DEFAULT_PACKAGE = "generated.ohos.hdi.nnrt.v2_1"
 
@@ -77,44 +76,24 @@ class Program:
         self._plan = compile_model(self.model, self.buffers)
 
 
-def load(path_or_model: Any, *, package: str = DEFAULT_PACKAGE) -> Program:
-    """Import an ONNX ``ModelProto`` / ``.onnx`` file or a ``.tflite`` file (path or bytes)."""
-    if isinstance(path_or_model, (str, os.PathLike)):
-        path = os.fspath(path_or_model)
-        with open(path, "rb") as f:
-            head = f.read(8)
-        if path.endswith(".tflite") or head[4:8] == b"TFL3":
-            from .tflite_import import import_tflite
-
-            with open(path, "rb") as f:
-                return import_tflite(f.read(), package=package, source=path)
-        from .onnx_import import import_onnx
-
-        return import_onnx(path, package=package, source=path)
-    if isinstance(path_or_model, (bytes, bytearray, memoryview)):
-        data = bytes(path_or_model)
-        if data[4:8] == b"TFL3":
-            from .tflite_import import import_tflite
-
-            return import_tflite(data, package=package, source="<bytes>")
-        from .onnx_import import import_onnx
-
-        return import_onnx(data, package=package, source="<bytes>")
-    if type(path_or_model).__name__ == "ModelProto":
-        from .onnx_import import import_onnx
-
-        return import_onnx(path_or_model, package=package, source="<ModelProto>")
-    raise TypeError(f"load() takes a path, bytes or an onnx.ModelProto, not {type(path_or_model)}")
-
-
 def target_package(package: str) -> Any:
-    """The generated NNRt package models are lowered onto (``package`` is its dotted name)."""
+    """The generated package models are lowered onto (``package`` is its dotted name).
+
+    ``generated.…`` names the repository's committed tree; where it is not importable (an
+    installed wheel, another working directory) the same modules shipped inside the wheel as
+    ``idlgen.prebuilt.…`` are used.
+    """
     import importlib
 
-    try:
-        return importlib.import_module(package)
-    except ImportError as e:
-        raise ConfigError(
-            f"generated package {package!r} is not importable ({e}); run from the repository "
-            "root (its committed generated/ tree) or pass package= naming an idlgen build"
-        ) from None
+    candidates = [package]
+    if package.startswith("generated."):
+        candidates.append("idlgen.prebuilt." + package.removeprefix("generated."))
+    for name in candidates:
+        try:
+            return importlib.import_module(name)
+        except ImportError as e:
+            error = e
+    raise ConfigError(
+        f"generated package {package!r} is not importable ({error}); run from the repository "
+        "root (its committed generated/ tree) or pass package= naming an idlgen build"
+    ) from None

@@ -98,9 +98,29 @@ def dequantize(
 ) -> np.ndarray:
     """Integer -> real."""
     q = np.asarray(q)
+    if q.dtype.itemsize == 1 and qp.scale.size == 1 and qp.zero_point.size == 1:
+        # 8-bit, per-tensor: a 256-entry table of exactly the values the formula gives.
+        return np.asarray(_table(qp, q.dtype, np.dtype(dtype))[q.view(np.uint8)])
     ax = axis + q.ndim if axis < 0 else axis
     r = (q.astype(np.float64) - _bcast(qp.zero_point, q.ndim, ax)) * _bcast(qp.scale, q.ndim, ax)
     return np.asarray(r.astype(dtype))
+
+
+_TABLES: dict[tuple[Any, ...], np.ndarray] = {}
+
+
+def _table(qp: QuantParams, src: np.dtype[Any], dst: np.dtype[Any]) -> np.ndarray:
+    """Dequantised value of every 8-bit pattern, indexed by the pattern as uint8."""
+    key = (float(qp.scale[0]), int(qp.zero_point[0]), src.str, dst.str)
+    t = _TABLES.get(key)
+    if t is None:
+        codes = np.arange(256, dtype=np.uint8).view(src)
+        t = ((codes.astype(np.float64) - qp.zero_point[0]) * qp.scale[0]).astype(dst)
+        t.flags.writeable = False
+        if len(_TABLES) > 1024:
+            _TABLES.clear()
+        _TABLES[key] = t
+    return t
 
 
 def _cast(

@@ -10,7 +10,9 @@ The time loop is in Python (one step per iteration, fully vectorised across batc
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -73,6 +75,8 @@ def lstm(
     if proj_size and proj is None:
         raise KernelError(op, f"projSize {proj_size} needs a projection weight input")
     dt = np.result_type(x, w_ih, np.float32)
+    if proj is None and not zoneout_cell and not zoneout_hidden:
+        return _lstm_plain(x.astype(dt, copy=False), w_ih, w_hh, bias, h0, c0, layers, dirs, h, dt)
     layer_in = x.astype(dt, copy=False)
     hn = np.zeros((nstack, batch, rh), dtype=dt)
     cn = np.zeros((nstack, batch, h), dtype=dt)
@@ -121,4 +125,122 @@ def lstm(
             outs.append(ys[::-1] if d == 1 else ys)
             hn[k], cn[k] = hs, cs
         layer_in = np.concatenate(outs, axis=2) if dirs == 2 else outs[0]
+    return [np.ascontiguousarray(layer_in), hn, cn]
+
+
+_PREP: dict[tuple[Any, ...], tuple[list[Any], tuple[np.ndarray, np.ndarray, np.ndarray | None]]] = (
+    {}
+)
+
+
+def _prepared(
+    w_ih: np.ndarray, w_hh: np.ndarray, bias: np.ndarray | None, ks: slice, h: int, dt: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """One layer's weights for ``_lstm_plain``: gates reordered i, f, o, g, the sigmoid gates
+    halved, transposed for ``x @ w`` ([dirs, in, 4h], [dirs, h, 4h]) and the two biases summed.
+    Cached while read-only weights (a plan's constants) live."""
+    arrs = [w_ih, w_hh] + ([] if bias is None else [bias])
+    ro = all(not a.flags.writeable for a in arrs)
+    key = (ks.start, ks.stop, np.dtype(dt).str) + tuple((id(a), a.ctypes.data) for a in arrs)
+    hit = _PREP.get(key) if ro else None
+    if hit is not None and all(r() is a for r, a in zip(hit[0], arrs)):
+        return hit[1]
+    order = np.r_[0 : 2 * h, 3 * h : 4 * h, 2 * h : 3 * h]
+    scale = np.ones(4 * h, dtype=dt)
+    scale[: 3 * h] = 0.5
+    wi = np.ascontiguousarray((w_ih[ks][:, order].astype(dt) * scale[:, None]).transpose(0, 2, 1))
+    wh = np.ascontiguousarray((w_hh[ks][:, order].astype(dt) * scale[:, None]).transpose(0, 2, 1))
+    bv = None
+    if bias is not None:
+        b = bias[ks]
+        bv = (b[:, : 4 * h] + b[:, 4 * h :]).astype(dt)[:, order] * scale
+    out = (wi, wh, bv)
+    if ro:
+
+        def forget(_ref: Any, k: tuple[Any, ...] = key) -> None:
+            _PREP.pop(k, None)
+
+        try:
+            refs = [weakref.ref(a, forget) for a in arrs]
+        except TypeError:
+            return out
+        if len(_PREP) > 64:
+            _PREP.clear()
+        _PREP[key] = (refs, out)
+    return out
+
+
+def _lstm_plain(
+    x: np.ndarray,
+    w_ih: np.ndarray,
+    w_hh: np.ndarray,
+    bias: np.ndarray | None,
+    h0: np.ndarray | None,
+    c0: np.ndarray | None,
+    layers: int,
+    dirs: int,
+    h: int,
+    dt: np.dtype[Any],
+) -> list[np.ndarray]:
+    """LSTM without projection or zoneout, the per-step NumPy calls cut to a minimum: both
+    directions advance together (one batched matmul per step, the backward one reading time
+    reversed); gates are reordered to i, f, o, g with the sigmoid gates' weights and biases
+    halved (exact in binary floating point), so one tanh over all four gates gives
+    tanh(v/2) for i, f, o (sigmoid(v) = (1 + tanh(v/2)) / 2) and tanh(v) for g."""
+    seq, batch, _ = x.shape
+    hn = np.empty((dirs * layers, batch, h), dtype=dt)
+    cn = np.empty((dirs * layers, batch, h), dtype=dt)
+    layer_in = x
+    for layer in range(layers):
+        if layer_in.shape[2] != w_ih.shape[2]:
+            raise KernelError(
+                "LSTM", f"layer {layer} input size {layer_in.shape[2]} != weightIh {w_ih.shape[2]}"
+            )
+        ks = slice(layer * dirs, layer * dirs + dirs)
+        wi, wh, bv = _prepared(w_ih, w_hh, bias, ks, h, dt)
+        flat = layer_in.reshape(seq * batch, -1)
+        # All input projections at once: gx[t, d] is what direction d adds at its step t.
+        gx = np.empty((seq, dirs, batch, 4 * h), dtype=dt)
+        for d in range(dirs):
+            g = (flat @ wi[d]).reshape(seq, batch, 4 * h)
+            if bv is not None:
+                g += bv[d]
+            gx[:, d] = g[::-1] if d == 1 else g
+        hs = np.zeros((dirs, batch, h), dtype=dt) if h0 is None else h0[ks].astype(dt)
+        cs = np.zeros((dirs, batch, h), dtype=dt) if c0 is None else c0[ks].astype(dt)
+        ys = np.empty((seq, dirs, batch, h), dtype=dt)
+        g = np.empty((dirs, batch, 4 * h), dtype=dt)
+        sig, gi, gf, go, gg = (
+            g[..., : 3 * h],
+            g[..., :h],
+            g[..., h : 2 * h],
+            g[..., 2 * h : 3 * h],
+            g[..., 3 * h :],
+        )
+        tmp = np.empty((dirs, batch, h), dtype=dt)
+        if dirs == 1:  # 2-D operands: a plain matmul and simpler ufunc loops
+            hs, cs, wh, gx, g, tmp = hs[0], cs[0], wh[0], gx[:, 0], g[0], tmp[0]
+            sig, gi, gf, go, gg = sig[0], gi[0], gf[0], go[0], gg[0]
+            steps = ys[:, 0]
+        else:
+            steps = ys
+        for t in range(seq):
+            np.matmul(hs, wh, out=g)
+            g += gx[t]
+            np.tanh(g, out=g)
+            sig *= 0.5
+            sig += 0.5
+            cs *= gf
+            np.multiply(gi, gg, out=tmp)
+            cs += tmp
+            np.tanh(cs, out=tmp)
+            hs = steps[t]
+            np.multiply(go, tmp, out=hs)
+        hn[ks], cn[ks] = hs, cs
+        # [seq, batch, dirs, h], the backward direction back in forward time order.
+        out = np.empty((seq, batch, dirs, h), dtype=dt)
+        out[:, :, 0] = ys[:, 0]
+        if dirs == 2:
+            out[:, :, 1] = ys[::-1, 1]
+        layer_in = out.reshape(seq, batch, dirs * h)
     return [np.ascontiguousarray(layer_in), hn, cn]

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import functools
+from typing import Any
+
 import numpy as np
 
 from .errors import KernelError
@@ -98,6 +101,31 @@ def _table(
     raise KernelError(op, f"unsupported ResizeMethod {method}")
 
 
+@functools.lru_cache(maxsize=256)
+def _cached_table(
+    op: str, size: int, out: int, scale: float, *args: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """``_table`` once per geometry (a plan calls a Resize node with the same one every run)."""
+    idx, w = _table(op, size, out, scale, *args)
+    idx.flags.writeable = False
+    w.flags.writeable = False
+    return idx, w
+
+
+def _gather_nearest(x: np.ndarray, ih: np.ndarray, iw: np.ndarray) -> np.ndarray:
+    """Nearest neighbour picks input values unchanged: an integer upscale (index ``o // k``) is
+    one broadcast copy, anything else two gathers."""
+    n, h, w, c = x.shape
+    oh, ow = ih.shape[0], iw.shape[0]
+    if oh % h == 0 and ow % w == 0:
+        kh, kw = oh // h, ow // w
+        if np.array_equal(ih, np.arange(oh) // kh) and np.array_equal(iw, np.arange(ow) // kw):
+            out = np.empty((n, h, kh, w, kw, c), dtype=x.dtype)
+            out[...] = x.reshape(n, h, 1, w, 1, c)
+            return out.reshape(n, oh, ow, c)
+    return np.ascontiguousarray(np.take(np.take(x, ih, axis=1), iw, axis=2))
+
+
 def _apply(x: np.ndarray, axis: int, idx: np.ndarray, w: np.ndarray) -> np.ndarray:
     shape = [1] * x.ndim
     shape[axis] = idx.shape[0]
@@ -158,8 +186,10 @@ def resize(
         float(cubic_coeff),
         bool(exclude_outside),
     )
-    ih, wh = _table(op, h, oh, sh, *args)
-    iw, ww = _table(op, w, ow, sw, *args)
+    ih, wh = _cached_table(op, h, oh, sh, *args)
+    iw, ww = _cached_table(op, w, ow, sw, *args)
+    if int(method) == NEAREST:
+        return [_gather_nearest(x, ih[:, 0], iw[:, 0])]
     y = _apply(x.astype(dt, copy=False), 1, ih, wh.astype(dt))
     y = _apply(y, 2, iw, ww.astype(dt))
     if int(method) == NEAREST:

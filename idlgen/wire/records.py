@@ -252,7 +252,8 @@ class FlatRecord(Record):
         check_identifier: bool | None = None,
     ) -> Self:
         """Decode a FlatBuffer; malformed input (or, when verifying, a missing ``file_identifier``
-        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``."""
+        the schema declares; ``check_identifier=False`` skips that) raises ``idlgen.DecodeError``.
+        """
         return cast(
             Self,
             cls._FB_DESC.decode(

@@ -51,9 +51,10 @@ def test_descriptor_calls_are_literals() -> None:
     calls = descriptor_calls(res.schema, f)
     kinds = sorted({c.kind for c in calls})
     assert kinds == ["Enum", "Struct", "Table", "Union"]
-    lines = render_calls(calls, lambda q: q.rsplit(".", 1)[-1])
-    root = next(line for line in lines if line.startswith("_fb.Table('Ex.Root'"))
-    assert "identifier='EXMP'" in root and 'float("-inf")' in root
+    lines = render_calls(calls, lambda q: q.rsplit(".", 1)[-1], "Ex")
+    assert lines[0] == '_FB_REG = _fb.registry(__name__.rsplit(".", 2)[0])'
+    root = next(line for line in lines if line.startswith('_fb.Table("Ex.Root"'))
+    assert 'identifier="EXMP"' in root and 'float("-inf")' in root
 
 
 def test_generated_golden_bytes(gen: dict[str, ModuleType]) -> None:

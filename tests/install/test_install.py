@@ -119,6 +119,21 @@ def test_runtime_profile_cli_names_the_compiler_extra(wheel: Path, tmp_path: Pat
         cwd=tmp_path,
     )
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+    # A real model runs from the wheel alone, away from the repository: the NNRt and TFLite
+    # packages the importer lowers onto ship inside the wheel (idlgen.prebuilt).
+    from tests.models.tflite_builder import float_cnn
+
+    (tmp_path / "cnn.tflite").write_bytes(float_cnn(8))
+    r = subprocess.run(
+        [idlgen, "run", "cnn.tflite", "--output-dir", "out"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    outputs = sorted((tmp_path / "out").glob("*.npy"))
+    assert outputs and all(o.stat().st_size > 0 for o in outputs)
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git missing")

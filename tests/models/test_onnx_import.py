@@ -195,3 +195,20 @@ def test_missing_target_package_is_a_config_error() -> None:
 
     with pytest.raises(ConfigError, match="no_such_pkg"):
         load(resnet_block(8, 4), package="no_such_pkg.v2_1")
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_transposed_matmul_operand_folds_into_transpose_b(shared: bool) -> None:
+    """MatMul(a, Transpose(b, swap last two)) lowers to one MatMulFusion with transposeB, unless
+    the transposed value has another consumer; either way it matches onnxruntime."""
+    g = G(7)
+    kt = g.op("Transpose", ["b"], perm=[0, 1, 3, 2])
+    y = g.op("MatMul", ["a", kt])
+    outs = [y, g.op("Relu", [kt])] if shared else [y]
+    m = g.model([("a", [1, 2, 5, 3]), ("b", [1, 2, 4, 3])], outs)
+    p = load(m)
+    kinds = [n.nodeType.name for n in p.model.nodes]
+    assert ("NODE_TYPE_TRANSPOSE" in kinds) == shared
+    feeds = feeds_for(p)
+    for got, want in zip(p.run(feeds).values(), reference(m, feeds)):
+        assert_close(got, want)

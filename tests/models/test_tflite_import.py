@@ -168,3 +168,23 @@ def test_more_builtins_match_litert() -> None:
     for det in it.get_output_details():
         want = it.get_tensor(det["index"])
         np.testing.assert_allclose(got[det["name"]], want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_int8_moves_on_integers_match_dequantised_path(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MaxPool and Reshape on int8 with matching parameters run on the integers; the result is
+    bit-identical to dequantise -> float kernel -> requantise (the plan's general path)."""
+    from idlgen.runtime import plan as P
+
+    data = int8_cnn(16)
+    x = np.random.default_rng(seed).integers(-128, 128, (1, 16, 16, 3)).astype(np.int8)
+    lean = load(data)
+    got = lean.run({"image": x})["logits"]
+    assert sum(st.conv_override for st in lean._plan.steps) == 2  # pool and reshape
+    monkeypatch.setattr(P, "_moves_quantised", lambda *a: False)
+    full = load(data)
+    want = full.run({"image": x})["logits"]
+    assert not any(st.conv_override for st in full._plan.steps)
+    np.testing.assert_array_equal(got, want)

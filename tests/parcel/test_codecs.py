@@ -347,16 +347,9 @@ def test_union_template_renders_a_union_record() -> None:
     """templates/hdi_union.j2 (the class the generator emits for an HDI union) + codec line."""
     from types import SimpleNamespace
 
-    import jinja2
+    from idlgen.backend.render import env as template_env
 
-    from idlgen.resources import resource_dir
-
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(resource_dir("templates"))),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
+    env = template_env()  # the generator's environment (templates use its filters)
     schema = _union_schema()
     decls = schema.decls()
     u = decls["t.v1_0.U"]

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("onnx")
 
-from idlgen.runtime import conformance as C  # noqa: E402
+from idlgen.tools import onnx_conformance as C  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -282,3 +282,37 @@ def test_bad_shapes_become_kernel_errors_naming_the_node() -> None:
             buffers=buffers,
             kernels=kernels,
         )
+
+
+@pytest.mark.parametrize("unrolled", [True, False])
+def test_compiled_plan_errors_and_fallbacks_match_execute(unrolled: bool) -> None:
+    """The compiled plan (generated straight-line code, or its loop) names the failing node,
+    and a kernel output of another dtype is converted to the declared one, as ``execute``."""
+    from idlgen.runtime.plan import compile_model
+
+    P = _package("v2_1")
+    kernels, enc = _codec(P)
+    b = ModelBuilder(P, encode=enc)
+    x = b.input("x", f32, [2, 3])
+    y = b.input("y", f32, [4, 5])
+    b.output(b.node(P.MatMulFusion(), [x, y], name="mm"))
+    model, buffers = b.build()
+    plan = compile_model(model, buffers, kernels=kernels)
+    if not unrolled:
+        plan._unrolled = None
+    with pytest.raises(KernelError, match="node 0 'mm'"):
+        plan([np.zeros((2, 3), f32), np.zeros((4, 5), f32)])
+
+    b = ModelBuilder(P, encode=enc)
+    x = b.input("x", f32, [4])
+    h = b.node(P.Activation(activationType=P.ActivationType(1)), [x], name="relu")
+    b.output(b.node(P.Cast(), [h, b.constant("t", np.array([43], np.int32))], name="cast"))
+    model, buffers = b.build()
+    plan = compile_model(model, buffers, kernels=kernels)
+    if not unrolled:
+        plan._unrolled = None
+    xs = np.array([-1.5, 0.0, 2.5, 7.0], f32)
+    (got,) = plan([xs])
+    (want,) = execute(model, [xs], buffers=buffers, kernels=kernels)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)

@@ -89,30 +89,31 @@ def test_clamp_activations_match_clip(x: np.ndarray, code: int, dtype: Any) -> N
     k=st.tuples(st.integers(1, 3), st.integers(1, 3)),
     d=st.tuples(st.integers(1, 2), st.integers(1, 2)),
     sh=st.integers(1, 2),
+    sw=st.integers(1, 3),
     act=st.sampled_from([0, 1, 3]),
     seed=st.integers(0, 2**32 - 1),
 )
 def test_depthwise_rows_match_direct_sum(
-    h: int, w: int, c: int, m: int, k: tuple[int, int], d: tuple[int, int], sh: int, act: int,
-    seed: int,
+    h: int, w: int, c: int, m: int, k: tuple[int, int], d: tuple[int, int], sh: int, sw: int,
+    act: int, seed: int,
 ) -> None:  # fmt: skip
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((2, h, w, c)).astype(f32)
     wt = rng.standard_normal((c * m, *k, 1)).astype(f32)
     b = rng.standard_normal(c * m).astype(f32)
-    (got,) = conv.conv2d([x, wt, b], stride=[sh, 1], dilation=list(d), pad_mode=1, group=c,
+    (got,) = conv.conv2d([x, wt, b], stride=[sh, sw], dilation=list(d), pad_mode=1, group=c,
                          activation=act)  # fmt: skip
     # Direct: SAME pads, one tap at a time in float64.
     keh, kew = (k[0] - 1) * d[0] + 1, (k[1] - 1) * d[1] + 1
-    oh = -(-h // sh)
-    th, tw = max((oh - 1) * sh + keh - h, 0), max(w - 1 + kew - w, 0)
+    oh, ow = -(-h // sh), -(-w // sw)
+    th, tw = max((oh - 1) * sh + keh - h, 0), max((ow - 1) * sw + kew - w, 0)
     xp = np.zeros((2, h + th, w + tw, c))
     xp[:, th // 2 : th // 2 + h, tw // 2 : tw // 2 + w] = x
     xp = np.repeat(xp, m, axis=3)
-    want = np.zeros((2, oh, w, c * m)) + b
+    want = np.zeros((2, oh, ow, c * m)) + b
     for i in range(k[0]):
         for j in range(k[1]):
-            tap = xp[:, i * d[0] :: sh][:, :oh, j * d[1] : j * d[1] + w]
+            tap = xp[:, i * d[0] :: sh][:, :oh, j * d[1] :: sw][:, :, :ow]
             want += tap * wt[:, i, j, 0]
     want = {0: want, 1: np.maximum(want, 0), 3: np.clip(want, 0, 6)}[act]
     assert got.shape == want.shape and got.dtype == f32

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from idlgen.runtime.quant import QuantParams, quantize, scaled
+from idlgen.runtime.quant import QuantParams, dequantize, quantize, scaled
 
 _SPECIAL = [
     0.0,
@@ -53,3 +53,19 @@ def test_quantize_matches_the_formula(vals: list[float], scale: float, zp: int, 
     qp = QuantParams(np.array([scale]), np.array([zp]), 8 if np.dtype(dt).itemsize == 1 else 16)
     with np.errstate(invalid="ignore", over="ignore"):
         np.testing.assert_array_equal(quantize(x, qp, dt), _reference(x, qp, dt))
+
+
+@given(
+    scale=st.floats(1e-6, 1e3, allow_nan=False),
+    zp=st.integers(-128, 255),
+    unsigned=st.booleans(),
+)
+def test_8bit_dequantise_table_matches_formula(scale: float, zp: int, unsigned: bool) -> None:
+    """The 256-entry table path gives exactly the float64 formula's float32 values."""
+    dt = np.uint8 if unsigned else np.int8
+    q = np.arange(256, dtype=np.uint8).view(dt).reshape(16, 16)[:, ::-1]  # strided too
+    qp = QuantParams(np.array([scale]), np.array([zp]))
+    want = ((q.astype(np.float64) - zp) * scale).astype(np.float32)
+    got = dequantize(q, qp)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))

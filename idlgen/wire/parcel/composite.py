@@ -161,6 +161,10 @@ class Array(Codec):
         elem = self.element
         if n * elem.min_size > r.end - r.pos:
             r.fail(f"count {n} exceeds the {r.end - r.pos} bytes left", r.pos - 4)
+        if not elem.min_size:
+            r.free_elements -= n
+            if r.free_elements < 0:
+                r.fail(f"count {n} of zero-size elements exceeds the decode budget", r.pos - 4)
         out = []
         i = 0
         try:

@@ -14,6 +14,8 @@ from .objects import RemoteObject
 DEFAULT_CAPACITY = 204800
 #: hdi-gen ``HDI_BUFF_MAX_SIZE`` (1024 * 200): element-wise arrays hold at most this / sizeof(T).
 HDI_BUFF_MAX_SIZE = 1024 * 200
+# Zero-size array elements one decode may produce beyond one per input byte.
+ZERO_SIZE_ELEMENTS = 4096
 
 _LITTLE = sys.byteorder == "little"
 _U32 = struct.Struct("<I")
@@ -114,7 +116,7 @@ class Writer:
 class Reader:
     """A read cursor over in-band bytes plus the object table they refer to."""
 
-    __slots__ = ("buf", "pos", "end", "objects", "obj_pos", "import_remote")
+    __slots__ = ("buf", "pos", "end", "objects", "obj_pos", "import_remote", "free_elements")
 
     def __init__(
         self,
@@ -128,6 +130,9 @@ class Reader:
         self.objects = objects
         self.obj_pos = 0
         self.import_remote = import_remote
+        # Elements that take no in-band bytes (structs of interfaces only) are not bounded by
+        # the bytes left; this budget keeps a small input from decoding into a huge list.
+        self.free_elements = len(data) + ZERO_SIZE_ELEMENTS
 
     def fail(self, message: str, offset: int | None = None) -> NoReturn:
         raise DecodeError(message, offset=self.pos if offset is None else offset)

@@ -1,0 +1,112 @@
+"""Limits that keep hostile schemas cheap: nesting depth, suggestion work, file size.
+
+The parsers (LALR) are iterative, but the tree transformers, lowering and the enum evaluator
+recurse once per nesting level; a depth check on the parse tree, done iteratively before any
+of them runs, turns ``((((…`` into a located diagnostic instead of a ``RecursionError``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import unicodedata
+from pathlib import Path
+
+from lark import Token, Tree
+
+__all__ = [
+    "MAX_INCLUDE_DEPTH",
+    "MAX_INHERITANCE",
+    "MAX_SCHEMA_BYTES",
+    "MAX_TREE_DEPTH",
+    "MAX_TYPE_NESTING",
+    "bad_name",
+    "is_file",
+    "read_schema",
+    "too_deep",
+]
+
+# Parse-tree levels (one nesting level of a type or expression is 1-2 tree levels). Real
+# schemas stay below 15; the limit leaves the recursive passes far from Python's stack limit.
+MAX_TREE_DEPTH = 100
+# Nested includes/imports followed recursively.
+MAX_INCLUDE_DEPTH = 64
+# Nesting of one type (List<…>, Map<…>, trailing []): generated annotations recurse on it.
+MAX_TYPE_NESTING = 32
+# Struct inheritance levels (each level copies its parent's fields).
+MAX_INHERITANCE = 64
+# A schema file larger than this is refused before it is parsed.
+MAX_SCHEMA_BYTES = 16 << 20
+
+
+def too_deep(tree: Tree[Token], limit: int = MAX_TREE_DEPTH) -> tuple[int, int] | None:
+    """(line, column) of the first place the tree is deeper than ``limit``, else None."""
+    stack: list[tuple[Tree[Token] | Token, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return _position(node)
+        if isinstance(node, Tree):
+            stack.extend((c, depth + 1) for c in node.children if isinstance(c, (Tree, Token)))
+    return None
+
+
+def _position(node: Tree[Token] | Token) -> tuple[int, int]:
+    """The first token position at or below ``node`` (trees without tokens: (1, 1))."""
+    stack: list[Tree[Token] | Token] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Token):
+            if n.line is not None and n.column is not None:
+                return n.line, n.column
+            continue
+        meta = getattr(n, "_meta", None)
+        if meta is not None and not getattr(meta, "empty", True):
+            return meta.line, meta.column
+        stack.extend(c for c in reversed(n.children) if isinstance(c, (Tree, Token)))
+    return 1, 1
+
+
+def read_schema(path: Path) -> bytes:
+    """A schema file's bytes; ``OSError`` for non-regular files (a FIFO must not hang us,
+    ``/dev/zero`` must not fill memory) and for files over ``MAX_SCHEMA_BYTES``."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if st.st_size > MAX_SCHEMA_BYTES:
+            raise OSError(errno.EFBIG, f"larger than {MAX_SCHEMA_BYTES >> 20} MiB", str(path))
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_SCHEMA_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_SCHEMA_BYTES:
+        raise OSError(errno.EFBIG, f"larger than {MAX_SCHEMA_BYTES >> 20} MiB", str(path))
+    return data
+
+
+def bad_name(path: str) -> str | None:
+    """Why ``path`` is refused as the name of a schema to generate code from, if it is.
+
+    Control characters (newlines, escapes) would end up verbatim in generated headers, in
+    diagnostics and in CI annotations, and undecodable bytes cannot be written to UTF-8 output;
+    no real schema needs either.
+    """
+    for ch in path:
+        cat = unicodedata.category(ch)
+        if cat == "Cc":
+            return f"file name {path!r} contains a control character"
+        if cat == "Cs":  # os.fsdecode's stand-in for a byte that is not UTF-8
+            return f"file name {path!r} is not valid UTF-8"
+    return None
+
+
+def is_file(p: Path) -> bool:
+    """``Path.is_file`` that is False, not an exception, for names the OS rejects (too long,
+    NUL bytes) — an include or import name comes straight from the schema."""
+    try:
+        return p.is_file()
+    except (OSError, ValueError):
+        return False

@@ -1,0 +1,186 @@
+"""Generated code is black's output without running black over it (idlgen.backend.formatting).
+
+Differential tests against black itself: the cheap layout (``stabilize``) must equal
+``black.format_str`` on real generated modules (a sample of the 611-file HDI corpus), and the
+black-layout model (``blackstyle.layout``) and docstring layout must equal black on random input.
+"""
+
+from __future__ import annotations
+
+import keyword
+import random
+import string
+
+import black
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from idlgen.backend.blackstyle import layout, normalize_quotes
+from idlgen.backend.formatting import docstring_at, stabilize
+from idlgen.backend.generate import GenerateOptions, generate
+from idlgen.backend.naming import docstring
+from idlgen.diagnostics import Diagnostics
+from tests.conftest import HDI_CORPUS, need
+
+MODE = black.Mode(line_length=100)
+
+
+def _black(src: str, line_length: int = 100) -> str:
+    return black.format_str(src, mode=black.Mode(line_length=line_length))
+
+
+def test_corpus_sample_is_black_stable() -> None:
+    """Modules generated from a fixed random sample of the HDI corpus (with everything they
+    import) equal black's formatting of themselves, byte for byte."""
+    from idlgen.hdi.loader import load
+
+    root = need(HDI_CORPUS)
+    files = sorted(root.rglob("*.idl"))
+    sample = random.Random(11).sample(files, 60)
+    res = load(sample, roots={"ohos.hdi": root})
+    assert not res.diagnostics.has_errors
+    wanted = {str(p) for p in sample}
+    chosen = [f for f in res.schema.files if f.path in wanted or f.path.endswith("Types.idl")]
+    tree = generate(res.schema, chosen, Diagnostics(), GenerateOptions(base_dir=root))
+    assert len(tree) > 60
+    bad = [rel for rel, src in tree.items() if _black(src) != src]
+    assert bad == []
+
+
+def test_unformatted_and_stabilized_differ_only_in_layout() -> None:
+    """The cheap path really changes what the templates print (so the test above means
+    something) and its result is what black makes of the raw template output."""
+    from idlgen.hdi.loader import load
+
+    root = need(HDI_CORPUS)
+    # nnrt v1_0 has docstrings black leaves alone (a backslash ends some of their lines)
+    files = sorted((root / "nnrt" / "v1_0").glob("*.idl")) + sorted(
+        (root / "nnrt" / "v2_0").glob("*.idl")
+    )
+    res = load(files, roots={"ohos.hdi": root})
+    raw = generate(res.schema, list(res.schema.files), Diagnostics(), GenerateOptions(format=False))
+    changed = 0
+    for rel, src in raw.items():
+        got = stabilize(src, 100, rel)
+        changed += got != src
+        assert got == _black(src), rel
+    assert changed > 0
+
+
+# Random codec-table-like statements: calls and literals nested in each other.
+_names = st.text(string.ascii_letters + "_", min_size=1, max_size=24).filter(
+    lambda s: s.isidentifier() and not keyword.iskeyword(s)
+)
+_atoms = st.one_of(
+    st.integers(-(2**40), 2**40).map(str),
+    st.text(string.printable.replace("\x0b", "").replace("\x0c", ""), max_size=30).map(repr),
+    st.sampled_from(["None", "True", "False", "_parcel.INT32", "_parcel.STRING"]),
+    _names,
+)
+
+
+def _exprs() -> st.SearchStrategy[str]:
+    return st.recursive(
+        _atoms,
+        lambda inner: st.one_of(
+            st.tuples(_names, st.lists(inner, max_size=6)).map(
+                lambda t: f"_parcel.{t[0]}({', '.join(t[1])})"
+            ),
+            st.lists(inner, max_size=6).map(
+                lambda xs: f"({xs[0]},)" if len(xs) == 1 else f"({', '.join(xs)})"
+            ),
+            st.lists(inner, min_size=1, max_size=6).map(lambda xs: f"[{', '.join(xs)}, ]"),
+            st.lists(st.tuples(_atoms, inner), max_size=4).map(
+                lambda kv: "{" + ", ".join(f"{k}: {v}" for k, v in kv) + "}"
+            ),
+        ),
+        max_leaves=40,
+    )
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.tuples(_names, st.lists(_exprs(), max_size=8)),
+    st.integers(0, 2),
+    st.sampled_from([40, 60, 100]),
+)
+def test_layout_matches_black(call: tuple[str, list[str]], depth: int, width: int) -> None:
+    stmt = f"_ipc.{call[0]}({', '.join(call[1])})"
+    got = layout(stmt, depth, width)
+    if got is None:
+        return  # outside the model: the caller runs black
+    pad = "    " * depth
+    assert "\n".join(got) + "\n" == "".join(
+        pad + ln if ln else ln for ln in _black(stmt + "\n", width - 4 * depth).splitlines(True)
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(_names, min_size=1, max_size=40),
+    st.sampled_from(["from .types import", "from ..v1_0.i_foo import"]),
+)
+def test_import_layout_matches_black(names: list[str], head: str) -> None:
+    stmt = f"{head} {', '.join(names)}"
+    got = layout(stmt, 0, 100)
+    assert got is not None
+    assert "\n".join(got) + "\n" == _black(stmt + "\n")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(_names, st.sampled_from(["int", "str", "list[Foo] | None", "bytes"]))),
+    st.sampled_from(["None", "int", "IPreparedModel | None", "tuple[int, list[str]]"]),
+    st.integers(1, 2),
+)
+def test_def_layout_matches_black(params: list[tuple[str, str]], ret: str, depth: int) -> None:
+    sig = ", ".join(["self", *(f"{n}: {t}" for n, t in params)])
+    stmt = f"def Method{len(params)}({sig}) -> {ret}:"
+    got = layout(stmt, depth, 100)
+    if got is None:
+        return
+    # with a docstring, as generated methods have (black joins a bare ``...`` to the def)
+    pad = "    " * depth
+    nest = "".join("    " * i + "class C:\n" for i in range(depth))
+    src = f'{nest}{pad}{stmt}\n{pad}    """Doc."""\n'
+    assert "\n".join(got) + "\n" in _black(src)
+
+
+# Any text but surrogates and the line breaks str.splitlines knows beyond "\n" (docstring()
+# escapes those; black and this layout only ever see "\n").
+_doc_text = st.text(
+    st.characters(
+        exclude_categories=["Cs"],
+        exclude_characters="\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029",
+    ),
+    max_size=300,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_doc_text, st.integers(0, 2))
+def test_docstring_layout_matches_black(text: str, depth: int) -> None:
+    if not text.strip():
+        return
+    raw = docstring(text)
+    nest = "".join("    " * i + "class C:\n" for i in range(depth)) + "    " * depth
+    laid = f"{nest}{docstring_at(raw, depth)}\n"
+    assert _black(f"{nest}{raw}\n") == laid  # what black makes of the raw literal
+    assert _black(laid) == laid
+
+
+def test_docstring_with_backslash_newline_is_left_alone() -> None:
+    """black does not touch a docstring with a backslash ending a line (Doxygen ``\\``)."""
+    raw = docstring("Matrix:\n  [1 2],\\\n  [3 4]")
+    assert "\\\n" in raw
+    assert docstring_at(raw, 1) == raw
+    src = f"class C:\n    {raw}\n"
+    assert _black(src) == src
+
+
+@pytest.mark.parametrize(
+    "lit", ["'a'", "'it\\'s'", "'say \"hi\"'", "b''", "'\\\\'", "'\"'", "'\\''", "'\\\\\"'"]
+)
+def test_normalize_quotes_matches_black(lit: str) -> None:
+    assert normalize_quotes(lit) + "\n" == _black(lit + "\n")
