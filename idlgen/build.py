@@ -313,7 +313,7 @@ class _Job:
         for sf in lr.schema.files:
             why = bad_name(sf.path)
             if why is not None:  # the name would be written into generated headers
-                diags.error("IDL010", f"cannot generate code: {why}")
+                diags.error("IDL010", f"cannot generate code: {why}", Span(sf.path, 1, 1, 1, 1))
         if diags.has_errors:
             return
         # Imported here: jinja2 and black cost ~0.1 s to import, which `idlgen parse` does not need.

@@ -79,7 +79,7 @@ def _reference(
     """(runtime name, run function) for the model's own runtime, or why there is none."""
     if path.endswith(".tflite") or _is_tflite(path):
         try:
-            from ai_edge_litert.interpreter import Interpreter  # type: ignore[import-untyped,unused-ignore]
+            from ai_edge_litert.interpreter import Interpreter  # type: ignore[import-untyped,import-not-found,unused-ignore]
         except ImportError:
             return "LiteRT interpreter not installed (pip install ai-edge-litert)"
         it = Interpreter(model_path=path, num_threads=1)
@@ -95,7 +95,7 @@ def _reference(
 
         return "LiteRT", run_tfl
     try:
-        import onnxruntime as ort  # type: ignore[import-untyped,unused-ignore]
+        import onnxruntime as ort  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError:
         return "onnxruntime not installed"
     so = ort.SessionOptions()
