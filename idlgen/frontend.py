@@ -36,12 +36,14 @@ def load(
     *,
     roots: Mapping[str, Path] | None = None,
     include_dirs: Sequence[Path] = (),
+    inferred_roots: Mapping[str, Path] | None = None,
 ) -> LoadResult:
     """Load ``.idl`` and ``.fbs`` files (mixed is fine) into one schema.
 
     ``roots`` maps HDI package prefixes to directories (hdi-gen's ``-r ohos.hdi:DIR``);
     ``include_dirs`` are FlatBuffers include paths (also searched for HDI imports that no root
-    maps).
+    maps). ``inferred_roots`` are HDI roots guessed from file locations: used for lookups like
+    ``roots`` but not trusted as places imports may come from (see ``hdi.loader.load``).
     """
     idl = [p for p in paths if p.suffix == ".idl"]
     fbs = [p for p in paths if p.suffix == ".fbs"]
@@ -49,7 +51,11 @@ def load(
     if idl:
         from .hdi.loader import load as load_hdi
 
-        results.append(load_hdi(idl, roots=roots or {}, include_dirs=include_dirs))
+        results.append(
+            load_hdi(
+                idl, roots=roots or {}, include_dirs=include_dirs, inferred_roots=inferred_roots
+            )
+        )
     if fbs:
         from .fbs.loader import load as load_fbs
 

@@ -105,9 +105,13 @@ def load(
     *,
     roots: Mapping[str, Path],
     include_dirs: Sequence[Path] = (),
+    inferred_roots: Mapping[str, Path] | None = None,
 ) -> LoadResult:
+    """``inferred_roots`` (guessed from where files sit, e.g. by ``idlgen diff``) take
+    precedence over ``roots`` for lookups but, unlike ``roots``, are not trusted places: an
+    import found through one must still lie below an input's directory, ``roots`` or ``-I``."""
     diags = Diagnostics()
-    r = _Roots(roots)
+    r = _Roots({**roots, **(inferred_roots or {})})
     units: dict[Path, _Unit] = {}
     order: list[Path] = []
     inputs: list[str] = []
