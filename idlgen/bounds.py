@@ -21,6 +21,7 @@ __all__ = [
     "MAX_SCHEMA_BYTES",
     "MAX_TREE_DEPTH",
     "MAX_TYPE_NESTING",
+    "MAX_VALUE_NESTING",
     "bad_name",
     "is_file",
     "read_schema",
@@ -36,6 +37,9 @@ MAX_INCLUDE_DEPTH = 64
 MAX_TYPE_NESTING = 32
 # Struct inheritance levels (each level copies its parent's fields).
 MAX_INHERITANCE = 64
+# Structs/unions held by value inside each other (S0 holds S1 holds …): the POD and layout
+# rules recurse once per level. Real schemas stay below 5.
+MAX_VALUE_NESTING = 64
 # A schema file larger than this is refused before it is parsed.
 MAX_SCHEMA_BYTES = 16 << 20
 
