@@ -102,6 +102,18 @@ class _Entry:
     file: _File
 
 
+def _chain_text(path: Sequence[str], i: int, last: str, shown: int = 8) -> str:
+    """``A -> B -> A`` for ``path[i:] + [last]``; a long cycle shows its ends only, in time
+    independent of its length (many back edges may share one long path)."""
+    n = len(path) - i + 1
+    if n <= shown:
+        quals = [*path[i:], last]
+    else:
+        k = shown // 2
+        quals = [*path[i : i + k], f"… ({n - shown} more)", *path[len(path) - k + 1 :], last]
+    return " -> ".join(q.rsplit(".", 1)[-1] for q in quals)
+
+
 class Lowerer:
     """Collect files (imports first), then lower them all at once."""
 
@@ -304,7 +316,9 @@ class Lowerer:
         height: dict[str, int] = {}  # done: levels of by-value nesting below and including it
         on_path: dict[str, int] = {}  # qualname -> index in `path`
         path: list[str] = []
-        by_extends: list[bool] = []  # path[k] was reached through an `extends` edge
+        # plain[k]: how many of path[1..k] were reached through a by-value member (not
+        # `extends`), so "is this cycle all `extends`" is O(1)
+        plain: list[int] = []
         edges: dict[str, list[tuple[str, Span, bool]]] = {}
 
         def edges_of(q: str) -> list[tuple[str, Span, bool]]:
@@ -319,14 +333,14 @@ class Lowerer:
                 continue
             on_path[start] = 0
             path.append(start)
-            by_extends.append(False)
+            plain.append(0)
             work = [iter(edges_of(start))]
             while work:
                 step = next(work[-1], None)
                 if step is None:
                     work.pop()
                     q = path.pop()
-                    by_extends.pop()
+                    plain.pop()
                     del on_path[q]
                     # a parent's members are flattened into the child: same level
                     h = max((height.get(t, 0) + (not inh) for t, _, inh in edges_of(q)), default=0)
@@ -347,21 +361,23 @@ class Lowerer:
                 t, span, inherited = step
                 if t in on_path:
                     i = on_path[t]
-                    cycle = path[i:]
                     # a cycle of `extends` alone is HDI310's ("extends itself")
-                    if not (inherited and all(by_extends[i + 1 :])):
-                        chain = " -> ".join(q.rsplit(".", 1)[1] for q in [*cycle, t])
+                    if not (inherited and plain[-1] == plain[i]):
                         self.diags.error(
                             "HDI315",
-                            f"'{t.rsplit('.', 1)[1]}' contains itself by value: {chain}",
+                            f"'{t.rsplit('.', 1)[1]}' contains itself by value: "
+                            + _chain_text(path, i, t),
                             span,
                             help=["hold one of them in a List<…> or array instead"],
                         )
-                        bad.update(cycle)
+                        # Dropping the target of every back edge leaves a DAG (only tree,
+                        # forward and cross edges remain); marking the whole cycle instead
+                        # would cost quadratic time when many back edges share a long path.
+                        bad.add(t)
                 elif t not in height:
                     on_path[t] = len(path)
                     path.append(t)
-                    by_extends.append(inherited)
+                    plain.append(plain[-1] + (not inherited))
                     work.append(iter(edges_of(t)))
         return bad
 
