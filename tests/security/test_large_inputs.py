@@ -77,3 +77,22 @@ def test_hostile_inputs_stay_linear_in_memory(tmp_path: Path, case: str) -> None
     # Lark's parse tree costs ~150-300 bytes of Python objects per input byte; quadratic work
     # at these sizes would need gigabytes.
     assert peak < 400 * len(text) + 64 * MB, (case, len(text), peak)
+
+
+def test_many_import_cycles_on_one_long_chain(tmp_path: Path) -> None:
+    """F0 imports F1 imports … F{n-1}; every Fi also imports F0: n cycles along one path. Each
+    message used to spell out its whole cycle (output quadratic in n)."""
+    d = tmp_path / "a" / "v1_0"
+    d.mkdir(parents=True)
+    n = 1500
+    for i in range(n):
+        imps = (f"import a.v1_0.F{i + 1};\n" if i < n - 1 else "") + (
+            "import a.v1_0.F0;\n" if i else ""
+        )
+        (d / f"F{i}.idl").write_text(f"package a.v1_0;\n{imps}struct S{i} {{ int x; }};\n")
+    res = load([d / "F0.idl"])
+    codes = [x.code for x in res.diagnostics]
+    assert codes == ["HDI106"] * (n - 1)
+    out = render_all(res.diagnostics, res.sources)
+    assert len(out) < 400 * n  # a few hundred bytes per cycle, not per cycle member
+    assert "a.v1_0.F0 -> a.v1_0.F1 -> a.v1_0.F0" in out and "more) -> " in out
