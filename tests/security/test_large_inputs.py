@@ -45,6 +45,11 @@ def _fbs_one_line_errors(n: int) -> str:
     return "namespace a;\t" + "".join(f"table T{i} {{ a:Unk{i} (foo{i}); }}\t" for i in range(n))
 
 
+def _fbs_shared_back_edges(n: int) -> str:
+    body = "".join(f"struct S{i} {{ a:S{i + 1}; b:S0; }}\n" for i in range(n))
+    return f"{body}struct S{n} {{ x:int; }}\n"
+
+
 CASES: dict[str, tuple[str, Callable[[int], str], int]] = {
     # name: (suffix, generator, n) — n chosen for ~0.25-1 MB and a few seconds of parsing
     "one_line_errors": (".idl", _one_line_errors, 8_000),
@@ -52,6 +57,7 @@ CASES: dict[str, tuple[str, Callable[[int], str], int]] = {
     "huge_identifier": (".idl", _huge_identifier, 300_000),
     "huge_doc": (".idl", _huge_doc, MB),
     "fbs_one_line_errors": (".fbs", _fbs_one_line_errors, 6_000),
+    "fbs_shared_back_edges": (".fbs", _fbs_shared_back_edges, 6_000),
 }
 
 
