@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .bounds import no_cyclic_gc
 from .diagnostics import Diagnostics
 from .ir import Schema, SchemaFile
 
@@ -45,6 +46,16 @@ def load(
     maps). ``inferred_roots`` are HDI roots guessed from file locations: used for lookups like
     ``roots`` but not trusted as places imports may come from (see ``hdi.loader.load``).
     """
+    with no_cyclic_gc():  # parsing 1 MB spent most of its time in GC passes (idlgen.bounds)
+        return _load(paths, roots, include_dirs, inferred_roots)
+
+
+def _load(
+    paths: Sequence[Path],
+    roots: Mapping[str, Path] | None,
+    include_dirs: Sequence[Path],
+    inferred_roots: Mapping[str, Path] | None,
+) -> LoadResult:
     idl = [p for p in paths if p.suffix == ".idl"]
     fbs = [p for p in paths if p.suffix == ".fbs"]
     results: list[LoadResult] = []
