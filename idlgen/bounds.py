@@ -7,10 +7,13 @@ of them runs, turns ``((((…`` into a located diagnostic instead of a ``Recursi
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import gc
 import os
 import stat
 import unicodedata
+from collections.abc import Iterator
 from pathlib import Path
 
 from lark import Token, Tree
@@ -21,8 +24,10 @@ __all__ = [
     "MAX_SCHEMA_BYTES",
     "MAX_TREE_DEPTH",
     "MAX_TYPE_NESTING",
+    "MAX_VALUE_NESTING",
     "bad_name",
     "is_file",
+    "no_cyclic_gc",
     "read_schema",
     "too_deep",
 ]
@@ -36,6 +41,9 @@ MAX_INCLUDE_DEPTH = 64
 MAX_TYPE_NESTING = 32
 # Struct inheritance levels (each level copies its parent's fields).
 MAX_INHERITANCE = 64
+# Structs/unions held by value inside each other (S0 holds S1 holds …): the POD and layout
+# rules recurse once per level. Real schemas stay below 5.
+MAX_VALUE_NESTING = 64
 # A schema file larger than this is refused before it is parsed.
 MAX_SCHEMA_BYTES = 16 << 20
 
@@ -110,3 +118,21 @@ def is_file(p: Path) -> bool:
         return p.is_file()
     except (OSError, ValueError):
         return False
+
+
+@contextlib.contextmanager
+def no_cyclic_gc() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a schema is parsed and lowered.
+
+    Parsing builds a large, long-lived graph (Lark's tree, then the AST and IR) without
+    creating cyclic garbage; every collection the allocations trigger re-scans that growing
+    graph, which measured 60 % of the time of a 1 MB schema (10.4 s with, 3.8 s without, the
+    same peak RSS). Reference counting still frees everything as usual.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

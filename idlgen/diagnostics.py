@@ -144,7 +144,6 @@ def render(d: Diagnostic, sources: Mapping[str, str]) -> str:
     if d.span is not None:
         line = _source_line(sources, d.span)
         if line is not None:
-            line = line.expandtabs(1)
             gutter = str(d.span.line)
             pad = " " * len(gutter)
             start = max(d.span.col - 1, 0)
@@ -157,6 +156,9 @@ def render(d: Diagnostic, sources: Mapping[str, str]) -> str:
                 line = line[left : left + _MAX_SHOWN]
                 start -= left
                 width = max(min(width, len(line) - start), 1)
+            # after the window: expanding a huge line per diagnostic would be quadratic
+            # (expandtabs(1) maps each tab to one space, so columns do not move)
+            line = line.expandtabs(1)
             out.append(f" {gutter} | {line}")
             out.append(f" {pad} | {' ' * start}{'^' * width}")
     for h in d.help:

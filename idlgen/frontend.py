@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .bounds import no_cyclic_gc
 from .diagnostics import Diagnostics
 from .ir import Schema, SchemaFile
 
@@ -36,20 +37,36 @@ def load(
     *,
     roots: Mapping[str, Path] | None = None,
     include_dirs: Sequence[Path] = (),
+    inferred_roots: Mapping[str, Path] | None = None,
 ) -> LoadResult:
     """Load ``.idl`` and ``.fbs`` files (mixed is fine) into one schema.
 
     ``roots`` maps HDI package prefixes to directories (hdi-gen's ``-r ohos.hdi:DIR``);
     ``include_dirs`` are FlatBuffers include paths (also searched for HDI imports that no root
-    maps).
+    maps). ``inferred_roots`` are HDI roots guessed from file locations: used for lookups like
+    ``roots`` but not trusted as places imports may come from (see ``hdi.loader.load``).
     """
+    with no_cyclic_gc():  # parsing 1 MB spent most of its time in GC passes (idlgen.bounds)
+        return _load(paths, roots, include_dirs, inferred_roots)
+
+
+def _load(
+    paths: Sequence[Path],
+    roots: Mapping[str, Path] | None,
+    include_dirs: Sequence[Path],
+    inferred_roots: Mapping[str, Path] | None,
+) -> LoadResult:
     idl = [p for p in paths if p.suffix == ".idl"]
     fbs = [p for p in paths if p.suffix == ".fbs"]
     results: list[LoadResult] = []
     if idl:
         from .hdi.loader import load as load_hdi
 
-        results.append(load_hdi(idl, roots=roots or {}, include_dirs=include_dirs))
+        results.append(
+            load_hdi(
+                idl, roots=roots or {}, include_dirs=include_dirs, inferred_roots=inferred_roots
+            )
+        )
     if fbs:
         from .fbs.loader import load as load_fbs
 

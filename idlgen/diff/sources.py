@@ -9,6 +9,8 @@ import tarfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from ..bounds import read_schema
+from ..diagnostics import Diagnostics
 from ..frontend import LoadResult, load
 
 __all__ = [
@@ -26,10 +28,17 @@ class GitError(RuntimeError):
     pass
 
 
-def schema_files(path: Path) -> list[Path]:
-    """A schema file, or every ``.idl``/``.fbs`` below a directory (sorted)."""
+def schema_files(path: Path, diags: Diagnostics | None = None) -> list[Path]:
+    """A schema file, or every ``.idl``/``.fbs`` below a directory (sorted).
+
+    As for ``build``, a file below a directory that is a symlink to outside it is an error
+    (IDL009, into ``diags``) and is not read. A named path that is not a directory is returned
+    as is: the loader reads it with ``read_schema``, so a FIFO is a located error, not a hang.
+    """
     if path.is_dir():
-        return sorted(p for p in path.rglob("*") if p.suffix in (".idl", ".fbs") and p.is_file())
+        from ..build import expand_inputs
+
+        return expand_inputs([path], diags if diags is not None else Diagnostics())
     return [path]
 
 
@@ -45,9 +54,9 @@ def infer_roots(files: Sequence[Path]) -> dict[str, Path]:
     for f in files:
         if f.suffix != ".idl":
             continue
-        try:
-            m = _PACKAGE_RE.search(f.read_text(encoding="utf-8", errors="replace"))
-        except OSError:
+        try:  # never a plain read: a FIFO must not hang us (the loader reports it)
+            m = _PACKAGE_RE.search(read_schema(f).decode("utf-8", errors="replace"))
+        except (OSError, ValueError):
             continue
         if m is None:
             continue
@@ -71,14 +80,21 @@ def load_paths(
     include_dirs: Sequence[Path] = (),
 ) -> LoadResult:
     files: list[Path] = []
+    diags = Diagnostics()
     for p in paths:
-        files.extend(schema_files(p))
+        files.extend(schema_files(p, diags))
     # Where the files themselves sit decides their package root (hdi-gen requires the package
     # to match the path), so inferred roots win over configured ones for the same prefix: the
-    # project's `ohos.hdi:schemas/hdi` must not capture a diff of some other checkout.
-    merged_roots = dict(roots or {})
-    merged_roots.update(infer_roots(files))
-    return load(files, roots=merged_roots, include_dirs=include_dirs)
+    # project's `ohos.hdi:schemas/hdi` must not capture a diff of some other checkout. They
+    # come from file content, so they are lookups only, never places imports may come from
+    # (a crafted package name would otherwise make '/' a root).
+    res = load(
+        files, roots=roots or {}, include_dirs=include_dirs, inferred_roots=infer_roots(files)
+    )
+    if diags:
+        diags.extend(res.diagnostics)
+        res.diagnostics = diags
+    return res
 
 
 def _git(args: Sequence[str], cwd: Path) -> bytes:

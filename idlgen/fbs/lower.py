@@ -747,29 +747,45 @@ def _check_struct_cycles(ctx: _Ctx, structs: dict[str, Struct]) -> set[str]:
                 out.append(e.qualname)
         return out
 
-    for start in structs:  # iterative DFS: a chain of structs can be very long
+    # Iterative DFS (a chain of structs can be very long), linear even when many back edges
+    # share one long path: O(1) on-path test, a long cycle is named by its ends, and of a long
+    # cycle only the back edge's target is dropped (that alone breaks every cycle; a short
+    # cycle's members are all dropped, as ever).
+    shown = 8
+    for start in structs:
         if state.get(start) == 2:
             continue
         state[start] = 1
         stack = [start]
+        on_path = {start: 0}
         work = [iter(deps(structs[start]))]
         while work:
             q = next(work[-1], None)
             if q is None:
                 work.pop()
-                state[stack.pop()] = 2
+                done = stack.pop()
+                del on_path[done]
+                state[done] = 2
                 continue
             if state.get(q) == 2 or q not in structs:
                 continue
-            if state.get(q) == 1:
-                cyc = stack[stack.index(q) :] + [q]
+            if q in on_path:
+                i = on_path[q]
+                n = len(stack) - i + 1
+                if n <= shown:
+                    cyc = [*stack[i:], q]
+                else:
+                    k = shown // 2
+                    cyc = [*stack[i : i + k], f"… ({n - shown} more)"]
+                    cyc += [*stack[len(stack) - k + 1 :], q]
                 if q not in bad:
                     ctx.diags.error(
                         "FBS035", f"circular struct dependency: {' -> '.join(cyc)}", structs[q].span
                     )
-                bad.update(cyc)
+                bad.update(cyc if n <= shown else [q])
                 continue
             state[q] = 1
+            on_path[q] = len(stack)
             stack.append(q)
             work.append(iter(deps(structs[q])))
     return bad

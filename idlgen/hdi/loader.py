@@ -105,9 +105,13 @@ def load(
     *,
     roots: Mapping[str, Path],
     include_dirs: Sequence[Path] = (),
+    inferred_roots: Mapping[str, Path] | None = None,
 ) -> LoadResult:
+    """``inferred_roots`` (guessed from where files sit, e.g. by ``idlgen diff``) take
+    precedence over ``roots`` for lookups but, unlike ``roots``, are not trusted places: an
+    import found through one must still lie below an input's directory, ``roots`` or ``-I``."""
     diags = Diagnostics()
-    r = _Roots(roots)
+    r = _Roots({**roots, **(inferred_roots or {})})
     units: dict[Path, _Unit] = {}
     order: list[Path] = []
     inputs: list[str] = []
@@ -240,37 +244,47 @@ def _check_cycles(
     units: Mapping[Path, _Unit],
     diags: Diagnostics,
 ) -> None:
-    """Report each import cycle once (iterative DFS: an import chain can be very long)."""
+    """Report each import cycle (one per back edge) in linear time: iterative DFS (an import
+    chain can be very long), O(1) on-path test, and messages that name at most 8 files —
+    many back edges may share one long path."""
     state: dict[Path, int] = {}
     stack: list[Path] = []  # the current DFS path
-    reported: set[frozenset[Path]] = set()
+    on_path: dict[Path, int] = {}  # file -> index in `stack`
 
     def name(p: Path) -> str:
         raw = units[p].raw
         return f"{raw.package.text}.{p.stem}" if raw else units[p].display
 
+    def chain(i: int, last: Path, shown: int = 8) -> str:
+        n = len(stack) - i + 1
+        if n <= shown:
+            return " -> ".join([*(name(q) for q in stack[i:]), name(last)])
+        k = shown // 2
+        head = [name(q) for q in stack[i : i + k]]
+        tail = [name(q) for q in stack[len(stack) - k + 1 :]]
+        return " -> ".join([*head, f"… ({n - shown} more)", *tail, name(last)])
+
     for start in edges:
         if start in state:
             continue
         state[start] = 1
+        on_path[start] = 0
         stack.append(start)
         work = [iter(edges.get(start, []))]
         while work:
             step = next(work[-1], None)
             if step is None:
                 work.pop()
-                state[stack.pop()] = 2
+                done = stack.pop()
+                del on_path[done]
+                state[done] = 2
                 continue
             t, imp = step
-            if state.get(t) == 1:
-                cyc = stack[stack.index(t) :]
-                key = frozenset(cyc)
-                if key not in reported:
-                    reported.add(key)
-                    chain = " -> ".join(name(q) for q in cyc + [t])
-                    diags.error("HDI106", f"circular import: {chain}", imp.span)
+            if t in on_path:
+                diags.error("HDI106", f"circular import: {chain(on_path[t], t)}", imp.span)
             elif t not in state:
                 state[t] = 1
+                on_path[t] = len(stack)
                 stack.append(t)
                 work.append(iter(edges.get(t, [])))
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .. import ir
-from ..bounds import MAX_INHERITANCE, MAX_TYPE_NESTING
+from ..bounds import MAX_INHERITANCE, MAX_TYPE_NESTING, MAX_VALUE_NESTING
 from ..diagnostics import Diagnostics, suggest
 from ..ir import Span
 from . import ast as A
@@ -52,6 +52,7 @@ _KINDS: dict[type, ir.RefKind] = {
     A.RawInterface: ir.RefKind.INTERFACE,
 }
 _TYPE_ATTRS = {"full", "lite", "mini"}
+_AGGREGATES = (ir.RefKind.STRUCT, ir.RefKind.UNION)
 _BASIC_NAMES = [
     "boolean", "byte", "short", "int", "long", "float", "double", "String",
     "FileDescriptor", "Ashmem", "NativeBuffer", "Pointer", "List", "Map", "SharedMemQueue",
@@ -99,6 +100,18 @@ class _Entry:
     kind: ir.RefKind
     raw: A.RawDecl | A.Name
     file: _File
+
+
+def _chain_text(path: Sequence[str], i: int, last: str, shown: int = 8) -> str:
+    """``A -> B -> A`` for ``path[i:] + [last]``; a long cycle shows its ends only, in time
+    independent of its length (many back edges may share one long path)."""
+    n = len(path) - i + 1
+    if n <= shown:
+        quals = [*path[i:], last]
+    else:
+        k = shown // 2
+        quals = [*path[i : i + k], f"… ({n - shown} more)", *path[len(path) - k + 1 :], last]
+    return " -> ".join(q.rsplit(".", 1)[-1] for q in quals)
 
 
 class Lowerer:
@@ -234,6 +247,9 @@ class Lowerer:
     # ---------------------------------------------------------------- lowering
     def lower_all(self) -> list[ir.SchemaFile]:
         out = []
+        bad = self._check_value_nesting()
+        for qual in bad:
+            self.structs[qual] = None  # unions are skipped below
         for f in self.files:
             decls: list[ir.Decl] = []
             for seq in f.raw.sequenceables:
@@ -252,7 +268,7 @@ class Lowerer:
                 elif isinstance(d, A.RawStruct):
                     lowered = self._struct(qual)
                 elif isinstance(d, A.RawUnion):
-                    lowered = self._union(f, d)
+                    lowered = None if qual in bad else self._union(f, d)
                 else:
                     lowered = self._interface(f, d)
                 if lowered is not None:
@@ -271,6 +287,99 @@ class Lowerer:
                 )
             )
         return out
+
+    def _value_edges(self, qual: str) -> list[tuple[str, Span, bool]]:
+        """(struct/union held by value, where, via inheritance?) for a struct or union."""
+        entry = self.index[qual]
+        d = entry.raw
+        assert isinstance(d, (A.RawStruct, A.RawUnion))
+        out: list[tuple[str, Span, bool]] = []
+        typed = [(m.type, m.type.span, False) for m in d.members]
+        if isinstance(d, A.RawStruct) and d.parent is not None:
+            typed.insert(0, (d.parent, d.parent.span, True))
+        for t, span, inherited in typed:
+            if t.kind != "named" or t.dims:  # List<S>, S[]: held through a pointer
+                continue
+            target = self._lookup(entry.file, t.name)
+            if target is not None and self.index[target].kind in _AGGREGATES:
+                out.append((target, span, inherited))
+        return out
+
+    def _check_value_nesting(self) -> set[str]:
+        """Structs and unions that hold themselves by value (C++: infinite size; the POD and
+        layout rules would recurse forever) or nest more than MAX_VALUE_NESTING levels deep.
+
+        One iterative walk over the by-value graph; returns the qualnames to leave out of the
+        IR, so that nothing downstream meets the cycle or the deep chain.
+        """
+        bad: set[str] = set()
+        height: dict[str, int] = {}  # done: levels of by-value nesting below and including it
+        on_path: dict[str, int] = {}  # qualname -> index in `path`
+        path: list[str] = []
+        # plain[k]: how many of path[1..k] were reached through a by-value member (not
+        # `extends`), so "is this cycle all `extends`" is O(1)
+        plain: list[int] = []
+        edges: dict[str, list[tuple[str, Span, bool]]] = {}
+
+        def edges_of(q: str) -> list[tuple[str, Span, bool]]:
+            if q not in edges:
+                edges[q] = self._value_edges(q)
+            return edges[q]
+
+        for start, entry in self.index.items():
+            if start in height or entry.kind not in _AGGREGATES:
+                continue
+            if not isinstance(entry.raw, (A.RawStruct, A.RawUnion)):
+                continue
+            on_path[start] = 0
+            path.append(start)
+            plain.append(0)
+            work = [iter(edges_of(start))]
+            while work:
+                step = next(work[-1], None)
+                if step is None:
+                    work.pop()
+                    q = path.pop()
+                    plain.pop()
+                    del on_path[q]
+                    # a parent's members are flattened into the child: same level
+                    h = max((height.get(t, 0) + (not inh) for t, _, inh in edges_of(q)), default=0)
+                    h = max(h, 1)
+                    height[q] = h
+                    # Everything over the limit is left out (so what remains nests at most
+                    # MAX_VALUE_NESTING deep); only the first level over it is reported.
+                    if h > MAX_VALUE_NESTING:
+                        bad.add(q)
+                    if h == MAX_VALUE_NESTING + 1:
+                        self.diags.error(
+                            "HDI316",
+                            f"'{q.rsplit('.', 1)[1]}' nests structs or unions by value more "
+                            f"than {MAX_VALUE_NESTING} levels deep",
+                            self._span_of(self.index[q]),
+                        )
+                    continue
+                t, span, inherited = step
+                if t in on_path:
+                    i = on_path[t]
+                    # a cycle of `extends` alone is HDI310's ("extends itself")
+                    if not (inherited and plain[-1] == plain[i]):
+                        self.diags.error(
+                            "HDI315",
+                            f"'{t.rsplit('.', 1)[1]}' contains itself by value: "
+                            + _chain_text(path, i, t),
+                            span,
+                            help=["hold one of them in a List<…> or array instead"],
+                        )
+                        # Dropping the target of every back edge leaves a DAG (only tree,
+                        # forward and cross edges remain); marking the whole cycle instead
+                        # would cost quadratic time when many back edges share a long path.
+                        bad.add(t)
+                elif t not in height:
+                    on_path[t] = len(path)
+                    path.append(t)
+                    plain.append(plain[-1] + (not inherited))
+                    work.append(iter(edges_of(t)))
+        return bad
 
     def _check_file_kind(self, f: _File) -> None:
         ifaces = [d for d in f.raw.decls if isinstance(d, A.RawInterface)]
