@@ -42,7 +42,7 @@ def _cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> None:
 def run() -> list[Result]:
     results: list[Result] = []
     if CORPUS.exists():
-        from idlgen.hdi.loader import load
+        from idlgen.frontend.hdi.loader import load
 
         files = sorted(CORPUS.rglob("*.idl"))
         load(files[:5], roots={"ohos.hdi": CORPUS})  # build the parser once

@@ -19,7 +19,7 @@ from typing import Any
 
 from bench.common import Result, timeit
 from idlgen import ir
-from idlgen.hdi import layout
+from idlgen.ir import hdi_layout as layout
 from idlgen.wire import parcel
 from tests._gen import attr_of, generate_schema
 

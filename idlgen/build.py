@@ -25,6 +25,7 @@ from .config import Config
 from . import outtree
 from .diagnostics import Diagnostic, Diagnostics, Severity
 from .frontend import LoadResult, load
+from .frontend.inputs import expand_inputs
 from .ir import Span
 from .outtree import contained, read_regular, safe_rel
 
@@ -32,7 +33,6 @@ __all__ = ["BuildResult", "expand_inputs", "run_build", "MANIFEST", "CACHE"]
 
 MANIFEST = ".idlgen-manifest.json"
 CACHE = ".idlgen-cache.json"
-SCHEMA_SUFFIXES = (".idl", ".fbs")
 
 
 @dataclass
@@ -48,27 +48,6 @@ class BuildResult:
     cached: bool = False
     # Source texts for rendering replayed diagnostics of a cached build (no load result then).
     sources: dict[str, str] = field(default_factory=dict)
-
-
-def expand_inputs(paths: Iterable[Path], diags: Diagnostics) -> list[Path]:
-    """Schema files named directly, and every ``.idl``/``.fbs`` below named directories."""
-    out: list[Path] = []
-    for p in paths:
-        if p.is_dir():
-            real = p.resolve()
-            for q in sorted(p.rglob("*")):
-                if q.suffix not in SCHEMA_SUFFIXES or not q.is_file():
-                    continue
-                # A committed symlink must not smuggle a file from elsewhere into the build.
-                if real not in q.resolve().parents:
-                    diags.error("IDL009", f"'{q}' is a symlink to a file outside '{p}'")
-                    continue
-                out.append(q)
-        elif p.is_file():
-            out.append(p)
-        else:
-            diags.error("IDL001", f"input not found: {p}")
-    return list(dict.fromkeys(out))
 
 
 def _generator_digest() -> str:
@@ -160,7 +139,7 @@ def _cache_hit(out: Path, key: str, cfg: Config, diags: Diagnostics) -> list[str
 
 
 ExtraFiles = Callable[[Config, LoadResult, Diagnostics], dict[str, str]]
-# progress(phase, done, total): called as phases start and advance (see idlgen.progress).
+# progress(phase, done, total): called as phases start and advance (see idlgen.cli.progress).
 Progress = Callable[[str, int, int], None]
 
 

@@ -33,7 +33,7 @@ def _black(src: str, line_length: int = 100) -> str:
 def test_corpus_sample_is_black_stable() -> None:
     """Modules generated from a fixed random sample of the HDI corpus (with everything they
     import) equal black's formatting of themselves, byte for byte."""
-    from idlgen.hdi.loader import load
+    from idlgen.frontend.hdi.loader import load
 
     root = need(HDI_CORPUS)
     files = sorted(root.rglob("*.idl"))
@@ -51,7 +51,7 @@ def test_corpus_sample_is_black_stable() -> None:
 def test_unformatted_and_stabilized_differ_only_in_layout() -> None:
     """The cheap path really changes what the templates print (so the test above means
     something) and its result is what black makes of the raw template output."""
-    from idlgen.hdi.loader import load
+    from idlgen.frontend.hdi.loader import load
 
     root = need(HDI_CORPUS)
     # nnrt v1_0 has docstrings black leaves alone (a backslash ends some of their lines)

@@ -264,7 +264,7 @@ class _Tty:
 def test_progress_redraws_on_a_tty_and_is_sparse_in_ci() -> None:
     import io
 
-    from idlgen.progress import Progress
+    from idlgen.cli.progress import Progress
 
     tty = _Tty()
     p = Progress(tty)  # type: ignore[arg-type]

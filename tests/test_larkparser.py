@@ -1,4 +1,4 @@
-"""idlgen.larkparser's position propagation gives exactly Lark's own ``meta`` (differential)."""
+"""idlgen.frontend.larkparser's position propagation gives exactly Lark's own ``meta`` (differential)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import lark
 import pytest
 
-from idlgen.larkparser import lalr
+from idlgen.frontend.larkparser import lalr
 from idlgen.resources import grammar_text
 from tests.conftest import HDI_CORPUS, SHARED, need
 

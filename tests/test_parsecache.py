@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from idlgen.diagnostics import Diagnostics
-from idlgen.hdi import parser as hdi_parser
+from idlgen.frontend.hdi import parser as hdi_parser
 from tests.conftest import REPO
 
 SCHEMAS = sorted((REPO / "schemas" / "hdi").rglob("*.idl"))

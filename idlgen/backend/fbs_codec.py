@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import ir
-from ..fbs.descriptors import DescriptorCall, descriptor_calls
+from ..ir.fbs_descriptors import DescriptorCall, descriptor_calls
 from .naming import string_literal
 from .views import CodecView, ModuleBuilder, RecordView
 

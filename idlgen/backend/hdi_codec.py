@@ -20,7 +20,7 @@ from .. import ir
 from .naming import method_name, param_name, string_literal
 from .views import CodecView, ModuleBuilder, Names, RecordView
 from ..wire import ipc, parcel
-from ..hdi import layout
+from ..ir import hdi_layout as layout
 
 __all__ = [
     "Sym",

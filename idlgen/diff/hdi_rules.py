@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import ir
-from ..hdi import layout as hdi_layout
+from ..ir import hdi_layout as hdi_layout
 from .decltext import decl_text, field_text, member_text, type_text
 from .findings import Severity
 from .matching import SIGNEDNESS_RULE, ComparerBase, Lang, Side, hdi_package_base

@@ -36,7 +36,7 @@ def schema_files(path: Path, diags: Diagnostics | None = None) -> list[Path]:
     as is: the loader reads it with ``read_schema``, so a FIFO is a located error, not a hang.
     """
     if path.is_dir():
-        from ..build import expand_inputs
+        from ..frontend.inputs import expand_inputs
 
         return expand_inputs([path], diags if diags is not None else Diagnostics())
     return [path]

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from idlgen import DecodeError
 from idlgen.cli import main
 from idlgen.backend.fbs_codec import render_calls
-from idlgen.fbs.descriptors import descriptor_calls
-from idlgen.fbs.loader import load
+from idlgen.ir.fbs_descriptors import descriptor_calls
+from idlgen.frontend.fbs.loader import load
 from idlgen.wire import flatbuffers as fb
 
 from . import strategies

@@ -7,7 +7,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from idlgen.fbs.loader import load_text
+from idlgen.frontend.fbs.loader import load_text
 
 from .common import FLATC, TESTS, flatc
 

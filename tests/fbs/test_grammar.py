@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from idlgen.diagnostics import render_all
-from idlgen.fbs.loader import load, load_text
+from idlgen.frontend.fbs.loader import load, load_text
 from idlgen.ir import Enum, Interface, RefKind, Struct, Union
 
 from .common import FBS, include_dirs, need_flatc, need_shared, flatc

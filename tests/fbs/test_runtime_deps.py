@@ -22,7 +22,7 @@ assert a.SerializedGraph.from_json(g.to_json()) == g
 assert a.SerializedGraph.from_json('{inputIds: ["0x10", 2,], /* c */ layers: []}').inputIds == [16, 2]
 assert a.SerializedGraph.from_flatbuffer(g.to_flatbuffer()) == g
 assert not any(
-    m.startswith(("idlgen.fbs", "idlgen.hdi", "lark")) and sys.modules[m] for m in sys.modules
+    m.startswith(("idlgen.frontend.fbs", "idlgen.frontend.hdi", "lark")) and sys.modules[m] for m in sys.modules
 ), sorted(
     m for m in sys.modules if m.startswith("idlgen")
 )

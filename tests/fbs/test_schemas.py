@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from idlgen.fbs.loader import load
+from idlgen.frontend.fbs.loader import load
 from idlgen import ir
 
 from .common import REAL, REPO, SHARED, flatc, need_flatc, need_shared

@@ -8,7 +8,7 @@ import pytest
 
 from idlgen import ir
 from idlgen.diagnostics import Severity
-from idlgen.hdi.loader import load
+from idlgen.frontend.hdi.loader import load
 from tests.conftest import HDI_CORPUS, HDIGEN_TESTS, need
 
 # Enums with no base type whose values overflow int (audio, distributed_audio, drm): idlgen

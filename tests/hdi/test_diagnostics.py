@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from idlgen.diagnostics import render_all
-from idlgen.hdi.loader import load
+from idlgen.frontend.hdi.loader import load
 from tests.conftest import REPO
 
 BAD = REPO / "tests" / "hdi" / "bad"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from idlgen.hdi.loader import load
+from idlgen.frontend.hdi.loader import load
 
 GXX = shutil.which("g++")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from idlgen.hdi.loader import load
+from idlgen.frontend.hdi.loader import load
 from tests.conftest import HDI_CORPUS, REPO
 
 _TOKEN = re.compile(rb"\s+|[A-Za-z_][A-Za-z0-9_.]*|0[xX][0-9a-fA-F]+|[0-9]\w*|<<|>>|.", re.S)

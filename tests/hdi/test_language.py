@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from idlgen import ir
-from idlgen.hdi.loader import load
+from idlgen.frontend.hdi.loader import load
 
 
 def _load(tmp_path: Path, files: dict[str, str]) -> object:

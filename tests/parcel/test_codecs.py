@@ -9,7 +9,7 @@ import pytest
 from idlgen import DecodeError, ir
 from idlgen.backend import Names
 from idlgen.backend import hdi_codec as codegen
-from idlgen.hdi import layout
+from idlgen.ir import hdi_layout as layout
 from idlgen.wire import parcel
 
 from .._gen import generated_classes

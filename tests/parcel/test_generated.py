@@ -20,7 +20,7 @@ ROOT_PKG = "parcel_gen_under_test"
 
 @pytest.fixture(scope="module")
 def gen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ModuleType]:
-    from idlgen.hdi.loader import load
+    from idlgen.frontend.hdi.loader import load
     from idlgen.backend.generate import generate
 
     root = REPO / "schemas" / "hdi"
@@ -108,7 +108,7 @@ def test_generated_protocol_loopback(gen: dict[str, ModuleType]) -> None:
     """A Python INnrtDevice written against the generated Protocol, through real bytes."""
     from idlgen import ir
     from idlgen.backend import hdi_codec as codegen
-    from idlgen.hdi.loader import load
+    from idlgen.frontend.hdi.loader import load
     from idlgen.wire import ipc
 
     m = gen["v2_1"]

@@ -148,7 +148,7 @@ def test_stub_rejects_bad_requests() -> None:
 
 
 def _load_case(case: str) -> ir.Schema:
-    from idlgen.hdi.loader import load
+    from idlgen.frontend.hdi.loader import load
 
     root = UNITTEST / case
     res = load(sorted(root.rglob("*.idl")), roots={"ohos.hdi": root})

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from idlgen.bounds import MAX_TREE_DEPTH
 from idlgen.diagnostics import SUGGEST_BUDGET, Diagnostics, suggest
 from idlgen.errors import DecodeError
-from idlgen.fbs.loader import load_text
+from idlgen.frontend.fbs.loader import load_text
 from idlgen.frontend import load
 from idlgen.wire import parcel
 

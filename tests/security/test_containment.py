@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from idlgen.build import CACHE, MANIFEST
-from idlgen.fbs.loader import load as load_fbs
-from idlgen.hdi.loader import load as load_hdi
+from idlgen.frontend.fbs.loader import load as load_fbs
+from idlgen.frontend.hdi.loader import load as load_hdi
 
 from ._support import SECRET, build, make_project, run, snapshot
 

@@ -8,7 +8,7 @@ Byte rules (c_utils ``Parcel`` + what hdi-gen emits) are reproduced exactly:
 * strings are C strings (UTF-8 + NUL, padded, no length prefix);
 * enums are ``WriteUint64`` of the value sign- (or zero-) extended from the base type;
 * plain-data (POD) structs and unions are one raw memory image (``WriteUnpadBuffer``), laid
-  out by :mod:`idlgen.hdi.layout`; arrays of POD non-boolean elements are a ``uint32`` count
+  out by :mod:`idlgen.ir.hdi_layout`; arrays of POD non-boolean elements are a ``uint32`` count
   plus one raw block; everything else goes element by element / member by member.
 
 Out-of-band objects. A real ``MessageParcel`` carries kernel objects (file descriptors, remote

@@ -7,7 +7,7 @@ import enum
 import math
 from typing import Any
 
-from . import ir
+from .. import ir
 
 __all__ = ["schema_to_json", "to_jsonable"]
 

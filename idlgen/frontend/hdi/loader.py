@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..bounds import is_file, read_schema
-from ..diagnostics import Diagnostics
-from ..frontend import LoadResult
-from ..ir import Schema, Span
+from ...bounds import is_file, read_schema
+from ...diagnostics import Diagnostics
+from ..contract import LoadResult, display_path
+from ...ir import Schema, Span
 from . import ast as A
 from .lower import Lowerer
 from .parser import parse
@@ -27,15 +27,6 @@ __all__ = ["load", "display_path", "PACKAGE_RE"]
 
 PACKAGE_RE = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*\.)+[Vv](\d+)_(\d+)$")
 IMPORT_RE = re.compile(r"^((?:[A-Za-z_][A-Za-z0-9_]*\.)+[Vv]\d+_\d+)\.([A-Za-z_][A-Za-z0-9_]*)$")
-
-
-def display_path(p: Path) -> str:
-    """Paths in messages: relative to the working directory when below it."""
-    try:
-        rel = os.path.relpath(p)
-    except ValueError:  # different drive on Windows
-        return str(p)
-    return str(p) if rel.startswith("..") else rel
 
 
 @dataclass
@@ -103,7 +94,7 @@ def _read(path: Path, diags: Diagnostics) -> _Unit | None:
 def load(
     paths: Sequence[Path],
     *,
-    roots: Mapping[str, Path],
+    roots: Mapping[str, Path] | None = None,
     include_dirs: Sequence[Path] = (),
     inferred_roots: Mapping[str, Path] | None = None,
 ) -> LoadResult:
@@ -111,6 +102,7 @@ def load(
     precedence over ``roots`` for lookups but, unlike ``roots``, are not trusted places: an
     import found through one must still lie below an input's directory, ``roots`` or ``-I``."""
     diags = Diagnostics()
+    roots = roots or {}
     r = _Roots({**roots, **(inferred_roots or {})})
     units: dict[Path, _Unit] = {}
     order: list[Path] = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..ir import Span
+from ...ir import Span
 
 __all__ = [
     "Name",

@@ -12,8 +12,8 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from ..diagnostics import MAX_SUGGEST_CANDIDATES, Diagnostics, suggest
-from ..ir import (
+from ...diagnostics import MAX_SUGGEST_CANDIDATES, Diagnostics, suggest
+from ...ir import (
     Attribute,
     Decl,
     DefaultValue,
@@ -37,7 +37,7 @@ from ..ir import (
     UnionMember,
     Vector,
 )
-from ..wire.flatbuffers.literals import parse_float, parse_int
+from ...wire.flatbuffers.literals import parse_float, parse_int
 from . import ast as A
 
 __all__ = ["lower", "SCALARS", "KNOWN_ATTRIBUTES", "parse_int", "parse_float"]

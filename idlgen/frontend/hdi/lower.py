@@ -6,10 +6,10 @@ import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .. import ir
-from ..bounds import MAX_INHERITANCE, MAX_TYPE_NESTING, MAX_VALUE_NESTING
-from ..diagnostics import Diagnostics, suggest
-from ..ir import Span
+from ... import ir
+from ...bounds import MAX_INHERITANCE, MAX_TYPE_NESTING, MAX_VALUE_NESTING
+from ...diagnostics import Diagnostics, suggest
+from ...ir import Span
 from . import ast as A
 from .cexpr import CInt, CType, EvalError, evaluate
 

@@ -1,4 +1,4 @@
-"""Parse ``.fbs`` text into :mod:`idlgen.fbs.ast` with Lark (LALR), plus doc comments.
+"""Parse ``.fbs`` text into :mod:`idlgen.frontend.fbs.ast` with Lark (LALR), plus doc comments.
 
 Doc comments are not grammar tokens: flatc collects ``///`` lines while skipping whitespace
 and hands them to whatever declaration starts at the next token. ``_scan_trivia`` reproduces
@@ -14,12 +14,12 @@ import lark
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from .. import resources
-from ..bounds import MAX_TREE_DEPTH, too_deep
-from ..diagnostics import Diagnostics
+from ... import resources
+from ...bounds import MAX_TREE_DEPTH, too_deep
+from ...diagnostics import Diagnostics
 from ..larkparser import lalr
-from ..ir import Span
-from ..wire.flatbuffers.literals import unescape
+from ...ir import Span
+from ...wire.flatbuffers.literals import unescape
 from . import ast as A
 
 __all__ = ["parse", "unescape", "grammar_text"]

@@ -21,15 +21,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from . import __version__
-from .config import Config, ConfigError, load_config
-from .diagnostics import Diagnostics, render_all, render_github, to_json
-from .extras import compiler_hint, missing_compiler
+from .. import __version__
+from ..config import Config, ConfigError, load_config
+from ..diagnostics import Diagnostics, render_all, render_github, to_json
+from ..extras import compiler_hint, missing_compiler
 
 __all__ = ["main", "build_parser"]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 123
-SCHEMA_SUFFIXES = (".idl", ".fbs")
 COMPILER_COMMANDS = ("build", "check", "parse", "diff")
 _NO_DIFF = ("build", "check", "parse", "version", "run")  # commands that never read diff's flags
 DIAG_FORMATS = ("text", "github", "json", "sarif")
@@ -249,7 +248,7 @@ def _machine(fmt: str) -> bool:
 
 def _print_diags(diags: Diagnostics, sources: dict[str, str], fmt: str) -> None:
     if fmt == "sarif":
-        from .sarif import diagnostics_sarif
+        from ..sarif import diagnostics_sarif
 
         print(json.dumps(diagnostics_sarif(diags, __version__), indent=2))
         return
@@ -281,6 +280,8 @@ def _config(args: argparse.Namespace) -> Config:
 
 def _check_inputs(inputs: Sequence[Path]) -> None:
     """A missing input or a file that is not a schema is a usage error (exit 2)."""
+    from ..frontend.inputs import SCHEMA_SUFFIXES  # the front end needs the compiler extra
+
     for p in inputs:
         if not p.exists():
             raise ConfigError(f"input not found: {p}")
@@ -304,7 +305,7 @@ def _reports_hook(cfg: Config, args: argparse.Namespace) -> Any:
 
 
 def _cmd_build(args: argparse.Namespace, check: bool) -> int:
-    from .build import run_build
+    from ..build import run_build
     from .progress import Progress
 
     cfg = _config(args)
@@ -361,9 +362,9 @@ def _cmd_build(args: argparse.Namespace, check: bool) -> int:
 
 
 def _cmd_parse(args: argparse.Namespace) -> int:
-    from .build import expand_inputs
-    from .frontend import load
-    from .irjson import schema_to_json
+    from ..frontend.inputs import expand_inputs
+    from ..frontend import load
+    from ..ir.jsondump import schema_to_json
 
     if not args.inputs:
         raise ConfigError("parse needs at least one schema file or directory")

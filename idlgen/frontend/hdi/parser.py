@@ -12,13 +12,13 @@ import lark
 from lark import Token, Transformer, v_args
 from lark.visitors import _VArgsWrapper
 
-from ..bounds import MAX_TREE_DEPTH, too_deep
+from ...bounds import MAX_TREE_DEPTH, too_deep
 
-from ..diagnostics import Diagnostics
+from ...diagnostics import Diagnostics
 from ..larkparser import lalr
-from ..ir import Span
+from ...ir import Span
 from ..parsecache import memoize
-from ..resources import grammar_text, resource_dir
+from ...resources import grammar_text, resource_dir
 from . import ast as A
 
 __all__ = ["parse"]
@@ -513,6 +513,6 @@ _DOCS_SINK = _Sink()
 _TRANSFORMER = _ToRaw()
 
 
-# Unchanged files are not parsed again (see idlgen.parsecache); wrapped here so callers that
+# Unchanged files are not parsed again (see idlgen.frontend.parsecache); wrapped here so callers that
 # import ``parse`` get the cached version.
 parse = memoize("hdi-parse", [__file__, A.__file__, resource_dir("grammars") / "hdi.lark"])(parse)

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from .diagnostics import Diagnostics
+from ..diagnostics import Diagnostics
 
 __all__ = ["cache_dir", "memoize", "gc_paused"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from ..ir import Span
+from ...ir import Span
 
 __all__ = [
     "AttrAst",

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..diagnostics import Diagnostics
-from ..frontend import LoadResult
-from ..bounds import MAX_INCLUDE_DEPTH, is_file, read_schema
-from ..ir import Schema, Span
+from ...diagnostics import Diagnostics
+from ..contract import LoadResult, display_path
+from ...bounds import MAX_INCLUDE_DEPTH, is_file, read_schema
+from ...ir import Schema, Span
 from . import ast as A
 from .lower import lower
 from .parser import parse
@@ -18,15 +18,13 @@ from .parser import parse
 __all__ = ["load", "load_text"]
 
 
-def _display(p: Path) -> str:
-    try:
-        rel = os.path.relpath(p, Path.cwd())
-    except ValueError:
-        return str(p)
-    return str(p) if rel.startswith(".." + os.sep + "..") else rel
-
-
-def load(paths: Sequence[Path], *, include_dirs: Sequence[Path] = ()) -> LoadResult:
+def load(
+    paths: Sequence[Path],
+    *,
+    roots: Mapping[str, Path] | None = None,
+    include_dirs: Sequence[Path] = (),
+    inferred_roots: Mapping[str, Path] | None = None,
+) -> LoadResult:
     """Parse, check and lower ``paths``.
 
     Includes resolve relative to the including file, then against ``include_dirs``; every file
@@ -40,7 +38,7 @@ def load(paths: Sequence[Path], *, include_dirs: Sequence[Path] = ()) -> LoadRes
     active: set[Path] = set()
     inputs: list[str] = []
 
-    roots: list[Path] = []
+    root_dirs: list[Path] = []
     # Includes may only resolve below the inputs' directories and -I directories: no
     # absolute paths, '..' escapes or symlinks out (the file is never read, so never shown).
     bases = [Path(os.path.abspath(p)).parent.resolve() for p in paths]
@@ -64,7 +62,7 @@ def load(paths: Sequence[Path], *, include_dirs: Sequence[Path] = ()) -> LoadRes
         if digest in by_digest:
             by_path[real] = by_digest[digest]
             return by_digest[digest]
-        display = _display(path)
+        display = display_path(path, up=1)
         text = _decode(data, display, diags)
         if text is None:
             sources[display] = data.decode("utf-8", errors="replace")
@@ -82,7 +80,7 @@ def load(paths: Sequence[Path], *, include_dirs: Sequence[Path] = ()) -> LoadRes
             if isinstance(it, A.Directive) and it.kind == "include":
                 includes.append(it.value)
                 # flatc searches the root file's directory; we also try the includer's own.
-                target = _resolve_include(real.parent, it.value, [*roots, *include_dirs])
+                target = _resolve_include(real.parent, it.value, [*root_dirs, *include_dirs])
                 if target is None:
                     diags.error(
                         "FBS010",
@@ -105,7 +103,7 @@ def load(paths: Sequence[Path], *, include_dirs: Sequence[Path] = ()) -> LoadRes
         return display
 
     for p in paths:
-        roots[:] = [Path(p).resolve().parent]
+        root_dirs[:] = [Path(p).resolve().parent]
         d = visit(Path(p))
         if d is not None and d not in inputs:
             inputs.append(d)
@@ -122,9 +120,9 @@ def _check_json(
     todo = [f for f in asts if f.json is not None and f.json_span is not None]
     if not todo or diags.has_errors:
         return
-    from ..errors import DecodeError
-    from ..wire import fbjson
-    from .descriptors import validation_descriptors
+    from ...errors import DecodeError
+    from ...wire import fbjson
+    from ...ir.fbs_descriptors import validation_descriptors
 
     rt = validation_descriptors(schema)
     for f in todo:
