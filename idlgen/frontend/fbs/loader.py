@@ -41,8 +41,10 @@ def load(
     root_dirs: list[Path] = []
     # Includes may only resolve below the inputs' directories and -I directories: no
     # absolute paths, '..' escapes or symlinks out (the file is never read, so never shown).
-    bases = [Path(os.path.abspath(p)).parent.resolve() for p in paths]
-    bases += [Path(d).resolve() for d in include_dirs]
+    bases = frozenset(
+        [Path(os.path.abspath(p)).parent.resolve() for p in paths]
+        + [Path(d).resolve() for d in include_dirs]
+    )
 
     def visit(path: Path, depth: int = 0, span: Span | None = None) -> str | None:
         if depth > MAX_INCLUDE_DEPTH:
@@ -89,7 +91,7 @@ def load(
                         help=["add the directory that holds it with -I"],
                     )
                     continue
-                if not any(b in target.resolve().parents for b in bases):
+                if bases.isdisjoint(target.resolve().parents):
                     diags.error(
                         "FBS012",
                         f"include file outside the schema directories: {it.value}",

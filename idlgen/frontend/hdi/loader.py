@@ -206,16 +206,17 @@ def load(
 
 def _bases(
     paths: Sequence[Path], roots: Mapping[str, Path], include_dirs: Sequence[Path]
-) -> list[Path]:
-    bases = [Path(os.path.abspath(p)).parent.resolve() for p in paths]
-    bases += [Path(d).resolve() for d in roots.values()]
-    bases += [Path(d).resolve() for d in include_dirs]
-    return list(dict.fromkeys(bases))
+) -> frozenset[Path]:
+    # a set: a corpus build has one base per input directory, and every import is checked
+    bases = {Path(os.path.abspath(p)).parent.resolve() for p in paths}
+    bases.update(Path(d).resolve() for d in roots.values())
+    bases.update(Path(d).resolve() for d in include_dirs)
+    return frozenset(bases)
 
 
-def _contained(target: Path, bases: Sequence[Path]) -> bool:
+def _contained(target: Path, bases: frozenset[Path]) -> bool:
     """``target`` (resolved) is one of the bases' files, at any depth."""
-    return any(b in target.parents for b in bases)
+    return not bases.isdisjoint(target.parents)
 
 
 def _find_import(
