@@ -13,6 +13,7 @@ of parsing the HDI corpus once the garbage collector is out of the way, see pars
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,21 @@ import lark
 import lark.parse_tree_builder as _ptb
 from lark import Token, Tree
 
-__all__ = ["lalr", "cache_path"]
+__all__ = ["lalr", "cache_path", "shipped_table"]
+
+
+def shipped_table(name: str) -> Path:
+    """The LALR table shipped beside the grammars for this Lark and Python version.
+
+    Lark's table is keyed by the grammar, the options, Lark's version and Python's minor
+    version; the repository commits the one for the versions it is developed with, so a cold
+    run (no user cache, as in CI) does not analyse the grammar again. For any other version the
+    user cache is used instead. It is data of the installation, as trusted as the code.
+    """
+    from ..resources import resource_dir
+
+    py = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    return resource_dir("grammars") / f"{name}-lark{lark.__version__}-{py}.lalr"
 
 
 def cache_path(name: str) -> str | bool:
@@ -108,6 +123,8 @@ def lalr(grammar: str, name: str, **options: Any) -> lark.Lark:
     if fast:
         _ptb.PropagatePositions = _FastPositions  # type: ignore[assignment,misc]
     try:
-        return lark.Lark(grammar, parser="lalr", cache=cache_path(name), **options)
+        shipped = shipped_table(name)
+        cache = str(shipped) if shipped.is_file() else cache_path(name)
+        return lark.Lark(grammar, parser="lalr", cache=cache, **options)
     finally:
         _ptb.PropagatePositions = saved  # type: ignore[misc]
