@@ -1,9 +1,10 @@
 """Drop-in CI: the pre-commit hooks and the GitHub Action's script, run for real.
 
-pre-commit itself is not installed here (``try-repo`` would build a hook environment from the
-package index on every run), so the hooks file is checked against pre-commit's manifest
-fields and each hook's ``entry`` is run as pre-commit would run it. The action's script runs
-against a fake ``GITHUB_*`` environment, with a local HTTP server standing in for the API.
+The hooks file is checked against pre-commit's manifest fields, each hook's ``entry`` is run as
+pre-commit would run it, and ``pre-commit try-repo`` (pre-commit is in the test extra) installs
+this repository as a hook environment and runs both hooks on a scratch project. The action's
+script runs against a fake ``GITHUB_*`` environment, with a local HTTP server standing in for
+the API.
 """
 
 from __future__ import annotations
@@ -255,3 +256,63 @@ def test_action_check_and_bad_command(project: Path) -> None:
         base, cwd=project, env=_env(INPUT_COMMAND="lint"), capture_output=True, text=True
     )
     assert r.returncode == 2 and "must be 'check' or 'diff'" in r.stdout
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.email=ci@example.invalid", "-c", "user.name=ci", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git missing")
+def test_pre_commit_try_repo_runs_both_hooks(tmp_path: Path) -> None:
+    """As a user adopts the hooks: check fails on a fresh schema, build regenerates (and so
+    fails the commit, for review), and once the output is committed check passes."""
+    pytest.importorskip("pre_commit")
+    project = tmp_path / "project"
+    (project / "schemas/demo/v1_0").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(
+        '[tool.idlgen]\ninputs = ["schemas"]\nout = "gen"\nroots = ["ohos.hdi:schemas"]\n'
+    )
+    (project / "schemas/demo/v1_0/Types.idl").write_text(
+        "package ohos.hdi.demo.v1_0;\nstruct S { int a; };\n"
+    )
+    _git(project, "init", "-q")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-qm", "schemas")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit-home")
+
+    def try_repo(hook: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "pre_commit", "try-repo", str(REPO), hook, "--all-files"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+
+    r = try_repo("idlgen-check")
+    assert r.returncode == 1 and "out of date" in r.stdout, r.stdout + r.stderr
+    assert not (project / "gen").exists()
+    r = try_repo("idlgen-build")
+    assert r.returncode == 0, r.stdout + r.stderr  # new files only: nothing tracked changed
+    assert (project / "gen/ohos/hdi/demo/v1_0/types.py").is_file()
+    _git(project, "add", "-A")
+    _git(project, "commit", "-qm", "generated")
+    r = try_repo("idlgen-check")
+    assert r.returncode == 0, r.stdout + r.stderr
+    # A schema change: build rewrites committed files, so pre-commit stops the commit for review.
+    (project / "schemas/demo/v1_0/Types.idl").write_text(
+        "package ohos.hdi.demo.v1_0;\nstruct S { int a; int b; };\n"
+    )
+    _git(project, "commit", "-qam", "schema change")
+    r = try_repo("idlgen-build")
+    assert r.returncode == 1 and "files were modified by this hook" in r.stdout, r.stdout
+    _git(project, "commit", "-qam", "regenerated")
+    r = try_repo("idlgen-check")
+    assert r.returncode == 0, r.stdout + r.stderr
