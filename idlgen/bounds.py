@@ -29,6 +29,7 @@ __all__ = [
     "is_file",
     "no_cyclic_gc",
     "read_schema",
+    "Resolver",
     "too_deep",
 ]
 
@@ -50,13 +51,18 @@ MAX_SCHEMA_BYTES = 16 << 20
 
 def too_deep(tree: Tree[Token], limit: int = MAX_TREE_DEPTH) -> tuple[int, int] | None:
     """(line, column) of the first place the tree is deeper than ``limit``, else None."""
-    stack: list[tuple[Tree[Token] | Token, int]] = [(tree, 1)]
+    # Only subtrees are pushed: a token child is one level below its tree, so a tree at the
+    # limit with any token child is already too deep (the same answer, a fraction of the pushes).
+    stack: list[tuple[Tree[Token], int]] = [(tree, 1)]
     while stack:
         node, depth = stack.pop()
         if depth > limit:
             return _position(node)
-        if isinstance(node, Tree):
-            stack.extend((c, depth + 1) for c in node.children if isinstance(c, (Tree, Token)))
+        for c in node.children:
+            if isinstance(c, Tree):
+                stack.append((c, depth + 1))
+            elif depth >= limit and isinstance(c, Token):
+                return _position(c)
     return None
 
 
@@ -136,3 +142,23 @@ def no_cyclic_gc() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+class Resolver:
+    """``Path.resolve()`` for many files in few directories, within one load.
+
+    Resolving a file costs an ``lstat`` per path component; a corpus resolves thousands of
+    files in a few hundred directories. Directories are resolved once (per instance, so a
+    later run sees a changed tree), the last component is followed only when it is a link.
+    """
+
+    def __init__(self) -> None:
+        self._dirs: dict[str, str] = {}
+
+    def __call__(self, p: Path) -> Path:
+        head, tail = os.path.split(os.path.abspath(p))
+        real = self._dirs.get(head)
+        if real is None:
+            real = self._dirs[head] = os.path.realpath(head)
+        full = os.path.join(real, tail)
+        return Path(os.path.realpath(full) if os.path.islink(full) else full)

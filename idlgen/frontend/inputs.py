@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..bounds import Resolver
 from ..diagnostics import Diagnostics
 
 __all__ = ["SCHEMA_SUFFIXES", "expand_inputs"]
@@ -15,6 +16,7 @@ SCHEMA_SUFFIXES = (".idl", ".fbs")
 def expand_inputs(paths: Iterable[Path], diags: Diagnostics) -> list[Path]:
     """Schema files named directly, and every ``.idl``/``.fbs`` below named directories."""
     out: list[Path] = []
+    resolve = Resolver()
     for p in paths:
         if p.is_dir():
             real = p.resolve()
@@ -22,7 +24,7 @@ def expand_inputs(paths: Iterable[Path], diags: Diagnostics) -> list[Path]:
                 if q.suffix not in SCHEMA_SUFFIXES or not q.is_file():
                     continue
                 # A committed symlink must not smuggle a file from elsewhere into the build.
-                if real not in q.resolve().parents:
+                if real not in resolve(q).parents:
                     diags.error("IDL009", f"'{q}' is a symlink to a file outside '{p}'")
                     continue
                 out.append(q)

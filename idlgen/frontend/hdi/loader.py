@@ -11,11 +11,11 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...bounds import is_file, read_schema
+from ...bounds import Resolver, is_file, read_schema
 from ...diagnostics import Diagnostics
 from ..contract import LoadResult, display_path
 from ...ir import Schema, Span
@@ -111,8 +111,9 @@ def load(
 
     # Imports may only resolve below these (a schema must not pull in, say, ~/.ssh/x.idl
     # through '..', an absolute root inferred from a crafted package name, or a symlink).
+    resolve = Resolver()
     bases = _bases(paths, roots, include_dirs)
-    queue = [p.resolve() for p in paths]
+    queue = [resolve(p) for p in paths]
     for p in queue:
         if p not in units:
             u = _read(p, diags)
@@ -163,7 +164,7 @@ def load(
                     ],
                 )
                 continue
-            target = _find_import(m.group(1), m.group(2), r, include_dirs)
+            target = _find_import(m.group(1), m.group(2), r, include_dirs, resolve)
             if target is not None and not _contained(target, bases):
                 diags.error(
                     "HDI108",
@@ -208,7 +209,7 @@ def _bases(
     paths: Sequence[Path], roots: Mapping[str, Path], include_dirs: Sequence[Path]
 ) -> frozenset[Path]:
     # a set: a corpus build has one base per input directory, and every import is checked
-    bases = {Path(os.path.abspath(p)).parent.resolve() for p in paths}
+    bases = {Path(d).resolve() for d in {os.path.dirname(os.path.abspath(p)) for p in paths}}
     bases.update(Path(d).resolve() for d in roots.values())
     bases.update(Path(d).resolve() for d in include_dirs)
     return frozenset(bases)
@@ -220,7 +221,11 @@ def _contained(target: Path, bases: frozenset[Path]) -> bool:
 
 
 def _find_import(
-    package: str, name: str, roots: _Roots, include_dirs: Sequence[Path]
+    package: str,
+    name: str,
+    roots: _Roots,
+    include_dirs: Sequence[Path],
+    resolve: Callable[[Path], Path],
 ) -> Path | None:
     d = roots.dir_for(package)
     candidates = [d / f"{name}.idl"] if d is not None else []
@@ -228,7 +233,7 @@ def _find_import(
     candidates += [inc.resolve() / rel for inc in include_dirs]
     for c in candidates:
         if is_file(c):
-            return c.resolve()
+            return resolve(c)
     return None
 
 
