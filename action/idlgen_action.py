@@ -94,7 +94,10 @@ def upsert_comment(body: str) -> str:
     for page in range(1, MAX_PAGES + 1):
         comments = _api("GET", f"{issue}?per_page=100&page={page}", token)
         for c in comments:
-            if MARKER in str(c.get("body", "")):
+            # only a comment a bot (the token's own identity) wrote: a PR author could plant
+            # the marker in a comment of theirs to have the report shown as theirs
+            author = c.get("user") or {}
+            if MARKER in str(c.get("body", "")) and author.get("type") == "Bot":
                 _api(
                     "PATCH", f"{api}/repos/{repo}/issues/comments/{c['id']}", token, {"body": body}
                 )

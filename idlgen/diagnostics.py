@@ -159,6 +159,8 @@ def render(d: Diagnostic, sources: Mapping[str, str]) -> str:
             # after the window: expanding a huge line per diagnostic would be quadratic
             # (expandtabs(1) maps each tab to one space, so columns do not move)
             line = line.expandtabs(1)
+            if not line.isprintable():  # schema text: no terminal escapes or bidi overrides
+                line = "".join(c if c.isprintable() else "?" for c in line)
             out.append(f" {gutter} | {line}")
             out.append(f" {pad} | {' ' * start}{'^' * width}")
     for h in d.help:

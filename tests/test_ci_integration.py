@@ -140,7 +140,11 @@ class _FakeGitHub(http.server.BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         body = self._record()
         assert body is not None
-        c = {"id": 100 + len(self.comments), "body": body["body"]}
+        c = {
+            "id": 100 + len(self.comments),
+            "body": body["body"],
+            "user": {"login": "github-actions[bot]", "type": "Bot"},
+        }
         self.comments.append(c)
         self._reply(201, c)
 
@@ -159,9 +163,22 @@ class _FakeGitHub(http.server.BaseHTTPRequestHandler):
         pass
 
 
+# A PR author's comment carrying the marker: the action must leave it alone.
+PLANTED = {
+    "id": 2,
+    "body": "<!-- idlgen-diff -->\nall good, merge it",
+    "user": {"login": "mallory", "type": "User"},
+}
+
+
 @pytest.fixture()
 def fake_github() -> Iterator[tuple[str, type[_FakeGitHub]]]:
-    handler = type("Handler", (_FakeGitHub,), {"comments": [{"id": 1, "body": "LGTM"}], "log": []})
+    planted = dict(PLANTED)
+    handler = type(
+        "Handler",
+        (_FakeGitHub,),
+        {"comments": [{"id": 1, "body": "LGTM", "user": {"type": "User"}}, planted], "log": []},
+    )
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.timeout = 10
     t = threading.Thread(target=server.serve_forever, daemon=True)
@@ -222,17 +239,18 @@ def test_action_diff_annotates_summarises_and_keeps_one_sticky_comment(
     assert "idlgen: PR comment created" in r.stdout
     md = summary.read_text()
     assert "Point" in md and "breaking" in md
-    assert [c["id"] for c in handler.comments] == [1, 101]
-    body = handler.comments[1]["body"]  # the report, starting with the marker line
+    assert [c["id"] for c in handler.comments] == [1, 2, 102]
+    body = handler.comments[2]["body"]  # the report, starting with the marker line
     assert body.startswith("<!-- idlgen-diff -->") and md in body
 
     r = run()
     assert r.returncode == 1 and "idlgen: PR comment updated" in r.stdout
-    assert len(handler.comments) == 2 and handler.comments[1]["body"] == body
+    assert len(handler.comments) == 3 and handler.comments[2]["body"] == body
+    assert handler.comments[1] == PLANTED  # the planted marker was not taken over
     methods = [m for m, *_ in handler.log]
     assert methods == ["GET", "POST", "GET", "PATCH"]
     assert all(auth == "Bearer secret-token" for *_, auth in handler.log)
-    assert handler.log[-1][1] == "/repos/o/r/issues/comments/101"
+    assert handler.log[-1][1] == "/repos/o/r/issues/comments/102"
 
     env["INPUT_FAIL_ON"] = "never"
     env["INPUT_COMMENT"] = "false"

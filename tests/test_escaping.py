@@ -406,3 +406,20 @@ def test_hostile_hdi_interface_and_union(tmp_path: Path) -> None:
     proxy = ipc.loopback(codec, Impl())
     assert proxy.global_(40, s) == 41
     assert proxy.to_dict(5) == -5
+
+
+def test_enum_from_takes_python_and_schema_names_of_a_zero_member() -> None:
+    """A member renamed in Python (``None`` -> ``None_``) whose value is 0 (falsy) is found
+    by either name."""
+    import enum
+
+    from idlgen.wire.records import enum_from, set_schema_names
+
+    class E(enum.IntEnum):
+        None_ = 0
+        One = 1
+
+    set_schema_names(E, {"None_": "None"})
+    assert enum_from(E, "None_") is E.None_
+    assert enum_from(E, "None") is E.None_
+    assert enum_from(E, "One") is E.One
