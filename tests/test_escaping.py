@@ -423,3 +423,20 @@ def test_enum_from_takes_python_and_schema_names_of_a_zero_member() -> None:
     assert enum_from(E, "None_") is E.None_
     assert enum_from(E, "None") is E.None_
     assert enum_from(E, "One") is E.One
+
+
+def test_quoted_source_lines_carry_no_control_or_bidi_characters() -> None:
+    """The source line under a diagnostic is schema text: terminal escapes and bidi overrides
+    become one visible '?' each, so the caret still lines up."""
+    from idlgen.diagnostics import Diagnostics, render
+    from idlgen.ir import Span
+
+    text = "struct S { x\x1b[2J\u202eevil y; };\n"
+    diags = Diagnostics()
+    diags.error("HDI202", "unknown type", Span("a.idl", 1, 12, 1, 13))
+    (d,) = diags
+    out = render(d, {"a.idl": text})
+    assert "\x1b" not in out and "\u202e" not in out
+    src_line, caret_line = out.splitlines()[1:3]
+    assert src_line.endswith("struct S { x?[2J?evil y; };")
+    assert caret_line.index("^") == src_line.index("x")

@@ -170,8 +170,13 @@ def _flex(v: Any) -> str:
     raise TypeError(f"no JSON form for FlexBuffer value {type(v).__name__}")
 
 
-def _from_flex_json(v: Any) -> Any:
-    """A parsed JSON tree as the Python values a FlexBuffer is built from."""
+def _from_flex_json(v: Any, depth: int = 0) -> Any:
+    """A parsed JSON tree as the Python values a FlexBuffer is built from.
+
+    Strict JSON reaches here from the C ``json`` module, which has no nesting limit of flatc's
+    size, so the limit is applied here too."""
+    if depth > MAX_JSON_DEPTH:
+        raise ValueError(f"JSON nested too deeply (more than {MAX_JSON_DEPTH} levels)")
     if v is None or type(v) in (bool, int, float):  # from the json module's fast path
         return v
     if isinstance(v, JsonNumber):
@@ -188,9 +193,9 @@ def _from_flex_json(v: Any) -> Any:
     if isinstance(v, str):
         return str(v)
     if isinstance(v, _Obj):
-        return {k: _from_flex_json(x) for k, x in v}
+        return {k: _from_flex_json(x, depth + 1) for k, x in v}
     if isinstance(v, list):
-        return [_from_flex_json(x) for x in v]
+        return [_from_flex_json(x, depth + 1) for x in v]
     raise ValueError(f"bad flexbuffer JSON value {v!r}")
 
 

@@ -68,7 +68,10 @@ def enum_from(cls: type[E], v: object) -> E:
     if isinstance(v, cls):
         return v
     if isinstance(v, str):
-        member = cls.__members__.get(v) or schema_members(cls).get(v)
+        # not ``or``: a member worth 0 is falsy (IntEnum), and would fall through
+        member = cls.__members__.get(v)
+        if member is None:
+            member = schema_members(cls).get(v)
         if member is not None:
             return member
         raise ValueError(f"{v!r} is not a member of {cls.__name__}")
