@@ -99,7 +99,7 @@ def generate(
             header = header_for([(f.path, f.digest)], options.base_dir)
             view = build_module(names, f, ns, header, schema, diags)
             mod = module_name(f.stem)
-            src = env.get_template("module.py.j2").render(m=view)
+            src = env.get_template("module.py.j2").render(m=view, line_length=options.line_length)
             rel = "/".join([*ns.split("."), f"{mod}.py"]) if ns else f"{mod}.py"
             out[rel] = src
             packages.setdefault(ns, []).append((mod, view.all_names))
@@ -111,7 +111,7 @@ def generate(
     for ns in sorted(packages):
         header = header_for(pkg_sources[ns], options.base_dir)
         for mod, src in kernels.package_modules(
-            ns, pkg_files[ns], schema, names, header, diags
+            ns, pkg_files[ns], schema, names, header, diags, options.line_length
         ).items():
             rel = "/".join([*ns.split("."), f"{mod}.py"]) if ns else f"{mod}.py"
             out[rel] = src
@@ -132,12 +132,13 @@ def generate(
             f"Types of the schema namespace '{pkg}'." if mods else "Generated schema packages."
         )
         src = env.get_template("package_init.py.j2").render(
+            line_length=options.line_length,
             p={
                 "header": header,
                 "doc": doc,
                 "imports": imports,
                 "exports": [string_literal(n) for n in exported],
-            }
+            },
         )
         rel = "/".join([*pkg.split("."), "__init__.py"]) if pkg else "__init__.py"
         out[rel] = src

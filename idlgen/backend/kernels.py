@@ -59,6 +59,7 @@ def package_modules(
     names: Names,
     header: str,
     diags: Diagnostics,
+    line_length: int = 100,
 ) -> dict[str, str]:
     files = [f for f in files if f.language == "hdi"]  # NNRt is an HDI package
     node_type = next(
@@ -163,6 +164,7 @@ def package_modules(
         _env()
         .get_template("kernels.py.j2")
         .render(
+            line_length=line_length,
             k={
                 "header": header,
                 "doc": docstring(
@@ -172,7 +174,7 @@ def package_modules(
                 "imports": imports.lines(),
                 "node_type": nt,
                 "stubs": stubs,
-            }
+            },
         )
     )
     return {"kernels": src}

@@ -23,6 +23,12 @@ def env() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
-    # ``{{ x.doc | doc(1) }}``: a docstring as black lays it out one level deep.
-    e.filters["doc"] = docstring_at
+    # ``{{ x.doc | doc(1) }}``: a docstring as black lays it out one level deep, at the line
+    # length the render was given (``line_length=`` in the template context; default 100).
+    e.filters["doc"] = _doc
     return e
+
+
+@jinja2.pass_context
+def _doc(ctx: jinja2.runtime.Context, literal: str, depth: int) -> str:
+    return docstring_at(literal, depth, ctx.get("line_length", 100))
