@@ -169,18 +169,28 @@ def main(argv: Sequence[str] | None = None) -> int:
             a = feeds[n]
             print(f"input {n}: random {a.dtype} {list(a.shape)} (seed {SEED})")
     try:
-        outs, ours = _timed(lambda: program.run(feeds))
+        # timed (warm-up + 5 runs) only when comparing; otherwise the model runs once
+        outs, ours = (
+            _timed(lambda: program.run(feeds)) if args.compare else (program.run(feeds), 0.0)
+        )
     except (IdlgenError, ValueError) as e:
         print(f"idlgen run: error: {e}", file=sys.stderr)
         return 1
     os.makedirs(args.output_dir, exist_ok=True)
+    used: set[str] = set()
     for name, arr in outs.items():
-        path = os.path.join(args.output_dir, output_file_name(name))
+        # two names can sanitise to one file ("a/b", "a_b"): never overwrite an output
+        file, k = output_file_name(name), 1
+        while file in used:
+            k += 1
+            file = output_file_name(f"{name}_{k}")
+        used.add(file)
+        path = os.path.join(args.output_dir, file)
         np.save(path, arr, allow_pickle=False)
         print(f"output {name}: {arr.dtype} {list(arr.shape)} -> {path}")
-    print(f"idlgen (NumPy): {ours * 1e3:.3f} ms per run (median of 5)")
     if not args.compare:
         return 0
+    print(f"idlgen (NumPy): {ours * 1e3:.3f} ms per run (median of 5)")
     ref = _reference(args.model, program)
     if isinstance(ref, str):
         print(f"compare: skipped: {ref}")

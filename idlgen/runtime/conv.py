@@ -44,7 +44,7 @@ def gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-_WT: dict[int, tuple[Any, np.ndarray]] = {}
+_WT: dict[tuple[int, int, tuple[int, ...], tuple[int, ...]], tuple[Any, np.ndarray]] = {}
 
 
 def _transposed(w: np.ndarray) -> np.ndarray:
@@ -53,14 +53,15 @@ def _transposed(w: np.ndarray) -> np.ndarray:
     if w.flags.writeable:
         return np.ascontiguousarray(w.T)
     base = w if w.base is None else w.base
-    key = id(base)
+    # The data address, shape and strides too: two views of one buffer share a base.
+    key = (id(base), w.ctypes.data, w.shape, w.strides)
     hit = _WT.get(key)
-    if hit is not None and hit[0]() is base and hit[1].shape == w.T.shape:
+    if hit is not None and hit[0]() is base:
         return hit[1]
     t = np.ascontiguousarray(w.T)
     t.flags.writeable = False
 
-    def forget(_ref: Any, k: int = key) -> None:
+    def forget(_ref: Any, k: tuple[int, int, tuple[int, ...], tuple[int, ...]] = key) -> None:
         _WT.pop(k, None)
 
     try:

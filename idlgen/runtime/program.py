@@ -41,7 +41,7 @@ class Program:
     input_names: list[str]
     output_names: list[str]
     source: str = ""
-    #: Source-model dtypes of the inputs (what ``run`` casts plain lists/scalars to).
+    #: Source-model dtypes of the inputs (``run`` casts lists and same-kind arrays to them).
     input_dtypes: list[np.dtype[Any]] = field(default_factory=list)
     #: Source-model shapes of the inputs (-1 = any); what ``idlgen run`` fills randomly.
     input_shapes: list[list[int]] = field(default_factory=list)
@@ -62,10 +62,17 @@ class Program:
             raise ValueError(f"unknown inputs: {', '.join(extra)}")
         if self._plan is None:
             self.recompile()
-        arrays = [
-            np.asarray(inputs[name]) if dt is None else np.ascontiguousarray(inputs[name], dtype=dt)
-            for name, dt in zip(self.input_names, self._plan.in_dtypes)
-        ]
+        arrays = []
+        for name, dt in zip(self.input_names, self._plan.in_dtypes):
+            given = inputs[name]
+            if dt is None:
+                arrays.append(np.asarray(given))
+                continue
+            # float64 -> float32 is the usual NumPy default and fine; float -> int8 would
+            # silently truncate, so an array of another kind is an error (as in ``execute``)
+            if isinstance(given, np.ndarray) and not np.can_cast(given.dtype, dt, "same_kind"):
+                raise ValueError(f"input {name}: expected {np.dtype(dt)}, got {given.dtype}")
+            arrays.append(np.ascontiguousarray(given, dtype=dt))
         outs = self._plan(arrays)
         return dict(zip(self.output_names, outs))
 

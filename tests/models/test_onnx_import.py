@@ -212,3 +212,16 @@ def test_transposed_matmul_operand_folds_into_transpose_b(shared: bool) -> None:
     feeds = feeds_for(p)
     for got, want in zip(p.run(feeds).values(), reference(m, feeds)):
         assert_close(got, want)
+
+
+def test_run_rejects_an_input_of_another_kind() -> None:
+    """float64 for a float32 input is cast (NumPy's default dtype); floats for an integer
+    input would be truncated silently, so they are an error."""
+    x = helper.make_tensor_value_info("x", TensorProto.INT32, [4])
+    y = helper.make_tensor_value_info("y", TensorProto.INT32, [4])
+    g = helper.make_graph([helper.make_node("Neg", ["x"], ["y"])], "g", [x], [y])
+    prog = load(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]))
+    out = prog.run({"x": np.arange(4, dtype=np.int64)})["y"]
+    np.testing.assert_array_equal(out, -np.arange(4))
+    with pytest.raises(ValueError, match="expected int32"):
+        prog.run({"x": np.full(4, 2.7)})

@@ -111,3 +111,20 @@ def test_run_never_imports_the_compiler(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        cwd=str(REPO), timeout=120)  # fmt: skip
     assert r.stdout.strip().splitlines()[-1] == "0 []", r.stderr
+
+
+def test_outputs_whose_names_sanitise_alike_do_not_overwrite(tmp_path: Path) -> None:
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, 4]) for n in ("a/b", "a_b")]
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["a/b"]), helper.make_node("Neg", ["x"], ["a_b"])],
+        "g",
+        [x],
+        outs,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    path = tmp_path / "m.onnx"
+    path.write_bytes(model.SerializeToString())
+    assert main(["run", str(path), "--output-dir", str(tmp_path / "o")]) == 0
+    relu, neg = np.load(tmp_path / "o/a_b.npy"), np.load(tmp_path / "o/a_b_2.npy")
+    np.testing.assert_array_equal(relu, np.maximum(-neg, 0))  # Relu(x) from Neg(x): both kept

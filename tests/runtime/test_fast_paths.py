@@ -326,3 +326,14 @@ def test_separable_max_pool_matches_window_max(
     want = win[:, : (oh - 1) * s[0] + 1 : s[0], : (ow - 1) * s[1] + 1 : s[1]].max(axis=(-2, -1))
     assert got.dtype == x.dtype
     np.testing.assert_array_equal(got, want)
+
+
+def test_cached_weight_transpose_tells_views_of_one_buffer_apart() -> None:
+    """Read-only weights are transposed once and cached; two views of one constant buffer (a
+    plan's Split or Reshape of one weight) must not share the entry."""
+    from idlgen.runtime.conv import _transposed
+
+    c = np.arange(8.0).reshape(4, 2)
+    c.flags.writeable = False
+    np.testing.assert_array_equal(_transposed(c[:2]), c[:2].T)
+    np.testing.assert_array_equal(_transposed(c[2:]), c[2:].T)
