@@ -248,9 +248,9 @@ def _machine(fmt: str) -> bool:
 
 def _print_diags(diags: Diagnostics, sources: dict[str, str], fmt: str) -> None:
     if fmt == "sarif":
-        from ..sarif import diagnostics_sarif
+        from ..sarif import diagnostics_sarif, dumps
 
-        print(json.dumps(diagnostics_sarif(diags, __version__), indent=2))
+        print(dumps(diagnostics_sarif(diags, __version__)), end="")
         return
     if fmt == "json":
         print(to_json(diags))

@@ -47,8 +47,9 @@ def test_keyword_member_by_schema_name(ex: ModuleType) -> None:
     assert m.signed_enum == ex.Race.None_ == -1
     m = ex.Monster.from_json('{"name": "m", "signed_enum": "Elf"}')
     assert m.signed_enum == ex.Race.Elf
-    with pytest.raises(DecodeError):
-        ex.Monster.from_json('{"name": "m", "signed_enum": "None_"}'.replace("None_", "Nobody"))
+    for python_only in ("None_", "Nobody"):  # JSON knows the schema's names, as flatc does
+        with pytest.raises(DecodeError):
+            ex.Monster.from_json(f'{{"name": "m", "signed_enum": "{python_only}"}}')
 
 
 # accepted by flatc 25.12

@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -349,6 +350,8 @@ def test_mutated_corpus_packages(
         _assert_no_internal_error(rc, err)
 
 
-def test_report_count() -> None:
-    """Prints how many hostile inputs the module tried (run with -s)."""
+@pytest.fixture(autouse=True, scope="module")
+def _report_count() -> Iterator[None]:
+    """Prints how many hostile inputs the module tried (visible with -s)."""
+    yield
     print(f"\nhostile inputs tried: {COUNT}")
