@@ -188,3 +188,23 @@ def test_int8_moves_on_integers_match_dequantised_path(
     want = full.run({"image": x})["logits"]
     assert not any(st.conv_override for st in full._plan.steps)
     np.testing.assert_array_equal(got, want)
+
+
+def test_mutated_models_raise_only_idlgen_errors() -> None:
+    """Model files are untrusted bytes: a mutated file imports, or raises an IdlgenError
+    (DecodeError / UnsupportedModelError), never IndexError or a protobuf error."""
+    import random
+
+    from idlgen.errors import IdlgenError
+    from tests.models.tflite_builder import float_cnn
+
+    base = float_cnn(8)
+    rng = random.Random(7)
+    for _ in range(200):
+        b = bytearray(base)
+        for _ in range(rng.randint(1, 8)):
+            b[rng.randrange(len(b))] = rng.randrange(256)
+        try:
+            load(bytes(b))
+        except IdlgenError:
+            pass
