@@ -1,8 +1,8 @@
 """Limits that keep hostile schemas cheap: nesting depth, suggestion work, file size.
 
-The parsers (LALR) are iterative, but the tree transformers, lowering and the enum evaluator
-recurse once per nesting level; a depth check on the parse tree, done iteratively before any
-of them runs, turns ``((((…`` into a located diagnostic instead of a ``RecursionError``.
+The parsers (LALR) are iterative, but lowering and the enum evaluator recurse once per nesting
+level; the parser stops at ``MAX_TREE_DEPTH`` levels (``idlgen.frontend.lalr``), which turns
+``((((…`` into a located diagnostic instead of a ``RecursionError``.
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
-from lark import Token, Tree
-
 __all__ = [
     "MAX_INCLUDE_DEPTH",
     "MAX_INHERITANCE",
@@ -30,7 +28,6 @@ __all__ = [
     "no_cyclic_gc",
     "read_schema",
     "Resolver",
-    "too_deep",
 ]
 
 # Parse-tree levels (one nesting level of a type or expression is 1-2 tree levels). Real
@@ -47,39 +44,6 @@ MAX_INHERITANCE = 64
 MAX_VALUE_NESTING = 64
 # A schema file larger than this is refused before it is parsed.
 MAX_SCHEMA_BYTES = 16 << 20
-
-
-def too_deep(tree: Tree[Token], limit: int = MAX_TREE_DEPTH) -> tuple[int, int] | None:
-    """(line, column) of the first place the tree is deeper than ``limit``, else None."""
-    # Only subtrees are pushed: a token child is one level below its tree, so a tree at the
-    # limit with any token child is already too deep (the same answer, a fraction of the pushes).
-    stack: list[tuple[Tree[Token], int]] = [(tree, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > limit:
-            return _position(node)
-        for c in node.children:
-            if isinstance(c, Tree):
-                stack.append((c, depth + 1))
-            elif depth >= limit and isinstance(c, Token):
-                return _position(c)
-    return None
-
-
-def _position(node: Tree[Token] | Token) -> tuple[int, int]:
-    """The first token position at or below ``node`` (trees without tokens: (1, 1))."""
-    stack: list[Tree[Token] | Token] = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, Token):
-            if n.line is not None and n.column is not None:
-                return n.line, n.column
-            continue
-        meta = getattr(n, "_meta", None)
-        if meta is not None and not getattr(meta, "empty", True):
-            return meta.line, meta.column
-        stack.extend(c for c in reversed(n.children) if isinstance(c, (Tree, Token)))
-    return 1, 1
 
 
 def read_schema(path: Path) -> bytes:

@@ -104,6 +104,8 @@ _atoms = st.one_of(
     st.text(string.printable.replace("\x0b", "").replace("\x0c", ""), max_size=30).map(repr),
     st.sampled_from(["None", "True", "False", "_parcel.INT32", "_parcel.STRING"]),
     _names,
+    # longer than any width: black leaves such an element unsplit on a line of its own
+    st.text(string.ascii_letters, min_size=100, max_size=160).map(repr),
 )
 
 

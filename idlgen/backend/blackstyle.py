@@ -60,6 +60,11 @@ def normalize_quotes(lit: str) -> str:
     inner = body[first + 1 : -1]
     if "f" in prefix.lower():
         raise _Unsupported  # f-strings: black has extra rules
+    if "\\" not in inner:  # no escapes to trade (the common case)
+        if orig == '"':
+            return lit
+        if '"' not in inner:
+            return f'{prefix}"{inner}"'
     unescaped_new = re.compile(rf"(([^\\]|^)(\\\\)*){new}")
     escaped_new = re.compile(rf"([^\\]|^)\\((?:\\\\)*){new}")
     escaped_orig = re.compile(rf"([^\\]|^)\\((?:\\\\)*){orig}")
@@ -231,6 +236,8 @@ def _top(toks: list[_Tok]) -> list[_Tok]:
 
 def _rhs(toks: list[_Tok], depth: int, limit: int) -> list[str]:
     """Split at the last bracket pair: head, body one level deeper, tail."""
+    if not any(t.text in _OPEN for t in toks):
+        return ["    " * depth + _flat(toks)]  # nothing to split: black leaves it long
     end = len(toks) - 1
     while end >= 0 and toks[end].text not in _CLOSE:
         if toks[end].text != ",":
@@ -329,6 +336,14 @@ def layout(stmt: str, depth: int, line_length: int) -> list[str] | None:
                 lines = _line(toks, depth, line_length, False, False)
     except _Unsupported:
         return None
-    if any(len(ln) > line_length for ln in lines):
+    if any(len(ln) > line_length and not _unsplittable(ln) for ln in lines):
         return None
     return lines
+
+
+def _unsplittable(line: str) -> bool:
+    """A line without brackets: black cannot shorten it and leaves it long."""
+    try:
+        return not any(t.text in _OPEN for t in _tokens(line.strip()))
+    except _Unsupported:
+        return False

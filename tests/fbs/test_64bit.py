@@ -130,6 +130,7 @@ def test_json_in_any_field_order_matches_flatc() -> None:
     @settings(
         max_examples=6,
         deadline=None,
+        derandomize=True,  # the count check below depends on which documents are drawn
         phases=[Phase.explicit, Phase.reuse, Phase.generate],
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )

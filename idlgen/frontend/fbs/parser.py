@@ -8,6 +8,7 @@ that by mapping the offset of every token that follows comments to the doc lines
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any, Literal
 
 import lark
@@ -15,8 +16,9 @@ from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ... import resources
-from ...bounds import MAX_TREE_DEPTH, too_deep
+from ...bounds import MAX_TREE_DEPTH
 from ...diagnostics import Diagnostics
+from ..lalr import Grammar, TooDeep
 from ..larkparser import lalr
 from ...ir import Span
 from ...wire.flatbuffers.literals import unescape
@@ -40,58 +42,69 @@ def _parser() -> Lark:
     )
 
 
+# Comments and strings; what lies between them is code or blanks.
+_TRIVIA = re.compile(
+    r"""(?P<doc>///[^\n]*)
+    |//[^\n]*
+    |/\*[\s\S]*?(?:\*/|\Z)
+    |(?P<str>"(?:[^"\\\n]|\\[\s\S])*"?|'(?:[^'\\\n]|\\[\s\S])*'?)""",
+    re.VERBOSE,
+)
+_BLANKS = " \t\r\f\n"
+_CODE = re.compile(r"[^ \t\r\f\n]")
+
+
 def _scan_trivia(text: str, file: str, diags: Diagnostics) -> dict[int, list[str]]:
-    """Offsets of tokens that are preceded by ``///`` doc lines -> those lines."""
+    """Offsets of tokens that are preceded by ``///`` doc lines -> those lines.
+
+    As flatc: a ``///`` line documents the next declaration, and one that follows code on its
+    line is an error. Only comments and strings are visited; the code between them is found
+    with one search per gap.
+    """
     docs: dict[int, list[str]] = {}
     pending: list[str] = []
-    i, n = 0, len(text)
-    line, line_start = 1, 0
-    code_on_line = False
-    while i < n:
-        c = text[i]
-        if c == "\n":
-            line += 1
-            line_start = i + 1
-            code_on_line = False
-            i += 1
-        elif c in " \t\r\f":
-            i += 1
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            end = n if end < 0 else end
-            if text.startswith("///", i):
-                if code_on_line:
-                    col = i - line_start + 1
-                    diags.error(
-                        "FBS002",
-                        "a documentation comment should be on a line on its own",
-                        Span(file, line, col, line, col + (end - i)),
-                    )
-                body = text[i + 3 : end].rstrip("\r")
-                pending.append(body[1:] if body.startswith(" ") else body)
-            i = end
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-            line += text.count("\n", i, end)
-            nl = text.rfind("\n", i, end)
-            if nl >= 0:
-                line_start = nl + 1
-                code_on_line = False
-            i = end
-        else:
+    last_code = -1  # offset of the last code character seen
+    line, counted = 1, 0  # line numbers, counted only as far as a diagnostic needs them
+    prev = 0
+    for m in _TRIVIA.finditer(text):
+        start = m.start()
+        code = _CODE.search(text, prev, start)
+        if code is not None:
             if pending:
-                docs[i] = pending
+                docs[code.start()] = pending
                 pending = []
-            code_on_line = True
-            if c in "\"'":
-                j = i + 1
-                while j < n and text[j] != c and text[j] != "\n":
-                    j += 2 if text[j] == "\\" else 1
-                i = j + 1
-            else:
-                i += 1
+            last_code = _last_code(text, start)
+        prev = m.end()
+        if m.lastgroup == "str":
+            if pending:
+                docs[start] = pending
+                pending = []
+            last_code = start
+        elif m.lastgroup == "doc":
+            if last_code > text.rfind("\n", 0, start):
+                line += text.count("\n", counted, start)
+                counted = start
+                col = start - text.rfind("\n", 0, start)
+                diags.error(
+                    "FBS002",
+                    "a documentation comment should be on a line on its own",
+                    Span(file, line, col, line, col + (prev - start)),
+                )
+            body = m.group()[3:].rstrip("\r")
+            pending.append(body[1:] if body.startswith(" ") else body)
+    if pending:
+        code = _CODE.search(text, prev)
+        if code is not None:
+            docs[code.start()] = pending
     return docs
+
+
+def _last_code(text: str, end: int) -> int:
+    """Offset of the last non-blank character before ``end`` (one exists)."""
+    i = end - 1
+    while text[i] in _BLANKS:
+        i -= 1
+    return i
 
 
 def _span(file: str, meta: Any) -> Span:
@@ -305,7 +318,14 @@ def parse(text: str, file: str, diags: Diagnostics) -> A.FileAst | None:
     if len(diags) > n_before:
         return None
     try:
-        tree = _parser().parse(text)
+        result = _grammar().parse(text, _ToAst(file, docs), max_depth=MAX_TREE_DEPTH)
+    except TooDeep as e:
+        diags.error(
+            "FBS003",
+            f"nesting too deep (more than {MAX_TREE_DEPTH} levels of syntax)",
+            Span(file, e.line, e.column, e.line, e.column + 1),
+        )
+        return None
     except UnexpectedInput as e:
         line, col = getattr(e, "line", 1) or 1, getattr(e, "column", 1) or 1
         if isinstance(e, UnexpectedToken):
@@ -341,15 +361,10 @@ def parse(text: str, file: str, diags: Diagnostics) -> A.FileAst | None:
         else:  # pragma: no cover - lark has no other subclasses
             diags.error("FBS001", f"syntax error: {e}", Span(file, line, col, line, col + 1))
         return None
-    deep = too_deep(tree)
-    if deep is not None:
-        line, col = deep
-        diags.error(
-            "FBS003",
-            f"nesting too deep (more than {MAX_TREE_DEPTH} levels of syntax)",
-            Span(file, line, col, line, col + 1),
-        )
-        return None
-    result = _ToAst(file, docs).transform(tree)
     assert isinstance(result, A.FileAst)
     return result
+
+
+@functools.cache
+def _grammar() -> Grammar:
+    return Grammar(_parser(), _ToAst)

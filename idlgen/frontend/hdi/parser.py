@@ -5,16 +5,16 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Callable
 from typing import Any
 
 import lark
 from lark import Token, Transformer, v_args
-from lark.visitors import _VArgsWrapper
 
-from ...bounds import MAX_TREE_DEPTH, too_deep
+from ...bounds import MAX_TREE_DEPTH
 
 from ...diagnostics import Diagnostics
+from .. import lalr as _lalr
+from ..lalr import Grammar, TooDeep
 from ..larkparser import lalr
 from ...ir import Span
 from ..parsecache import memoize
@@ -38,17 +38,6 @@ _TOKEN_NAMES = {
 }
 
 
-class _Collector:
-    """Collects doc comments while lexing (they are %ignore'd by the grammar)."""
-
-    def __init__(self) -> None:
-        self.docs: list[Token] = []
-
-    def __call__(self, tok: Token) -> Token:
-        self.docs.append(tok)
-        return tok
-
-
 @functools.cache
 def _parser() -> lark.Lark:
     return lalr(
@@ -57,7 +46,6 @@ def _parser() -> lark.Lark:
         lexer="contextual",
         propagate_positions=True,
         maybe_placeholders=False,
-        lexer_callbacks={"DOC_COMMENT": _DOCS_SINK},
     )
 
 
@@ -102,32 +90,15 @@ def _clean_doc(text: str) -> str:
 
 
 class _ToRaw(Transformer[Token, Any]):
-    """Parse tree → raw AST. One shared instance (its ``path`` set per file): creating the
-    ``v_args`` wrappers per file was a measurable share of parsing the corpus."""
+    """Syntax → raw AST, one method per grammar rule, called by ``lalr.Grammar.parse`` as
+    each rule is reduced. One shared instance (its ``path`` set per file)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.path = ""
-        # rule name → (plain function, takes meta): Lark's own dispatch wraps every ``v_args``
-        # method afresh on each call (``functools.update_wrapper``), a fifth of transforming.
-        self._dispatch: dict[str, tuple[Callable[..., Any], bool]] = {}
-        for name, attr in vars(_ToRaw).items():
-            if isinstance(attr, _VArgsWrapper):
-                self._dispatch[name] = (attr.base_func, True)
-            elif callable(attr) and not name.startswith("_"):
-                self._dispatch[name] = (attr, False)
 
     def __default__(self, data: str, children: list[Any], meta: Any) -> Any:
         raise TypeError(f"grammar rule without a handler: {data}")
-
-    def transform(self, tree: lark.Tree[Token]) -> Any:
-        """Bottom-up, as ``Transformer.transform``, with a direct dispatch (see __init__)."""
-        children = [self.transform(c) if isinstance(c, lark.Tree) else c for c in tree.children]
-        entry = self._dispatch.get(tree.data)
-        if entry is None:
-            return self.__default__(tree.data, children, tree.meta)
-        fn, with_meta = entry
-        return fn(self, tree.meta, children) if with_meta else fn(self, children)
 
     def _name(self, tok: Token) -> A.Name:
         return A.Name(str(tok), _tok_span(self.path, tok))
@@ -423,40 +394,36 @@ def _describe(tok: Token) -> str:
 
 def parse(path: str, text: str, diags: Diagnostics) -> A.RawFile | None:
     """Parse ``text`` (the contents of ``path``); on a syntax error report it and return None."""
-    collector = _Collector()
-    parser = _parser()
+    docs: list[Token] = []
     _TRANSFORMER.path = path
     repaired: list[lark.exceptions.UnexpectedToken] = []
 
-    def recover(e: lark.exceptions.UnexpectedInput) -> bool:
+    def recover(e: lark.exceptions.UnexpectedToken) -> str | None:
         """Insert a missing ';' or ')' and go on, so one slip does not hide later errors."""
-        if not isinstance(e, lark.exceptions.UnexpectedToken) or e.token.type == "$END":
-            return False
         expected = set(e.expected)
-        if len(expected) != 1 or not expected <= _REPAIRABLE.keys() or len(repaired) >= 20:
-            return False
-        (kind,) = expected
-        try:
-            e.interactive_parser.feed_token(Token(kind, _REPAIRABLE[kind]))
-            e.interactive_parser.feed_token(e.token)
-        except lark.exceptions.UnexpectedInput:
-            return False
+        if len(expected) != 1 or not expected <= _REPAIRABLE or len(repaired) >= 20:
+            return None
         repaired.append(e)
-        return True
+        return next(iter(expected))
 
     try:
-        tree = _parse_with_docs(parser, text, collector, recover)
-        deep = too_deep(tree)
-        if deep is not None:
-            line, col = deep
-            diags.error(
-                "HDI005",
-                f"nesting too deep (more than {MAX_TREE_DEPTH} levels of syntax)",
-                Span(path, line, col, line, col + 1),
-            )
-            return None
-        raw: A.RawFile = _TRANSFORMER.transform(tree)
+        raw: A.RawFile = _grammar().parse(
+            text,
+            _TRANSFORMER,
+            on_error=recover,
+            collect=(_DOC_TERMINALS, docs.append),
+            max_depth=MAX_TREE_DEPTH,
+        )
+    except TooDeep as e:
+        diags.error(
+            "HDI005",
+            f"nesting too deep (more than {MAX_TREE_DEPTH} levels of syntax)",
+            Span(path, e.line, e.column, e.line, e.column + 1),
+        )
+        return None
     except lark.exceptions.UnexpectedToken as e:
+        if repaired and repaired[-1] is e:  # the repair itself failed: reported once
+            repaired.pop()
         for r in repaired:
             _unexpected_token(path, text, r, diags)
         _unexpected_token(path, text, e, diags)
@@ -471,48 +438,26 @@ def parse(path: str, text: str, diags: Diagnostics) -> A.RawFile | None:
             shown = repr(ch) if not ch.isprintable() else f"'{ch}'"
             diags.error("HDI003", f"unexpected character {shown}", span)
         return None
-    except lark.exceptions.UnexpectedEOF as e:  # pragma: no cover - LALR reports $END tokens
-        diags.error("HDI001", f"unexpected end of file: {e}", None)
-        return None
     for r in repaired:
         _unexpected_token(path, text, r, diags)
-    _attach_docs(raw, collector.docs, text)
+    _attach_docs(raw, docs, text)
     # A repaired file is still checked (its other errors are worth seeing), never generated.
     return raw
 
 
 # Tokens the parser may insert to recover from a syntax error (the error is still reported).
-_REPAIRABLE = {"SEMICOLON": ";", "RPAR": ")"}
-
-
-def _parse_with_docs(
-    parser: lark.Lark,
-    text: str,
-    collector: _Collector,
-    on_error: Callable[[lark.exceptions.UnexpectedInput], bool],
-) -> Any:
-    """Run the LALR parser while collecting DOC_COMMENT tokens."""
-    # Lark binds lexer callbacks at construction; point the shared sink at this call's list.
-    _DOCS_SINK.sink = collector
-    try:
-        return parser.parse(text, on_error=on_error)
-    finally:
-        _DOCS_SINK.sink = None
-
-
-class _Sink:
-    sink: _Collector | None = None
-
-    def __call__(self, tok: Token) -> Token:
-        if self.sink is not None:
-            self.sink(tok)
-        return tok
-
-
-_DOCS_SINK = _Sink()
+_REPAIRABLE = frozenset({"SEMICOLON", "RPAR"})
+_DOC_TERMINALS = frozenset({"DOC_COMMENT"})
 _TRANSFORMER = _ToRaw()
+
+
+@functools.cache
+def _grammar() -> Grammar:
+    return Grammar(_parser(), _ToRaw)
 
 
 # Unchanged files are not parsed again (see idlgen.frontend.parsecache); wrapped here so callers that
 # import ``parse`` get the cached version.
-parse = memoize("hdi-parse", [__file__, A.__file__, resource_dir("grammars") / "hdi.lark"])(parse)
+parse = memoize(
+    "hdi-parse", [__file__, A.__file__, _lalr.__file__, resource_dir("grammars") / "hdi.lark"]
+)(parse)
