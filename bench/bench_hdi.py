@@ -59,12 +59,6 @@ def run() -> list[Result]:
 
         t = _best(lambda: cold(""), repeat=2)
         results.append(Result("build: repository schemas, cold (process)", t, note="no caches"))
-        parse_cache = str(Path(tmp) / "cache")
-        cold(parse_cache)
-        t = _best(lambda: cold(parse_cache))
-        results.append(
-            Result("build: repository schemas, fresh output (process)", t, note="warm parse cache")
-        )
         _cli("build", "--out", str(out), "-q", cwd=REPO)
         warm = _best(lambda: _cli("build", "--out", str(out), "-q", cwd=REPO), repeat=5)
         results.append(Result("build: repository schemas, warm/no change (process)", warm))

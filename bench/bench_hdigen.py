@@ -120,18 +120,6 @@ def run() -> list[Result]:
                 note=f"no caches; target <= 1.2 s CPU: {'met' if t <= 1.2 else 'not met'}",
             )
         )
-        warm_env = {**env, "IDLGEN_CACHE_DIR": str(work / "cache")}
-        parse(warm_env)  # fill the parse cache
-        t = _median(lambda: parse(warm_env))
-        results.append(
-            Result(
-                "hdigen: 611-file corpus, parse + check, unchanged files (CPU s)",
-                t,
-                peer_name,
-                parse_peer,
-                note=f"warm parse cache; target <= 1.2 s CPU: {'met' if t <= 1.2 else 'not met'}",
-            )
-        )
     return results
 
 

@@ -33,6 +33,8 @@ def grammar_text() -> str:
 
 @functools.cache
 def _parser() -> Lark:
+    # The Lark parser whose tables and terminals ``lalr.Grammar`` runs; the options name what
+    # the driver reproduces and are part of Lark's key for the shipped table.
     return lalr(
         grammar_text(),
         "fbs",

@@ -11,14 +11,11 @@ import lark
 from lark import Token, Transformer, v_args
 
 from ...bounds import MAX_TREE_DEPTH
-
 from ...diagnostics import Diagnostics
-from .. import lalr as _lalr
+from ...ir import Span
+from ...resources import grammar_text
 from ..lalr import Grammar, TooDeep
 from ..larkparser import lalr
-from ...ir import Span
-from ..parsecache import memoize
-from ...resources import grammar_text, resource_dir
 from . import ast as A
 
 __all__ = ["parse"]
@@ -40,6 +37,8 @@ _TOKEN_NAMES = {
 
 @functools.cache
 def _parser() -> lark.Lark:
+    # The Lark parser whose tables and terminals ``lalr.Grammar`` runs; the options name what
+    # the driver reproduces and are part of Lark's key for the shipped table.
     return lalr(
         grammar_text("hdi.lark"),
         "hdi",
@@ -454,10 +453,3 @@ _TRANSFORMER = _ToRaw()
 @functools.cache
 def _grammar() -> Grammar:
     return Grammar(_parser(), _ToRaw)
-
-
-# Unchanged files are not parsed again (see idlgen.frontend.parsecache); wrapped here so callers that
-# import ``parse`` get the cached version.
-parse = memoize(
-    "hdi-parse", [__file__, A.__file__, _lalr.__file__, resource_dir("grammars") / "hdi.lark"]
-)(parse)
