@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .. import __version__
+from ..bounds import batch_gc
 from ..config import Config, ConfigError, load_config
 from ..diagnostics import Diagnostics, render_all, render_github, to_json
 from ..extras import compiler_hint, missing_compiler
@@ -464,7 +465,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         command = _command_of(args)
-        return _dispatch(build_parser(diff=command not in _NO_DIFF), args)
+        with batch_gc():
+            return _dispatch(build_parser(diff=command not in _NO_DIFF), args)
     except SystemExit as e:  # argparse: --help, --version (0) and usage errors (2)
         return e.code if isinstance(e.code, int) else EXIT_USAGE
     except ConfigError as e:

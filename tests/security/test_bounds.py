@@ -178,3 +178,16 @@ def test_zero_size_parcel_elements_are_bounded() -> None:
     small = (2).to_bytes(4, "little") + (3).to_bytes(4, "little") * 2
     got = nested.read(parcel.Reader(small))
     assert [len(x) for x in got] == [3, 3]
+
+
+def test_batch_gc_raises_thresholds_for_one_command_and_restores_them() -> None:
+    import gc
+
+    from idlgen.bounds import batch_gc
+
+    before = gc.get_threshold()
+    with pytest.raises(RuntimeError):
+        with batch_gc():
+            assert gc.get_threshold()[0] >= 100_000 and gc.isenabled()
+            raise RuntimeError
+    assert gc.get_threshold() == before

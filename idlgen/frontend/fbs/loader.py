@@ -109,6 +109,9 @@ def load(
         d = visit(Path(p))
         if d is not None and d not in inputs:
             inputs.append(d)
+    # ``visit`` refers to itself: without this the cycle keeps every syntax tree alive until
+    # the next full collection (a second copy of a 1 MB schema's AST, and a long GC pass).
+    del visit
     files = lower(ordered, diags)
     schema = Schema(tuple(files))
     _check_json(schema, [f for f, _, _ in ordered], sources, diags)
