@@ -1,67 +1,119 @@
-"""How idlgen builds its Lark LALR parsers: with the parse table cached on disk.
+"""How idlgen gets its Lark LALR parsers: analysed once, then loaded.
 
-The LALR table is cached under the user cache directory (``IDLGEN_CACHE_DIR``, else
-``$XDG_CACHE_HOME/idlgen`` or ``~/.cache/idlgen``; ``IDLGEN_CACHE_DIR=""`` disables it), keyed
-by Lark's own hash of the grammar and options, so a start-up loads the table instead of
-analysing the grammar again. An unwritable cache directory just means no cache.
+Analysing a grammar into LALR tables takes a few tenths of a second, so the result is saved
+with ``Lark.save`` behind a header naming what it was built from: a hash of the grammar text,
+the options, Lark's version and Python's minor version. The repository ships the tables for the
+versions it is developed with (``grammars/<name>-lark<version>-py<XY>.lalr``; refresh them with
+``python -m idlgen.frontend.larkparser``); any other version builds its tables once into the
+user cache directory (``IDLGEN_CACHE_DIR``, else ``$XDG_CACHE_HOME/idlgen`` or
+``~/.cache/idlgen``; ``IDLGEN_CACHE_DIR=""`` disables it). A file whose header does not match
+is ignored, never rewritten in place: the shipped tables stay as installed wherever the
+package lives. Both are pickles, trusted like the installation (SECURITY.md).
 
 idlgen runs the tables with its own driver (``idlgen.frontend.lalr``); the ``Lark`` object is
-what analyses the grammar and holds the tables, terminals and rules.
+what holds the tables, terminals and rules.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import lark
 
-__all__ = ["lalr", "cache_path", "shipped_table"]
+__all__ = ["lalr", "shipped_table", "table_key", "user_table", "write_shipped"]
 
 
 def shipped_table(name: str) -> Path:
-    """The LALR table shipped beside the grammars for this Lark and Python version.
-
-    Lark's table is keyed by the grammar, the options, Lark's version and Python's minor
-    version; the repository commits the one for the versions it is developed with, so a cold
-    run (no user cache, as in CI) does not analyse the grammar again. For any other version the
-    user cache is used instead. It is data of the installation, as trusted as the code.
-    """
+    """The table shipped beside the grammars for this Lark and Python version."""
     from ..resources import resource_dir
 
     py = f"py{sys.version_info[0]}{sys.version_info[1]}"
     return resource_dir("grammars") / f"{name}-lark{lark.__version__}-{py}.lalr"
 
 
-def cache_path(name: str) -> str | bool:
-    """Lark's ``cache`` argument: a file under the user cache dir, or False when disabled."""
+def user_table(name: str) -> Path | None:
+    """Where tables built here are kept, or None when the user cache is disabled."""
     configured = os.environ.get("IDLGEN_CACHE_DIR")
     if configured == "":
-        return False
+        return None
     base = (
         Path(configured)
         if configured
         else (Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "idlgen")
     )
-    d = base / "lark"
+    return base / "lark" / shipped_table(name).name
+
+
+def table_key(grammar: str, options: dict[str, Any]) -> bytes:
+    """The header line of a saved table: what it was built from (never where it lives)."""
+    h = hashlib.sha256(grammar.encode("utf-8"))
+    h.update(repr(sorted(options.items())).encode("utf-8"))
+    h.update(f"lark {lark.__version__} python {sys.version_info[:2]}".encode())
+    return b"idlgen-lalr " + h.hexdigest().encode("ascii")
+
+
+def _load(path: Path, key: bytes) -> lark.Lark | None:
     try:
-        d.mkdir(parents=True, exist_ok=True)
+        data = path.read_bytes()
     except OSError:
-        return False
-    if not os.access(d, os.W_OK):
-        return False
-    # Lark appends nothing to a given file name, so the name carries the version: a table
-    # written by another Lark is never read. Grammar changes are caught by Lark's own hash.
-    return str(d / f"{name}-lark{lark.__version__}.cache")
+        return None
+    header, sep, body = data.partition(b"\n")
+    if not sep or header != key:
+        return None
+    try:
+        return lark.Lark.load(io.BytesIO(body))
+    except Exception:  # noqa: BLE001 - truncated or from another Lark: build it again
+        return None
+
+
+def _save(parser: lark.Lark, key: bytes, path: Path) -> None:
+    """Write atomically (a concurrent reader sees the old file or the new one)."""
+    buf = io.BytesIO()
+    parser.save(buf)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        with os.fdopen(fd, "wb") as f:
+            f.write(key + b"\n" + buf.getvalue())
+        os.replace(tmp, path)
+    except OSError:
+        pass  # an unwritable cache just means building again next time
 
 
 def lalr(grammar: str, name: str, **options: Any) -> lark.Lark:
-    """A Lark LALR parser for ``grammar`` whose table is cached as ``name``.
+    """The Lark LALR parser for ``grammar`` (saved as ``name``); ``options`` are Lark's."""
+    key = table_key(grammar, options)
+    user = user_table(name)
+    for path in (shipped_table(name), user):
+        if path is not None and (parser := _load(path, key)) is not None:
+            return parser
+    parser = lark.Lark(grammar, parser="lalr", **options)
+    if user is not None:
+        _save(parser, key, user)
+    return parser
 
-    ``options`` are Lark's (``lexer``, ``propagate_positions``, ...).
-    """
-    shipped = shipped_table(name)
-    cache = str(shipped) if shipped.is_file() else cache_path(name)
-    return lark.Lark(grammar, parser="lalr", cache=cache, **options)
+
+def write_shipped() -> list[Path]:
+    """Build and write the shipped tables of both grammars for this Lark and Python."""
+    from .fbs import parser as fbs_parser
+    from .hdi import parser as hdi_parser
+
+    written = []
+    for module in (hdi_parser, fbs_parser):
+        name, grammar, options = module.lark_spec()
+        path = shipped_table(name)
+        _save(lark.Lark(grammar, parser="lalr", **options), table_key(grammar, options), path)
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    # Lark's pickle is not byte-reproducible (object order), so only refresh when stale.
+    for p in write_shipped():
+        print(p)

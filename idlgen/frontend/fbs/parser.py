@@ -31,17 +31,17 @@ def grammar_text() -> str:
     return resources.grammar_text("fbs.lark")
 
 
+def lark_spec() -> tuple[str, str, dict[str, Any]]:
+    """(name, grammar, Lark options) of the parser whose tables ``lalr.Grammar`` runs; the
+    options name what the driver reproduces."""
+    options = {"lexer": "contextual", "propagate_positions": True, "maybe_placeholders": False}
+    return "fbs", grammar_text(), options
+
+
 @functools.cache
 def _parser() -> Lark:
-    # The Lark parser whose tables and terminals ``lalr.Grammar`` runs; the options name what
-    # the driver reproduces and are part of Lark's key for the shipped table.
-    return lalr(
-        grammar_text(),
-        "fbs",
-        lexer="contextual",
-        propagate_positions=True,
-        maybe_placeholders=False,
-    )
+    name, grammar, options = lark_spec()
+    return lalr(grammar, name, **options)
 
 
 # Comments and strings; what lies between them is code or blanks.

@@ -35,17 +35,17 @@ _TOKEN_NAMES = {
 }
 
 
+def lark_spec() -> tuple[str, str, dict[str, Any]]:
+    """(name, grammar, Lark options) of the parser whose tables ``lalr.Grammar`` runs; the
+    options name what the driver reproduces."""
+    options = {"lexer": "contextual", "propagate_positions": True, "maybe_placeholders": False}
+    return "hdi", grammar_text("hdi.lark"), options
+
+
 @functools.cache
 def _parser() -> lark.Lark:
-    # The Lark parser whose tables and terminals ``lalr.Grammar`` runs; the options name what
-    # the driver reproduces and are part of Lark's key for the shipped table.
-    return lalr(
-        grammar_text("hdi.lark"),
-        "hdi",
-        lexer="contextual",
-        propagate_positions=True,
-        maybe_placeholders=False,
-    )
+    name, grammar, options = lark_spec()
+    return lalr(grammar, name, **options)
 
 
 @functools.cache
