@@ -144,6 +144,28 @@ def test_layout_matches_black(call: tuple[str, list[str]], depth: int, width: in
     )
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    _names,
+    _names,
+    st.lists(_names, min_size=1, max_size=3),
+    st.integers(0, 2),
+    st.sampled_from([40, 60, 100]),
+)
+def test_assignment_layout_matches_black(
+    name: str, typ: str, value: list[str], depth: int, width: int
+) -> None:
+    """An annotated assignment (a dataclass field's default): kept on one line only when it
+    fits; black wraps a longer right-hand side in parentheses."""
+    stmt = f"{name}: {typ} = {'.'.join(value)}"
+    got = layout(stmt, depth, width)
+    assume(got is not None)
+    pad = "    " * depth
+    assert "\n".join(got) + "\n" == "".join(
+        pad + ln if ln else ln for ln in _black(stmt + "\n", width - 4 * depth).splitlines(True)
+    )
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(_names, min_size=1, max_size=40),

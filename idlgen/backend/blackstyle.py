@@ -328,7 +328,9 @@ def layout(stmt: str, depth: int, line_length: int) -> list[str] | None:
                 # an assignment: only a quote change or nothing at all
                 if _magic_comma(toks):
                     return None
-                lines = ["    " * depth + _flat(toks)]
+                line = "    " * depth + _flat(toks)
+                # too long: black wraps the right-hand side in parentheses (not modelled)
+                return [line] if len(line) <= line_length else None
             else:
                 # a bare call: a dotted name, then one argument list ending the line
                 if not _is_call(top):
@@ -342,7 +344,8 @@ def layout(stmt: str, depth: int, line_length: int) -> list[str] | None:
 
 
 def _unsplittable(line: str) -> bool:
-    """A line without brackets: black cannot shorten it and leaves it long."""
+    """An element line without brackets (``"<IIII…",`` in an argument list): black cannot
+    shorten it and leaves it long."""
     try:
         return not any(t.text in _OPEN for t in _tokens(line.strip()))
     except _Unsupported:
