@@ -30,7 +30,8 @@ of deprecated fields (``_fb_dep``), so that JSON and re-encoding reproduce flatc
 The runtime is split by role: :mod:`.scalars` (formats, ranges, hashes), :mod:`.values`
 (UnionValue, NestedBuffer, ScalarVector), :mod:`.builder` (the back-to-front builder),
 :mod:`.handlers` (resolved types, the decode context), :mod:`.encoder` / :mod:`.decoder`
-(tables), :mod:`.descriptors` (what generated code declares), :mod:`.flex` (FlexBuffers),
+(tables), :mod:`.fields` (enum and field records), :mod:`.descriptors` (what generated code
+declares; the codecs see it through protocols in :mod:`.handlers`), :mod:`.flex` (FlexBuffers),
 :mod:`.literals` (flatc's number and string syntax). The public names are re-exported here, and
 the few private ones the tests reach through this package.
 """
@@ -45,8 +46,6 @@ from .decoder import (
     read_union_vector as read_union_vector,
 )
 from .descriptors import (
-    Enum as Enum,
-    Field as Field,
     Struct as Struct,
     Table as Table,
     Union as Union,
@@ -57,6 +56,10 @@ from .descriptors import (
 from .encoder import (
     build_child as build_child,
     build_table as build_table,
+)
+from .fields import (
+    Enum as Enum,
+    Field as Field,
 )
 from .flex import (
     _flex_is_null as _flex_is_null,
