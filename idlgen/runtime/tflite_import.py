@@ -206,6 +206,12 @@ class TfliteImporter:
                     f"operator {k} ({opname}) has inputs {ins} and outputs {outs}; "
                     f"it takes at least {need_in} inputs and {need_out} outputs"
                 )
+            opts = op.builtin_options
+            want = _OPTIONS.get(opname)
+            if opts is None and opname in _NEEDS_OPTIONS:
+                raise _bad(f"operator {k} ({opname}) has no {want}")
+            if opts is not None and want is not None and type(opts).__name__ != want:
+                raise _bad(f"operator {k} ({opname}) carries {type(opts).__name__}, not {want}")
             try:
                 fn(self, op, ins, outs, node)
             except _Unsupported as e:
@@ -249,6 +255,26 @@ def _h(*names: str, ins: int = 1, outs: int = 1) -> Callable[[Any], Any]:
     return deco
 
 
+# The builtin_options type each operator's handler reads, and the operators that cannot do
+# without theirs (the others fall back to TFLite's defaults).
+_OPTIONS = {
+    "CONV_2D": "Conv2DOptions", "DEPTHWISE_CONV_2D": "DepthwiseConv2DOptions",
+    "FULLY_CONNECTED": "FullyConnectedOptions", "AVERAGE_POOL_2D": "Pool2DOptions",
+    "MAX_POOL_2D": "Pool2DOptions", "ADD": "AddOptions", "SUB": "SubOptions", "MUL": "MulOptions",
+    "DIV": "DivOptions", "RESHAPE": "ReshapeOptions", "GELU": "GeluOptions",
+    "LEAKY_RELU": "LeakyReluOptions", "SOFTMAX": "SoftmaxOptions",
+    "CONCATENATION": "ConcatenationOptions", "MEAN": "ReducerOptions", "REDUCE_MAX": "ReducerOptions",
+    "REDUCE_MIN": "ReducerOptions", "REDUCE_PROD": "ReducerOptions", "SUM": "ReducerOptions",
+    "SQUEEZE": "SqueezeOptions", "RESIZE_BILINEAR": "ResizeBilinearOptions",
+    "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions", "BATCH_MATMUL": "BatchMatMulOptions",
+    "GATHER": "GatherOptions", "PACK": "PackOptions", "DEPTH_TO_SPACE": "DepthToSpaceOptions",
+    "SPACE_TO_DEPTH": "SpaceToDepthOptions",
+}  # fmt: skip
+_NEEDS_OPTIONS = frozenset({"CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D",
+                            "LEAKY_RELU", "CONCATENATION", "RESIZE_BILINEAR",
+                            "RESIZE_NEAREST_NEIGHBOR", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH"})  # fmt: skip
+
+
 def _act(opts: Any) -> int:
     a = int(getattr(opts, "fused_activation_function", 0) or 0)
     if a not in _ACT:
@@ -271,8 +297,6 @@ def _conv(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: s
         raise _bad(f"{node}: convolution of a {x_shape} input with {list(w.shape)} weights")
     in_c = x_shape[3]
     wq = imp.quant(ins[1])
-    if o is None:
-        raise _Unsupported("missing options")
     if type(o).__name__ == "DepthwiseConv2DOptions":
         w = np.ascontiguousarray(w.transpose(3, 1, 2, 0))  # [1, H, W, C*M] -> [C*M, H, W, 1]
         group, out_c = in_c, w.shape[0]

@@ -58,6 +58,9 @@ CASES = [
     ("negative dim", _set("shape", [3, -1, 1, 2], tensor=1), "has shape [3, -1, 1, 2]"),
     ("signature", _set("shape_signature", [1, -3, 4, 2], tensor=0), "shape_signature [1, -3, 4, 2]"),
     ("quantisation", _quant_mismatch, "2 scales, 3 zero points"),
+    ("options type", _set("builtin_options", T.Pool2DOptions(), op=True),
+     "operator 0 (CONV_2D) carries Pool2DOptions, not Conv2DOptions"),
+    ("no options", _set("builtin_options", None, op=True), "operator 0 (CONV_2D) has no Conv2DOptions"),
     ("weights rank", _set("shape", [6], tensor=1), "convolution of a [1, 4, 4, 2] input"),
 ]  # fmt: skip
 
