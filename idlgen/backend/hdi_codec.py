@@ -396,7 +396,7 @@ def codec_view(
     if any(line.startswith("_ipc.") for line in lines):
         imports.append("from idlgen.wire import ipc as _ipc")
     return CodecView(
-        method_template="hdi_methods.j2",
+        method_template="",  # HDI records have no per-class codec methods
         tail_template="hdi_codec.j2",
         union_template="hdi_union.j2",
         imports=tuple(imports),

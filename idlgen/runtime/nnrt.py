@@ -24,6 +24,16 @@ import numpy as np
 from . import quant as Q
 from .dtypes import to_numpy
 from .errors import KernelError
+from .validate import (
+    check_inputs,
+    check_model,
+    check_output_count,
+    has_constant,
+    node_order,
+    node_where,
+    resolve_node,
+)
+from .validate import tensor_name as _tname
 
 __all__ = ["execute", "kernels_for", "load_constant", "node_order"]
 
@@ -37,11 +47,6 @@ def kernels_for(model: Any) -> ModuleType:
         return importlib.import_module(pkg + ".kernels")
     except ImportError as e:
         raise KernelError("execute", f"no generated kernels module {pkg}.kernels ({e})") from None
-
-
-def _tname(model: Any, i: int) -> str:
-    t = model.allTensors[i]
-    return f"tensor {i} {t.name!r}" if getattr(t, "name", "") else f"tensor {i}"
 
 
 def load_constant(tensor: Any, buffers: Buffers, *, where: str = "tensor") -> np.ndarray | None:
@@ -64,58 +69,6 @@ def load_constant(tensor: Any, buffers: Buffers, *, where: str = "tensor") -> np
     if any(d < 0 for d in dims) or n * dt.itemsize != size:
         raise KernelError(where, f"dataSize {size} does not hold dims {dims} of {dt}")
     return np.frombuffer(raw[off : off + size], dtype=dt).reshape(dims).copy()
-
-
-def node_order(model: Any) -> list[int]:
-    """Node indices to run: the first subgraph's order (all nodes when there is none), checked to
-    be a valid topological order; an out-of-order list is re-sorted, a cycle is an error.
-    """
-    n_nodes = len(model.nodes)
-    n_tensors = len(model.allTensors)
-    order = (
-        [int(i) for i in model.subGraph[0].nodeIndices] if model.subGraph else list(range(n_nodes))
-    )
-    for i in order:
-        if not 0 <= i < n_nodes:
-            raise KernelError(
-                "execute", f"subgraph names node {i}, but the model has {n_nodes} nodes"
-            )
-    if len(set(order)) != len(order):
-        raise KernelError("execute", "subgraph lists a node twice")
-    producer: dict[int, int] = {}
-    for i in order:
-        node = model.nodes[i]
-        for t in list(node.inputIndex) + list(node.outputIndex):
-            if not 0 <= int(t) < n_tensors:
-                raise KernelError(
-                    "execute",
-                    f"node {i} {node.name!r} names tensor {int(t)} of {n_tensors}",
-                )
-        for t in node.outputIndex:
-            if int(t) in producer:
-                raise KernelError(
-                    "execute",
-                    f"tensor {int(t)} is produced by nodes {producer[int(t)]} and {i}",
-                )
-            producer[int(t)] = i
-    deps = {
-        i: {producer[int(t)] for t in model.nodes[i].inputIndex if int(t) in producer}
-        for i in order
-    }
-    # Kahn's algorithm, stable with respect to the given order.
-    result: list[int] = []
-    placed: set[int] = set()
-    pending = list(order)
-    while pending:
-        ready = [i for i in pending if deps[i] - {i} <= placed and i not in deps[i]]
-        if not ready:
-            names = ", ".join(f"{i} {model.nodes[i].name!r}" for i in pending)
-            raise KernelError("execute", f"cycle among nodes {names}")
-        first = ready[0]
-        result.append(first)
-        placed.add(first)
-        pending.remove(first)
-    return result
 
 
 def _qp(tensor: Any) -> Q.QuantParams | None:
@@ -162,20 +115,15 @@ def _fingerprint(model: Any) -> tuple[Any, ...]:
 class _Step:
     """One node, with everything that depends only on the model resolved once."""
 
-    __slots__ = ("ni", "node", "where", "nt", "attrs", "bad_attrs", "ins", "outs", "deq", "conv")
+    __slots__ = ("ni", "node", "where", "nt", "attrs", "ins", "outs", "deq", "conv")
 
-    def __init__(self, model: Any, ni: int, decode: Callable[[Any, bytes], Any]) -> None:
+    def __init__(self, model: Any, ni: int, km: Any) -> None:
         node = model.nodes[ni]
         self.ni, self.node, self.nt = ni, node, node.nodeType
-        self.where = f"node {ni} {node.name!r} ({getattr(self.nt, 'name', int(self.nt))})"
+        self.where = node_where(model, ni)
         self.ins = [int(t) for t in node.inputIndex]
         self.outs = [int(t) for t in node.outputIndex]
-        self.bad_attrs: str | None = None
-        self.attrs: Any = None
-        try:
-            self.attrs = decode(self.nt, bytes(node.nodeAttr))
-        except ValueError as e:
-            self.bad_attrs = f"cannot decode nodeAttr: {e}"
+        self.attrs: Any = resolve_node(model, ni, km)
         tensors = model.allTensors
         # Anything that fails to resolve here is left as None: the per-call path then raises the
         # same error at the same point as an unplanned run would.
@@ -199,7 +147,8 @@ class _Step:
 class _Plan:
     """What ``execute`` derives from a model alone: node order, decoded attributes, constant
     locations, declared dtypes. Built once per model (and kernels module), revalidated by
-    ``_fingerprint`` on every call."""
+    ``_fingerprint`` on every call. A model that fails ``validate`` keeps its error, raised on
+    every call before anything else (as ``plan.compile_model`` raises it)."""
 
     def __init__(self, model: Any, km: Any) -> None:
         self.km = km
@@ -207,22 +156,15 @@ class _Plan:
         self.table: Mapping[Any, Callable[[Any, Sequence[np.ndarray]], list[np.ndarray]]] = (
             km.KERNELS
         )
-        decode: Callable[[Any, bytes], Any] = km.decode_node_attr
-        self.consts = [
-            i
-            for i, t in enumerate(model.allTensors)
-            if t.data is not None and int(t.data.dataSize) > 0
-        ]
+        self.consts = [i for i, t in enumerate(model.allTensors) if has_constant(t)]
         # Constant arrays cached per (tensor, immutable buffer object): read-only views.
         self.const_cache: dict[int, tuple[bytes, np.ndarray]] = {}
-        self.order_error: KernelError | None = None
+        self.error: KernelError | None = None
         self.steps: list[_Step] = []
         try:
-            order = node_order(model)
+            self.steps = [_Step(model, ni, km) for ni in check_model(model)]
         except KernelError as e:
-            self.order_error = e
-            return
-        self.steps = [_Step(model, ni, decode) for ni in order]
+            self.error = e
 
 
 _PLANS: dict[int, tuple[weakref.ref[Any], _Plan]] = {}
@@ -276,6 +218,9 @@ def execute(
     buffers = buffers or {}
     km = kernels if kernels is not None else kernels_for(model)
     plan = _plan(model, km)
+    if plan.error is not None:
+        e = plan.error
+        raise KernelError(e.op, e.reason)
     tensors = model.allTensors
     values: dict[int, np.ndarray] = {}
     for i in plan.consts:
@@ -283,50 +228,15 @@ def execute(
         if c is not None:
             values[i] = c
     in_idx = [int(i) for i in model.inputIndex]
-    if len(inputs) != len(in_idx):
-        raise KernelError("execute", f"model has {len(in_idx)} inputs, got {len(inputs)} arrays")
-    for k, (ti, arr) in enumerate(zip(in_idx, inputs)):
-        if not 0 <= ti < len(tensors):
-            raise KernelError("execute", f"model input {k} names tensor {ti} of {len(tensors)}")
-        t = tensors[ti]
-        dt = _declared(t)
-        a = (
-            np.asarray(arr)
-            if isinstance(arr, np.ndarray) or dt is None
-            else np.asarray(arr, dtype=dt)
-        )
-        if dt is not None and a.dtype != dt:
-            raise KernelError(
-                "execute",
-                f"input {k} ({_tname(model, ti)}) is {a.dtype}, the tensor declares {dt}",
-            )
-        dims = [int(d) for d in t.dims]
-        if dims and (len(dims) != a.ndim or any(d >= 0 and d != s for d, s in zip(dims, a.shape))):
-            raise KernelError(
-                "execute",
-                f"input {k} ({_tname(model, ti)}) has shape {a.shape}, declared {dims}",
-            )
-        values[ti] = a
-    if plan.order_error is not None:
-        e = plan.order_error
-        raise KernelError(e.op, e.reason)
+    dtypes = [_declared(tensors[ti]) for ti in in_idx]
+    dims = [[int(d) for d in tensors[ti].dims] for ti in in_idx]
+    arrays = check_inputs(inputs, dtypes, dims, lambda k: _tname(model, in_idx[k]))
+    values.update(zip(in_idx, arrays))
     table = plan.table
     for st in plan.steps:
         where = st.where
-        try:
-            fn = table[st.nt]
-        except KeyError:
-            raise KernelError(where, "no kernel for this node type") from None
-        raw: list[np.ndarray] = []
-        for t in st.ins:
-            if t not in values:
-                raise KernelError(
-                    where,
-                    f"input {_tname(model, t)} has no value (not an input, constant or output)",
-                )
-            raw.append(values[t])
-        if st.bad_attrs is not None:
-            raise KernelError(where, st.bad_attrs)
+        fn = table[st.nt]
+        raw = [values[t] for t in st.ins]
         try:
             if "QUANT_DTYPE_CAST" in str(getattr(st.nt, "name", "")):
                 outs = _quant_cast(st.node, st.attrs, raw, tensors)
@@ -346,11 +256,7 @@ def execute(
         except (ValueError, IndexError, TypeError, ArithmeticError) as e:
             # A kernel fed shapes/dtypes it cannot take: still name the node.
             raise KernelError(where, f"{type(e).__name__}: {e}") from e
-        if len(outs) < len(st.outs):
-            raise KernelError(
-                where,
-                f"kernel produced {len(outs)} outputs, node declares {len(st.outs)}",
-            )
+        check_output_count(where, len(outs), len(st.outs))
         for t, cv, out in zip(st.outs, st.conv, outs):
             if cv is None:
                 values[t] = _convert_out(tensors[t], out)
@@ -365,11 +271,8 @@ def execute(
             values[t] = out
     result = []
     given = {id(a) for a in inputs}
-    for k, ti in enumerate(int(i) for i in model.outputIndex):
-        if ti not in values:
-            raise KernelError(
-                "execute", f"model output {k} ({_tname(model, ti)}) was never computed"
-            )
+    # check_model saw that every output is an input, a constant or a node's output.
+    for ti in (int(i) for i in model.outputIndex):
         v = values[ti]
         # Cached constants are shared read-only between calls (a kernel may return one, or a
         # view of one, unchanged): the caller gets its own writable copy, as without the cache.

@@ -20,6 +20,7 @@ import numpy as np
 
 from idlgen.errors import ConfigError
 
+from . import onnx_lowering as L
 from .builder import ModelBuilder
 from .program import Program, UnsupportedModelError, target_package
 
@@ -47,31 +48,12 @@ _MOVES = frozenset({"Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "
                     "SpaceToDepth", "BroadcastTo", "TileFusion"})  # fmt: skip
 
 
-class _Unsupported(Exception):
-    pass
-
+_Unsupported = L.NotExpressible
 
 Handler = Callable[["Importer", Any, dict[str, Any], list["Val | None"]], None]
 HANDLERS: dict[str, Handler] = {}
-
-
-def handles(*ops: str) -> Callable[[Handler], Handler]:
-    def deco(fn: Handler) -> Handler:
-        for op in ops:
-            HANDLERS[op] = fn
-        return fn
-
-    return deco
-
-
-def _attrs(node: Any) -> dict[str, Any]:
-    from onnx import helper
-
-    out: dict[str, Any] = {}
-    for at in node.attribute:
-        v = helper.get_attribute_value(at)
-        out[at.name] = v.decode() if isinstance(v, bytes) else v
-    return out
+handles = L.registry(HANDLERS)
+_attrs = L.attributes
 
 
 def _unit_move(shape: tuple[int, ...]) -> bool:
@@ -461,21 +443,6 @@ def _fold_batchnorm(nodes: list[Any], inits: dict[str, np.ndarray], outputs: set
     return result
 
 
-def _pads(a: dict[str, Any]) -> list[int]:
-    p = list(a.get("pads", [0, 0, 0, 0]))
-    return [p[0], p[2], p[1], p[3]]  # ONNX [t, l, b, r] -> NNRt [t, b, l, r]
-
-
-_AUTO_PAD = {"NOTSET": 0, "SAME_UPPER": 1, "VALID": 2}
-
-
-def _pad_mode(a: dict[str, Any]) -> int:
-    ap = a.get("auto_pad", "NOTSET")
-    if ap not in _AUTO_PAD:
-        raise _Unsupported(f"auto_pad={ap}: NNRt SAME puts the extra padding bottom/right only")
-    return _AUTO_PAD[ap]
-
-
 def _need4(v: Val | None, what: str) -> tuple[Val, tuple[int, ...]]:
     """The value and its (rank-4, NCHW) shape."""
     if v is None or v.shape is None or len(v.shape) != 4:
@@ -498,10 +465,7 @@ def _conv(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> N
     if w is None or w.const is None:
         raise _Unsupported("weights computed at run time: NNRt Conv2DFusion weights are constant")
     wt = w.const
-    attrs = {"kernelSize": list(wt.shape[2:]), "stride": list(a.get("strides", [1, 1])),
-             "dilation": list(a.get("dilations", [1, 1])), "padMode": _pad_mode(a), "padList": _pads(a),
-             "group": int(a.get("group", 1)), "inChannel": int(shape[1]), "outChannel": int(wt.shape[0]),
-             "activationType": 0}  # fmt: skip
+    attrs = L.conv_attrs(a, wt.shape[2:], shape[1], wt.shape[0])
     wi = imp.b.constant(w.name + ":ohwi", np.ascontiguousarray(wt.transpose(0, 2, 3, 1)))
     ins = [imp.tensor(xv, True), wi]
     if len(x) > 2 and x[2] is not None:
@@ -515,16 +479,8 @@ def _deconv(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) ->
     w = x[1]
     if w is None or w.const is None:
         raise _Unsupported("weights computed at run time")
-    if "output_shape" in a:
-        raise _Unsupported(
-            "output_shape: NNRt derives the output size from pads and outputPaddings"
-        )
     wt = w.const
-    g = int(a.get("group", 1))
-    attrs = {"kernelSize": list(wt.shape[2:]), "stride": list(a.get("strides", [1, 1])),
-             "dilation": list(a.get("dilations", [1, 1])), "padMode": _pad_mode(a), "padList": _pads(a),
-             "group": g, "inChannel": int(shape[1]), "outChannel": int(wt.shape[1]) * g,
-             "activationType": 0, "outputPaddings": list(a.get("output_padding", [0, 0]))}  # fmt: skip
+    attrs = L.deconv_attrs(a, wt.shape[2:], shape[1], wt.shape[1])
     wi = imp.b.constant(w.name + ":ihwo", np.ascontiguousarray(wt.transpose(0, 2, 3, 1)))
     ins = [imp.tensor(xv, True), wi]
     if len(x) > 2 and x[2] is not None:
@@ -534,15 +490,8 @@ def _deconv(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) ->
 
 def _pool(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None], struct: str) -> None:
     xv, shape = _need4(x[0], node.op_type)
-    if any(d != 1 for d in a.get("dilations", [1, 1])):
-        raise _Unsupported("dilations: NNRt pooling has no dilation")
-    if len(node.output) > 1 and node.output[1]:
-        raise _Unsupported("Indices output: NNRt MaxPoolFusion has one output")
-    mode = _pad_mode(a)
-    pads = _pads(a)
-    attrs = {"kernelSize": list(a["kernel_shape"]), "strides": list(a.get("strides", [1, 1])), "pad": pads,
-             "padMode": mode, "roundMode": int(a.get("ceil_mode", 0)), "format": 1, "global": False,
-             "activationType": 0}  # fmt: skip
+    attrs = L.pool_attrs(a, indices=len(node.output) > 1 and bool(node.output[1]))
+    mode, pads = attrs["padMode"], attrs["pad"]
     src = imp.tensor(xv, True)
     if (
         struct == "AvgPoolFusion"
@@ -575,9 +524,7 @@ def _avgpool(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -
 def _gpool(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
     xv, shape = _need4(x[0], node.op_type)
     struct = "AvgPoolFusion" if node.op_type == "GlobalAveragePool" else "MaxPoolFusion"
-    attrs = {"kernelSize": [], "strides": [], "pad": [], "padMode": 0, "roundMode": 0, "format": 1,
-             "global": True, "activationType": 0}  # fmt: skip
-    imp.emit(struct, attrs, [imp.tensor(xv, True)], node, nhwc=True)
+    imp.emit(struct, dict(L.GLOBAL_POOL), [imp.tensor(xv, True)], node, nhwc=True)
 
 
 @handles("BatchNormalization")
@@ -602,41 +549,16 @@ def _inorm(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> 
 @handles("Resize", "Upsample")
 def _resize(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
     xv, shape = _need4(x[0], node.op_type)
-    for key, ok in (("antialias", lambda v: v == 0), ("keep_aspect_ratio_policy", lambda v: v == "stretch"),
-                  ("coordinate_transformation_mode", lambda v: v in ("half_pixel", "asymmetric", "align_corners")),
-                  ("mode", lambda v: v in ("nearest", "linear", "cubic", "bilinear"))):  # fmt: skip
-        if key in a and not ok(a[key]):
-            raise _Unsupported(f"{key}={a[key]!r} has no NNRt counterpart")
+    attrs = L.resize_attrs(a, upsample=node.op_type == "Upsample")
     if node.op_type == "Upsample":
         scales_v, sizes_v = x[1], None
-        ctm_name = "asymmetric"
-        nm_name = "floor"
     else:
         scales_v = x[2] if len(x) > 2 else None
         sizes_v = x[3] if len(x) > 3 else None
-        ctm_name = a.get("coordinate_transformation_mode", "half_pixel")
-        nm_name = a.get("nearest_mode", "round_prefer_floor")
-    axes = list(a.get("axes", [0, 1, 2, 3]))
-    n, c, h, w = shape
-    if scales_v is not None and scales_v.const is not None and scales_v.const.size:
-        full = dict(zip(axes, [float(v) for v in scales_v.const]))
-        if full.get(0, 1.0) != 1.0 or full.get(1, 1.0) != 1.0:
-            raise _Unsupported("scales on N or C: NNRt Resize scales H and W only")
-        size_in = np.array([full.get(2, 1.0), full.get(3, 1.0)], np.float32)
-    elif sizes_v is not None and sizes_v.const is not None and sizes_v.const.size:
-        full_i = dict(zip(axes, [int(v) for v in sizes_v.const]))
-        if full_i.get(0, n) != n or full_i.get(1, c) != c:
-            raise _Unsupported("sizes on N or C: NNRt Resize sizes H and W only")
-        size_in = np.array([full_i.get(2, h), full_i.get(3, w)], np.int32)
-    else:
+    consts = [v.const if v is not None else None for v in (scales_v, sizes_v)]
+    if not any(c is not None and c.size for c in consts):
         raise _Unsupported("scales/sizes computed at run time")
-    ctm = {"asymmetric": 0, "align_corners": 1, "half_pixel": 2}[ctm_name]
-    method = {"linear": 0, "bilinear": 0, "nearest": 1, "cubic": 2}[a.get("mode", "nearest")]
-    nm = {"round_prefer_floor": 1, "round_prefer_ceil": 2, "floor": 3, "ceil": 4}[nm_name]
-    attrs = {"method": method, "newHeight": 0, "newWidth": 0, "preserveAspectRatio": False,
-             "coordinateTransformMode": ctm, "cubicCoeff": float(a.get("cubic_coeff_a", -0.75)),
-             "excludeOutside": int(a.get("exclude_outside", 0)), "extrapolationValue": 0.0,
-             "nearestMode": nm}  # fmt: skip
+    size_in = L.resize_size(a, consts[0], consts[1], shape)
     s = imp.b.constant((node.name or node.output[0]) + ":size", size_in)
     imp.emit("Resize", attrs, [imp.tensor(xv, True), s], node, nhwc=True)
 
@@ -700,8 +622,7 @@ def _gemm(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> N
 
 # --- elementwise -----------------------------------------------------------------------------
 
-_ACT = {"Relu": 1, "Sigmoid": 2, "Tanh": 10, "Softsign": 8, "Softplus": 9, "Sign": 17,
-        "HardSwish": 12, "Identity": 15, "Dropout": 15}  # fmt: skip
+_ACT = {**L.ACTIVATIONS, "Dropout": 15}  # inference Dropout is the identity
 
 
 def _unary_layout(imp: Importer, x: Val) -> tuple[int, bool]:
@@ -710,14 +631,7 @@ def _unary_layout(imp: Importer, x: Val) -> tuple[int, bool]:
 
 
 def _act(imp: Importer, node: Any, x: Val, code: int, **kw: Any) -> None:
-    attrs = {
-        "activationType": code,
-        "alpha": 0.0,
-        "minVal": 0.0,
-        "maxVal": 0.0,
-        "approximate": False,
-    }
-    attrs.update(kw)
+    attrs = L.activation(code, **kw)
     t, nhwc = _unary_layout(imp, x)
     imp.emit("Activation", attrs, [t], node, nhwc=nhwc, outputs=node.output[:1])
 
@@ -792,9 +706,7 @@ def _clip(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> N
     imp.emit("Clip", {"min": lo, "max": hi}, [t], node, nhwc=nhwc, outputs=node.output[:1])
 
 
-_UNARY = {"Abs": "Abs", "Ceil": "Ceil", "Cos": "Cos", "Erf": "Erf", "Floor": "Floor", "Log": "Log",
-          "Neg": "Neg", "Reciprocal": "Reciprocal", "Round": "Round", "Sin": "Sin", "Sqrt": "Sqrt",
-          "Not": "LogicalNot"}  # fmt: skip
+_UNARY = L.UNARY
 
 
 @handles(*_UNARY)
@@ -808,7 +720,7 @@ def _unary(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> 
 def _exp(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
     assert x[0] is not None
     t, nhwc = _unary_layout(imp, x[0])
-    imp.emit("ExpFusion", {"base": -1.0, "scale": 1.0, "shift": 0.0}, [t], node, nhwc=nhwc)
+    imp.emit("ExpFusion", dict(L.EXP), [t], node, nhwc=nhwc)
 
 
 def _broadcast_layout(
@@ -846,10 +758,8 @@ def _broadcast_layout(
     return ids, go
 
 
-_BINARY = {"Add": "AddFusion", "Sub": "SubFusion", "Mul": "MulFusion", "Div": "DivFusion"}
-_PLAIN_BINARY = {"Pow": "PowFusion", "Equal": "Equal", "Greater": "Greater", "GreaterOrEqual": "GreaterEqual",
-                 "Less": "Less", "LessOrEqual": "LessEqual", "And": "LogicalAnd", "Or": "LogicalOr",
-                 "Where": "Where", "PRelu": "PReLUFusion", "Mod": "Mod"}  # fmt: skip
+_BINARY = L.BINARY
+_PLAIN_BINARY = {**L.COMPARE, "Pow": "PowFusion", "PRelu": "PReLUFusion", "Mod": "Mod"}
 
 
 def _out_rank(imp: Importer, node: Any) -> int | None:
@@ -976,8 +886,7 @@ def _lnorm(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> 
     imp.emit("LayerNormFusion", attrs, ins, node, outputs=node.output[:1])
 
 
-_REDUCE = {"ReduceMean": 0, "ReduceMax": 1, "ReduceMin": 2, "ReduceProd": 3, "ReduceSum": 4,
-           "ReduceSumSquare": 5, "ReduceL1": 6, "ReduceL2": 8}  # fmt: skip
+_REDUCE = L.REDUCE
 
 
 @handles(*_REDUCE)
@@ -1075,13 +984,7 @@ def _slice(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> 
     axes = [_norm_axis(ax, rank) for ax in axes]
     if any(s != 1 for s in steps):
         raise _Unsupported("steps != 1")
-    begin, size = [], []
-    for ax, s, e in zip(axes, starts, ends):
-        n = xv.shape[ax]
-        s = min(max(s + n if s < 0 else s, 0), n)
-        e = min(max(e + n if e < 0 else e, 0), n)
-        begin.append(s)
-        size.append(max(e - s, 0))
+    begin, size = L.slice_window(xv.shape, axes, starts, ends)
     t, paxes, nhwc = _axis_layout(imp, xv, axes)
     nm = node.name or node.output[0]
     imp.emit("SliceFusion", {"axes": paxes}, [t, _i32(imp, nm + ":begin", begin), _i32(imp, nm + ":size", size)],
@@ -1251,10 +1154,8 @@ def _topk(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> N
 
 @handles("LSTM")
 def _lstm(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
-    for key, ok in (("layout", lambda v: v == 0), ("direction", lambda v: v in ("forward", "bidirectional")),
-                  ("input_forget", lambda v: v == 0), ("clip", lambda v: False)):  # fmt: skip
-        if key in a and not ok(a[key]):
-            raise _Unsupported(f"{key}={a[key]!r} has no NNRt counterpart")
+    L.only(a, layout=lambda v: v == 0, direction=lambda v: v in ("forward", "bidirectional"),
+           input_forget=lambda v: v == 0, clip=lambda v: False)  # fmt: skip
     acts = [s.decode() if isinstance(s, bytes) else s for s in a.get("activations", [])]
     if acts and acts not in (["Sigmoid", "Tanh", "Tanh"] * 2, ["Sigmoid", "Tanh", "Tanh"]):
         raise _Unsupported(f"activations={acts}")

@@ -19,16 +19,15 @@ import numpy as np
 from . import bindings as B
 from . import quant as Q
 from .errors import KernelError
-from .nnrt import (
-    Buffers,
-    _declared,
-    _is_quant,
-    _qp,
-    _quant_cast,
-    _tname,
-    kernels_for,
-    load_constant,
-    node_order,
+from .nnrt import Buffers, _declared, _is_quant, _qp, _quant_cast, kernels_for, load_constant
+from .validate import (
+    check_inputs,
+    check_model,
+    check_output_count,
+    has_constant,
+    node_where,
+    resolve_node,
+    tensor_name,
 )
 
 __all__ = ["CompiledModel", "compile_model"]
@@ -167,31 +166,27 @@ class CompiledModel:
         version = type(model).__module__.split(".")[-2]
         tensors = model.allTensors
         self.n = len(tensors)
+        # The same checks, in the same order, as ``execute``: structure, nodes, constants.
+        order = check_model(model)
+        attrs_of = {ni: resolve_node(model, ni, km) for ni in order}
         self.consts: dict[int, np.ndarray] = {}
         for i, t in enumerate(tensors):
-            if t.data is not None and int(t.data.dataSize) > 0:
-                arr = load_constant(t, buffers, where=_tname(model, i))
+            if has_constant(t):
+                arr = load_constant(t, buffers, where=tensor_name(model, i))
                 if arr is not None:
                     arr.flags.writeable = False
                     self.consts[i] = arr
         self.inputs = [int(i) for i in model.inputIndex]
         self.in_dtypes = [_declared(tensors[i]) for i in self.inputs]
         self.in_dims = [[int(d) for d in tensors[i].dims] for i in self.inputs]
-        self.in_names = [_tname(model, i) for i in self.inputs]
+        self.in_names = [tensor_name(model, i) for i in self.inputs]
         self.outputs = [int(i) for i in model.outputIndex]
         self.steps: list[_Step] = []
-        for ni in node_order(model):
+        for ni in order:
             node = model.nodes[ni]
             st = _Step()
-            st.where = (
-                f"node {ni} {node.name!r} ({getattr(node.nodeType, 'name', int(node.nodeType))})"
-            )
-            try:
-                attrs = km.decode_node_attr(node.nodeType, bytes(node.nodeAttr))
-            except ValueError as e:
-                raise KernelError(st.where, f"cannot decode nodeAttr: {e}") from None
-            if node.nodeType not in km.KERNELS:
-                raise KernelError(st.where, "no kernel for this node type")
+            st.where = node_where(model, ni)
+            attrs = attrs_of[ni]
             st.ins = [int(t) for t in node.inputIndex]
             st.outs = [int(t) for t in node.outputIndex]
             if "QUANT_DTYPE_CAST" in str(getattr(node.nodeType, "name", "")):
@@ -238,24 +233,11 @@ class CompiledModel:
         self._unrolled = self._unroll()
 
     def __call__(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        if len(inputs) != len(self.inputs):
-            raise KernelError(
-                "execute", f"model has {len(self.inputs)} inputs, got {len(inputs)} arrays"
-            )
+        arrays = check_inputs(inputs, self.in_dtypes, self.in_dims, self.in_names.__getitem__)
         values: list[Any] = [None] * self.n
         for i, arr in self.consts.items():
             values[i] = arr
-        for k, (ti, arr, dt, dims) in enumerate(
-            zip(self.inputs, inputs, self.in_dtypes, self.in_dims)
-        ):
-            a = np.asarray(arr) if dt is None else np.asarray(arr, dtype=dt)
-            if dims and (
-                len(dims) != a.ndim or any(d >= 0 and d != s for d, s in zip(dims, a.shape))
-            ):
-                raise KernelError(
-                    "execute",
-                    f"input {k} ({self.in_names[k]}) has shape {a.shape}, declared {dims}",
-                )
+        for ti, a in zip(self.inputs, arrays):
             values[ti] = a
         if self._unrolled is not None:
             self._unrolled(values)
@@ -263,10 +245,9 @@ class CompiledModel:
             self._loop(values)
         result = []
         given = {id(a) for a in inputs}
-        for k, ti in enumerate(self.outputs):
+        # check_model saw that every output is an input, a constant or a node's output.
+        for ti in self.outputs:
             v = values[ti]
-            if v is None:
-                raise KernelError("execute", f"model output {k} (tensor {ti}) was never computed")
             result.append(v.copy() if not v.flags.writeable and id(v) not in given else v)
         return result
 
@@ -369,13 +350,8 @@ class CompiledModel:
         except KernelError as e:
             raise KernelError(st.where, f"{e.op}: {e.reason}") from None
         except (ValueError, IndexError, TypeError, ArithmeticError, AttributeError) as e:
-            if any(v is None for v in raw):
-                raise KernelError(st.where, "an input has no value") from None
             raise KernelError(st.where, f"{type(e).__name__}: {e}") from e
-        if len(outs) < len(st.outs):
-            raise KernelError(
-                st.where, f"kernel produced {len(outs)} outputs, node declares {len(st.outs)}"
-            )
+        check_output_count(st.where, len(outs), len(st.outs))
         for t, (dt, qp), out in zip(st.outs, st.conv, outs):
             if type(out) is not np.ndarray:
                 out = np.asarray(out)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..runtime import bindings as B
+from ..runtime import onnx_lowering as L
 from ..runtime.errors import KernelError
 
 __all__ = ["Plan", "Skip", "ADAPTERS", "Runner", "run_conformance", "main"]
@@ -33,8 +34,9 @@ __all__ = ["Plan", "Skip", "ADAPTERS", "Runner", "run_conformance", "main"]
 DEFAULT_PACKAGE = "generated.ohos.hdi.nnrt.v2_1"
 
 
-class Skip(Exception):
-    """The case uses an ONNX attribute/input with no NNRt counterpart; the message says which."""
+#: The case uses an ONNX attribute/input with no NNRt counterpart; the message says which (the
+#: shared lowering in ``runtime.onnx_lowering`` raises it too).
+Skip = L.NotExpressible
 
 
 @dataclass
@@ -115,26 +117,7 @@ def _np_type(a: np.ndarray, what: str) -> int:
     return code
 
 
-_AUTO_PAD = {"NOTSET": 0, "SAME_UPPER": 1, "VALID": 2}
-
-
-def _pad_mode(a: dict[str, Any]) -> int:
-    ap = a.get("auto_pad", "NOTSET")
-    if ap not in _AUTO_PAD:
-        raise Skip(f"auto_pad={ap}: NNRt SAME puts the extra padding bottom/right only")
-    return _AUTO_PAD[ap]
-
-
-def _pads(a: dict[str, Any]) -> list[int]:
-    p = list(a.get("pads", [0, 0, 0, 0]))
-    return [p[0], p[2], p[1], p[3]]  # ONNX [t, l, b, r] -> NNRt [t, b, l, r]
-
-
-def _only(a: dict[str, Any], **allowed: Any) -> None:
-    """Skip when an ONNX attribute has a value NNRt cannot express."""
-    for k, ok in allowed.items():
-        if k in a and not ok(a[k]):
-            raise Skip(f"{k}={a[k]!r} has no NNRt counterpart")
+_only = L.only
 
 
 def _scalar(v: Any) -> float:
@@ -149,22 +132,8 @@ def _opt(inputs: list[Any], i: int) -> Any:
 # adapters
 
 ADAPTERS: dict[str, Adapter] = {}
-
-
-def adapter(*ops: str) -> Callable[[Adapter], Adapter]:
-    def deco(fn: Adapter) -> Adapter:
-        for op in ops:
-            ADAPTERS[op] = fn
-        return fn
-
-    return deco
-
-
-_UNARY = {
-    "Abs": "Abs", "Ceil": "Ceil", "Cos": "Cos", "Erf": "Erf", "Floor": "Floor", "Log": "Log",
-    "Neg": "Neg", "Reciprocal": "Reciprocal", "Round": "Round", "Sin": "Sin", "Sqrt": "Sqrt",
-    "Not": "LogicalNot",
-}  # fmt: skip
+adapter = L.registry(ADAPTERS)
+_UNARY = L.UNARY
 
 
 @adapter(*_UNARY)
@@ -174,23 +143,14 @@ def _unary(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 
 @adapter("Exp")
 def _exp(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
-    return Plan("ExpFusion", {"base": -1.0, "scale": 1.0, "shift": 0.0}, x[:1])
+    return Plan("ExpFusion", dict(L.EXP), x[:1])
 
 
 def _act(code: int, x: list[Any], **kw: Any) -> Plan:
-    attrs = {
-        "activationType": code,
-        "alpha": 0.0,
-        "minVal": 0.0,
-        "maxVal": 0.0,
-        "approximate": False,
-    }
-    attrs.update(kw)
-    return Plan("Activation", attrs, x[:1])
+    return Plan("Activation", L.activation(code, **kw), x[:1])
 
 
-_SIMPLE_ACT = {"Relu": 1, "Sigmoid": 2, "Tanh": 10, "Softsign": 8, "Softplus": 9, "Sign": 17,
-               "HardSwish": 12, "Identity": 15}  # fmt: skip
+_SIMPLE_ACT = L.ACTIVATIONS
 
 
 @adapter(*_SIMPLE_ACT)
@@ -262,12 +222,7 @@ def _clip(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     }, x[:1])  # fmt: skip
 
 
-_BINARY = {
-    "Add": "AddFusion",
-    "Sub": "SubFusion",
-    "Mul": "MulFusion",
-    "Div": "DivFusion",
-}
+_BINARY = L.BINARY
 
 
 @adapter(*_BINARY)
@@ -275,8 +230,7 @@ def _binary(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     return Plan(_BINARY[node.op_type], {"activationType": 0}, x[:2])
 
 
-_CMP = {"Equal": "Equal", "Greater": "Greater", "GreaterOrEqual": "GreaterEqual", "Less": "Less",
-        "LessOrEqual": "LessEqual", "And": "LogicalAnd", "Or": "LogicalOr", "Where": "Where"}  # fmt: skip
+_CMP = L.COMPARE
 
 
 @adapter(*_CMP)
@@ -399,13 +353,7 @@ def _slice(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     steps = [int(v) for v in x[4]] if _opt(x, 4) is not None else [1] * len(starts)
     axes = [ax + data.ndim if ax < 0 else ax for ax in axes]
     if all(s == 1 for s in steps):
-        begin, size = [], []
-        for ax, s, e in zip(axes, starts, ends):
-            n = data.shape[ax]
-            s = min(max(s + n if s < 0 else s, 0), n)
-            e = min(max(e + n if e < 0 else e, 0), n)
-            begin.append(s)
-            size.append(max(e - s, 0))
+        begin, size = L.slice_window(data.shape, axes, starts, ends)
         return Plan(
             "SliceFusion",
             {"axes": axes},
@@ -543,8 +491,7 @@ def _one_hot(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 
 # --- reductions ------------------------------------------------------------------------------
 
-_REDUCE = {"ReduceMean": 0, "ReduceMax": 1, "ReduceMin": 2, "ReduceProd": 3, "ReduceSum": 4,
-           "ReduceSumSquare": 5, "ReduceL1": 6, "ReduceL2": 8}  # fmt: skip
+_REDUCE = L.REDUCE
 
 
 @adapter(*_REDUCE)
@@ -713,10 +660,7 @@ def _lift_1d(fn: Adapter) -> Adapter:
 def _conv(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     _need_2d("Conv2DFusion", x[0])
     w = x[1]
-    attrs = {"kernelSize": list(w.shape[2:]), "stride": list(a.get("strides", [1, 1])),
-             "dilation": list(a.get("dilations", [1, 1])), "padMode": _pad_mode(a), "padList": _pads(a),
-             "group": int(a.get("group", 1)), "inChannel": x[0].shape[1], "outChannel": w.shape[0],
-             "activationType": 0}  # fmt: skip
+    attrs = L.conv_attrs(a, w.shape[2:], x[0].shape[1], w.shape[0])
     ins = [_nhwc(x[0]), np.ascontiguousarray(w.transpose(0, 2, 3, 1))] + (
         [x[2]] if _opt(x, 2) is not None else []
     )
@@ -727,14 +671,8 @@ def _conv(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 @_lift_1d
 def _deconv(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     _need_2d("Conv2dTransposeFusion", x[0])
-    if "output_shape" in a:
-        raise Skip("output_shape: NNRt derives the output size from pads and outputPaddings")
     w = x[1]
-    g = int(a.get("group", 1))
-    attrs = {"kernelSize": list(w.shape[2:]), "stride": list(a.get("strides", [1, 1])),
-             "dilation": list(a.get("dilations", [1, 1])), "padMode": _pad_mode(a), "padList": _pads(a),
-             "group": g, "inChannel": x[0].shape[1], "outChannel": w.shape[1] * g, "activationType": 0,
-             "outputPaddings": list(a.get("output_padding", [0, 0]))}  # fmt: skip
+    attrs = L.deconv_attrs(a, w.shape[2:], x[0].shape[1], w.shape[1])
     ins = [_nhwc(x[0]), np.ascontiguousarray(w.transpose(0, 2, 3, 1))] + (
         [x[2]] if _opt(x, 2) is not None else []
     )
@@ -743,14 +681,9 @@ def _deconv(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 
 def _pool(node: Node, a: dict[str, Any], x: list[Any], struct: str) -> Plan:
     _need_2d(struct, x[0])
-    _only(a, dilations=lambda v: all(d == 1 for d in v), storage_order=lambda v: v == 0)
-    if len(node.output) > 1:
-        raise Skip("Indices output: NNRt MaxPoolFusion has one output")
-    mode = _pad_mode(a)
-    pads = _pads(a)
-    attrs = {"kernelSize": list(a["kernel_shape"]), "strides": list(a.get("strides", [1, 1])), "pad": pads,
-             "padMode": mode, "roundMode": int(a.get("ceil_mode", 0)), "format": 1, "global": False,
-             "activationType": 0}  # fmt: skip
+    _only(a, storage_order=lambda v: v == 0)
+    attrs = L.pool_attrs(a, indices=len(node.output) > 1)
+    mode, pads = attrs["padMode"], attrs["pad"]
     include = struct == "AvgPoolFusion" and int(a.get("count_include_pad", 0))
     if include and (any(pads) or mode == 1):
         if mode != 0 or attrs["roundMode"]:
@@ -788,9 +721,7 @@ def _maxpool(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 def _gpool(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     struct = "AvgPoolFusion" if node.op_type == "GlobalAveragePool" else "MaxPoolFusion"
     _need_2d(struct, x[0])
-    attrs = {"kernelSize": [], "strides": [], "pad": [], "padMode": 0, "roundMode": 0, "format": 1,
-             "global": True, "activationType": 0}  # fmt: skip
-    return Plan(struct, attrs, [_nhwc(x[0])], _back)
+    return Plan(struct, dict(L.GLOBAL_POOL), [_nhwc(x[0])], _back)
 
 
 @adapter("MatMul")
@@ -830,34 +761,8 @@ def _gemm(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 @adapter("Resize")
 def _resize(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
     _need_2d("Resize", x[0])
-    _only(a, antialias=lambda v: v == 0, keep_aspect_ratio_policy=lambda v: v == "stretch",
-          coordinate_transformation_mode=lambda v: v in ("half_pixel", "asymmetric", "align_corners"),
-          mode=lambda v: v in ("nearest", "linear", "cubic"))  # fmt: skip
-    axes = list(a.get("axes", [0, 1, 2, 3]))
-    scales, sizes = _opt(x, 2), _opt(x, 3)
-    if scales is not None and np.asarray(scales).size:
-        full = dict(zip(axes, [float(v) for v in scales]))
-        if full.get(0, 1.0) != 1.0 or full.get(1, 1.0) != 1.0:
-            raise Skip("scales on N or C: NNRt Resize scales H and W only")
-        size_in = np.array([full.get(2, 1.0), full.get(3, 1.0)], np.float32)
-    elif sizes is not None and np.asarray(sizes).size:
-        n, c, h, w = x[0].shape
-        full_i = dict(zip(axes, [int(v) for v in sizes]))
-        if full_i.get(0, n) != n or full_i.get(1, c) != c:
-            raise Skip("sizes on N or C: NNRt Resize sizes H and W only")
-        size_in = np.array([full_i.get(2, h), full_i.get(3, w)], np.int32)
-    else:
-        raise Skip("neither scales nor sizes")
-    ctm = {"asymmetric": 0, "align_corners": 1, "half_pixel": 2}[
-        a.get("coordinate_transformation_mode", "half_pixel")
-    ]
-    method = {"linear": 0, "nearest": 1, "cubic": 2}[a.get("mode", "nearest")]
-    nm = {"round_prefer_floor": 1, "round_prefer_ceil": 2, "floor": 3, "ceil": 4}[
-        a.get("nearest_mode", "round_prefer_floor")
-    ]
-    attrs = {"method": method, "newHeight": 0, "newWidth": 0, "preserveAspectRatio": False,
-             "coordinateTransformMode": ctm, "cubicCoeff": float(a.get("cubic_coeff_a", -0.75)),
-             "excludeOutside": int(a.get("exclude_outside", 0)), "extrapolationValue": 0.0, "nearestMode": nm}  # fmt: skip
+    attrs = L.resize_attrs(a)
+    size_in = L.resize_size(a, _opt(x, 2), _opt(x, 3), x[0].shape)
     return Plan("Resize", attrs, [_nhwc(x[0]), size_in], _back)
 
 
@@ -944,14 +849,7 @@ def _dequantize(node: Node, a: dict[str, Any], x: list[Any]) -> Plan:
 # running
 
 
-def _attr_dict(node: Node) -> dict[str, Any]:
-    from onnx import helper
-
-    out = {}
-    for at in node.attribute:
-        v = helper.get_attribute_value(at)
-        out[at.name] = v.decode() if isinstance(v, bytes) else v
-    return out
+_attr_dict = L.attributes
 
 
 def _array(v: Any) -> Any:

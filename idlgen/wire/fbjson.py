@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import DecodeError
 from . import flatbuffers as fb
+from .flatbuffers.handlers import StructDesc, TableDesc
 from .flatbuffers.literals import parse_float, parse_int, unescape
 
 __all__ = ["to_json", "from_json", "parse_json", "JsonNumber"]
@@ -199,7 +200,7 @@ def _from_flex_json(v: Any, depth: int = 0) -> Any:
     raise ValueError(f"bad flexbuffer JSON value {v!r}")
 
 
-def _sorted_by_key(desc: fb.Table[Any], items: list[Any]) -> list[Any]:
+def _sorted_by_key(desc: TableDesc, items: list[Any]) -> list[Any]:
     kr = desc._key
     assert kr is not None
     keyed = []
@@ -218,7 +219,7 @@ def _obj(parts: list[str], ind: str) -> str:
     return "{\n" + ",\n".join(parts) + "\n" + ind + "}"
 
 
-def _struct(desc: fb.Struct[Any], v: Any, ind: str) -> str:
+def _struct(desc: StructDesc, v: Any, ind: str) -> str:
     desc.prepare()
     inner = ind + "  "
     parts = []
@@ -236,7 +237,7 @@ def _struct(desc: fb.Struct[Any], v: Any, ind: str) -> str:
     return _obj(parts, ind)
 
 
-def _table(desc: fb.Table[Any], v: Any, ind: str) -> str:
+def _table(desc: TableDesc, v: Any, ind: str) -> str:
     desc.prepare()
     inner = ind + "  "
     parts = []
@@ -646,7 +647,7 @@ def _to_value(h: fb._H, v: Any, f: fb.Field | None = None, depth: int = 0) -> An
     raise TypeError(type(h).__name__)
 
 
-def _to_struct(desc: fb.Struct[Any], pairs: Any, depth: int = 0) -> Any:
+def _to_struct(desc: StructDesc, pairs: Any, depth: int = 0) -> Any:
     desc.prepare()
     if depth > MAX_JSON_DEPTH:
         raise ValueError("JSON nested too deeply")
@@ -662,7 +663,7 @@ def _to_struct(desc: fb.Struct[Any], pairs: Any, depth: int = 0) -> Any:
     return desc.cls(**kw)
 
 
-def _to_table(desc: fb.Table[Any], pairs: Any, depth: int = 0) -> Any:
+def _to_table(desc: TableDesc, pairs: Any, depth: int = 0) -> Any:
     desc.prepare()
     if depth > MAX_JSON_DEPTH:
         raise ValueError("JSON nested too deeply")

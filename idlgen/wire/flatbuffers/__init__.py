@@ -30,14 +30,15 @@ of deprecated fields (``_fb_dep``), so that JSON and re-encoding reproduce flatc
 The runtime is split by role: :mod:`.scalars` (formats, ranges, hashes), :mod:`.values`
 (UnionValue, NestedBuffer, ScalarVector), :mod:`.builder` (the back-to-front builder),
 :mod:`.handlers` (resolved types, the decode context), :mod:`.encoder` / :mod:`.decoder`
-(tables), :mod:`.descriptors` (what generated code declares), :mod:`.flex` (FlexBuffers),
-:mod:`.literals` (flatc's number and string syntax). Everything is re-exported here.
+(tables), :mod:`.fields` (enum and field records), :mod:`.descriptors` (what generated code
+declares; the codecs see it through protocols in :mod:`.handlers`), :mod:`.flex` (FlexBuffers),
+:mod:`.literals` (flatc's number and string syntax). The public names are re-exported here, and
+the few private ones the tests reach through this package.
 """
 
 from __future__ import annotations
 
 from .builder import (
-    _Builder as _Builder,
     _simple_qsort as _simple_qsort,
 )
 from .decoder import (
@@ -45,46 +46,37 @@ from .decoder import (
     read_union_vector as read_union_vector,
 )
 from .descriptors import (
-    Enum as Enum,
-    Field as Field,
     Struct as Struct,
     Table as Table,
     Union as Union,
-    _import_enum as _import_enum,
     _key_value as _key_value,
-    _resolve as _resolve,
     decode_nested as decode_nested,
     lookup_by_key as lookup_by_key,
 )
 from .encoder import (
-    _build_vector as _build_vector,
-    _keyed as _keyed,
     build_child as build_child,
     build_table as build_table,
 )
+from .fields import (
+    Enum as Enum,
+    Field as Field,
+)
 from .flex import (
     _flex_is_null as _flex_is_null,
-    _Pool as _Pool,
     flex_dumps as flex_dumps,
     flex_loads as flex_loads,
 )
 from .handlers import (
-    _F as _F,
     _K_SCALAR as _K_SCALAR,
-    _K_STRING as _K_STRING,
-    _K_STRUCT as _K_STRUCT,
     _K_TABLE as _K_TABLE,
     _K_UNION as _K_UNION,
     _K_UNION_VEC as _K_UNION_VEC,
-    _K_VECTOR as _K_VECTOR,
     _ArrayH as _ArrayH,
-    _Dec as _Dec,
     _H as _H,
     _ScalarH as _ScalarH,
     _StringH as _StringH,
     _StructH as _StructH,
     _TableH as _TableH,
-    _UnionH as _UnionH,
     _VectorH as _VectorH,
     present as present,
 )
@@ -94,21 +86,12 @@ from .literals import (
     unescape as unescape,
 )
 from .registry import (
-    _PACKAGE as _PACKAGE,
-    _attach as _attach,
-    _new as _new,
-    _target as _target,
     lookup as lookup,
     registry as registry,
 )
 from .scalars import (
-    _HH as _HH,
-    _I32 as _I32,
     _INT_RANGE as _INT_RANGE,
     _NP_DTYPE as _NP_DTYPE,
-    _SCALAR_SIZE as _SCALAR_SIZE,
-    _U16 as _U16,
-    _U32 as _U32,
     MAX_DEPTH as MAX_DEPTH,
     MAX_TABLES as MAX_TABLES,
     ZERO_COPY_MIN as ZERO_COPY_MIN,

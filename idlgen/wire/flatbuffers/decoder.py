@@ -4,18 +4,25 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...errors import DecodeError
-from .handlers import _F, _K_SCALAR, _K_STRING, _K_STRUCT, _K_TABLE, _K_UNION, _K_VECTOR, _Dec
+from .handlers import (
+    _F,
+    _K_SCALAR,
+    _K_STRING,
+    _K_STRUCT,
+    _K_TABLE,
+    _K_UNION,
+    _K_VECTOR,
+    TableDesc,
+    _Dec,
+)
 from .registry import _new
 from .scalars import _HH, _I32, MAX_DEPTH, MAX_TABLES
 
-if TYPE_CHECKING:
-    from .descriptors import Table
 
-
-def read_table(desc: Table[Any], d: _Dec, pos: int, depth: int) -> Any:
+def read_table(desc: TableDesc, d: _Dec, pos: int, depth: int) -> Any:
     if not desc._ready:
         desc.prepare()
     buf = d.buf
@@ -116,7 +123,7 @@ def read_table(desc: Table[Any], d: _Dec, pos: int, depth: int) -> Any:
 
 
 def read_union_vector(
-    desc: Table[Any],
+    desc: TableDesc,
     d: _Dec,
     r: _F,
     offs: Sequence[int],

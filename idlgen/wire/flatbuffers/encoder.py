@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -24,16 +24,14 @@ from .handlers import (
     _StringH,
     _StructH,
     _TableH,
+    TableDesc,
 )
 from .scalars import _HH, _I32, _NP_DTYPE, _U16, _U32, _U64, _hash
 from .values import NestedBuffer, ScalarVector
 
-if TYPE_CHECKING:
-    from .descriptors import Table
-
 
 def build_child(
-    desc: Table[Any],
+    desc: TableDesc,
     b: _Builder,
     r: _F,
     v: Any,
@@ -101,7 +99,7 @@ def encode_error(e: BaseException, seg: str) -> EncodeError:
 _NO_DICT: dict[str, Any] = {}
 
 
-def build_table(desc: Table[Any], b: _Builder, obj: Any) -> int:
+def build_table(desc: TableDesc, b: _Builder, obj: Any) -> int:
     if not desc._ready:
         desc.prepare()
     if not isinstance(obj, desc._type):
@@ -207,7 +205,7 @@ def build_table(desc: Table[Any], b: _Builder, obj: Any) -> int:
     return table
 
 
-def _keyed(desc: Table[Any], items: Sequence[Any]) -> list[tuple[Any, Any]]:
+def _keyed(desc: TableDesc, items: Sequence[Any]) -> list[tuple[Any, Any]]:
     kr = desc._key
     assert kr is not None
     keyed = []

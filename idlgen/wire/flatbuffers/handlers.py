@@ -1,21 +1,20 @@
 """Resolved field types: inline size/alignment, reading from a verified buffer, the decode
-context with its bounds checks."""
+context with its bounds checks; and, as protocols, what the codec modules use of the table,
+struct and union descriptors (``descriptors`` builds on this module, so it is not imported)."""
 
 from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from ...errors import DecodeError, EncodeError
 from .builder import _Builder
+from .fields import Enum, Field
 from .scalars import _NP_DTYPE, _U32, _U64, MAX_DEPTH, ZERO_COPY_MIN
 from .values import ScalarVector
-
-if TYPE_CHECKING:
-    from .descriptors import Enum, Field, Struct, Table, Union
 
 
 def present(vt: tuple[int, ...] | None, slot: int) -> bool:
@@ -217,13 +216,13 @@ class _ArrayH(_H):
 
 
 class _UnionH(_H):
-    def __init__(self, desc: Union) -> None:
+    def __init__(self, desc: UnionDesc) -> None:
         self.desc = desc
 
 
 class _StructH(_H):
 
-    def __init__(self, desc: Struct[Any]) -> None:
+    def __init__(self, desc: StructDesc) -> None:
         self.desc = desc
         desc.prepare()
         self.size = desc.size
@@ -250,7 +249,7 @@ class _StructH(_H):
 
 
 class _TableH(_H):
-    def __init__(self, desc: Table[Any]) -> None:
+    def __init__(self, desc: TableDesc) -> None:
         self.desc = desc
 
     def read(self, d: _Dec, p: int, depth: int) -> Any:
@@ -311,3 +310,75 @@ class _F:
 
 
 _K_SCALAR, _K_STRING, _K_TABLE, _K_STRUCT, _K_VECTOR, _K_UNION, _K_UNION_VEC = range(7)
+
+
+# ---------------------------------------------------------------------------------------------
+# What the codecs use of the descriptors (``descriptors.Struct``, ``Table``, ``Union``)
+
+
+class StructDesc(Protocol):
+    @property
+    def qualname(self) -> str: ...
+    @property
+    def cls(self) -> Callable[..., Any]: ...
+    @property
+    def key(self) -> str: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def align(self) -> int: ...
+    @property
+    def fields(self) -> list[tuple[str, str, Any]]: ...
+    @property
+    def handlers(self) -> list[tuple[str, _H]]: ...
+    @property
+    def _st(self) -> struct.Struct: ...
+    @property
+    def _flat(self) -> tuple[str, ...] | None: ...
+    @property
+    def _fmt_body(self) -> str: ...
+    def prepare(self) -> None: ...
+    def read(self, d: _Dec, p: int) -> Any: ...
+    def pack(self, obj: Any) -> bytes: ...
+    def _make(self, it: Any) -> Any: ...
+    def _flatten(self, obj: Any, out: list[Any]) -> None: ...
+
+
+class TableDesc(Protocol):
+    @property
+    def qualname(self) -> str: ...
+    @property
+    def cls(self) -> Callable[..., Any]: ...
+    @property
+    def fields(self) -> list[Field]: ...
+    @property
+    def _ready(self) -> bool: ...
+    @property
+    def _defaults(self) -> dict[str, Any]: ...
+    @property
+    def _fresh(self) -> list[str]: ...
+    @property
+    def _required(self) -> list[_F]: ...
+    @property
+    def _by_slot(self) -> list[_F | None]: ...
+    @property
+    def _plain(self) -> bool: ...
+    @property
+    def _type(self) -> Any: ...
+    @property
+    def _enc(self) -> list[_F]: ...
+    @property
+    def _rf(self) -> list[_F]: ...
+    @property
+    def _by_name(self) -> dict[str, _F]: ...
+    @property
+    def _key(self) -> _F | None: ...
+    def prepare(self) -> None: ...
+    def build(self, b: _Builder, obj: Any) -> int: ...
+    def read(self, d: _Dec, p: int, depth: int) -> Any: ...
+
+
+class UnionDesc(Protocol):
+    @property
+    def qualname(self) -> str: ...
+    def prepare(self) -> None: ...
