@@ -33,7 +33,7 @@ def test_shipped_table_is_current(name: str) -> None:
     header = table.read_bytes().partition(b"\n")[0]
     assert header == larkparser.table_key(
         grammar, options
-    ), f"{table.name} is stale: run python -m idlgen.frontend.larkparser and commit it"
+    ), f"{table.name} is stale: run python -m idlgen.tools.lalr_tables and commit it"
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))

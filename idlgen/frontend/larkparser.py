@@ -4,7 +4,7 @@ Analysing a grammar into LALR tables takes a few tenths of a second, so the resu
 with ``Lark.save`` behind a header naming what it was built from: a hash of the grammar text,
 the options, Lark's version and Python's minor version. The repository ships the tables for the
 versions it is developed with (``grammars/<name>-lark<version>-py<XY>.lalr``; refresh them with
-``python -m idlgen.frontend.larkparser``); any other version builds its tables once into the
+``python -m idlgen.tools.lalr_tables``); any other version builds its tables once into the
 user cache directory (``IDLGEN_CACHE_DIR``, else ``$XDG_CACHE_HOME/idlgen`` or
 ``~/.cache/idlgen``; ``IDLGEN_CACHE_DIR=""`` disables it). A file whose header does not match
 is ignored, never rewritten in place: the shipped tables stay as installed wherever the
@@ -26,7 +26,7 @@ from typing import Any
 
 import lark
 
-__all__ = ["lalr", "shipped_table", "table_key", "user_table", "write_shipped"]
+__all__ = ["lalr", "save", "shipped_table", "table_key", "user_table"]
 
 
 def shipped_table(name: str) -> Path:
@@ -72,7 +72,7 @@ def _load(path: Path, key: bytes) -> lark.Lark | None:
         return None
 
 
-def _save(parser: lark.Lark, key: bytes, path: Path) -> None:
+def save(parser: lark.Lark, key: bytes, path: Path) -> None:
     """Write atomically (a concurrent reader sees the old file or the new one)."""
     buf = io.BytesIO()
     parser.save(buf)
@@ -95,25 +95,5 @@ def lalr(grammar: str, name: str, **options: Any) -> lark.Lark:
             return parser
     parser = lark.Lark(grammar, parser="lalr", **options)
     if user is not None:
-        _save(parser, key, user)
+        save(parser, key, user)
     return parser
-
-
-def write_shipped() -> list[Path]:
-    """Build and write the shipped tables of both grammars for this Lark and Python."""
-    from .fbs import parser as fbs_parser
-    from .hdi import parser as hdi_parser
-
-    written = []
-    for module in (hdi_parser, fbs_parser):
-        name, grammar, options = module.lark_spec()
-        path = shipped_table(name)
-        _save(lark.Lark(grammar, parser="lalr", **options), table_key(grammar, options), path)
-        written.append(path)
-    return written
-
-
-if __name__ == "__main__":
-    # Lark's pickle is not byte-reproducible (object order), so only refresh when stale.
-    for p in write_shipped():
-        print(p)
