@@ -38,6 +38,7 @@ from ...ir import (
     Vector,
 )
 from ...wire.flatbuffers.literals import parse_float, parse_int
+from ..graphs import SHOWN, cycle_names, depth_first
 from . import ast as A
 
 __all__ = ["lower", "SCALARS", "KNOWN_ATTRIBUTES", "parse_int", "parse_float"]
@@ -736,58 +737,29 @@ def _with_slot(f: Field, slot: int) -> Field:
 
 
 def _check_struct_cycles(ctx: _Ctx, structs: dict[str, Struct]) -> set[str]:
-    bad: set[str] = set()
-    state: dict[str, int] = {}
+    """Structs that contain themselves (flatc: "circular struct dependency"), to leave out.
 
-    def deps(s: Struct) -> list[str]:
+    Each back edge is reported once, unless its target already was; a short cycle's members
+    are all dropped, of a long one only the back edge's target (that alone breaks every cycle,
+    in linear time)."""
+    bad: set[str] = set()
+
+    def deps(q: str) -> list[tuple[str, None]]:
         out = []
-        for f in s.fields:
+        for f in structs[q].fields:
             e = _elem(f.type)
-            if isinstance(e, Ref) and e.kind is RefKind.STRUCT:
-                out.append(e.qualname)
+            if isinstance(e, Ref) and e.kind is RefKind.STRUCT and e.qualname in structs:
+                out.append((e.qualname, None))
         return out
 
-    # Iterative DFS (a chain of structs can be very long), linear even when many back edges
-    # share one long path: O(1) on-path test, a long cycle is named by its ends, and of a long
-    # cycle only the back edge's target is dropped (that alone breaks every cycle; a short
-    # cycle's members are all dropped, as ever).
-    shown = 8
-    for start in structs:
-        if state.get(start) == 2:
-            continue
-        state[start] = 1
-        stack = [start]
-        on_path = {start: 0}
-        work = [iter(deps(structs[start]))]
-        while work:
-            q = next(work[-1], None)
-            if q is None:
-                work.pop()
-                done = stack.pop()
-                del on_path[done]
-                state[done] = 2
-                continue
-            if state.get(q) == 2 or q not in structs:
-                continue
-            if q in on_path:
-                i = on_path[q]
-                n = len(stack) - i + 1
-                if n <= shown:
-                    cyc = [*stack[i:], q]
-                else:
-                    k = shown // 2
-                    cyc = [*stack[i : i + k], f"… ({n - shown} more)"]
-                    cyc += [*stack[len(stack) - k + 1 :], q]
-                if q not in bad:
-                    ctx.diags.error(
-                        "FBS035", f"circular struct dependency: {' -> '.join(cyc)}", structs[q].span
-                    )
-                bad.update(cyc if n <= shown else [q])
-                continue
-            state[q] = 1
-            on_path[q] = len(stack)
-            stack.append(q)
-            work.append(iter(deps(structs[q])))
+    def cycle(path: Sequence[str], i: int, _edge: None, _w: int) -> None:
+        q = path[i]
+        if q not in bad:
+            chain = " -> ".join(cycle_names(path, i, q, str))
+            ctx.diags.error("FBS035", f"circular struct dependency: {chain}", structs[q].span)
+        bad.update(path[i:] if len(path) - i < SHOWN else [q])
+
+    depth_first(structs, deps, cycle)
     return bad
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from ...bounds import Resolver, is_file, read_schema
 from ...diagnostics import Diagnostics
 from ..contract import LoadResult, display_path
+from ..graphs import cycle_names, depth_first
 from ...ir import Schema, Span
 from . import ast as A
 from .lower import Lowerer
@@ -189,8 +190,7 @@ def load(
                 order.append(target)
             edges[u.path].append((target, imp))
 
-    _check_cycles(edges, units, diags)
-    sorted_units = _topo_order(order, edges)
+    sorted_units = _order(order, edges, units, diags)
     lowerer = Lowerer(diags)
     for p in sorted_units:
         u = units[p]
@@ -237,79 +237,25 @@ def _find_import(
     return None
 
 
-def _check_cycles(
+def _order(
+    order: list[Path],
     edges: Mapping[Path, list[tuple[Path, A.Name]]],
     units: Mapping[Path, _Unit],
     diags: Diagnostics,
-) -> None:
-    """Report each import cycle (one per back edge) in linear time: iterative DFS (an import
-    chain can be very long), O(1) on-path test, and messages that name at most 8 files —
-    many back edges may share one long path."""
-    state: dict[Path, int] = {}
-    stack: list[Path] = []  # the current DFS path
-    on_path: dict[Path, int] = {}  # file -> index in `stack`
+) -> list[Path]:
+    """Imported files before their importers; each import cycle is reported (one per back
+    edge, located at its import) and broken there."""
 
     def name(p: Path) -> str:
         raw = units[p].raw
         return f"{raw.package.text}.{p.stem}" if raw else units[p].display
 
-    def chain(i: int, last: Path, shown: int = 8) -> str:
-        n = len(stack) - i + 1
-        if n <= shown:
-            return " -> ".join([*(name(q) for q in stack[i:]), name(last)])
-        k = shown // 2
-        head = [name(q) for q in stack[i : i + k]]
-        tail = [name(q) for q in stack[len(stack) - k + 1 :]]
-        return " -> ".join([*head, f"… ({n - shown} more)", *tail, name(last)])
+    def report(path: Sequence[Path], i: int, imp: A.Name, _: int) -> None:
+        chain = " -> ".join(cycle_names(path, i, path[i], name))
+        diags.error("HDI106", f"circular import: {chain}", imp.span)
 
-    for start in edges:
-        if start in state:
-            continue
-        state[start] = 1
-        on_path[start] = 0
-        stack.append(start)
-        work = [iter(edges.get(start, []))]
-        while work:
-            step = next(work[-1], None)
-            if step is None:
-                work.pop()
-                done = stack.pop()
-                del on_path[done]
-                state[done] = 2
-                continue
-            t, imp = step
-            if t in on_path:
-                diags.error("HDI106", f"circular import: {chain(on_path[t], t)}", imp.span)
-            elif t not in state:
-                state[t] = 1
-                on_path[t] = len(stack)
-                stack.append(t)
-                work.append(iter(edges.get(t, [])))
-
-
-def _topo_order(order: list[Path], edges: Mapping[Path, list[tuple[Path, A.Name]]]) -> list[Path]:
-    """Imported files before their importers (cycles already reported; broken arbitrarily)."""
     out: list[Path] = []
-    done: set[Path] = set()
-    for start in order:
-        if start in done:
-            continue
-        active = {start}
-        path = [start]
-        work = [iter(edges.get(start, []))]
-        while work:
-            step = next(work[-1], None)
-            if step is None:
-                work.pop()
-                p = path.pop()
-                active.discard(p)
-                done.add(p)
-                out.append(p)
-                continue
-            t = step[0]
-            if t in done or t in active:
-                continue
-            active.add(t)
-            path.append(t)
-            work.append(iter(edges.get(t, [])))
+    # Files without edges (unparsed, bad package) have no imports: as roots they are leaves
+    # and change neither the reports nor the order of the others.
+    depth_first(order, lambda p: edges.get(p, []), report, out.append)
     return out

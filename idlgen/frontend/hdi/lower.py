@@ -10,6 +10,7 @@ from ... import ir
 from ...bounds import MAX_INHERITANCE, MAX_TYPE_NESTING, MAX_VALUE_NESTING
 from ...diagnostics import Diagnostics, suggest
 from ...ir import Span
+from ..graphs import cycle_names, depth_first
 from . import ast as A
 from .cexpr import CInt, CType, EvalError, evaluate
 
@@ -100,18 +101,6 @@ class _Entry:
     kind: ir.RefKind
     raw: A.RawDecl | A.Name
     file: _File
-
-
-def _chain_text(path: Sequence[str], i: int, last: str, shown: int = 8) -> str:
-    """``A -> B -> A`` for ``path[i:] + [last]``; a long cycle shows its ends only, in time
-    independent of its length (many back edges may share one long path)."""
-    n = len(path) - i + 1
-    if n <= shown:
-        quals = [*path[i:], last]
-    else:
-        k = shown // 2
-        quals = [*path[i : i + k], f"… ({n - shown} more)", *path[len(path) - k + 1 :], last]
-    return " -> ".join(q.rsplit(".", 1)[-1] for q in quals)
 
 
 class Lowerer:
@@ -314,71 +303,52 @@ class Lowerer:
         """
         bad: set[str] = set()
         height: dict[str, int] = {}  # done: levels of by-value nesting below and including it
-        on_path: dict[str, int] = {}  # qualname -> index in `path`
-        path: list[str] = []
-        # plain[k]: how many of path[1..k] were reached through a by-value member (not
-        # `extends`), so "is this cycle all `extends`" is O(1)
-        plain: list[int] = []
-        edges: dict[str, list[tuple[str, Span, bool]]] = {}
+        edges: dict[str, list[tuple[str, tuple[Span, bool]]]] = {}
 
-        def edges_of(q: str) -> list[tuple[str, Span, bool]]:
+        def edges_of(q: str) -> list[tuple[str, tuple[Span, bool]]]:
             if q not in edges:
-                edges[q] = self._value_edges(q)
+                edges[q] = [(t, (span, inh)) for t, span, inh in self._value_edges(q)]
             return edges[q]
 
-        for start, entry in self.index.items():
-            if start in height or entry.kind not in _AGGREGATES:
-                continue
-            if not isinstance(entry.raw, (A.RawStruct, A.RawUnion)):
-                continue
-            on_path[start] = 0
-            path.append(start)
-            plain.append(0)
-            work = [iter(edges_of(start))]
-            while work:
-                step = next(work[-1], None)
-                if step is None:
-                    work.pop()
-                    q = path.pop()
-                    plain.pop()
-                    del on_path[q]
-                    # a parent's members are flattened into the child: same level
-                    h = max((height.get(t, 0) + (not inh) for t, _, inh in edges_of(q)), default=0)
-                    h = max(h, 1)
-                    height[q] = h
-                    # Everything over the limit is left out (so what remains nests at most
-                    # MAX_VALUE_NESTING deep); only the first level over it is reported.
-                    if h > MAX_VALUE_NESTING:
-                        bad.add(q)
-                    if h == MAX_VALUE_NESTING + 1:
-                        self.diags.error(
-                            "HDI316",
-                            f"'{q.rsplit('.', 1)[1]}' nests structs or unions by value more "
-                            f"than {MAX_VALUE_NESTING} levels deep",
-                            self._span_of(self.index[q]),
-                        )
-                    continue
-                t, span, inherited = step
-                if t in on_path:
-                    i = on_path[t]
-                    # a cycle of `extends` alone is HDI310's ("extends itself")
-                    if not (inherited and plain[-1] == plain[i]):
-                        self.diags.error(
-                            "HDI315",
-                            f"'{t.rsplit('.', 1)[1]}' contains itself by value: "
-                            + _chain_text(path, i, t),
-                            span,
-                            help=["hold one of them in a List<…> or array instead"],
-                        )
-                        # Dropping the target of every back edge leaves a DAG (only tree,
-                        # forward and cross edges remain); marking the whole cycle instead
-                        # would cost quadratic time when many back edges share a long path.
-                        bad.add(t)
-                elif t not in height:
-                    on_path[t] = len(path)
-                    path.append(t)
-                    plain.append(plain[-1] + (not inherited))
-                    work.append(iter(edges_of(t)))
+        def done(q: str) -> None:
+            # a parent's members are flattened into the child: same level
+            h = max((height.get(t, 0) + (not inh) for t, (_, inh) in edges_of(q)), default=0)
+            h = max(h, 1)
+            height[q] = h
+            # Everything over the limit is left out (so what remains nests at most
+            # MAX_VALUE_NESTING deep); only the first level over it is reported.
+            if h > MAX_VALUE_NESTING:
+                bad.add(q)
+            if h == MAX_VALUE_NESTING + 1:
+                self.diags.error(
+                    "HDI316",
+                    f"'{q.rsplit('.', 1)[1]}' nests structs or unions by value more "
+                    f"than {MAX_VALUE_NESTING} levels deep",
+                    self._span_of(self.index[q]),
+                )
+
+        def cycle(path: Sequence[str], i: int, edge: tuple[Span, bool], by_value: int) -> None:
+            t = path[i]
+            if not by_value:  # a cycle of `extends` alone is HDI310's ("extends itself")
+                return
+            chain = " -> ".join(cycle_names(path, i, t, lambda q: q.rsplit(".", 1)[-1]))
+            self.diags.error(
+                "HDI315",
+                f"'{t.rsplit('.', 1)[1]}' contains itself by value: {chain}",
+                edge[0],
+                help=["hold one of them in a List<…> or array instead"],
+            )
+            # Dropping the target of every back edge leaves a DAG; marking the whole cycle
+            # instead would cost quadratic time when many back edges share a long path.
+            bad.add(t)
+
+        roots = [
+            q
+            for q, entry in self.index.items()
+            if entry.kind in _AGGREGATES and isinstance(entry.raw, (A.RawStruct, A.RawUnion))
+        ]
+        # weight 1 per by-value member, 0 per `extends`
+        depth_first(roots, edges_of, cycle, done, weight=lambda e: int(not e[1]))
         return bad
 
     def _check_file_kind(self, f: _File) -> None:
