@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...bounds import Resolver, is_file, read_schema
+from ...bounds import Resolver, decode_schema, is_file, read_schema
 from ...diagnostics import Diagnostics
 from ..contract import LoadResult, display_path
 from ..graphs import cycle_names, depth_first
@@ -74,21 +74,11 @@ def _read(path: Path, diags: Diagnostics) -> _Unit | None:
         diags.error("HDI100", f"cannot read '{display}': {e.strerror or e}")
         return None
     digest = hashlib.sha256(data).hexdigest()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        before = data[: e.start]
-        line = before.count(b"\n") + 1
-        col = len(before) - (before.rfind(b"\n") + 1) + 1
-        text = data.decode("utf-8", errors="replace")
-        diags.error(
-            "HDI004",
-            f"invalid UTF-8 byte 0x{data[e.start]:02x}",
-            Span(display, line, col, line, col + 1),
-        )
+    text, bad = decode_schema(data)
+    if bad is not None:
+        span = Span(display, bad.line, bad.col, bad.line, bad.col + 1)
+        diags.error("HDI004", bad.message, span)
         return _Unit(path, display, text, digest, None)
-    if text.startswith("\ufeff"):
-        text = text[1:]
     return _Unit(path, display, text, digest, parse(display, text, diags))
 
 
