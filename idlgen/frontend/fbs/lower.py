@@ -67,6 +67,13 @@ SCALARS: dict[str, ScalarKind] = {
     "float64": ScalarKind.F64,
 }
 
+# Lowering shares these immutable IR nodes instead of building one per field.
+_SCALAR_REFS: dict[str, TypeRef] = {name: Scalar(kind) for name, kind in SCALARS.items()}
+_STRING = String()
+# ScalarKind's properties compute on every call; lowering asks once per field.
+_BOUNDS = {k: k.bounds for k in ScalarKind}
+_FLOATS = frozenset(k for k in ScalarKind if k.is_float)
+
 # include/flatbuffers/idl.h, Parser::Parser(): attributes flatc knows without a declaration.
 KNOWN_ATTRIBUTES = frozenset(
     """deprecated required key shared hash id force_align bit_flags original_order
@@ -113,6 +120,8 @@ def _attr_dict(attrs: Sequence[A.AttrAst]) -> dict[str, A.AttrAst]:
 
 
 def _ir_attrs(attrs: Sequence[A.AttrAst]) -> tuple[Attribute, ...]:
+    if not attrs:
+        return ()
     out = []
     for a in attrs:
         v: str | int | None = a.value if not isinstance(a.value, float) else str(a.value)
@@ -155,6 +164,8 @@ def _attr_names(ctx: _Ctx) -> Iterator[str]:
 
 
 def _check_attrs(ctx: _Ctx, attrs: Sequence[A.AttrAst]) -> None:
+    if not attrs:
+        return
     for a in attrs:
         if a.name not in KNOWN_ATTRIBUTES and a.name not in ctx.declared_attrs:
             close = suggest(ctx.diags, a.name, _attr_names(ctx))
@@ -167,6 +178,10 @@ def _check_attrs(ctx: _Ctx, attrs: Sequence[A.AttrAst]) -> None:
 
 
 def _resolve_type(ctx: _Ctx, t: A.TypeAst, ns: str, *, in_struct: bool) -> TypeRef | None:
+    if type(t) is A.NamedType:  # the common case first
+        scalar = _SCALAR_REFS.get(t.name)
+        if scalar is not None:
+            return scalar
     if isinstance(t, A.VectorTypeAst):
         if isinstance(t.element, (A.VectorTypeAst, A.ArrayTypeAst)):
             ctx.diags.error(
@@ -198,9 +213,9 @@ def _resolve_type(ctx: _Ctx, t: A.TypeAst, ns: str, *, in_struct: bool) -> TypeR
         el = _resolve_type(ctx, t.element, ns, in_struct=in_struct)
         return None if el is None else FixedArray(el, n)
     if t.name in SCALARS:
-        return Scalar(SCALARS[t.name])
+        return _SCALAR_REFS[t.name]
     if t.name == "string":
-        return String()
+        return _STRING
     sym = _lookup(ctx, t.name, ns)
     if sym is None or sym.kind is RefKind.INTERFACE:
         _unknown(ctx, t.name, t.span)
@@ -395,7 +410,7 @@ def _lower_default(
             return None, False, False
         if kind is ScalarKind.BOOL:
             return False, False, True
-        return (0.0 if kind.is_float else 0), False, True
+        return (0.0 if kind in _FLOATS else 0), False, True
     if d.kind == "idents" and d.value == ["null"]:
         if kind is None:
             ctx.diags.error("FBS039", "null default is only allowed on scalar fields", d.span)
@@ -434,7 +449,7 @@ def _lower_default(
             if d.kind == "number":
                 return parse_int(d.value) != 0, False, True
             raise ValueError
-        if kind.is_float:
+        if kind in _FLOATS:
             if d.kind == "number":
                 return parse_float(d.value), False, True
             if (
@@ -465,7 +480,7 @@ def _lower_default(
             v = ev
         else:
             raise ValueError
-        lo, hi = kind.bounds
+        lo, hi = _BOUNDS[kind]
         if not lo <= v <= hi:
             ctx.diags.error("FBS039", f"default value {v} does not fit the field type", d.span)
             return None, False, False
@@ -512,6 +527,9 @@ def _lower_struct(ctx: _Ctx, d: A.TypeDeclAst) -> Struct | None:
     pending: list[tuple[A.FieldAst, Field, int | None]] = []
     names: dict[str, A.FieldAst] = {}
     keys = 0
+    # A table field's slot is its id, else its position (a union's hidden _type field takes one
+    # before it); known here whenever the table turns out valid, so each Field is built once.
+    next_slot = 0
     for fa in d.fields:
         _check_attrs(ctx, fa.attrs)
         fattrs = _attr_dict(fa.attrs)
@@ -629,12 +647,18 @@ def _lower_struct(ctx: _Ctx, d: A.TypeDeclAst) -> Struct | None:
             except ValueError:
                 ctx.diags.error("FBS031", "field id must be an integer", fattrs["id"].span)
                 ok = False
+        slot: int | None = None
+        if is_table:
+            if _elem_kind(t) is RefKind.UNION:
+                next_slot += 1
+            slot = idv if idv is not None else next_slot
+            next_slot += 1
         fl = Field(
             fa.name,
             t,
             fa.doc,
             default,
-            None,
+            slot,
             "deprecated" in fattrs,
             required,
             key,
@@ -685,14 +709,7 @@ def _lower_struct(ctx: _Ctx, d: A.TypeDeclAst) -> Struct | None:
                     )
                     return None
             pending.sort(key=lambda p: p[2] or 0)
-            fields = [_with_slot(fl, idv or 0) for _, fl, idv in pending]
-        else:
-            slot = 0
-            for _, fl, _ in pending:
-                if _elem_kind(fl.type) is RefKind.UNION:
-                    slot += 1
-                fields.append(_with_slot(fl, slot))
-                slot += 1
+        fields = [fl for _, fl, _ in pending]
     else:
         if any(p[2] is not None for p in pending):
             pass  # flatc ignores id on struct fields
@@ -717,23 +734,6 @@ def _elem(t: TypeRef) -> TypeRef:
 def _elem_kind(t: TypeRef) -> RefKind | None:
     e = _elem(t)
     return e.kind if isinstance(e, Ref) else None
-
-
-def _with_slot(f: Field, slot: int) -> Field:
-    return Field(
-        f.name,
-        f.type,
-        f.doc,
-        f.default,
-        slot,
-        f.deprecated,
-        f.required,
-        f.key,
-        f.optional,
-        f.inherited_from,
-        f.attributes,
-        f.span,
-    )
 
 
 def _check_struct_cycles(ctx: _Ctx, structs: dict[str, Struct]) -> set[str]:

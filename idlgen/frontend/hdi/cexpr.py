@@ -8,6 +8,7 @@ semantics), and inside an enum with a fixed underlying type every enumerator has
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -65,6 +66,13 @@ _HEX = re.compile(r"0[xX]([0-9a-fA-F]+)$")
 
 def parse_literal(text: str) -> CInt | None:
     """A literal's value and C type, or None when hdi-gen would reject its form."""
+    if text.isdigit() and text.isascii() and (text[0] != "0" or text == "0"):
+        # the common case, a plain decimal: int, else long (C++ [lex.icon])
+        value = int(text)
+        for t in (INT, LONG):
+            if t.fits(value):
+                return CInt(value, t)
+        return None
     m = _HEX.match(text)
     if m:
         value, suffix, decimal = int(m.group(1), 16), "", False
@@ -110,10 +118,15 @@ def _promote(t: CType) -> CType:
     return INT if t.bits < 32 else t
 
 
+# Enum values repeat their literals (0, 1, shift counts): parse each text once per process;
+# bounded, so many distinct literals only evict.
+_literal = functools.lru_cache(maxsize=4096)(parse_literal)
+
+
 def evaluate(e: A.Expr, lookup: Callable[[A.NameRef], CInt]) -> CInt:
     """Evaluate ``e``; ``lookup`` resolves enumerator names (raises EvalError when unknown)."""
     if isinstance(e, A.Num):
-        lit = parse_literal(e.text)
+        lit = _literal(e.text)
         if lit is None:
             raise EvalError(f"unknown integer number '{e.text}'", e)
         return lit
@@ -142,7 +155,8 @@ def evaluate(e: A.Expr, lookup: Callable[[A.NameRef], CInt]) -> CInt:
         if op == "<<":
             return CInt(t.wrap(left.value << n), t)
         return CInt(t.wrap(left.value >> n), t)
-    t = _common(_promote(left.type), _promote(right.type))
+    lt = left.type
+    t = _promote(lt) if lt is right.type else _common(_promote(lt), _promote(right.type))
     a, b = t.wrap(left.value), t.wrap(right.value)
     if op == "+":
         r = a + b

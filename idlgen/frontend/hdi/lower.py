@@ -36,6 +36,7 @@ _UNSIGNED = {
     "int": ir.ScalarKind.U32,
     "long": ir.ScalarKind.U64,
 }
+_UNSIGNED_REFS = {name: ir.Scalar(kind) for name, kind in _UNSIGNED.items()}
 _ENUM_BASES = {
     ir.ScalarKind.I8,
     ir.ScalarKind.I16,
@@ -72,8 +73,11 @@ C_NAMES = {
 }
 
 
+_CTYPES = {k: CType(k.size * 8, k.is_signed, 1 if k.size <= 4 else 2) for k in ir.ScalarKind}
+
+
 def _ctype(kind: ir.ScalarKind) -> CType:
-    return CType(kind.size * 8, kind.is_signed, 1 if kind.size <= 4 else 2)
+    return _CTYPES[kind]
 
 
 def _version(package: str) -> tuple[int, int]:
@@ -210,7 +214,7 @@ class Lowerer:
         if t.kind == "prim":
             base = _PRIM[t.name]
         elif t.kind == "unsigned":
-            base = ir.Scalar(_UNSIGNED[t.name])
+            base = _UNSIGNED_REFS[t.name]  # shared, like _PRIM: the IR is immutable
         elif t.kind == "list":
             el = self._type(f, t.args[0], depth)
             base = ir.Vector(el, "list") if el is not None else None
@@ -461,6 +465,7 @@ class Lowerer:
         inherited = len(members)
         prev: int | None = members[-1].value if members else None
         ok = True
+        lookup = _Lookup(d, values)  # sees the members added below
         for m in d.members:
             if m.name.text in values:
                 self.diags.error("HDI303", f"duplicate enum member '{m.name.text}'", m.name.span)
@@ -472,7 +477,7 @@ class Lowerer:
             else:
                 expr = A.expr_text(m.value)
                 try:
-                    value = evaluate(m.value, self._member_lookup(d, values)).value
+                    value = evaluate(m.value, lookup).value
                 except EvalError as e:
                     span = e.node.span
                     msg = str(e)
@@ -490,7 +495,8 @@ class Lowerer:
         if not ok:
             return None
         own = members[inherited:]
-        bad = [m for m in own if not _ctype(base).fits(m.value)]
+        fits = ctype.fits
+        bad = [m for m in own if not fits(m.value)]
         if bad and explicit_base:
             for b in bad:
                 self.diags.error(
@@ -523,10 +529,6 @@ class Lowerer:
         return ir.Enum(
             d.name.text, f.package, base, tuple(members), d.doc, parent, span=d.name.span
         )
-
-    @staticmethod
-    def _member_lookup(d: A.RawEnum, values: dict[str, CInt]) -> "_Lookup":
-        return _Lookup(d, values)
 
     # ---- structs and unions
     def _struct(self, qual: str) -> ir.Struct | None:
