@@ -136,6 +136,11 @@ def no_cyclic_gc() -> Iterator[None]:
     creating cyclic garbage; every collection the allocations trigger re-scans that growing
     graph, which measured 60 % of the time of a 1 MB schema (10.4 s with, 3.8 s without, the
     same peak RSS). Reference counting still frees everything as usual.
+
+    On the way out, everything allocated meanwhile moves to the oldest generation unscanned
+    (``freeze`` then ``unfreeze``, both O(1)): re-enabling alone made the next allocation
+    scan every object of the new IR as one young generation (0.1-0.2 s after a 1 MB schema).
+    Cyclic garbage among them is still found, by the next full collection.
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -143,6 +148,8 @@ def no_cyclic_gc() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 
