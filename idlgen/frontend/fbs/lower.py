@@ -111,8 +111,18 @@ class _Ctx:
     declared_attrs: set[str] = field(default_factory=set)
 
 
+_DECL_KINDS = {
+    A.EnumDeclAst: RefKind.ENUM,
+    A.UnionDeclAst: RefKind.UNION,
+    A.RpcDeclAst: RefKind.INTERFACE,
+}
+
+
 def _qual(ns: str, name: str) -> str:
     return f"{ns}.{name}" if ns else name
+
+
+_NO_ATTRS: dict[str, A.AttrAst] = {}  # read only
 
 
 def _attr_dict(attrs: Sequence[A.AttrAst]) -> dict[str, A.AttrAst]:
@@ -532,16 +542,13 @@ def _lower_struct(ctx: _Ctx, d: A.TypeDeclAst) -> Struct | None:
     next_slot = 0
     for fa in d.fields:
         _check_attrs(ctx, fa.attrs)
-        fattrs = _attr_dict(fa.attrs)
+        fattrs = _attr_dict(fa.attrs) if fa.attrs else _NO_ATTRS
         t = _resolve_type(ctx, fa.type, d.namespace, in_struct=not is_table)
         if t is None:
             ok = False
             continue
-        hidden = (
-            [f"{fa.name}_type"]
-            if isinstance(_elem(t), Ref) and _elem_kind(t) is RefKind.UNION
-            else []
-        )
+        is_union = _elem_kind(t) is RefKind.UNION
+        hidden = [f"{fa.name}_type"] if is_union else []
         for n in [fa.name, *hidden]:
             if n in names:
                 ctx.diags.error("FBS042", f"field already exists: {n}", fa.span)
@@ -578,8 +585,7 @@ def _lower_struct(ctx: _Ctx, d: A.TypeDeclAst) -> Struct | None:
                         "FBS050", f"{bad} is not allowed on struct fields", fattrs[bad].span
                     )
                     ok = False
-        if isinstance(t, Vector) and isinstance(t.element, Ref) and t.element.kind is RefKind.UNION:
-            pass  # vectors of unions: allowed (flatc refuses them only for some languages)
+        # vectors of unions: allowed (flatc refuses them only for some languages)
         default, optional, dok = _lower_default(ctx, fa, t, in_struct=not is_table)
         ok = ok and dok
         required = "required" in fattrs
@@ -649,7 +655,7 @@ def _lower_struct(ctx: _Ctx, d: A.TypeDeclAst) -> Struct | None:
                 ok = False
         slot: int | None = None
         if is_table:
-            if _elem_kind(t) is RefKind.UNION:
+            if is_union:
                 next_slot += 1
             slot = idv if idv is not None else next_slot
             next_slot += 1
@@ -772,6 +778,7 @@ def lower(
     """Lower parsed files (includes first) into SchemaFiles; ``files`` holds
     (ast, include paths as written, sha256 digest)."""
     ctx = _Ctx(diags)
+    declared: set[int] = set()  # the declarations in the symbol table (not duplicates)
     # pass 1: namespaces and the symbol table
     for f, _, _ in files:
         ns = ""
@@ -790,11 +797,7 @@ def lower(
                 continue
             seen_decl = True
             it.namespace = ns
-            kind = {
-                A.EnumDeclAst: RefKind.ENUM,
-                A.UnionDeclAst: RefKind.UNION,
-                A.RpcDeclAst: RefKind.INTERFACE,
-            }.get(type(it))
+            kind = _DECL_KINDS.get(type(it))
             if isinstance(it, A.TypeDeclAst):
                 kind = RefKind.TABLE if it.kind == "table" else RefKind.STRUCT
             assert kind is not None
@@ -809,15 +812,12 @@ def lower(
                 )
                 continue
             ctx.syms[q] = _Sym(kind, it, q, f.path)
+            declared.add(id(it))
     # pass 2: enums first (defaults of later fields need them), then everything else
     lowered: dict[int, Decl] = {}
     for f, _, _ in files:
         for it in f.items:
-            if (
-                isinstance(it, A.EnumDeclAst)
-                and ctx.syms.get(_qual(it.namespace, it.name), None) is not None
-                and ctx.syms[_qual(it.namespace, it.name)].ast is it
-            ):
+            if isinstance(it, A.EnumDeclAst) and id(it) in declared:
                 e = _lower_enum(ctx, it)
                 if e is not None:
                     ctx.enums[e.qualname] = e
@@ -848,10 +848,7 @@ def lower(
                     else:
                         meta["root_type"] = sym.qualname
                 continue
-            if (
-                ctx.syms.get(_qual(it.namespace, it.name)) is None
-                or ctx.syms[_qual(it.namespace, it.name)].ast is not it
-            ):
+            if id(it) not in declared:
                 continue
             if isinstance(it, A.UnionDeclAst):
                 u = _lower_union(ctx, it)
@@ -870,10 +867,10 @@ def lower(
     bad = _check_struct_cycles(ctx, structs)
     for f, includes, digest in files:
         decls = tuple(
-            lowered[id(it)]
+            d
             for it in f.items
-            if id(it) in lowered
-            and not (isinstance(lowered[id(it)], Struct) and lowered[id(it)].qualname in bad)
+            if (d := lowered.get(id(it))) is not None
+            and not (bad and isinstance(d, Struct) and d.qualname in bad)
         )
         ns0 = next(
             (it.value for it in f.items if isinstance(it, A.Directive) and it.kind == "namespace"),

@@ -204,6 +204,8 @@ class Lowerer:
         self.diags.error("HDI202", f"unknown type '{name}'", span, help=help)
 
     def _type(self, f: _File, t: A.RawType, depth: int = 0) -> ir.TypeRef | None:
+        if t.kind == "prim" and not t.dims and depth < MAX_TYPE_NESTING:  # the common case
+            return _PRIM[t.name]
         base: ir.TypeRef | None
         depth += 1 + t.dims
         if depth > MAX_TYPE_NESTING:  # `int[][]…` is flat syntax but a deep type
@@ -281,21 +283,22 @@ class Lowerer:
             )
         return out
 
-    def _value_edges(self, qual: str) -> list[tuple[str, Span, bool]]:
-        """(struct/union held by value, where, via inheritance?) for a struct or union."""
+    def _value_edges(self, qual: str) -> list[tuple[str, tuple[Span, bool]]]:
+        """(struct/union held by value, (where, via inheritance?)) for a struct or union."""
         entry = self.index[qual]
         d = entry.raw
         assert isinstance(d, (A.RawStruct, A.RawUnion))
-        out: list[tuple[str, Span, bool]] = []
-        typed = [(m.type, m.type.span, False) for m in d.members]
-        if isinstance(d, A.RawStruct) and d.parent is not None:
-            typed.insert(0, (d.parent, d.parent.span, True))
-        for t, span, inherited in typed:
+        out: list[tuple[str, tuple[Span, bool]]] = []
+        typed = [m.type for m in d.members if m.type.kind == "named" and not m.type.dims]
+        parent = d.parent if isinstance(d, A.RawStruct) else None
+        if parent is not None:
+            typed.insert(0, parent)
+        for t in typed:
             if t.kind != "named" or t.dims:  # List<S>, S[]: held through a pointer
                 continue
             target = self._lookup(entry.file, t.name)
             if target is not None and self.index[target].kind in _AGGREGATES:
-                out.append((target, span, inherited))
+                out.append((target, (t.span, t is parent)))
         return out
 
     def _check_value_nesting(self) -> set[str]:
@@ -310,9 +313,10 @@ class Lowerer:
         edges: dict[str, list[tuple[str, tuple[Span, bool]]]] = {}
 
         def edges_of(q: str) -> list[tuple[str, tuple[Span, bool]]]:
-            if q not in edges:
-                edges[q] = [(t, (span, inh)) for t, span, inh in self._value_edges(q)]
-            return edges[q]
+            e = edges.get(q)
+            if e is None:
+                e = edges[q] = self._value_edges(q)
+            return e
 
         def done(q: str) -> None:
             # a parent's members are flattened into the child: same level
@@ -346,10 +350,14 @@ class Lowerer:
             # instead would cost quadratic time when many back edges share a long path.
             bad.add(t)
 
+        # Those holding nothing by value are leaves: height 1, nothing to report, visited
+        # only if something holds them.
         roots = [
             q
             for q, entry in self.index.items()
-            if entry.kind in _AGGREGATES and isinstance(entry.raw, (A.RawStruct, A.RawUnion))
+            if entry.kind in _AGGREGATES
+            and isinstance(entry.raw, (A.RawStruct, A.RawUnion))
+            and edges_of(q)
         ]
         # weight 1 per by-value member, 0 per `extends`
         depth_first(roots, edges_of, cycle, done, weight=lambda e: int(not e[1]))
@@ -378,6 +386,8 @@ class Lowerer:
             )
 
     def _check_type_attrs(self, d: A.RawDecl) -> None:
+        if not d.attrs:
+            return
         allowed = _TYPE_ATTRS | ({"callback", "oneway"} if isinstance(d, A.RawInterface) else set())
         seen: set[str] = set()
         for a in d.attrs:
