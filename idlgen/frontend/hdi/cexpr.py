@@ -36,6 +36,12 @@ class CType:
             return -(1 << (self.bits - 1)) <= v < (1 << (self.bits - 1))
         return 0 <= v < (1 << self.bits)
 
+    def limits(self) -> tuple[int, int]:
+        """The least and greatest value (``fits`` is ``lo <= v <= hi``)."""
+        if self.signed:
+            return -(1 << (self.bits - 1)), (1 << (self.bits - 1)) - 1
+        return 0, (1 << self.bits) - 1
+
 
 INT = CType(32, True, 1)
 UINT = CType(32, False, 1)
@@ -125,6 +131,42 @@ _literal = functools.lru_cache(maxsize=4096)(parse_literal)
 
 def evaluate(e: A.Expr, lookup: Callable[[A.NameRef], CInt]) -> CInt:
     """Evaluate ``e``; ``lookup`` resolves enumerator names (raises EvalError when unknown)."""
+    if isinstance(e, A.Binary):  # the most common node first
+        left = evaluate(e.left, lookup)
+        right = evaluate(e.right, lookup)
+        op = e.op
+        if op in ("<<", ">>"):
+            t = _promote(left.type)
+            n = right.value
+            if n < 0 or n >= t.bits:
+                raise EvalError(f"shift count {n} is out of range for a {t.bits}-bit value", e)
+            if op == "<<":
+                return CInt(t.wrap(left.value << n), t)
+            return CInt(t.wrap(left.value >> n), t)
+        lt = left.type
+        t = _promote(lt) if lt is right.type else _common(_promote(lt), _promote(right.type))
+        a, b = t.wrap(left.value), t.wrap(right.value)
+        if op == "+":
+            r = a + b
+        elif op == "-":
+            r = a - b
+        elif op == "*":
+            r = a * b
+        elif op in ("/", "%"):
+            if b == 0:
+                raise EvalError("division by zero in constant expression", e)
+            q = abs(a) // abs(b)
+            q = q if (a >= 0) == (b >= 0) else -q  # C truncates toward zero
+            r = q if op == "/" else a - q * b
+        elif op == "&":
+            r = a & b
+        elif op == "|":
+            r = a | b
+        elif op == "^":
+            r = a ^ b
+        else:  # pragma: no cover - the grammar has no other operators
+            raise EvalError(f"unsupported operator '{op}'", e)
+        return CInt(t.wrap(r), t)
     if isinstance(e, A.Num):
         lit = _literal(e.text)
         if lit is None:
@@ -134,51 +176,16 @@ def evaluate(e: A.Expr, lookup: Callable[[A.NameRef], CInt]) -> CInt:
         return lookup(e)
     if isinstance(e, A.Paren):
         return evaluate(e.inner, lookup)
-    if isinstance(e, A.Unary):
-        if e.op in ("++", "--"):
-            raise EvalError(f"'{e.op}' is not allowed in a constant expression", e)
-        v = evaluate(e.operand, lookup)
-        t = _promote(v.type)
-        if e.op == "+":
-            return CInt(v.value, t)
-        if e.op == "-":
-            return CInt(t.wrap(-v.value), t)
-        return CInt(t.wrap(~v.value), t)  # "~"
-    left = evaluate(e.left, lookup)
-    right = evaluate(e.right, lookup)
-    op = e.op
-    if op in ("<<", ">>"):
-        t = _promote(left.type)
-        n = right.value
-        if n < 0 or n >= t.bits:
-            raise EvalError(f"shift count {n} is out of range for a {t.bits}-bit value", e)
-        if op == "<<":
-            return CInt(t.wrap(left.value << n), t)
-        return CInt(t.wrap(left.value >> n), t)
-    lt = left.type
-    t = _promote(lt) if lt is right.type else _common(_promote(lt), _promote(right.type))
-    a, b = t.wrap(left.value), t.wrap(right.value)
-    if op == "+":
-        r = a + b
-    elif op == "-":
-        r = a - b
-    elif op == "*":
-        r = a * b
-    elif op in ("/", "%"):
-        if b == 0:
-            raise EvalError("division by zero in constant expression", e)
-        q = abs(a) // abs(b)
-        q = q if (a >= 0) == (b >= 0) else -q  # C truncates toward zero
-        r = q if op == "/" else a - q * b
-    elif op == "&":
-        r = a & b
-    elif op == "|":
-        r = a | b
-    elif op == "^":
-        r = a ^ b
-    else:  # pragma: no cover - the grammar has no other operators
-        raise EvalError(f"unsupported operator '{op}'", e)
-    return CInt(t.wrap(r), t)
+    # A.Unary
+    if e.op in ("++", "--"):
+        raise EvalError(f"'{e.op}' is not allowed in a constant expression", e)
+    v = evaluate(e.operand, lookup)
+    t = _promote(v.type)
+    if e.op == "+":
+        return CInt(v.value, t)
+    if e.op == "-":
+        return CInt(t.wrap(-v.value), t)
+    return CInt(t.wrap(~v.value), t)  # "~"
 
 
 def ctype_of(bits: int, signed: bool) -> CType:

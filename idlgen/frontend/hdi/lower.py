@@ -471,11 +471,12 @@ class Lowerer:
                 )
                 return None
         ctype = _ctype(base)
-        values: dict[str, CInt] = {m.name: CInt(m.value, ctype) for m in members}
+        # every enumerator has the enum's type: keep plain values, make a CInt when referenced
+        values: dict[str, int] = {m.name: m.value for m in members}
         inherited = len(members)
         prev: int | None = members[-1].value if members else None
         ok = True
-        lookup = _Lookup(d, values)  # sees the members added below
+        lookup = _Lookup(d, values, ctype)  # sees the members added below
         for m in d.members:
             if m.name.text in values:
                 self.diags.error("HDI303", f"duplicate enum member '{m.name.text}'", m.name.span)
@@ -499,14 +500,14 @@ class Lowerer:
                     self.diags.error("HDI304", msg, span, help=help)
                     ok = False
                     continue
-            values[m.name.text] = CInt(value, ctype)
+            values[m.name.text] = value
             members.append(ir.EnumMember(m.name.text, value, m.doc, expr, span=m.span))
             prev = value
         if not ok:
             return None
         own = members[inherited:]
-        fits = ctype.fits
-        bad = [m for m in own if not fits(m.value)]
+        lo, hi = ctype.limits()
+        bad = [m for m in own if not lo <= m.value <= hi]
         if bad and explicit_base:
             for b in bad:
                 self.diags.error(
@@ -786,12 +787,13 @@ class Lowerer:
 class _Lookup:
     """Resolves enumerator names inside an enum body (own earlier or inherited members)."""
 
-    def __init__(self, d: A.RawEnum, values: dict[str, CInt]) -> None:
+    def __init__(self, d: A.RawEnum, values: dict[str, int], ctype: CType) -> None:
         self.d = d
         self.values = values
+        self.ctype = ctype
 
     def __call__(self, ref: A.NameRef) -> CInt:
         v = self.values.get(ref.name)
         if v is None:
             raise EvalError(f"unknown enum member '{ref.name}' in enum '{self.d.name.text}'", ref)
-        return v
+        return CInt(v, self.ctype)
