@@ -178,3 +178,18 @@ def test_zero_size_parcel_elements_are_bounded() -> None:
     small = (2).to_bytes(4, "little") + (3).to_bytes(4, "little") * 2
     got = nested.read(parcel.Reader(small))
     assert [len(x) for x in got] == [3, 3]
+
+
+@pytest.mark.parametrize(
+    "text,code",
+    [
+        # int() refuses decimals of more than 4300 digits: these used to be tracebacks
+        ("package a.v1_0;\nenum E { A = " + "1" * 5000 + " };\n", "HDI304"),
+        ("package a.v1_0;\nenum E { A = 0x" + "f" * 5000 + " };\n", "HDI304"),
+        ("package a.v" + "1" * 5000 + "_0;\nenum E { A = 1 };\n", "HDI101"),
+    ],
+)
+def test_numbers_too_long_to_convert_are_diagnosed(tmp_path: Path, text: str, code: str) -> None:
+    d = tmp_path / "a" / "v1_0"
+    d.mkdir(parents=True)
+    assert code in _codes(d, "T.idl", text)

@@ -72,6 +72,13 @@ _HEX = re.compile(r"0[xX]([0-9a-fA-F]+)$")
 
 def parse_literal(text: str) -> CInt | None:
     """A literal's value and C type, or None when hdi-gen would reject its form."""
+    try:
+        return _parse_literal(text)
+    except ValueError:  # a decimal of more digits than int() converts: fits no C type anyway
+        return None
+
+
+def _parse_literal(text: str) -> CInt | None:
     if text.isdigit() and text.isascii() and (text[0] != "0" or text == "0"):
         # the common case, a plain decimal: int, else long (C++ [lex.icon])
         value = int(text)

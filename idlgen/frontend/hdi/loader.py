@@ -120,7 +120,7 @@ def load(
         if u.raw is None:
             continue
         pkg = u.raw.package.text
-        if not PACKAGE_RE.match(pkg):
+        if not _valid_package(pkg):
             diags.error(
                 "HDI101",
                 f"invalid package name '{pkg}'",
@@ -184,7 +184,7 @@ def load(
     lowerer = Lowerer(diags)
     for p in sorted_units:
         u = units[p]
-        if u.raw is not None and PACKAGE_RE.match(u.raw.package.text):
+        if u.raw is not None and _valid_package(u.raw.package.text):
             lowerer.add(u.raw, u.digest, [(units[t].raw, imp) for t, imp in edges.get(p, [])])
     files = lowerer.lower_all()
     return LoadResult(
@@ -193,6 +193,19 @@ def load(
         {u.display: u.text for u in units.values()},
         tuple(dict.fromkeys(inputs)),
     )
+
+
+def _valid_package(package: str) -> bool:
+    """``package`` ends with a version whose numbers convert (int() refuses 4301+ digits)."""
+    m = PACKAGE_RE.match(package)
+    if m is None:
+        return False
+    try:
+        for number in m.groups():
+            int(number)
+    except ValueError:
+        return False
+    return True
 
 
 def _bases(
