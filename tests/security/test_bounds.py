@@ -193,3 +193,8 @@ def test_numbers_too_long_to_convert_are_diagnosed(tmp_path: Path, text: str, co
     d = tmp_path / "a" / "v1_0"
     d.mkdir(parents=True)
     assert code in _codes(d, "T.idl", text)
+
+
+def test_fbs_union_value_too_long_to_convert_is_diagnosed(tmp_path: Path) -> None:
+    text = "table A {}\nunion U { A = " + "1" * 5000 + " }\n"
+    assert _codes(tmp_path, "u.fbs", text) == ["FBS024"]

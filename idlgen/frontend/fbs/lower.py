@@ -353,7 +353,11 @@ def _lower_union(ctx: _Ctx, d: A.UnionDeclAst) -> Union | None:
                 "FBS043", "type referenced in union must be a table, struct or string", v.span
             )
             continue
-        value = parse_int(v.value) if v.value is not None else prev + 1
+        try:
+            value = parse_int(v.value) if v.value is not None else prev + 1
+        except ValueError:  # e.g. more digits than int() converts
+            ctx.diags.error("FBS024", f"enum value is not an integer: {v.value}", v.span)
+            continue
         prev = value
         if not lo <= value <= hi:
             ctx.diags.error(
