@@ -191,3 +191,23 @@ def test_batch_gc_raises_thresholds_for_one_command_and_restores_them() -> None:
             assert gc.get_threshold()[0] >= 100_000 and gc.isenabled()
             raise RuntimeError
     assert gc.get_threshold() == before
+
+
+@pytest.mark.parametrize(
+    "text,code",
+    [
+        # int() refuses decimals of more than 4300 digits: these used to be tracebacks
+        ("package a.v1_0;\nenum E { A = " + "1" * 5000 + " };\n", "HDI304"),
+        ("package a.v1_0;\nenum E { A = 0x" + "f" * 5000 + " };\n", "HDI304"),
+        ("package a.v" + "1" * 5000 + "_0;\nenum E { A = 1 };\n", "HDI101"),
+    ],
+)
+def test_numbers_too_long_to_convert_are_diagnosed(tmp_path: Path, text: str, code: str) -> None:
+    d = tmp_path / "a" / "v1_0"
+    d.mkdir(parents=True)
+    assert code in _codes(d, "T.idl", text)
+
+
+def test_fbs_union_value_too_long_to_convert_is_diagnosed(tmp_path: Path) -> None:
+    text = "table A {}\nunion U { A = " + "1" * 5000 + " }\n"
+    assert _codes(tmp_path, "u.fbs", text) == ["FBS024"]

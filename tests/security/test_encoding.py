@@ -6,7 +6,10 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from idlgen.bounds import decode_schema
 from idlgen.frontend import load
 
 from ._support import run
@@ -55,6 +58,45 @@ def test_idl_not_utf8_is_located(tmp_path: Path) -> None:
     d.mkdir(parents=True)
     got = _load(d / "X.idl", b"package a.v1_0;\nstruct S { int \xfe; };\n")
     assert got == [("HDI004", "invalid UTF-8 byte 0xfe", 2, 16)]
+
+
+def test_idl_not_utf8_column_counts_code_points(tmp_path: Path) -> None:
+    """Columns are code points everywhere (SARIF says so): 'é' and '€' before the bad byte
+    count one each, not two and three."""
+    d = tmp_path / "a" / "v1_0"
+    d.mkdir(parents=True)
+    data = "package a.v1_0;\n// é€ ".encode() + b"\xfe\nstruct S { int a; };\n"
+    got = _load(d / "X.idl", data)
+    assert got == [("HDI004", "invalid UTF-8 byte 0xfe", 2, 7)]
+    # after a BOM, line 1 counts from the first character after it, as the parser does
+    got = _load(d / "Y.idl", b"\xef\xbb\xbfpackage a.v1_0; \xc3\xa9\xff\n")
+    assert got == [("HDI004", "invalid UTF-8 byte 0xff", 1, 18)]
+
+
+@given(
+    st.text(st.characters(blacklist_categories=["Cs"]), max_size=40),
+    st.sampled_from([b"\x80", b"\xff", b"\xc3(", b"\xed\xa0\x80", b"\xe2\x82"]),
+    st.binary(max_size=10),
+    st.booleans(),
+)
+def test_decode_schema_locates_the_first_bad_byte(
+    before: str, bad: bytes, after: bytes, literals: bool
+) -> None:
+    """Differential: the location from the bytes equals the one counted on the valid prefix
+    as text; the replacement text keeps every line, so the caret line can be shown."""
+    before = before.removeprefix("\ufeff")
+    # `after` starts with ';', so it cannot complete a truncated sequence
+    data = before.encode() + bad + b";" + after
+    text, where = decode_schema(data, string_literals=literals)
+    assert where is not None
+    line_start = before.rfind("\n") + 1
+    assert (where.line, where.col) == (before.count("\n") + 1, len(before) - line_start + 1)
+    assert text.startswith(before) and text.count("\n") >= before.count("\n")
+    in_string = before[line_start:].replace("\\\\", "").replace('\\"', "").count('"') % 2
+    if literals and in_string:
+        assert where.message == "illegal UTF-8 sequence"
+    else:
+        assert where.message == f"invalid UTF-8 byte 0x{bad[0]:02x}"
 
 
 @pytest.mark.parametrize("fmt", ["text", "github", "json"])

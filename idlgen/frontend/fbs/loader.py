@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ...diagnostics import Diagnostics
 from ..contract import LoadResult, display_path
-from ...bounds import MAX_INCLUDE_DEPTH, is_file, read_schema
+from ...bounds import MAX_INCLUDE_DEPTH, decode_schema, is_file, read_schema
 from ...ir import Schema, Span
 from . import ast as A
 from .lower import lower
@@ -65,9 +65,12 @@ def load(
             by_path[real] = by_digest[digest]
             return by_digest[digest]
         display = display_path(path, up=1)
-        text = _decode(data, display, diags)
-        if text is None:
-            sources[display] = data.decode("utf-8", errors="replace")
+        text, bad = decode_schema(data, string_literals=True)
+        if bad is not None:
+            diags.error(
+                "FBS004", bad.message, Span(display, bad.line, bad.col, bad.line, bad.col + 1)
+            )
+            sources[display] = text
             return None
         sources[display] = text
         by_path[real] = display
@@ -145,26 +148,6 @@ def _check_json(
         except (DecodeError, ValueError, TypeError, AttributeError) as e:
             msg = e.reason if isinstance(e, DecodeError) else str(e)
             diags.error("FBS053", f"invalid JSON for root type {sf.root_type}: {msg}", span)
-
-
-def _decode(data: bytes, display: str, diags: Diagnostics) -> str | None:
-    """The file's text without a UTF-8 BOM (flatc skips one); invalid UTF-8 is an error."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        before = data[: e.start]
-        line = before.count(b"\n") + 1
-        line_start = before.rfind(b"\n") + 1
-        col = len(before[line_start:].decode("utf-8", errors="replace")) + 1
-        prefix = before[line_start:].replace(b"\\\\", b"").replace(b'\\"', b"")
-        in_string = prefix.count(b'"') % 2 == 1
-        what = (
-            "illegal UTF-8 sequence" if in_string else f"invalid UTF-8 byte 0x{data[e.start]:02x}"
-        )
-        diags.error("FBS004", what, Span(display, line, col, line, col + 1))
-        return None
 
 
 def _resolve_include(base: Path, name: str, include_dirs: Sequence[Path]) -> Path | None:

@@ -38,6 +38,7 @@ from ...ir import (
     Vector,
 )
 from ...wire.flatbuffers.literals import parse_float, parse_int
+from ..graphs import SHOWN, cycle_names, depth_first
 from . import ast as A
 
 __all__ = ["lower", "SCALARS", "KNOWN_ATTRIBUTES", "parse_int", "parse_float"]
@@ -65,6 +66,13 @@ SCALARS: dict[str, ScalarKind] = {
     "double": ScalarKind.F64,
     "float64": ScalarKind.F64,
 }
+
+# Lowering shares these immutable IR nodes instead of building one per field.
+_SCALAR_REFS: dict[str, TypeRef] = {name: Scalar(kind) for name, kind in SCALARS.items()}
+_STRING = String()
+# ScalarKind's properties compute on every call; lowering asks once per field.
+_BOUNDS = {k: k.bounds for k in ScalarKind}
+_FLOATS = frozenset(k for k in ScalarKind if k.is_float)
 
 # include/flatbuffers/idl.h, Parser::Parser(): attributes flatc knows without a declaration.
 KNOWN_ATTRIBUTES = frozenset(
@@ -103,8 +111,18 @@ class _Ctx:
     declared_attrs: set[str] = field(default_factory=set)
 
 
+_DECL_KINDS = {
+    A.EnumDeclAst: RefKind.ENUM,
+    A.UnionDeclAst: RefKind.UNION,
+    A.RpcDeclAst: RefKind.INTERFACE,
+}
+
+
 def _qual(ns: str, name: str) -> str:
     return f"{ns}.{name}" if ns else name
+
+
+_NO_ATTRS: dict[str, A.AttrAst] = {}  # read only
 
 
 def _attr_dict(attrs: Sequence[A.AttrAst]) -> dict[str, A.AttrAst]:
@@ -112,6 +130,8 @@ def _attr_dict(attrs: Sequence[A.AttrAst]) -> dict[str, A.AttrAst]:
 
 
 def _ir_attrs(attrs: Sequence[A.AttrAst]) -> tuple[Attribute, ...]:
+    if not attrs:
+        return ()
     out = []
     for a in attrs:
         v: str | int | None = a.value if not isinstance(a.value, float) else str(a.value)
@@ -154,6 +174,8 @@ def _attr_names(ctx: _Ctx) -> Iterator[str]:
 
 
 def _check_attrs(ctx: _Ctx, attrs: Sequence[A.AttrAst]) -> None:
+    if not attrs:
+        return
     for a in attrs:
         if a.name not in KNOWN_ATTRIBUTES and a.name not in ctx.declared_attrs:
             close = suggest(ctx.diags, a.name, _attr_names(ctx))
@@ -166,6 +188,10 @@ def _check_attrs(ctx: _Ctx, attrs: Sequence[A.AttrAst]) -> None:
 
 
 def _resolve_type(ctx: _Ctx, t: A.TypeAst, ns: str, *, in_struct: bool) -> TypeRef | None:
+    if type(t) is A.NamedType:  # the common case first
+        scalar = _SCALAR_REFS.get(t.name)
+        if scalar is not None:
+            return scalar
     if isinstance(t, A.VectorTypeAst):
         if isinstance(t.element, (A.VectorTypeAst, A.ArrayTypeAst)):
             ctx.diags.error(
@@ -197,9 +223,9 @@ def _resolve_type(ctx: _Ctx, t: A.TypeAst, ns: str, *, in_struct: bool) -> TypeR
         el = _resolve_type(ctx, t.element, ns, in_struct=in_struct)
         return None if el is None else FixedArray(el, n)
     if t.name in SCALARS:
-        return Scalar(SCALARS[t.name])
+        return _SCALAR_REFS[t.name]
     if t.name == "string":
-        return String()
+        return _STRING
     sym = _lookup(ctx, t.name, ns)
     if sym is None or sym.kind is RefKind.INTERFACE:
         _unknown(ctx, t.name, t.span)
@@ -327,7 +353,11 @@ def _lower_union(ctx: _Ctx, d: A.UnionDeclAst) -> Union | None:
                 "FBS043", "type referenced in union must be a table, struct or string", v.span
             )
             continue
-        value = parse_int(v.value) if v.value is not None else prev + 1
+        try:
+            value = parse_int(v.value) if v.value is not None else prev + 1
+        except ValueError:  # e.g. more digits than int() converts
+            ctx.diags.error("FBS024", f"enum value is not an integer: {v.value}", v.span)
+            continue
         prev = value
         if not lo <= value <= hi:
             ctx.diags.error(
@@ -394,7 +424,7 @@ def _lower_default(
             return None, False, False
         if kind is ScalarKind.BOOL:
             return False, False, True
-        return (0.0 if kind.is_float else 0), False, True
+        return (0.0 if kind in _FLOATS else 0), False, True
     if d.kind == "idents" and d.value == ["null"]:
         if kind is None:
             ctx.diags.error("FBS039", "null default is only allowed on scalar fields", d.span)
@@ -433,7 +463,7 @@ def _lower_default(
             if d.kind == "number":
                 return parse_int(d.value) != 0, False, True
             raise ValueError
-        if kind.is_float:
+        if kind in _FLOATS:
             if d.kind == "number":
                 return parse_float(d.value), False, True
             if (
@@ -464,7 +494,7 @@ def _lower_default(
             v = ev
         else:
             raise ValueError
-        lo, hi = kind.bounds
+        lo, hi = _BOUNDS[kind]
         if not lo <= v <= hi:
             ctx.diags.error("FBS039", f"default value {v} does not fit the field type", d.span)
             return None, False, False
@@ -511,18 +541,18 @@ def _lower_struct(ctx: _Ctx, d: A.TypeDeclAst) -> Struct | None:
     pending: list[tuple[A.FieldAst, Field, int | None]] = []
     names: dict[str, A.FieldAst] = {}
     keys = 0
+    # A table field's slot is its id, else its position (a union's hidden _type field takes one
+    # before it); known here whenever the table turns out valid, so each Field is built once.
+    next_slot = 0
     for fa in d.fields:
         _check_attrs(ctx, fa.attrs)
-        fattrs = _attr_dict(fa.attrs)
+        fattrs = _attr_dict(fa.attrs) if fa.attrs else _NO_ATTRS
         t = _resolve_type(ctx, fa.type, d.namespace, in_struct=not is_table)
         if t is None:
             ok = False
             continue
-        hidden = (
-            [f"{fa.name}_type"]
-            if isinstance(_elem(t), Ref) and _elem_kind(t) is RefKind.UNION
-            else []
-        )
+        is_union = _elem_kind(t) is RefKind.UNION
+        hidden = [f"{fa.name}_type"] if is_union else []
         for n in [fa.name, *hidden]:
             if n in names:
                 ctx.diags.error("FBS042", f"field already exists: {n}", fa.span)
@@ -559,8 +589,7 @@ def _lower_struct(ctx: _Ctx, d: A.TypeDeclAst) -> Struct | None:
                         "FBS050", f"{bad} is not allowed on struct fields", fattrs[bad].span
                     )
                     ok = False
-        if isinstance(t, Vector) and isinstance(t.element, Ref) and t.element.kind is RefKind.UNION:
-            pass  # vectors of unions: allowed (flatc refuses them only for some languages)
+        # vectors of unions: allowed (flatc refuses them only for some languages)
         default, optional, dok = _lower_default(ctx, fa, t, in_struct=not is_table)
         ok = ok and dok
         required = "required" in fattrs
@@ -628,12 +657,18 @@ def _lower_struct(ctx: _Ctx, d: A.TypeDeclAst) -> Struct | None:
             except ValueError:
                 ctx.diags.error("FBS031", "field id must be an integer", fattrs["id"].span)
                 ok = False
+        slot: int | None = None
+        if is_table:
+            if is_union:
+                next_slot += 1
+            slot = idv if idv is not None else next_slot
+            next_slot += 1
         fl = Field(
             fa.name,
             t,
             fa.doc,
             default,
-            None,
+            slot,
             "deprecated" in fattrs,
             required,
             key,
@@ -684,14 +719,7 @@ def _lower_struct(ctx: _Ctx, d: A.TypeDeclAst) -> Struct | None:
                     )
                     return None
             pending.sort(key=lambda p: p[2] or 0)
-            fields = [_with_slot(fl, idv or 0) for _, fl, idv in pending]
-        else:
-            slot = 0
-            for _, fl, _ in pending:
-                if _elem_kind(fl.type) is RefKind.UNION:
-                    slot += 1
-                fields.append(_with_slot(fl, slot))
-                slot += 1
+        fields = [fl for _, fl, _ in pending]
     else:
         if any(p[2] is not None for p in pending):
             pass  # flatc ignores id on struct fields
@@ -718,76 +746,30 @@ def _elem_kind(t: TypeRef) -> RefKind | None:
     return e.kind if isinstance(e, Ref) else None
 
 
-def _with_slot(f: Field, slot: int) -> Field:
-    return Field(
-        f.name,
-        f.type,
-        f.doc,
-        f.default,
-        slot,
-        f.deprecated,
-        f.required,
-        f.key,
-        f.optional,
-        f.inherited_from,
-        f.attributes,
-        f.span,
-    )
-
-
 def _check_struct_cycles(ctx: _Ctx, structs: dict[str, Struct]) -> set[str]:
-    bad: set[str] = set()
-    state: dict[str, int] = {}
+    """Structs that contain themselves (flatc: "circular struct dependency"), to leave out.
 
-    def deps(s: Struct) -> list[str]:
+    Each back edge is reported once, unless its target already was; a short cycle's members
+    are all dropped, of a long one only the back edge's target (that alone breaks every cycle,
+    in linear time)."""
+    bad: set[str] = set()
+
+    def deps(q: str) -> list[tuple[str, None]]:
         out = []
-        for f in s.fields:
+        for f in structs[q].fields:
             e = _elem(f.type)
-            if isinstance(e, Ref) and e.kind is RefKind.STRUCT:
-                out.append(e.qualname)
+            if isinstance(e, Ref) and e.kind is RefKind.STRUCT and e.qualname in structs:
+                out.append((e.qualname, None))
         return out
 
-    # Iterative DFS (a chain of structs can be very long), linear even when many back edges
-    # share one long path: O(1) on-path test, a long cycle is named by its ends, and of a long
-    # cycle only the back edge's target is dropped (that alone breaks every cycle; a short
-    # cycle's members are all dropped, as ever).
-    shown = 8
-    for start in structs:
-        if state.get(start) == 2:
-            continue
-        state[start] = 1
-        stack = [start]
-        on_path = {start: 0}
-        work = [iter(deps(structs[start]))]
-        while work:
-            q = next(work[-1], None)
-            if q is None:
-                work.pop()
-                done = stack.pop()
-                del on_path[done]
-                state[done] = 2
-                continue
-            if state.get(q) == 2 or q not in structs:
-                continue
-            if q in on_path:
-                i = on_path[q]
-                n = len(stack) - i + 1
-                if n <= shown:
-                    cyc = [*stack[i:], q]
-                else:
-                    k = shown // 2
-                    cyc = [*stack[i : i + k], f"… ({n - shown} more)"]
-                    cyc += [*stack[len(stack) - k + 1 :], q]
-                if q not in bad:
-                    ctx.diags.error(
-                        "FBS035", f"circular struct dependency: {' -> '.join(cyc)}", structs[q].span
-                    )
-                bad.update(cyc if n <= shown else [q])
-                continue
-            state[q] = 1
-            on_path[q] = len(stack)
-            stack.append(q)
-            work.append(iter(deps(structs[q])))
+    def cycle(path: Sequence[str], i: int, _edge: None, _w: int) -> None:
+        q = path[i]
+        if q not in bad:
+            chain = " -> ".join(cycle_names(path, i, q, str))
+            ctx.diags.error("FBS035", f"circular struct dependency: {chain}", structs[q].span)
+        bad.update(path[i:] if len(path) - i < SHOWN else [q])
+
+    depth_first(structs, deps, cycle)
     return bad
 
 
@@ -800,6 +782,7 @@ def lower(
     """Lower parsed files (includes first) into SchemaFiles; ``files`` holds
     (ast, include paths as written, sha256 digest)."""
     ctx = _Ctx(diags)
+    declared: set[int] = set()  # the declarations in the symbol table (not duplicates)
     # pass 1: namespaces and the symbol table
     for f, _, _ in files:
         ns = ""
@@ -818,11 +801,7 @@ def lower(
                 continue
             seen_decl = True
             it.namespace = ns
-            kind = {
-                A.EnumDeclAst: RefKind.ENUM,
-                A.UnionDeclAst: RefKind.UNION,
-                A.RpcDeclAst: RefKind.INTERFACE,
-            }.get(type(it))
+            kind = _DECL_KINDS.get(type(it))
             if isinstance(it, A.TypeDeclAst):
                 kind = RefKind.TABLE if it.kind == "table" else RefKind.STRUCT
             assert kind is not None
@@ -837,15 +816,12 @@ def lower(
                 )
                 continue
             ctx.syms[q] = _Sym(kind, it, q, f.path)
+            declared.add(id(it))
     # pass 2: enums first (defaults of later fields need them), then everything else
     lowered: dict[int, Decl] = {}
     for f, _, _ in files:
         for it in f.items:
-            if (
-                isinstance(it, A.EnumDeclAst)
-                and ctx.syms.get(_qual(it.namespace, it.name), None) is not None
-                and ctx.syms[_qual(it.namespace, it.name)].ast is it
-            ):
+            if isinstance(it, A.EnumDeclAst) and id(it) in declared:
                 e = _lower_enum(ctx, it)
                 if e is not None:
                     ctx.enums[e.qualname] = e
@@ -876,10 +852,7 @@ def lower(
                     else:
                         meta["root_type"] = sym.qualname
                 continue
-            if (
-                ctx.syms.get(_qual(it.namespace, it.name)) is None
-                or ctx.syms[_qual(it.namespace, it.name)].ast is not it
-            ):
+            if id(it) not in declared:
                 continue
             if isinstance(it, A.UnionDeclAst):
                 u = _lower_union(ctx, it)
@@ -898,10 +871,10 @@ def lower(
     bad = _check_struct_cycles(ctx, structs)
     for f, includes, digest in files:
         decls = tuple(
-            lowered[id(it)]
+            d
             for it in f.items
-            if id(it) in lowered
-            and not (isinstance(lowered[id(it)], Struct) and lowered[id(it)].qualname in bad)
+            if (d := lowered.get(id(it))) is not None
+            and not (bad and isinstance(d, Struct) and d.qualname in bad)
         )
         ns0 = next(
             (it.value for it in f.items if isinstance(it, A.Directive) and it.kind == "namespace"),

@@ -8,6 +8,7 @@ semantics), and inside an enum with a fixed underlying type every enumerator has
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +35,12 @@ class CType:
         if self.signed:
             return -(1 << (self.bits - 1)) <= v < (1 << (self.bits - 1))
         return 0 <= v < (1 << self.bits)
+
+    def limits(self) -> tuple[int, int]:
+        """The least and greatest value (``fits`` is ``lo <= v <= hi``)."""
+        if self.signed:
+            return -(1 << (self.bits - 1)), (1 << (self.bits - 1)) - 1
+        return 0, (1 << self.bits) - 1
 
 
 INT = CType(32, True, 1)
@@ -65,6 +72,20 @@ _HEX = re.compile(r"0[xX]([0-9a-fA-F]+)$")
 
 def parse_literal(text: str) -> CInt | None:
     """A literal's value and C type, or None when hdi-gen would reject its form."""
+    try:
+        return _parse_literal(text)
+    except ValueError:  # a decimal of more digits than int() converts: fits no C type anyway
+        return None
+
+
+def _parse_literal(text: str) -> CInt | None:
+    if text.isdigit() and text.isascii() and (text[0] != "0" or text == "0"):
+        # the common case, a plain decimal: int, else long (C++ [lex.icon])
+        value = int(text)
+        for t in (INT, LONG):
+            if t.fits(value):
+                return CInt(value, t)
+        return None
     m = _HEX.match(text)
     if m:
         value, suffix, decimal = int(m.group(1), 16), "", False
@@ -110,10 +131,51 @@ def _promote(t: CType) -> CType:
     return INT if t.bits < 32 else t
 
 
+# Enum values repeat their literals (0, 1, shift counts): parse each text once per process;
+# bounded, so many distinct literals only evict.
+_literal = functools.lru_cache(maxsize=4096)(parse_literal)
+
+
 def evaluate(e: A.Expr, lookup: Callable[[A.NameRef], CInt]) -> CInt:
     """Evaluate ``e``; ``lookup`` resolves enumerator names (raises EvalError when unknown)."""
+    if isinstance(e, A.Binary):  # the most common node first
+        left = evaluate(e.left, lookup)
+        right = evaluate(e.right, lookup)
+        op = e.op
+        if op in ("<<", ">>"):
+            t = _promote(left.type)
+            n = right.value
+            if n < 0 or n >= t.bits:
+                raise EvalError(f"shift count {n} is out of range for a {t.bits}-bit value", e)
+            if op == "<<":
+                return CInt(t.wrap(left.value << n), t)
+            return CInt(t.wrap(left.value >> n), t)
+        lt = left.type
+        t = _promote(lt) if lt is right.type else _common(_promote(lt), _promote(right.type))
+        a, b = t.wrap(left.value), t.wrap(right.value)
+        if op == "+":
+            r = a + b
+        elif op == "-":
+            r = a - b
+        elif op == "*":
+            r = a * b
+        elif op in ("/", "%"):
+            if b == 0:
+                raise EvalError("division by zero in constant expression", e)
+            q = abs(a) // abs(b)
+            q = q if (a >= 0) == (b >= 0) else -q  # C truncates toward zero
+            r = q if op == "/" else a - q * b
+        elif op == "&":
+            r = a & b
+        elif op == "|":
+            r = a | b
+        elif op == "^":
+            r = a ^ b
+        else:  # pragma: no cover - the grammar has no other operators
+            raise EvalError(f"unsupported operator '{op}'", e)
+        return CInt(t.wrap(r), t)
     if isinstance(e, A.Num):
-        lit = parse_literal(e.text)
+        lit = _literal(e.text)
         if lit is None:
             raise EvalError(f"unknown integer number '{e.text}'", e)
         return lit
@@ -121,50 +183,16 @@ def evaluate(e: A.Expr, lookup: Callable[[A.NameRef], CInt]) -> CInt:
         return lookup(e)
     if isinstance(e, A.Paren):
         return evaluate(e.inner, lookup)
-    if isinstance(e, A.Unary):
-        if e.op in ("++", "--"):
-            raise EvalError(f"'{e.op}' is not allowed in a constant expression", e)
-        v = evaluate(e.operand, lookup)
-        t = _promote(v.type)
-        if e.op == "+":
-            return CInt(v.value, t)
-        if e.op == "-":
-            return CInt(t.wrap(-v.value), t)
-        return CInt(t.wrap(~v.value), t)  # "~"
-    left = evaluate(e.left, lookup)
-    right = evaluate(e.right, lookup)
-    op = e.op
-    if op in ("<<", ">>"):
-        t = _promote(left.type)
-        n = right.value
-        if n < 0 or n >= t.bits:
-            raise EvalError(f"shift count {n} is out of range for a {t.bits}-bit value", e)
-        if op == "<<":
-            return CInt(t.wrap(left.value << n), t)
-        return CInt(t.wrap(left.value >> n), t)
-    t = _common(_promote(left.type), _promote(right.type))
-    a, b = t.wrap(left.value), t.wrap(right.value)
-    if op == "+":
-        r = a + b
-    elif op == "-":
-        r = a - b
-    elif op == "*":
-        r = a * b
-    elif op in ("/", "%"):
-        if b == 0:
-            raise EvalError("division by zero in constant expression", e)
-        q = abs(a) // abs(b)
-        q = q if (a >= 0) == (b >= 0) else -q  # C truncates toward zero
-        r = q if op == "/" else a - q * b
-    elif op == "&":
-        r = a & b
-    elif op == "|":
-        r = a | b
-    elif op == "^":
-        r = a ^ b
-    else:  # pragma: no cover - the grammar has no other operators
-        raise EvalError(f"unsupported operator '{op}'", e)
-    return CInt(t.wrap(r), t)
+    # A.Unary
+    if e.op in ("++", "--"):
+        raise EvalError(f"'{e.op}' is not allowed in a constant expression", e)
+    v = evaluate(e.operand, lookup)
+    t = _promote(v.type)
+    if e.op == "+":
+        return CInt(v.value, t)
+    if e.op == "-":
+        return CInt(t.wrap(-v.value), t)
+    return CInt(t.wrap(~v.value), t)  # "~"
 
 
 def ctype_of(bits: int, signed: bool) -> CType:

@@ -15,9 +15,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...bounds import Resolver, is_file, read_schema
+from ...bounds import Resolver, decode_schema, is_file, read_schema
 from ...diagnostics import Diagnostics
 from ..contract import LoadResult, display_path
+from ..graphs import cycle_names, depth_first
 from ...ir import Schema, Span
 from . import ast as A
 from .lower import Lowerer
@@ -73,21 +74,11 @@ def _read(path: Path, diags: Diagnostics) -> _Unit | None:
         diags.error("HDI100", f"cannot read '{display}': {e.strerror or e}")
         return None
     digest = hashlib.sha256(data).hexdigest()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        before = data[: e.start]
-        line = before.count(b"\n") + 1
-        col = len(before) - (before.rfind(b"\n") + 1) + 1
-        text = data.decode("utf-8", errors="replace")
-        diags.error(
-            "HDI004",
-            f"invalid UTF-8 byte 0x{data[e.start]:02x}",
-            Span(display, line, col, line, col + 1),
-        )
+    text, bad = decode_schema(data)
+    if bad is not None:
+        span = Span(display, bad.line, bad.col, bad.line, bad.col + 1)
+        diags.error("HDI004", bad.message, span)
         return _Unit(path, display, text, digest, None)
-    if text.startswith("\ufeff"):
-        text = text[1:]
     return _Unit(path, display, text, digest, parse(display, text, diags))
 
 
@@ -129,7 +120,7 @@ def load(
         if u.raw is None:
             continue
         pkg = u.raw.package.text
-        if not PACKAGE_RE.match(pkg):
+        if not _valid_package(pkg):
             diags.error(
                 "HDI101",
                 f"invalid package name '{pkg}'",
@@ -189,12 +180,11 @@ def load(
                 order.append(target)
             edges[u.path].append((target, imp))
 
-    _check_cycles(edges, units, diags)
-    sorted_units = _topo_order(order, edges)
+    sorted_units = _order(order, edges, units, diags)
     lowerer = Lowerer(diags)
     for p in sorted_units:
         u = units[p]
-        if u.raw is not None and PACKAGE_RE.match(u.raw.package.text):
+        if u.raw is not None and _valid_package(u.raw.package.text):
             lowerer.add(u.raw, u.digest, [(units[t].raw, imp) for t, imp in edges.get(p, [])])
     files = lowerer.lower_all()
     return LoadResult(
@@ -203,6 +193,19 @@ def load(
         {u.display: u.text for u in units.values()},
         tuple(dict.fromkeys(inputs)),
     )
+
+
+def _valid_package(package: str) -> bool:
+    """``package`` ends with a version whose numbers convert (int() refuses 4301+ digits)."""
+    m = PACKAGE_RE.match(package)
+    if m is None:
+        return False
+    try:
+        for number in m.groups():
+            int(number)
+    except ValueError:
+        return False
+    return True
 
 
 def _bases(
@@ -237,79 +240,25 @@ def _find_import(
     return None
 
 
-def _check_cycles(
+def _order(
+    order: list[Path],
     edges: Mapping[Path, list[tuple[Path, A.Name]]],
     units: Mapping[Path, _Unit],
     diags: Diagnostics,
-) -> None:
-    """Report each import cycle (one per back edge) in linear time: iterative DFS (an import
-    chain can be very long), O(1) on-path test, and messages that name at most 8 files —
-    many back edges may share one long path."""
-    state: dict[Path, int] = {}
-    stack: list[Path] = []  # the current DFS path
-    on_path: dict[Path, int] = {}  # file -> index in `stack`
+) -> list[Path]:
+    """Imported files before their importers; each import cycle is reported (one per back
+    edge, located at its import) and broken there."""
 
     def name(p: Path) -> str:
         raw = units[p].raw
         return f"{raw.package.text}.{p.stem}" if raw else units[p].display
 
-    def chain(i: int, last: Path, shown: int = 8) -> str:
-        n = len(stack) - i + 1
-        if n <= shown:
-            return " -> ".join([*(name(q) for q in stack[i:]), name(last)])
-        k = shown // 2
-        head = [name(q) for q in stack[i : i + k]]
-        tail = [name(q) for q in stack[len(stack) - k + 1 :]]
-        return " -> ".join([*head, f"… ({n - shown} more)", *tail, name(last)])
+    def report(path: Sequence[Path], i: int, imp: A.Name, _: int) -> None:
+        chain = " -> ".join(cycle_names(path, i, path[i], name))
+        diags.error("HDI106", f"circular import: {chain}", imp.span)
 
-    for start in edges:
-        if start in state:
-            continue
-        state[start] = 1
-        on_path[start] = 0
-        stack.append(start)
-        work = [iter(edges.get(start, []))]
-        while work:
-            step = next(work[-1], None)
-            if step is None:
-                work.pop()
-                done = stack.pop()
-                del on_path[done]
-                state[done] = 2
-                continue
-            t, imp = step
-            if t in on_path:
-                diags.error("HDI106", f"circular import: {chain(on_path[t], t)}", imp.span)
-            elif t not in state:
-                state[t] = 1
-                on_path[t] = len(stack)
-                stack.append(t)
-                work.append(iter(edges.get(t, [])))
-
-
-def _topo_order(order: list[Path], edges: Mapping[Path, list[tuple[Path, A.Name]]]) -> list[Path]:
-    """Imported files before their importers (cycles already reported; broken arbitrarily)."""
     out: list[Path] = []
-    done: set[Path] = set()
-    for start in order:
-        if start in done:
-            continue
-        active = {start}
-        path = [start]
-        work = [iter(edges.get(start, []))]
-        while work:
-            step = next(work[-1], None)
-            if step is None:
-                work.pop()
-                p = path.pop()
-                active.discard(p)
-                done.add(p)
-                out.append(p)
-                continue
-            t = step[0]
-            if t in done or t in active:
-                continue
-            active.add(t)
-            path.append(t)
-            work.append(iter(edges.get(t, [])))
+    # Files without edges (unparsed, bad package) have no imports: as roots they are leaves
+    # and change neither the reports nor the order of the others.
+    depth_first(order, lambda p: edges.get(p, []), report, out.append)
     return out

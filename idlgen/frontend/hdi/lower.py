@@ -10,6 +10,7 @@ from ... import ir
 from ...bounds import MAX_INHERITANCE, MAX_TYPE_NESTING, MAX_VALUE_NESTING
 from ...diagnostics import Diagnostics, suggest
 from ...ir import Span
+from ..graphs import cycle_names, depth_first
 from . import ast as A
 from .cexpr import CInt, CType, EvalError, evaluate
 
@@ -35,6 +36,7 @@ _UNSIGNED = {
     "int": ir.ScalarKind.U32,
     "long": ir.ScalarKind.U64,
 }
+_UNSIGNED_REFS = {name: ir.Scalar(kind) for name, kind in _UNSIGNED.items()}
 _ENUM_BASES = {
     ir.ScalarKind.I8,
     ir.ScalarKind.I16,
@@ -71,8 +73,11 @@ C_NAMES = {
 }
 
 
+_CTYPES = {k: CType(k.size * 8, k.is_signed, 1 if k.size <= 4 else 2) for k in ir.ScalarKind}
+
+
 def _ctype(kind: ir.ScalarKind) -> CType:
-    return CType(kind.size * 8, kind.is_signed, 1 if kind.size <= 4 else 2)
+    return _CTYPES[kind]
 
 
 def _version(package: str) -> tuple[int, int]:
@@ -100,18 +105,6 @@ class _Entry:
     kind: ir.RefKind
     raw: A.RawDecl | A.Name
     file: _File
-
-
-def _chain_text(path: Sequence[str], i: int, last: str, shown: int = 8) -> str:
-    """``A -> B -> A`` for ``path[i:] + [last]``; a long cycle shows its ends only, in time
-    independent of its length (many back edges may share one long path)."""
-    n = len(path) - i + 1
-    if n <= shown:
-        quals = [*path[i:], last]
-    else:
-        k = shown // 2
-        quals = [*path[i : i + k], f"… ({n - shown} more)", *path[len(path) - k + 1 :], last]
-    return " -> ".join(q.rsplit(".", 1)[-1] for q in quals)
 
 
 class Lowerer:
@@ -211,6 +204,8 @@ class Lowerer:
         self.diags.error("HDI202", f"unknown type '{name}'", span, help=help)
 
     def _type(self, f: _File, t: A.RawType, depth: int = 0) -> ir.TypeRef | None:
+        if t.kind == "prim" and not t.dims and depth < MAX_TYPE_NESTING:  # the common case
+            return _PRIM[t.name]
         base: ir.TypeRef | None
         depth += 1 + t.dims
         if depth > MAX_TYPE_NESTING:  # `int[][]…` is flat syntax but a deep type
@@ -221,7 +216,7 @@ class Lowerer:
         if t.kind == "prim":
             base = _PRIM[t.name]
         elif t.kind == "unsigned":
-            base = ir.Scalar(_UNSIGNED[t.name])
+            base = _UNSIGNED_REFS[t.name]  # shared, like _PRIM: the IR is immutable
         elif t.kind == "list":
             el = self._type(f, t.args[0], depth)
             base = ir.Vector(el, "list") if el is not None else None
@@ -288,21 +283,22 @@ class Lowerer:
             )
         return out
 
-    def _value_edges(self, qual: str) -> list[tuple[str, Span, bool]]:
-        """(struct/union held by value, where, via inheritance?) for a struct or union."""
+    def _value_edges(self, qual: str) -> list[tuple[str, tuple[Span, bool]]]:
+        """(struct/union held by value, (where, via inheritance?)) for a struct or union."""
         entry = self.index[qual]
         d = entry.raw
         assert isinstance(d, (A.RawStruct, A.RawUnion))
-        out: list[tuple[str, Span, bool]] = []
-        typed = [(m.type, m.type.span, False) for m in d.members]
-        if isinstance(d, A.RawStruct) and d.parent is not None:
-            typed.insert(0, (d.parent, d.parent.span, True))
-        for t, span, inherited in typed:
+        out: list[tuple[str, tuple[Span, bool]]] = []
+        typed = [m.type for m in d.members if m.type.kind == "named" and not m.type.dims]
+        parent = d.parent if isinstance(d, A.RawStruct) else None
+        if parent is not None:
+            typed.insert(0, parent)
+        for t in typed:
             if t.kind != "named" or t.dims:  # List<S>, S[]: held through a pointer
                 continue
             target = self._lookup(entry.file, t.name)
             if target is not None and self.index[target].kind in _AGGREGATES:
-                out.append((target, span, inherited))
+                out.append((target, (t.span, t is parent)))
         return out
 
     def _check_value_nesting(self) -> set[str]:
@@ -314,71 +310,57 @@ class Lowerer:
         """
         bad: set[str] = set()
         height: dict[str, int] = {}  # done: levels of by-value nesting below and including it
-        on_path: dict[str, int] = {}  # qualname -> index in `path`
-        path: list[str] = []
-        # plain[k]: how many of path[1..k] were reached through a by-value member (not
-        # `extends`), so "is this cycle all `extends`" is O(1)
-        plain: list[int] = []
-        edges: dict[str, list[tuple[str, Span, bool]]] = {}
+        edges: dict[str, list[tuple[str, tuple[Span, bool]]]] = {}
 
-        def edges_of(q: str) -> list[tuple[str, Span, bool]]:
-            if q not in edges:
-                edges[q] = self._value_edges(q)
-            return edges[q]
+        def edges_of(q: str) -> list[tuple[str, tuple[Span, bool]]]:
+            e = edges.get(q)
+            if e is None:
+                e = edges[q] = self._value_edges(q)
+            return e
 
-        for start, entry in self.index.items():
-            if start in height or entry.kind not in _AGGREGATES:
-                continue
-            if not isinstance(entry.raw, (A.RawStruct, A.RawUnion)):
-                continue
-            on_path[start] = 0
-            path.append(start)
-            plain.append(0)
-            work = [iter(edges_of(start))]
-            while work:
-                step = next(work[-1], None)
-                if step is None:
-                    work.pop()
-                    q = path.pop()
-                    plain.pop()
-                    del on_path[q]
-                    # a parent's members are flattened into the child: same level
-                    h = max((height.get(t, 0) + (not inh) for t, _, inh in edges_of(q)), default=0)
-                    h = max(h, 1)
-                    height[q] = h
-                    # Everything over the limit is left out (so what remains nests at most
-                    # MAX_VALUE_NESTING deep); only the first level over it is reported.
-                    if h > MAX_VALUE_NESTING:
-                        bad.add(q)
-                    if h == MAX_VALUE_NESTING + 1:
-                        self.diags.error(
-                            "HDI316",
-                            f"'{q.rsplit('.', 1)[1]}' nests structs or unions by value more "
-                            f"than {MAX_VALUE_NESTING} levels deep",
-                            self._span_of(self.index[q]),
-                        )
-                    continue
-                t, span, inherited = step
-                if t in on_path:
-                    i = on_path[t]
-                    # a cycle of `extends` alone is HDI310's ("extends itself")
-                    if not (inherited and plain[-1] == plain[i]):
-                        self.diags.error(
-                            "HDI315",
-                            f"'{t.rsplit('.', 1)[1]}' contains itself by value: "
-                            + _chain_text(path, i, t),
-                            span,
-                            help=["hold one of them in a List<…> or array instead"],
-                        )
-                        # Dropping the target of every back edge leaves a DAG (only tree,
-                        # forward and cross edges remain); marking the whole cycle instead
-                        # would cost quadratic time when many back edges share a long path.
-                        bad.add(t)
-                elif t not in height:
-                    on_path[t] = len(path)
-                    path.append(t)
-                    plain.append(plain[-1] + (not inherited))
-                    work.append(iter(edges_of(t)))
+        def done(q: str) -> None:
+            # a parent's members are flattened into the child: same level
+            h = max((height.get(t, 0) + (not inh) for t, (_, inh) in edges_of(q)), default=0)
+            h = max(h, 1)
+            height[q] = h
+            # Everything over the limit is left out (so what remains nests at most
+            # MAX_VALUE_NESTING deep); only the first level over it is reported.
+            if h > MAX_VALUE_NESTING:
+                bad.add(q)
+            if h == MAX_VALUE_NESTING + 1:
+                self.diags.error(
+                    "HDI316",
+                    f"'{q.rsplit('.', 1)[1]}' nests structs or unions by value more "
+                    f"than {MAX_VALUE_NESTING} levels deep",
+                    self._span_of(self.index[q]),
+                )
+
+        def cycle(path: Sequence[str], i: int, edge: tuple[Span, bool], by_value: int) -> None:
+            t = path[i]
+            if not by_value:  # a cycle of `extends` alone is HDI310's ("extends itself")
+                return
+            chain = " -> ".join(cycle_names(path, i, t, lambda q: q.rsplit(".", 1)[-1]))
+            self.diags.error(
+                "HDI315",
+                f"'{t.rsplit('.', 1)[1]}' contains itself by value: {chain}",
+                edge[0],
+                help=["hold one of them in a List<…> or array instead"],
+            )
+            # Dropping the target of every back edge leaves a DAG; marking the whole cycle
+            # instead would cost quadratic time when many back edges share a long path.
+            bad.add(t)
+
+        # Those holding nothing by value are leaves: height 1, nothing to report, visited
+        # only if something holds them.
+        roots = [
+            q
+            for q, entry in self.index.items()
+            if entry.kind in _AGGREGATES
+            and isinstance(entry.raw, (A.RawStruct, A.RawUnion))
+            and edges_of(q)
+        ]
+        # weight 1 per by-value member, 0 per `extends`
+        depth_first(roots, edges_of, cycle, done, weight=lambda e: int(not e[1]))
         return bad
 
     def _check_file_kind(self, f: _File) -> None:
@@ -404,6 +386,8 @@ class Lowerer:
             )
 
     def _check_type_attrs(self, d: A.RawDecl) -> None:
+        if not d.attrs:
+            return
         allowed = _TYPE_ATTRS | ({"callback", "oneway"} if isinstance(d, A.RawInterface) else set())
         seen: set[str] = set()
         for a in d.attrs:
@@ -487,10 +471,12 @@ class Lowerer:
                 )
                 return None
         ctype = _ctype(base)
-        values: dict[str, CInt] = {m.name: CInt(m.value, ctype) for m in members}
+        # every enumerator has the enum's type: keep plain values, make a CInt when referenced
+        values: dict[str, int] = {m.name: m.value for m in members}
         inherited = len(members)
         prev: int | None = members[-1].value if members else None
         ok = True
+        lookup = _Lookup(d, values, ctype)  # sees the members added below
         for m in d.members:
             if m.name.text in values:
                 self.diags.error("HDI303", f"duplicate enum member '{m.name.text}'", m.name.span)
@@ -502,7 +488,7 @@ class Lowerer:
             else:
                 expr = A.expr_text(m.value)
                 try:
-                    value = evaluate(m.value, self._member_lookup(d, values)).value
+                    value = evaluate(m.value, lookup).value
                 except EvalError as e:
                     span = e.node.span
                     msg = str(e)
@@ -514,13 +500,14 @@ class Lowerer:
                     self.diags.error("HDI304", msg, span, help=help)
                     ok = False
                     continue
-            values[m.name.text] = CInt(value, ctype)
+            values[m.name.text] = value
             members.append(ir.EnumMember(m.name.text, value, m.doc, expr, span=m.span))
             prev = value
         if not ok:
             return None
         own = members[inherited:]
-        bad = [m for m in own if not _ctype(base).fits(m.value)]
+        lo, hi = ctype.limits()
+        bad = [m for m in own if not lo <= m.value <= hi]
         if bad and explicit_base:
             for b in bad:
                 self.diags.error(
@@ -553,10 +540,6 @@ class Lowerer:
         return ir.Enum(
             d.name.text, f.package, base, tuple(members), d.doc, parent, span=d.name.span
         )
-
-    @staticmethod
-    def _member_lookup(d: A.RawEnum, values: dict[str, CInt]) -> "_Lookup":
-        return _Lookup(d, values)
 
     # ---- structs and unions
     def _struct(self, qual: str) -> ir.Struct | None:
@@ -804,12 +787,13 @@ class Lowerer:
 class _Lookup:
     """Resolves enumerator names inside an enum body (own earlier or inherited members)."""
 
-    def __init__(self, d: A.RawEnum, values: dict[str, CInt]) -> None:
+    def __init__(self, d: A.RawEnum, values: dict[str, int], ctype: CType) -> None:
         self.d = d
         self.values = values
+        self.ctype = ctype
 
     def __call__(self, ref: A.NameRef) -> CInt:
         v = self.values.get(ref.name)
         if v is None:
             raise EvalError(f"unknown enum member '{ref.name}' in enum '{self.d.name.text}'", ref)
-        return v
+        return CInt(v, self.ctype)
