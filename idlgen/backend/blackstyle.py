@@ -13,34 +13,31 @@ preference. Tests compare the output with black's over ``generated/`` and the HD
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from itertools import accumulate
 
 __all__ = ["layout", "normalize_quotes"]
 
+# One match per token: the whitespace before it, then exactly one of the kinds (``bad``: a
+# character no token starts with, or whitespace at the very end).
 _TOKEN = re.compile(
-    r"""(?P<ws>\s+)
-    |(?P<str>[bBrRuU]{0,2}(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"))
-    |(?P<name>[A-Za-z_][A-Za-z_0-9]*)
-    |(?P<num>[0-9][0-9A-Za-z_.]*)
-    |(?P<op>->|[()\[\]{},.:=|\-])
+    r"""(\s*)(?:
+    ([bBrRuU]{0,2}(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"))
+    |([A-Za-z_][A-Za-z_0-9]*)
+    |([0-9][0-9A-Za-z_.]*)
+    |(->|[()\[\]{},.:=|\-])
+    |([\s\S]))
     """,
     re.VERBOSE,
 )
 _OPEN = "([{"
 _CLOSE = ")]}"
+_NAME, _STR, _NUM, _OP = range(4)
+# What a closing bracket after a comma means (see ``_Line.magic``).
+_PLAIN, _MAGIC, _CALL_COMMA = range(3)
 
 
 class _Unsupported(Exception):
     pass
-
-
-@dataclass(slots=True)
-class _Tok:
-    text: str
-    space: bool  # whitespace before it in the emitted text
-    kind: str
-    match: int = -1  # index of the matching bracket
-    atom: bool = False  # an opening bracket of a literal (tuple, list, dict), not a call
 
 
 def normalize_quotes(lit: str) -> str:
@@ -92,174 +89,204 @@ def _sub_twice(regex: re.Pattern[str], replacement: str, original: str) -> str:
     return regex.sub(replacement, regex.sub(replacement, original))
 
 
-def _tokens(text: str) -> list[_Tok]:
-    toks: list[_Tok] = []
-    pos, space = 0, False
-    stack: list[int] = []
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if m is None:
-            raise _Unsupported
-        pos = m.end()
-        kind = m.lastgroup or ""
-        if kind == "ws":
-            space = True
-            continue
-        value = m.group()
-        if kind == "str":
-            if toks and toks[-1].kind == "str":
-                raise _Unsupported  # implicit concatenation
-            value = normalize_quotes(value)
-        tok = _Tok(value, space, kind)
-        space = False
-        if value in _OPEN:
-            prev = toks[-1] if toks else None
-            # After a name or a closing bracket it is a call or subscript, else a literal.
-            tok.atom = prev is None or not (prev.kind in ("name", "str") or prev.text in _CLOSE)
-            stack.append(len(toks))
-        elif value in _CLOSE:
-            if not stack or _OPEN.index(toks[stack[-1]].text) != _CLOSE.index(value):
+class _Line:
+    """One tokenized logical line. The layout works on index ranges ``[lo, hi)`` of it, with an
+    optional comma appended (black adds trailing commas): no token lists are copied, and a
+    range's flat width comes from prefix sums, so laying out a statement is linear in its
+    tokens rather than in tokens times nesting depth."""
+
+    __slots__ = (
+        "text",
+        "kind",
+        "match",
+        "atom",
+        "commas",
+        "special",
+        "opens",
+        "flat",
+        "pos",
+        "lead",
+    )
+
+    def __init__(self, src: str) -> None:
+        text: list[str] = []
+        kind: list[int] = []
+        match: list[int] = []
+        atom: list[bool] = []
+        commas: list[int] = []  # an opening bracket's commas at its top level
+        pieces: list[str] = []  # a token with the space black prints before it
+        stack: list[int] = []
+        prev = ""
+        prev_kind = -1
+        for ws, s, name, num, op, bad in _TOKEN.findall(src):
+            if bad:
+                if bad.isspace():
+                    continue  # whitespace at the end
                 raise _Unsupported
-            j = stack.pop()
-            toks[j].match = len(toks)
-            tok.match = j
-        toks.append(tok)
-    if stack:
-        raise _Unsupported
-    return toks
+            if s:
+                if prev_kind == _STR:
+                    raise _Unsupported  # implicit concatenation
+                tok, k = s if s[0] == '"' and "\\" not in s else normalize_quotes(s), _STR
+            elif name:
+                tok, k = name, _NAME
+            elif num:
+                tok, k = num, _NUM
+            else:
+                tok, k = op, _OP
+            i = len(text)
+            # black's spacing: none inside brackets, before commas and around dots
+            if prev in _OPEN or tok in _CLOSE or tok == "," or tok == "." or prev == ".":
+                pieces.append(tok)
+            elif prev == "," or ws:
+                pieces.append(" " + tok)
+            else:
+                pieces.append(tok)
+            a = False
+            m = -1
+            if k == _OP:
+                if tok in _OPEN:
+                    # After a name or a closing bracket it is a call or subscript, else a literal.
+                    a = i == 0 or not (prev_kind == _NAME or prev_kind == _STR or prev in _CLOSE)
+                    stack.append(i)
+                elif tok in _CLOSE:
+                    if not stack or _OPEN.index(text[stack[-1]]) != _CLOSE.index(tok):
+                        raise _Unsupported
+                    m = stack.pop()
+                    match[m] = i
+                elif tok == "," and stack:
+                    commas[stack[-1]] += 1
+            text.append(tok)
+            kind.append(k)
+            match.append(m)
+            atom.append(a)
+            commas.append(0)
+            prev, prev_kind = tok, k
+        if stack:
+            raise _Unsupported
+        n = len(text)
+        # special[i]: the first closing bracket at or after i that follows a comma and is not a
+        # one-tuple's, with what it means (index n: none).
+        special = [n] * (n + 1)
+        opens = [n] * (n + 1)  # opens[i]: the first opening bracket at or after i
+        nxt = nxt_open = n
+        for i in range(n - 1, -1, -1):
+            t = text[i]
+            if t in _CLOSE and i and text[i - 1] == ",":
+                o = match[i]
+                if not (t == ")" and commas[o] == 1 and atom[o]):
+                    nxt = i
+            elif match[i] > i:
+                nxt_open = i
+            special[i] = nxt
+            opens[i] = nxt_open
+        self.text = text
+        self.kind = kind
+        self.match = match
+        self.atom = atom
+        self.commas = commas
+        self.special = special
+        self.opens = opens
+        self.flat = "".join(pieces)
+        self.pos = [0, *accumulate(map(len, pieces))]
+        self.lead = [len(p) - len(t) for p, t in zip(pieces, text)]
 
+    def width(self, lo: int, hi: int, comma: bool) -> int:
+        if hi <= lo:
+            return int(comma)
+        return self.pos[hi] - self.pos[lo] - self.lead[lo] + comma
 
-def _flat(toks: list[_Tok]) -> str:
-    out: list[str] = []
-    prev: _Tok | None = None
-    for t in toks:
-        if prev is not None:
-            if prev.text in _OPEN or t.text in _CLOSE or t.text in (",", ".") or prev.text == ".":
-                pass
-            elif prev.text == ",":
-                out.append(" ")
-            elif t.space:
-                out.append(" ")
-        out.append(t.text)
-        prev = t
-    return "".join(out)
+    def joined(self, lo: int, hi: int, comma: bool) -> str:
+        """``[lo, hi)`` on one line, as black spaces it."""
+        if hi <= lo:
+            return "," if comma else ""
+        s = self.flat[self.pos[lo] + self.lead[lo] : self.pos[hi]]
+        return s + "," if comma else s
 
+    def magic(self, lo: int, hi: int) -> bool:
+        """A comma before a closing bracket that black keeps exploded (not a one-tuple's), in
+        the balanced range ``[lo, hi)``."""
+        i = self.special[lo]
+        if i >= hi:
+            return False
+        if self.text[i] == ")" and not self.atom[self.match[i]]:
+            raise _Unsupported  # a call with a trailing comma: not modelled
+        return True
 
-def _magic_comma(toks: list[_Tok]) -> bool:
-    """A comma before a closing bracket that black keeps exploded (not a one-tuple's)."""
-    for i in range(1, len(toks)):
-        t = toks[i]
-        if t.text in _CLOSE and toks[i - 1].text == ",":
-            opening = toks[t.match]
-            if t.text == ")" and _commas(toks, t.match + 1, i) == 1 and opening.atom:
-                continue  # ``(x,)``
-            if t.text == ")" and not opening.atom:
-                raise _Unsupported  # a call with a trailing comma: not modelled
-            return True
-    return False
-
-
-def _commas(toks: list[_Tok], start: int, end: int) -> int:
-    """Commas at the top bracket level of ``toks[start:end]``."""
-    n, i = 0, start
-    while i < end:
-        t = toks[i]
-        if t.text in _OPEN:
-            i = t.match
-        elif t.text == ",":
-            n += 1
-        i += 1
-    return n
-
-
-def _split_commas(toks: list[_Tok]) -> list[list[_Tok]]:
-    parts: list[list[_Tok]] = [[]]
-    i = 0
-    while i < len(toks):
-        t = toks[i]
-        if t.text in _OPEN:
-            parts[-1].extend(toks[i : t.match + 1])
-            i = t.match + 1
-            continue
-        parts[-1].append(t)
-        if t.text == ",":
-            parts.append([])
-        i += 1
-    return [p for p in parts if p]
-
-
-def _rebase(toks: list[_Tok]) -> list[_Tok]:
-    """A copy of a slice with bracket matches renumbered for it."""
-    out = [_Tok(t.text, t.space, t.kind, -1, t.atom) for t in toks]
-    stack: list[int] = []
-    for i, t in enumerate(out):
-        if t.text in _OPEN:
-            stack.append(i)
-        elif t.text in _CLOSE:
-            j = stack.pop()
-            out[j].match = i
-            t.match = j
-    return out
-
-
-def _line(toks: list[_Tok], depth: int, limit: int, body: bool, explode: bool) -> list[str]:
-    """black's ``transform_line`` for an expression line ``depth`` levels deep."""
-    pad = "    " * depth
-    if not explode and not _magic_comma(toks):
-        flat = _flat(toks)
-        if len(pad) + len(flat) <= limit:
-            return [pad + flat]
-    if body and _commas(toks, 0, len(toks)):
-        # delimiter split at commas: one element per line, with a trailing comma
-        parts = _split_commas(toks)
-        if len(parts) == 1 and toks[-1].text == ",":
-            return _rhs(toks, depth, limit)  # nothing to split: black moves on to rhs
-        if parts[-1][-1].text != ",":
-            parts[-1] = [*parts[-1], _Tok(",", False, "op")]
-        out: list[str] = []
-        for p in parts:
-            out.extend(_line(_rebase(p), depth, limit, True, False))
+    def top(self, lo: int, hi: int) -> list[int]:
+        """The indices of ``[lo, hi)`` at its top bracket level."""
+        out: list[int] = []
+        text, match = self.text, self.match
+        i = lo
+        while i < hi:
+            out.append(i)
+            i = match[i] + 1 if text[i] in _OPEN else i + 1
         return out
-    if any(t.text in ("|", "=", ":", "->", "-") for t in _top(toks)):
+
+    def has_open(self, lo: int, hi: int) -> bool:
+        return self.opens[lo] < hi
+
+
+def _line(
+    ln: _Line, lo: int, hi: int, comma: bool, depth: int, limit: int, body: bool, explode: bool
+) -> list[str]:
+    """black's ``transform_line`` for the expression ``[lo, hi)`` (+ ``,``) ``depth`` levels
+    deep."""
+    pad = "    " * depth
+    if not explode and not ln.magic(lo, hi):
+        if len(pad) + ln.width(lo, hi, comma) <= limit:
+            return [pad + ln.joined(lo, hi, comma)]
+    text = ln.text
+    if body:
+        top = ln.top(lo, hi)
+        cuts = [i for i in top if text[i] == ","]
+        if cuts or comma:
+            # delimiter split at commas: one element per line, with a trailing comma
+            parts = []
+            start = lo
+            for c in cuts:
+                parts.append((start, c + 1))
+                start = c + 1
+            if start < hi:
+                parts.append((start, hi))
+            ends_comma = comma or text[hi - 1] == ","
+            if len(parts) == 1 and ends_comma:
+                return _rhs(ln, lo, hi, comma, depth, limit)  # nothing to split: on to rhs
+            out: list[str] = []
+            last = len(parts) - 1
+            for n, (a, b) in enumerate(parts):
+                extra = n == last and text[b - 1] != ","
+                out.extend(_line(ln, a, b, extra, depth, limit, True, False))
+            return out
+    else:
+        top = ln.top(lo, hi)
+    if any(text[i] in ("|", "=", ":", "->", "-") for i in top):
         raise _Unsupported  # other delimiters: black's rules are not modelled here
-    return _rhs(toks, depth, limit)
+    return _rhs(ln, lo, hi, comma, depth, limit)
 
 
-def _top(toks: list[_Tok]) -> list[_Tok]:
-    out: list[_Tok] = []
-    i = 0
-    while i < len(toks):
-        out.append(toks[i])
-        i = toks[i].match + 1 if toks[i].text in _OPEN else i + 1
-    return out
-
-
-def _rhs(toks: list[_Tok], depth: int, limit: int) -> list[str]:
+def _rhs(ln: _Line, lo: int, hi: int, comma: bool, depth: int, limit: int) -> list[str]:
     """Split at the last bracket pair: head, body one level deeper, tail."""
-    if not any(t.text in _OPEN for t in toks):
-        return ["    " * depth + _flat(toks)]  # nothing to split: black leaves it long
-    end = len(toks) - 1
-    while end >= 0 and toks[end].text not in _CLOSE:
-        if toks[end].text != ",":
+    pad = "    " * depth
+    if not ln.has_open(lo, hi):
+        return [pad + ln.joined(lo, hi, comma)]  # nothing to split: black leaves it long
+    text = ln.text
+    end = hi - 1
+    while end >= lo and text[end] not in _CLOSE:
+        if text[end] != ",":
             raise _Unsupported
         end -= 1
-    if end < 0:
+    if end < lo:
         raise _Unsupported
-    start = toks[end].match
+    start = ln.match[end]
     if start == end - 1:
         raise _Unsupported  # empty brackets cannot be split
-    head, inner, tail = toks[: start + 1], toks[start + 1 : end], toks[end:]
-    pad = "    " * depth
-    head_text = pad + _flat(head)
+    head_text = pad + ln.joined(lo, start + 1, False)
     if len(head_text) > limit:
         raise _Unsupported
-    inner = _rebase(inner)
     # A literal's elements go one per line once it is split (a one-tuple's lone comma aside).
-    explode = toks[start].atom and _commas(inner, 0, len(inner)) > (
-        1 if inner[-1].text == "," else 0
-    )
-    out = [head_text, *_line(inner, depth + 1, limit, True, explode)]
-    tail_text = pad + _flat(tail)
+    explode = ln.atom[start] and ln.commas[start] > (1 if text[end - 1] == "," else 0)
+    out = [head_text, *_line(ln, start + 1, end, False, depth + 1, limit, True, explode)]
+    tail_text = pad + ln.joined(end, hi, comma)
     if len(tail_text) > limit:
         raise _Unsupported
     out.append(tail_text)
@@ -281,33 +308,31 @@ def _import(stmt: str, depth: int, limit: int) -> list[str] | None:
 
 
 def _def(stmt: str, depth: int, limit: int) -> list[str]:
-    toks = _tokens(stmt)
-    start = next(i for i, t in enumerate(toks) if t.text == "(")
-    end = toks[start].match
+    ln = _Line(stmt)
+    n = len(ln.text)
+    start = ln.text.index("(")
+    end = ln.match[start]
     pad = "    " * depth
-    flat = _flat(toks)
-    if len(pad) + len(flat) <= limit and not _magic_comma(toks):
-        return [pad + flat]
-    head = pad + _flat(toks[: start + 1])
-    tail = pad + _flat(toks[end:])
-    inner = _rebase(toks[start + 1 : end])
-    if not inner or len(head) > limit or len(tail) > limit:
+    if len(pad) + ln.width(0, n, False) <= limit and not ln.magic(0, n):
+        return [pad + ln.joined(0, n, False)]
+    head = pad + ln.joined(0, start + 1, False)
+    tail = pad + ln.joined(end, n, False)
+    if start + 1 == end or len(head) > limit or len(tail) > limit:
         raise _Unsupported
-    explode = False
-    if _commas(inner, 0, len(inner)) == 0:
-        inner = [*inner, _Tok(",", False, "op")]  # black adds one to a lone parameter
+    explode = comma = False
+    if ln.commas[start] == 0:
+        comma = explode = True  # black adds a comma to a lone parameter
+    elif ln.text[end - 1] == ",":
         explode = True
-    elif inner[-1].text == ",":
-        explode = True
-    return [head, *_line(inner, depth + 1, limit, True, explode), tail]
+    return [head, *_line(ln, start + 1, end, comma, depth + 1, limit, True, explode), tail]
 
 
-def _is_call(top: list[_Tok]) -> bool:
-    if len(top) < 2 or top[-1].text != "(" or top[0].kind != "name":
+def _is_call(ln: _Line, top: list[int]) -> bool:
+    if len(top) < 2 or ln.text[top[-1]] != "(" or ln.kind[top[0]] != _NAME:
         return False
     names = top[:-1]
     return (
-        all(t.kind == "name" if i % 2 == 0 else t.text == "." for i, t in enumerate(names))
+        all(ln.kind[t] == _NAME if i % 2 == 0 else ln.text[t] == "." for i, t in enumerate(names))
         and len(names) % 2 == 1
     )
 
@@ -322,18 +347,19 @@ def layout(stmt: str, depth: int, line_length: int) -> list[str] | None:
         if stmt.startswith("def ") and stmt.endswith(":"):
             lines = _def(stmt, depth, line_length)
         else:
-            toks = _tokens(stmt)
-            top = _top(toks)
-            if any(t.text in ("=", ":", "->", "|") for t in top):
+            ln = _Line(stmt)
+            n = len(ln.text)
+            top = ln.top(0, n)
+            if any(ln.text[i] in ("=", ":", "->", "|") for i in top):
                 # an assignment: only a quote change or nothing at all
-                if _magic_comma(toks):
+                if ln.magic(0, n):
                     return None
-                lines = ["    " * depth + _flat(toks)]
+                lines = ["    " * depth + ln.joined(0, n, False)]
             else:
                 # a bare call: a dotted name, then one argument list ending the line
-                if not _is_call(top):
+                if not _is_call(ln, top):
                     return None
-                lines = _line(toks, depth, line_length, False, False)
+                lines = _line(ln, 0, n, False, depth, line_length, False, False)
     except _Unsupported:
         return None
     if any(len(ln) > line_length and not _unsplittable(ln) for ln in lines):
@@ -344,6 +370,7 @@ def layout(stmt: str, depth: int, line_length: int) -> list[str] | None:
 def _unsplittable(line: str) -> bool:
     """A line without brackets: black cannot shorten it and leaves it long."""
     try:
-        return not any(t.text in _OPEN for t in _tokens(line.strip()))
+        ln = _Line(line.strip())
+        return not ln.has_open(0, len(ln.text))
     except _Unsupported:
         return False
