@@ -13,27 +13,29 @@ preference. Tests compare the output with black's over ``generated/`` and the HD
 from __future__ import annotations
 
 import re
+import string
+from bisect import bisect_left
 from itertools import accumulate
 
 __all__ = ["layout", "normalize_quotes"]
 
-# One match per token: the whitespace before it, then exactly one of the kinds (``bad``: a
-# character no token starts with, or whitespace at the very end).
-_TOKEN = re.compile(
-    r"""(\s*)(?:
-    ([bBrRuU]{0,2}(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"))
-    |([A-Za-z_][A-Za-z_0-9]*)
-    |([0-9][0-9A-Za-z_.]*)
-    |(->|[()\[\]{},.:=|\-])
-    |([\s\S]))
-    """,
-    re.VERBOSE,
-)
+_STR = r"""[bBrRuU]{0,2}(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
+_ONE = rf"""{_STR}|[A-Za-z_][A-Za-z_0-9]*|[0-9][0-9A-Za-z_.]*|->|[()\[\]{{}},.:=|\-]"""
+# A token (string, name, number, operator) with the whitespace before it. Atomic and
+# possessive, so a line is valid exactly when scanning it token by token never gets stuck.
+_TOKEN = re.compile(rf"(\s*)({_ONE})")
+_VALID = re.compile(rf"(?>\s*(?:{_ONE}))*+\s*")
 _OPEN = "([{"
 _CLOSE = ")]}"
-_NAME, _STR, _NUM, _OP = range(4)
-# What a closing bracket after a comma means (see ``_Line.magic``).
-_PLAIN, _MAGIC, _CALL_COMMA = range(3)
+_PAIR = {")": "(", "]": "[", "}": "{"}
+_BRACKETS = frozenset("()[]{}")
+_QUOTES = "'\""
+# black prints no space after these (``""``: the first token) or before those.
+_TIGHT_AFTER = frozenset(("", "(", "[", "{", "."))
+_TIGHT_BEFORE = frozenset((")", "]", "}", ",", "."))
+# First characters of names and strings: a bracket after one is a call or subscript.
+_CALLER = frozenset(string.ascii_letters + "_" + _QUOTES)
+_NAME_START = frozenset(string.ascii_letters + "_")
 
 
 class _Unsupported(Exception):
@@ -93,137 +95,116 @@ class _Line:
     """One tokenized logical line. The layout works on index ranges ``[lo, hi)`` of it, with an
     optional comma appended (black adds trailing commas): no token lists are copied, and a
     range's flat width comes from prefix sums, so laying out a statement is linear in its
-    tokens rather than in tokens times nesting depth."""
+    tokens rather than in tokens times nesting depth. Per-token work is done by comprehensions
+    and regexes; only brackets go through a Python loop."""
 
-    __slots__ = (
-        "text",
-        "kind",
-        "match",
-        "atom",
-        "commas",
-        "special",
-        "opens",
-        "flat",
-        "pos",
-        "lead",
-    )
+    __slots__ = ("text", "match", "specials", "opens", "flat", "pos")
 
     def __init__(self, src: str) -> None:
-        text: list[str] = []
-        kind: list[int] = []
-        match: list[int] = []
-        atom: list[bool] = []
-        commas: list[int] = []  # an opening bracket's commas at its top level
-        pieces: list[str] = []  # a token with the space black prints before it
+        if _VALID.fullmatch(src) is None:
+            raise _Unsupported
+        found = _TOKEN.findall(src)
+        text = [t for _, t in found]
+        if "'" in src or "\\" in src:
+            text = [normalize_quotes(t) if t[-1] in _QUOTES else t for t in text]
+        strs = [i for i, t in enumerate(text) if t[-1] in _QUOTES]
+        if any(b - a == 1 for a, b in zip(strs, strs[1:])):
+            raise _Unsupported  # implicit concatenation
+        # black's spacing: none inside brackets, before commas and around dots
+        pieces = [
+            t if p in _TIGHT_AFTER or t in _TIGHT_BEFORE else " " + t if w or p == "," else t
+            for p, (w, _), t in zip(["", *text], found, text)
+        ]
+        n = len(text)
+        match = [-1] * n
         stack: list[int] = []
-        prev = ""
-        prev_kind = -1
-        for ws, s, name, num, op, bad in _TOKEN.findall(src):
-            if bad:
-                if bad.isspace():
-                    continue  # whitespace at the end
-                raise _Unsupported
-            if s:
-                if prev_kind == _STR:
-                    raise _Unsupported  # implicit concatenation
-                tok, k = s if s[0] == '"' and "\\" not in s else normalize_quotes(s), _STR
-            elif name:
-                tok, k = name, _NAME
-            elif num:
-                tok, k = num, _NUM
+        opens: list[int] = []
+        closes: list[int] = []
+        for i in [i for i, t in enumerate(text) if t in _BRACKETS]:
+            t = text[i]
+            if t in _OPEN:
+                stack.append(i)
+                opens.append(i)
             else:
-                tok, k = op, _OP
-            i = len(text)
-            # black's spacing: none inside brackets, before commas and around dots
-            if prev in _OPEN or tok in _CLOSE or tok == "," or tok == "." or prev == ".":
-                pieces.append(tok)
-            elif prev == "," or ws:
-                pieces.append(" " + tok)
-            else:
-                pieces.append(tok)
-            a = False
-            m = -1
-            if k == _OP:
-                if tok in _OPEN:
-                    # After a name or a closing bracket it is a call or subscript, else a literal.
-                    a = i == 0 or not (prev_kind == _NAME or prev_kind == _STR or prev in _CLOSE)
-                    stack.append(i)
-                elif tok in _CLOSE:
-                    if not stack or _OPEN.index(text[stack[-1]]) != _CLOSE.index(tok):
-                        raise _Unsupported
-                    m = stack.pop()
-                    match[m] = i
-                elif tok == "," and stack:
-                    commas[stack[-1]] += 1
-            text.append(tok)
-            kind.append(k)
-            match.append(m)
-            atom.append(a)
-            commas.append(0)
-            prev, prev_kind = tok, k
+                if not stack or text[stack[-1]] != _PAIR[t]:
+                    raise _Unsupported
+                o = stack.pop()
+                match[o] = i
+                match[i] = o
+                closes.append(i)
         if stack:
             raise _Unsupported
-        n = len(text)
-        # special[i]: the first closing bracket at or after i that follows a comma and is not a
-        # one-tuple's, with what it means (index n: none).
-        special = [n] * (n + 1)
-        opens = [n] * (n + 1)  # opens[i]: the first opening bracket at or after i
-        nxt = nxt_open = n
-        for i in range(n - 1, -1, -1):
-            t = text[i]
-            if t in _CLOSE and i and text[i - 1] == ",":
-                o = match[i]
-                if not (t == ")" and commas[o] == 1 and atom[o]):
-                    nxt = i
-            elif match[i] > i:
-                nxt_open = i
-            special[i] = nxt
-            opens[i] = nxt_open
         self.text = text
-        self.kind = kind
         self.match = match
-        self.atom = atom
-        self.commas = commas
-        self.special = special
         self.opens = opens
         self.flat = "".join(pieces)
-        self.pos = [0, *accumulate(map(len, pieces))]
-        self.lead = [len(p) - len(t) for p, t in zip(pieces, text)]
+        self.pos = list(accumulate(map(len, pieces), initial=0))
+        # Closing brackets after a comma, but for a one-tuple's: black keeps them exploded.
+        self.specials = [
+            i
+            for i in closes
+            if text[i - 1] == ","
+            and not (text[i] == ")" and self.atom(match[i]) and self.commas(match[i]) == 1)
+        ]
+
+    def atom(self, o: int) -> bool:
+        """The opening bracket ``o`` starts a literal (tuple, list, dict), not a call."""
+        if o == 0:
+            return True
+        prev = self.text[o - 1]
+        return not (prev[0] in _CALLER or prev in _CLOSE)
+
+    def commas(self, o: int) -> int:
+        """Commas at the top level inside the bracket pair opened at ``o``."""
+        text = self.text
+        return sum(text[i] == "," for i in self.top(o + 1, self.match[o]))
+
+    def is_name(self, i: int) -> bool:
+        t = self.text[i]
+        return t[0] in _NAME_START and t[-1] not in _QUOTES
+
+    def _lead(self, i: int) -> int:
+        return self.pos[i + 1] - self.pos[i] - len(self.text[i])
 
     def width(self, lo: int, hi: int, comma: bool) -> int:
         if hi <= lo:
             return int(comma)
-        return self.pos[hi] - self.pos[lo] - self.lead[lo] + comma
+        return self.pos[hi] - self.pos[lo] - self._lead(lo) + comma
 
     def joined(self, lo: int, hi: int, comma: bool) -> str:
         """``[lo, hi)`` on one line, as black spaces it."""
         if hi <= lo:
             return "," if comma else ""
-        s = self.flat[self.pos[lo] + self.lead[lo] : self.pos[hi]]
+        s = self.flat[self.pos[lo] + self._lead(lo) : self.pos[hi]]
         return s + "," if comma else s
 
     def magic(self, lo: int, hi: int) -> bool:
         """A comma before a closing bracket that black keeps exploded (not a one-tuple's), in
         the balanced range ``[lo, hi)``."""
-        i = self.special[lo]
-        if i >= hi:
+        specials = self.specials
+        k = bisect_left(specials, lo)
+        if k == len(specials) or specials[k] >= hi:
             return False
-        if self.text[i] == ")" and not self.atom[self.match[i]]:
+        i = specials[k]
+        if self.text[i] == ")" and not self.atom(self.match[i]):
             raise _Unsupported  # a call with a trailing comma: not modelled
         return True
 
     def top(self, lo: int, hi: int) -> list[int]:
         """The indices of ``[lo, hi)`` at its top bracket level."""
         out: list[int] = []
-        text, match = self.text, self.match
+        match = self.match
         i = lo
         while i < hi:
             out.append(i)
-            i = match[i] + 1 if text[i] in _OPEN else i + 1
+            m = match[i]
+            i = m + 1 if m > i else i + 1
         return out
 
     def has_open(self, lo: int, hi: int) -> bool:
-        return self.opens[lo] < hi
+        opens = self.opens
+        k = bisect_left(opens, lo)
+        return k < len(opens) and opens[k] < hi
 
 
 def _line(
@@ -284,7 +265,7 @@ def _rhs(ln: _Line, lo: int, hi: int, comma: bool, depth: int, limit: int) -> li
     if len(head_text) > limit:
         raise _Unsupported
     # A literal's elements go one per line once it is split (a one-tuple's lone comma aside).
-    explode = ln.atom[start] and ln.commas[start] > (1 if text[end - 1] == "," else 0)
+    explode = ln.atom(start) and ln.commas(start) > (1 if text[end - 1] == "," else 0)
     out = [head_text, *_line(ln, start + 1, end, False, depth + 1, limit, True, explode)]
     tail_text = pad + ln.joined(end, hi, comma)
     if len(tail_text) > limit:
@@ -320,7 +301,7 @@ def _def(stmt: str, depth: int, limit: int) -> list[str]:
     if start + 1 == end or len(head) > limit or len(tail) > limit:
         raise _Unsupported
     explode = comma = False
-    if ln.commas[start] == 0:
+    if ln.commas(start) == 0:
         comma = explode = True  # black adds a comma to a lone parameter
     elif ln.text[end - 1] == ",":
         explode = True
@@ -328,11 +309,11 @@ def _def(stmt: str, depth: int, limit: int) -> list[str]:
 
 
 def _is_call(ln: _Line, top: list[int]) -> bool:
-    if len(top) < 2 or ln.text[top[-1]] != "(" or ln.kind[top[0]] != _NAME:
+    if len(top) < 2 or ln.text[top[-1]] != "(" or not ln.is_name(top[0]):
         return False
     names = top[:-1]
     return (
-        all(ln.kind[t] == _NAME if i % 2 == 0 else ln.text[t] == "." for i, t in enumerate(names))
+        all(ln.is_name(t) if i % 2 == 0 else ln.text[t] == "." for i, t in enumerate(names))
         and len(names) % 2 == 1
     )
 
