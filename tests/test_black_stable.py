@@ -211,3 +211,25 @@ def test_docstring_with_backslash_newline_is_left_alone() -> None:
 )
 def test_normalize_quotes_matches_black(lit: str) -> None:
     assert normalize_quotes(lit) + "\n" == _black(lit + "\n")
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_names, _names, _exprs(), st.integers(0, 2), st.sampled_from([40, 60, 100]))
+def test_assignment_layout_matches_black(
+    name: str, ann: str, value: str, depth: int, width: int
+) -> None:
+    """Class-body assignments (record fields with defaults): black wraps a right-hand side
+    that does not fit in parentheses, so a long one must not be returned as one line."""
+    stmt = f"{name}: {ann} = {value}"
+    got = layout(stmt, depth, width)
+    assume(got is not None)
+    pad = "    " * depth
+    nest = "".join("    " * i + "class C:\n" for i in range(depth))
+    assert _black(f"{nest}{pad}{stmt}\n", width) == nest + "\n".join(got) + "\n"
+
+
+def test_long_enum_default_is_left_to_black() -> None:
+    """The NNRt default ``ActivationType.ACTIVATION_TYPE_NO_ACTIVATION`` at 60 columns."""
+    stmt = "activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION"
+    assert layout(stmt, 1, 60) is None
+    assert layout(stmt, 1, 100) == ["    " + stmt]

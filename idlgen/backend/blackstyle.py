@@ -336,6 +336,8 @@ def layout(stmt: str, depth: int, line_length: int) -> list[str] | None:
                 if ln.magic(0, n):
                     return None
                 lines = ["    " * depth + ln.joined(0, n, False)]
+                if len(lines[0]) > line_length:
+                    return None  # black wraps a long right-hand side in parentheses
             else:
                 # a bare call: a dotted name, then one argument list ending the line
                 if not _is_call(ln, top):
