@@ -112,7 +112,7 @@ def identifier(name: str, taken: frozenset[str] = frozenset()) -> str:
     and helper aliases (``_parcel``, ``_m_…``) count as taken.
     """
     # Python reads identifiers NFKC-normalised (``ﬁeld`` is ``field``): check what it will see.
-    out = unicodedata.normalize("NFKC", name)
+    out = name if name.isascii() else unicodedata.normalize("NFKC", name)  # ASCII is NFKC
     if out.startswith("__") or out.startswith(_HELPER_PREFIX):
         out = out.lstrip("_") + "_" * (len(out) - len(out.lstrip("_")))
     while (

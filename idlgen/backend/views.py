@@ -62,9 +62,13 @@ class Names:
                 self.lang[d.qualname] = f.language
         self.cycle_of = _module_cycles(self.decls, self.where)
         self._fields: dict[str, dict[str, str]] = {}
+        self._classes: dict[str, str] = {}
 
     def class_name(self, qualname: str) -> str:
-        return class_name(qualname.rsplit(".", 1)[-1])
+        cached = self._classes.get(qualname)
+        if cached is None:
+            cached = self._classes[qualname] = class_name(qualname.rsplit(".", 1)[-1])
+        return cached
 
     def field_names(self, qualname: str) -> dict[str, str]:
         """Python attribute of each field (or HDI union member) of a record, by schema name.
