@@ -472,11 +472,11 @@ class ModuleBuilder:
         if isinstance(t, ir.String):
             if self.fbs and not (f.required or f.key) and not isinstance(f.default, str):
                 return "None"
-            return string_literal(f.default) if isinstance(f.default, str) else "''"
+            return string_literal(f.default) if isinstance(f.default, str) else '""'
         if isinstance(t, (ir.Vector, ir.FixedArray)):
             if _is_bytes(t, self.fbs):
-                # FlatBuffers: None = absent; b'' would store an empty vector.
-                return "None" if self.fbs and not f.required and f.default != () else "b''"
+                # FlatBuffers: None = absent; b"" would store an empty vector.
+                return "None" if self.fbs and not f.required and f.default != () else 'b""'
             if self.fbs and isinstance(t, ir.Vector) and not f.required and f.default != ():
                 return "None"
             return "field(default_factory=list)"
@@ -668,7 +668,7 @@ class ModuleBuilder:
 def _with_schema_name(default: str, schema_name: str) -> str:
     """A field declaration that records the schema's name of an escaped field
     (``dataclasses.fields(cls)[i].metadata["schema_name"]``)."""
-    meta = f"metadata={{'schema_name': {string_literal(schema_name)}}}"
+    meta = f'metadata={{"schema_name": {string_literal(schema_name)}}}'
     if default.startswith("field(") and default.endswith(")"):
         return f"{default[:-1]}, {meta})"
     return f"field(default={default}, {meta})"
