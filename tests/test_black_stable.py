@@ -233,3 +233,25 @@ def test_long_enum_default_is_left_to_black() -> None:
     stmt = "activationType: ActivationType = ActivationType.ACTIVATION_TYPE_NO_ACTIVATION"
     assert layout(stmt, 1, 60) is None
     assert layout(stmt, 1, 100) == ["    " + stmt]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_exprs(), min_size=1, max_size=8), st.integers(10, 80), st.sampled_from([40, 100]))
+def test_long_table_layout_matches_black(elements: list[str], copies: int, width: int) -> None:
+    """Statements the size of a big interface's codec table (the layout works on index ranges
+    of one token array; many elements and nesting levels exercise the offsets)."""
+    items = [f"_ipc.M{i}({e}, ({e},))" for i in range(copies) for e in elements]
+    stmt = f"_ipc.InterfaceCodec({', '.join(items)})"
+    got = layout(stmt, 0, width)
+    assume(got is not None)
+    assert "\n".join(got) + "\n" == _black(stmt + "\n", width)
+
+
+@pytest.mark.parametrize(
+    "stmt",
+    ["f(a + b)", "f(a, b", "f(a, b))", "f(a]", 'f("a" "b")', "f(x, 'unterminated)", "f(a, b,)"],
+)
+def test_layout_declines_what_it_does_not_model(stmt: str) -> None:
+    """Operators it has no rule for, unbalanced brackets, implicit concatenation, a call's
+    magic trailing comma: left to black."""
+    assert layout(stmt, 0, 5) is None

@@ -24,11 +24,9 @@ _STR = r"""[bBrRuU]{0,2}(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
 # Operators first (the most common tokens; none of the others starts like one), a string before
 # a name (``b"x"`` is a bytes literal).
 _ONE = rf"""->|[()\[\]{{}},.:=|\-]|[0-9][0-9A-Za-z_.]*|{_STR}|[A-Za-z_][A-Za-z_0-9]*"""
-# A token (string, name, number, operator) with the whitespace before it. Atomic and
-# possessive, so a line is valid exactly when scanning it token by token never gets stuck.
+# A token (string, name, number, operator), and the whitespace before it.
 _TOKEN = re.compile(rf"\s*({_ONE})")
 _SPACE = re.compile(rf"(\s*)(?:{_ONE})")  # the same matches; the whitespace before each
-_VALID = re.compile(rf"(?>\s*(?:{_ONE}))*+\s*")
 _OPEN = "([{"
 _CLOSE = ")]}"
 _PAIR = {")": "(", "]": "[", "}": "{"}
@@ -105,11 +103,13 @@ class _Line:
     __slots__ = ("text", "match", "specials", "opens", "flat", "pos")
 
     def __init__(self, src: str) -> None:
-        if _VALID.fullmatch(src) is None:
-            raise _Unsupported
         # Two scans rather than one list of (space, token) pairs: a 2 MB statement has 600k
         # tokens, and the pairs alone would take 40 MB.
         text: list[str] = _TOKEN.findall(src)
+        spaces: list[str] = _SPACE.findall(src)
+        # findall skips what no token matches: the matches must cover all but trailing space.
+        if sum(map(len, text)) + sum(map(len, spaces)) != len(src.rstrip()):
+            raise _Unsupported
         if "'" in src or "\\" in src:
             text = [normalize_quotes(t) if t[-1] in _QUOTES else t for t in text]
         strs = [i for i, t in enumerate(text) if t[-1] in _QUOTES]
@@ -118,7 +118,7 @@ class _Line:
         # black's spacing: none inside brackets, before commas and around dots
         pieces = [
             t if p in _TIGHT_AFTER or t in _TIGHT_BEFORE else " " + t if w or p == "," else t
-            for p, w, t in zip(chain(("",), text), _SPACE.findall(src), text)
+            for p, w, t in zip(chain(("",), text), spaces, text)
         ]
         self.flat = "".join(pieces)
         self.pos = array("q", accumulate(map(len, pieces), initial=0))
