@@ -238,7 +238,10 @@ def docstring(text: str, indent: int = 0) -> str:
 def string_literal(text: str) -> str:
     """A one-line string literal (``repr`` is exact for str and never spans lines), in black's
     quotes so that generated code need not go through black."""
-    return normalize_quotes(repr(text))
+    r = repr(text)
+    if r[0] == "'" and '"' not in r and "\\" not in r:
+        return f'"{r[1:-1]}"'  # normalize_quotes' common case, without its call
+    return normalize_quotes(r)
 
 
 def comment_text(text: str) -> str:
