@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 import string
-from bisect import bisect_left
 from array import array
+from bisect import bisect_left
 from itertools import accumulate, chain
 
 __all__ = ["layout", "normalize_quotes"]
