@@ -13,34 +13,35 @@ preference. Tests compare the output with black's over ``generated/`` and the HD
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import string
+from array import array
+from bisect import bisect_left
+from itertools import accumulate, chain
 
 __all__ = ["layout", "normalize_quotes"]
 
-_TOKEN = re.compile(
-    r"""(?P<ws>\s+)
-    |(?P<str>[bBrRuU]{0,2}(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"))
-    |(?P<name>[A-Za-z_][A-Za-z_0-9]*)
-    |(?P<num>[0-9][0-9A-Za-z_.]*)
-    |(?P<op>->|[()\[\]{},.:=|\-])
-    """,
-    re.VERBOSE,
-)
+_STR = r"""[bBrRuU]{0,2}(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
+# Operators first (the most common tokens; none of the others starts like one), a string before
+# a name (``b"x"`` is a bytes literal).
+_ONE = rf"""->|[()\[\]{{}},.:=|\-]|[0-9][0-9A-Za-z_.]*|{_STR}|[A-Za-z_][A-Za-z_0-9]*"""
+# A token (string, name, number, operator), and the whitespace before it.
+_TOKEN = re.compile(rf"\s*({_ONE})")
+_SPACE = re.compile(rf"(\s*)(?:{_ONE})")  # the same matches; the whitespace before each
 _OPEN = "([{"
 _CLOSE = ")]}"
+_PAIR = {")": "(", "]": "[", "}": "{"}
+_BRACKETS = frozenset("()[]{}")
+_QUOTES = "'\""
+# black prints no space after these (``""``: the first token) or before those.
+_TIGHT_AFTER = frozenset(("", "(", "[", "{", "."))
+_TIGHT_BEFORE = frozenset((")", "]", "}", ",", "."))
+# First characters of names and strings: a bracket after one is a call or subscript.
+_CALLER = frozenset(string.ascii_letters + "_" + _QUOTES)
+_NAME_START = frozenset(string.ascii_letters + "_")
 
 
 class _Unsupported(Exception):
     pass
-
-
-@dataclass(slots=True)
-class _Tok:
-    text: str
-    space: bool  # whitespace before it in the emitted text
-    kind: str
-    match: int = -1  # index of the matching bracket
-    atom: bool = False  # an opening bracket of a literal (tuple, list, dict), not a call
 
 
 def normalize_quotes(lit: str) -> str:
@@ -92,174 +93,188 @@ def _sub_twice(regex: re.Pattern[str], replacement: str, original: str) -> str:
     return regex.sub(replacement, regex.sub(replacement, original))
 
 
-def _tokens(text: str) -> list[_Tok]:
-    toks: list[_Tok] = []
-    pos, space = 0, False
-    stack: list[int] = []
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if m is None:
+class _Line:
+    """One tokenized logical line. The layout works on index ranges ``[lo, hi)`` of it, with an
+    optional comma appended (black adds trailing commas): no token lists are copied, and a
+    range's flat width comes from prefix sums, so laying out a statement is linear in its
+    tokens rather than in tokens times nesting depth. Per-token work is done by comprehensions
+    and regexes; only brackets go through a Python loop."""
+
+    __slots__ = ("text", "match", "specials", "opens", "flat", "pos")
+
+    def __init__(self, src: str) -> None:
+        # Two scans rather than one list of (space, token) pairs: a 2 MB statement has 600k
+        # tokens, and the pairs alone would take 40 MB.
+        text: list[str] = _TOKEN.findall(src)
+        spaces: list[str] = _SPACE.findall(src)
+        # findall skips what no token matches: the matches must cover all but trailing space.
+        if sum(map(len, text)) + sum(map(len, spaces)) != len(src.rstrip()):
             raise _Unsupported
-        pos = m.end()
-        kind = m.lastgroup or ""
-        if kind == "ws":
-            space = True
-            continue
-        value = m.group()
-        if kind == "str":
-            if toks and toks[-1].kind == "str":
-                raise _Unsupported  # implicit concatenation
-            value = normalize_quotes(value)
-        tok = _Tok(value, space, kind)
-        space = False
-        if value in _OPEN:
-            prev = toks[-1] if toks else None
-            # After a name or a closing bracket it is a call or subscript, else a literal.
-            tok.atom = prev is None or not (prev.kind in ("name", "str") or prev.text in _CLOSE)
-            stack.append(len(toks))
-        elif value in _CLOSE:
-            if not stack or _OPEN.index(toks[stack[-1]].text) != _CLOSE.index(value):
-                raise _Unsupported
-            j = stack.pop()
-            toks[j].match = len(toks)
-            tok.match = j
-        toks.append(tok)
-    if stack:
-        raise _Unsupported
-    return toks
+        if "'" in src or "\\" in src:
+            text = [normalize_quotes(t) if t[-1] in _QUOTES else t for t in text]
+        strs = [i for i, t in enumerate(text) if t[-1] in _QUOTES]
+        if any(b - a == 1 for a, b in zip(strs, strs[1:])):
+            raise _Unsupported  # implicit concatenation
+        # black's spacing: none inside brackets, before commas and around dots
+        pieces = [
+            t if p in _TIGHT_AFTER or t in _TIGHT_BEFORE else " " + t if w or p == "," else t
+            for p, w, t in zip(chain(("",), text), spaces, text)
+        ]
+        self.flat = "".join(pieces)
+        self.pos = array("q", accumulate(map(len, pieces), initial=0))
+        del pieces
+        n = len(text)
+        match = array("q", [-1]) * n
+        stack: list[int] = []
+        opens: list[int] = []
+        closes: list[int] = []
+        for i in [i for i, t in enumerate(text) if t in _BRACKETS]:
+            t = text[i]
+            if t in _OPEN:
+                stack.append(i)
+                opens.append(i)
+            else:
+                if not stack or text[stack[-1]] != _PAIR[t]:
+                    raise _Unsupported
+                o = stack.pop()
+                match[o] = i
+                match[i] = o
+                closes.append(i)
+        if stack:
+            raise _Unsupported
+        self.text = text
+        self.match = match
+        self.opens = opens
+        # Closing brackets after a comma, but for a one-tuple's: black keeps them exploded.
+        self.specials = [
+            i
+            for i in closes
+            if text[i - 1] == ","
+            and not (text[i] == ")" and self.atom(match[i]) and self.commas(match[i]) == 1)
+        ]
 
-
-def _flat(toks: list[_Tok]) -> str:
-    out: list[str] = []
-    prev: _Tok | None = None
-    for t in toks:
-        if prev is not None:
-            if prev.text in _OPEN or t.text in _CLOSE or t.text in (",", ".") or prev.text == ".":
-                pass
-            elif prev.text == ",":
-                out.append(" ")
-            elif t.space:
-                out.append(" ")
-        out.append(t.text)
-        prev = t
-    return "".join(out)
-
-
-def _magic_comma(toks: list[_Tok]) -> bool:
-    """A comma before a closing bracket that black keeps exploded (not a one-tuple's)."""
-    for i in range(1, len(toks)):
-        t = toks[i]
-        if t.text in _CLOSE and toks[i - 1].text == ",":
-            opening = toks[t.match]
-            if t.text == ")" and _commas(toks, t.match + 1, i) == 1 and opening.atom:
-                continue  # ``(x,)``
-            if t.text == ")" and not opening.atom:
-                raise _Unsupported  # a call with a trailing comma: not modelled
+    def atom(self, o: int) -> bool:
+        """The opening bracket ``o`` starts a literal (tuple, list, dict), not a call."""
+        if o == 0:
             return True
-    return False
+        prev = self.text[o - 1]
+        return not (prev[0] in _CALLER or prev in _CLOSE)
 
+    def commas(self, o: int) -> int:
+        """Commas at the top level inside the bracket pair opened at ``o``."""
+        text = self.text
+        return sum(text[i] == "," for i in self.top(o + 1, self.match[o]))
 
-def _commas(toks: list[_Tok], start: int, end: int) -> int:
-    """Commas at the top bracket level of ``toks[start:end]``."""
-    n, i = 0, start
-    while i < end:
-        t = toks[i]
-        if t.text in _OPEN:
-            i = t.match
-        elif t.text == ",":
-            n += 1
-        i += 1
-    return n
+    def is_name(self, i: int) -> bool:
+        t = self.text[i]
+        return t[0] in _NAME_START and t[-1] not in _QUOTES
 
+    # A piece starts with a space exactly when black puts one before its token (tokens never
+    # start with whitespace); a range's first token goes without it.
+    def width(self, lo: int, hi: int, comma: bool) -> int:
+        if hi <= lo:
+            return int(comma)
+        a = self.pos[lo]
+        return self.pos[hi] - a - (self.flat[a] == " ") + comma
 
-def _split_commas(toks: list[_Tok]) -> list[list[_Tok]]:
-    parts: list[list[_Tok]] = [[]]
-    i = 0
-    while i < len(toks):
-        t = toks[i]
-        if t.text in _OPEN:
-            parts[-1].extend(toks[i : t.match + 1])
-            i = t.match + 1
-            continue
-        parts[-1].append(t)
-        if t.text == ",":
-            parts.append([])
-        i += 1
-    return [p for p in parts if p]
+    def joined(self, lo: int, hi: int, comma: bool) -> str:
+        """``[lo, hi)`` on one line, as black spaces it."""
+        if hi <= lo:
+            return "," if comma else ""
+        a = self.pos[lo]
+        s = self.flat[a + (self.flat[a] == " ") : self.pos[hi]]
+        return s + "," if comma else s
 
+    def magic(self, lo: int, hi: int) -> bool:
+        """A comma before a closing bracket that black keeps exploded (not a one-tuple's), in
+        the balanced range ``[lo, hi)``."""
+        specials = self.specials
+        k = bisect_left(specials, lo)
+        if k == len(specials) or specials[k] >= hi:
+            return False
+        i = specials[k]
+        if self.text[i] == ")" and not self.atom(self.match[i]):
+            raise _Unsupported  # a call with a trailing comma: not modelled
+        return True
 
-def _rebase(toks: list[_Tok]) -> list[_Tok]:
-    """A copy of a slice with bracket matches renumbered for it."""
-    out = [_Tok(t.text, t.space, t.kind, -1, t.atom) for t in toks]
-    stack: list[int] = []
-    for i, t in enumerate(out):
-        if t.text in _OPEN:
-            stack.append(i)
-        elif t.text in _CLOSE:
-            j = stack.pop()
-            out[j].match = i
-            t.match = j
-    return out
-
-
-def _line(toks: list[_Tok], depth: int, limit: int, body: bool, explode: bool) -> list[str]:
-    """black's ``transform_line`` for an expression line ``depth`` levels deep."""
-    pad = "    " * depth
-    if not explode and not _magic_comma(toks):
-        flat = _flat(toks)
-        if len(pad) + len(flat) <= limit:
-            return [pad + flat]
-    if body and _commas(toks, 0, len(toks)):
-        # delimiter split at commas: one element per line, with a trailing comma
-        parts = _split_commas(toks)
-        if len(parts) == 1 and toks[-1].text == ",":
-            return _rhs(toks, depth, limit)  # nothing to split: black moves on to rhs
-        if parts[-1][-1].text != ",":
-            parts[-1] = [*parts[-1], _Tok(",", False, "op")]
-        out: list[str] = []
-        for p in parts:
-            out.extend(_line(_rebase(p), depth, limit, True, False))
+    def top(self, lo: int, hi: int) -> list[int]:
+        """The indices of ``[lo, hi)`` at its top bracket level."""
+        out: list[int] = []
+        match = self.match
+        i = lo
+        while i < hi:
+            out.append(i)
+            m = match[i]
+            i = m + 1 if m > i else i + 1
         return out
-    if any(t.text in ("|", "=", ":", "->", "-") for t in _top(toks)):
+
+    def has_open(self, lo: int, hi: int) -> bool:
+        opens = self.opens
+        k = bisect_left(opens, lo)
+        return k < len(opens) and opens[k] < hi
+
+
+def _line(
+    ln: _Line, lo: int, hi: int, comma: bool, depth: int, limit: int, body: bool, explode: bool
+) -> list[str]:
+    """black's ``transform_line`` for the expression ``[lo, hi)`` (+ ``,``) ``depth`` levels
+    deep."""
+    pad = "    " * depth
+    if not explode and not ln.magic(lo, hi):
+        if len(pad) + ln.width(lo, hi, comma) <= limit:
+            return [pad + ln.joined(lo, hi, comma)]
+    text = ln.text
+    if body:
+        top = ln.top(lo, hi)
+        cuts = [i for i in top if text[i] == ","]
+        if cuts or comma:
+            # delimiter split at commas: one element per line, with a trailing comma
+            parts = []
+            start = lo
+            for c in cuts:
+                parts.append((start, c + 1))
+                start = c + 1
+            if start < hi:
+                parts.append((start, hi))
+            ends_comma = comma or text[hi - 1] == ","
+            if len(parts) == 1 and ends_comma:
+                return _rhs(ln, lo, hi, comma, depth, limit)  # nothing to split: on to rhs
+            out: list[str] = []
+            last = len(parts) - 1
+            for n, (a, b) in enumerate(parts):
+                extra = n == last and text[b - 1] != ","
+                out.extend(_line(ln, a, b, extra, depth, limit, True, False))
+            return out
+    else:
+        top = ln.top(lo, hi)
+    if any(text[i] in ("|", "=", ":", "->", "-") for i in top):
         raise _Unsupported  # other delimiters: black's rules are not modelled here
-    return _rhs(toks, depth, limit)
+    return _rhs(ln, lo, hi, comma, depth, limit)
 
 
-def _top(toks: list[_Tok]) -> list[_Tok]:
-    out: list[_Tok] = []
-    i = 0
-    while i < len(toks):
-        out.append(toks[i])
-        i = toks[i].match + 1 if toks[i].text in _OPEN else i + 1
-    return out
-
-
-def _rhs(toks: list[_Tok], depth: int, limit: int) -> list[str]:
+def _rhs(ln: _Line, lo: int, hi: int, comma: bool, depth: int, limit: int) -> list[str]:
     """Split at the last bracket pair: head, body one level deeper, tail."""
-    if not any(t.text in _OPEN for t in toks):
-        return ["    " * depth + _flat(toks)]  # nothing to split: black leaves it long
-    end = len(toks) - 1
-    while end >= 0 and toks[end].text not in _CLOSE:
-        if toks[end].text != ",":
+    pad = "    " * depth
+    if not ln.has_open(lo, hi):
+        return [pad + ln.joined(lo, hi, comma)]  # nothing to split: black leaves it long
+    text = ln.text
+    end = hi - 1
+    while end >= lo and text[end] not in _CLOSE:
+        if text[end] != ",":
             raise _Unsupported
         end -= 1
-    if end < 0:
+    if end < lo:
         raise _Unsupported
-    start = toks[end].match
+    start = ln.match[end]
     if start == end - 1:
         raise _Unsupported  # empty brackets cannot be split
-    head, inner, tail = toks[: start + 1], toks[start + 1 : end], toks[end:]
-    pad = "    " * depth
-    head_text = pad + _flat(head)
+    head_text = pad + ln.joined(lo, start + 1, False)
     if len(head_text) > limit:
         raise _Unsupported
-    inner = _rebase(inner)
     # A literal's elements go one per line once it is split (a one-tuple's lone comma aside).
-    explode = toks[start].atom and _commas(inner, 0, len(inner)) > (
-        1 if inner[-1].text == "," else 0
-    )
-    out = [head_text, *_line(inner, depth + 1, limit, True, explode)]
-    tail_text = pad + _flat(tail)
+    explode = ln.atom(start) and ln.commas(start) > (1 if text[end - 1] == "," else 0)
+    out = [head_text, *_line(ln, start + 1, end, False, depth + 1, limit, True, explode)]
+    tail_text = pad + ln.joined(end, hi, comma)
     if len(tail_text) > limit:
         raise _Unsupported
     out.append(tail_text)
@@ -281,33 +296,31 @@ def _import(stmt: str, depth: int, limit: int) -> list[str] | None:
 
 
 def _def(stmt: str, depth: int, limit: int) -> list[str]:
-    toks = _tokens(stmt)
-    start = next(i for i, t in enumerate(toks) if t.text == "(")
-    end = toks[start].match
+    ln = _Line(stmt)
+    n = len(ln.text)
+    start = ln.text.index("(")
+    end = ln.match[start]
     pad = "    " * depth
-    flat = _flat(toks)
-    if len(pad) + len(flat) <= limit and not _magic_comma(toks):
-        return [pad + flat]
-    head = pad + _flat(toks[: start + 1])
-    tail = pad + _flat(toks[end:])
-    inner = _rebase(toks[start + 1 : end])
-    if not inner or len(head) > limit or len(tail) > limit:
+    if len(pad) + ln.width(0, n, False) <= limit and not ln.magic(0, n):
+        return [pad + ln.joined(0, n, False)]
+    head = pad + ln.joined(0, start + 1, False)
+    tail = pad + ln.joined(end, n, False)
+    if start + 1 == end or len(head) > limit or len(tail) > limit:
         raise _Unsupported
-    explode = False
-    if _commas(inner, 0, len(inner)) == 0:
-        inner = [*inner, _Tok(",", False, "op")]  # black adds one to a lone parameter
+    explode = comma = False
+    if ln.commas(start) == 0:
+        comma = explode = True  # black adds a comma to a lone parameter
+    elif ln.text[end - 1] == ",":
         explode = True
-    elif inner[-1].text == ",":
-        explode = True
-    return [head, *_line(inner, depth + 1, limit, True, explode), tail]
+    return [head, *_line(ln, start + 1, end, comma, depth + 1, limit, True, explode), tail]
 
 
-def _is_call(top: list[_Tok]) -> bool:
-    if len(top) < 2 or top[-1].text != "(" or top[0].kind != "name":
+def _is_call(ln: _Line, top: list[int]) -> bool:
+    if len(top) < 2 or ln.text[top[-1]] != "(" or not ln.is_name(top[0]):
         return False
     names = top[:-1]
     return (
-        all(t.kind == "name" if i % 2 == 0 else t.text == "." for i, t in enumerate(names))
+        all(ln.is_name(t) if i % 2 == 0 else ln.text[t] == "." for i, t in enumerate(names))
         and len(names) % 2 == 1
     )
 
@@ -322,20 +335,21 @@ def layout(stmt: str, depth: int, line_length: int) -> list[str] | None:
         if stmt.startswith("def ") and stmt.endswith(":"):
             lines = _def(stmt, depth, line_length)
         else:
-            toks = _tokens(stmt)
-            top = _top(toks)
-            if any(t.text in ("=", ":", "->", "|") for t in top):
+            ln = _Line(stmt)
+            n = len(ln.text)
+            top = ln.top(0, n)
+            if any(ln.text[i] in ("=", ":", "->", "|") for i in top):
                 # an assignment: only a quote change or nothing at all
-                if _magic_comma(toks):
+                if ln.magic(0, n):
                     return None
-                line = "    " * depth + _flat(toks)
-                # too long: black wraps the right-hand side in parentheses (not modelled)
-                return [line] if len(line) <= line_length else None
+                lines = ["    " * depth + ln.joined(0, n, False)]
+                if len(lines[0]) > line_length:
+                    return None  # black wraps a long right-hand side in parentheses
             else:
                 # a bare call: a dotted name, then one argument list ending the line
-                if not _is_call(top):
+                if not _is_call(ln, top):
                     return None
-                lines = _line(toks, depth, line_length, False, False)
+                lines = _line(ln, 0, n, False, depth, line_length, False, False)
     except _Unsupported:
         return None
     if any(len(ln) > line_length and not _unsplittable(ln) for ln in lines):
@@ -347,6 +361,7 @@ def _unsplittable(line: str) -> bool:
     """An element line without brackets (``"<IIII…",`` in an argument list): black cannot
     shorten it and leaves it long."""
     try:
-        return not any(t.text in _OPEN for t in _tokens(line.strip()))
+        ln = _Line(line.strip())
+        return not ln.has_open(0, len(ln.text))
     except _Unsupported:
         return False

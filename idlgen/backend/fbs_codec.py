@@ -20,6 +20,11 @@ __all__ = ["codec_view", "render_calls"]
 
 def _lit(v: Any) -> str:
     """Python source for a descriptor argument (``repr`` except for non-finite floats)."""
+    t = type(v)
+    if t is str:
+        return string_literal(v)
+    if t is int or t is bool or v is None:
+        return repr(v)
     if isinstance(v, float) and not math.isfinite(v):
         return f'float("{v}")'
     if isinstance(v, tuple):

@@ -184,16 +184,20 @@ def record_codec(
 
 def codec_deps(e: Any) -> set[str]:
     """Qualified names of the records whose codecs ``e`` uses."""
+    out: set[str] = set()
+    _deps(e, out)
+    return out
+
+
+def _deps(e: Any, out: set[str]) -> None:
     if isinstance(e, CodecRef):
-        return {e.qualname}
+        out.add(e.qualname)
+        return
     if isinstance(e, Call):
         e = e.args
     if isinstance(e, tuple):
-        out: set[str] = set()
         for a in e:
-            out |= codec_deps(a)
-        return out
-    return set()
+            _deps(a, out)
 
 
 def codec_order(codecs: Mapping[str, Call]) -> list[str]:
@@ -223,6 +227,8 @@ def render(
     ``module``/``ipc`` are the names under which the generated module imports
     :mod:`idlgen.wire.parcel` and :mod:`idlgen.wire.ipc`.
     """
+    if type(e) is str:  # the most common leaves first
+        return string_literal(e)
     if isinstance(e, Sym):
         return f"{module}.{e.name}"
     if isinstance(e, ClassRef):

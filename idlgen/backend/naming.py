@@ -112,7 +112,7 @@ def identifier(name: str, taken: frozenset[str] = frozenset()) -> str:
     and helper aliases (``_parcel``, ``_m_…``) count as taken.
     """
     # Python reads identifiers NFKC-normalised (``ﬁeld`` is ``field``): check what it will see.
-    out = unicodedata.normalize("NFKC", name)
+    out = name if name.isascii() else unicodedata.normalize("NFKC", name)  # ASCII is NFKC
     if out.startswith("__") or out.startswith(_HELPER_PREFIX):
         out = out.lstrip("_") + "_" * (len(out) - len(out.lstrip("_")))
     while (
@@ -238,7 +238,10 @@ def docstring(text: str, indent: int = 0) -> str:
 def string_literal(text: str) -> str:
     """A one-line string literal (``repr`` is exact for str and never spans lines), in black's
     quotes so that generated code need not go through black."""
-    return normalize_quotes(repr(text))
+    r = repr(text)
+    if r[0] == "'" and '"' not in r and "\\" not in r:
+        return f'"{r[1:-1]}"'  # normalize_quotes' common case, without its call
+    return normalize_quotes(r)
 
 
 def comment_text(text: str) -> str:

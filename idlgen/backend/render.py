@@ -22,6 +22,7 @@ def env() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         autoescape=False,
+        auto_reload=False,  # shipped files: no stat() per include (one per record otherwise)
     )
     # ``{{ x.doc | doc(1) }}``: a docstring as black lays it out one level deep, at the line
     # length the render was given (``line_length=`` in the template context; default 100).

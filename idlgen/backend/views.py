@@ -62,9 +62,13 @@ class Names:
                 self.lang[d.qualname] = f.language
         self.cycle_of = _module_cycles(self.decls, self.where)
         self._fields: dict[str, dict[str, str]] = {}
+        self._classes: dict[str, str] = {}
 
     def class_name(self, qualname: str) -> str:
-        return class_name(qualname.rsplit(".", 1)[-1])
+        cached = self._classes.get(qualname)
+        if cached is None:
+            cached = self._classes[qualname] = class_name(qualname.rsplit(".", 1)[-1])
+        return cached
 
     def field_names(self, qualname: str) -> dict[str, str]:
         """Python attribute of each field (or HDI union member) of a record, by schema name.
@@ -468,11 +472,11 @@ class ModuleBuilder:
         if isinstance(t, ir.String):
             if self.fbs and not (f.required or f.key) and not isinstance(f.default, str):
                 return "None"
-            return string_literal(f.default) if isinstance(f.default, str) else "''"
+            return string_literal(f.default) if isinstance(f.default, str) else '""'
         if isinstance(t, (ir.Vector, ir.FixedArray)):
             if _is_bytes(t, self.fbs):
-                # FlatBuffers: None = absent; b'' would store an empty vector.
-                return "None" if self.fbs and not f.required and f.default != () else "b''"
+                # FlatBuffers: None = absent; b"" would store an empty vector.
+                return "None" if self.fbs and not f.required and f.default != () else 'b""'
             if self.fbs and isinstance(t, ir.Vector) and not f.required and f.default != ():
                 return "None"
             return "field(default_factory=list)"
@@ -664,7 +668,7 @@ class ModuleBuilder:
 def _with_schema_name(default: str, schema_name: str) -> str:
     """A field declaration that records the schema's name of an escaped field
     (``dataclasses.fields(cls)[i].metadata["schema_name"]``)."""
-    meta = f"metadata={{'schema_name': {string_literal(schema_name)}}}"
+    meta = f'metadata={{"schema_name": {string_literal(schema_name)}}}'
     if default.startswith("field(") and default.endswith(")"):
         return f"{default[:-1]}, {meta})"
     return f"field(default={default}, {meta})"
