@@ -5,7 +5,7 @@ output, no caches), in CPU seconds (user + sys) and peak RSS of the process; the
 target (SECURITY.md) is under 2 s and under 300 MB for any input under 1 MB. Peers, on the
 same file: ``flatc --python`` for ``.fbs`` shapes, ``hdi-gen -l cpp`` for ``.idl`` shapes when
 ``HDIGEN_BIN`` names a built hdi-gen (shared/tools/hdigen). ``BENCH_REPEAT`` (default 3)
-runs each; the median is reported.
+runs of idlgen each, the median reported; peers run once (hdi-gen takes minutes on some).
 
     HDIGEN_BIN=/tmp/hdigen/out/bin/hdi-gen python bench/run.py large
 """
@@ -42,10 +42,13 @@ def _run(argv: Sequence[str], env: dict[str, str] | None = None) -> tuple[float,
 
 
 def _median(
-    argv: Sequence[str], env: dict[str, str] | None = None, fresh: Path | None = None
+    argv: Sequence[str],
+    env: dict[str, str] | None = None,
+    fresh: Path | None = None,
+    repeat: int | None = None,
 ) -> tuple[float, float]:
     runs = []
-    for _ in range(max(1, int(os.environ.get("BENCH_REPEAT", "3")))):
+    for _ in range(repeat or max(1, int(os.environ.get("BENCH_REPEAT", "3")))):
         if fresh is not None:
             shutil.rmtree(fresh, ignore_errors=True)
         runs.append(_run(argv, env))
@@ -70,26 +73,13 @@ def run() -> list[Result]:
             peer_out = work / "peer" / shape
             if path.suffix == ".fbs" and flatc:
                 peer = "flatc --python"
-                peer_s, _ = _median(
-                    [flatc, "--python", "-o", str(peer_out), str(path)], None, peer_out
-                )
+                argv = [flatc, "--python", "-o", str(peer_out), str(path)]
+                peer_s, _ = _median(argv, None, peer_out, repeat=1)
             elif path.suffix == ".idl" and hdigen and Path(hdigen).is_file():
                 peer = "hdi-gen -l cpp"
-                args = [
-                    "-s",
-                    "full",
-                    "-m",
-                    "ipc",
-                    "-l",
-                    "cpp",
-                    "-d",
-                    str(peer_out),
-                    "-c",
-                    str(path),
-                ]
-                peer_s, _ = _median(
-                    [hdigen, *args, "-r", f"a:{path.parent.parent}"], None, peer_out
-                )
+                argv = [hdigen, "-s", "full", "-m", "ipc", "-l", "cpp", "-d", str(peer_out)]
+                argv += ["-c", str(path), "-r", f"a:{path.parent.parent}"]
+                peer_s, _ = _median(argv, None, peer_out, repeat=1)
             size = path.stat().st_size / (1 << 20)
             for what, s, mb, p, ps in (
                 ("parse + check", parse_s, parse_mb, "", None),
