@@ -129,7 +129,8 @@ class Meta:
         line = bisect_right(starts, start)
         self.line = line
         self.column = start - starts[line - 1] + 1
-        line = bisect_right(starts, end, line - 1)
+        if line < len(starts) and end >= starts[line]:  # ends on a later line
+            line = bisect_right(starts, end, line)
         self.end_line = line
         self.end_column = end - starts[line - 1] + 1
 
@@ -309,50 +310,6 @@ class Grammar:
         pos = 0
         last = (-1, -1, "")  # the last token scanned: start, end, kind
 
-        def reduce(plan: tuple[Any, ...], at: int) -> None:
-            """One reduction that builds a node, splices, or expands a single child."""
-            kind_, size, origin, keep, expand1, fn, with_meta, _ = plan
-            if size:
-                top = stack[-size:]
-                del stack[-size:], states[-size:]
-                st = top[0][1]
-                if st < 0:
-                    st = next((e[1] for e in top if e[1] >= 0), -1)
-                en = top[-1][2]
-                if en < 0:
-                    en = next((e[2] for e in reversed(top) if e[2] >= 0), -1)
-            else:
-                top = []
-                st = en = -1
-            children: list[Any] = []
-            depth = 0
-            for i, splice in keep:
-                v, _, _, d = top[i]
-                if d > depth:
-                    depth = d
-                if not splice:
-                    children.append(v)
-                elif children or kind_ != _SPLICE:
-                    children += v
-                else:  # `_x: _x item` grows one list, as Lark's ChildFilterLALR does
-                    children = v
-            if kind_ == _SPLICE:
-                value: Any = children if type(children) is _Splice else _Splice(children)
-            elif expand1 and len(children) == 1:
-                value = children[0]
-                if type(value) is Tok:  # Lark positions only tree nodes
-                    st, en = value.start_pos or 0, value.end_pos or 0
-            else:
-                depth += 1
-                if depth > limit:
-                    raise TooDeep(*lines.at(st if st >= 0 else at))
-                if with_meta:
-                    value = fn(transformer, Meta(st, en, lines), children)
-                else:
-                    value = fn(transformer, children)
-            states.append(actions[states[-1]][origin])
-            stack.append((value, st, en, depth))
-
         def feed(kind: str, tok: Any, start: int, end: int) -> Any:
             """Reduce as ``kind`` demands, then shift it; at the end, the start rule's value."""
             while True:
@@ -371,10 +328,53 @@ class Grammar:
                 plan = plans[~act]
                 if plan[0] == _PASS:  # value, position and depth stay the child's
                     states[-1] = actions[states[-2]][plan[2]]
+                    if kind == END and states[-1] == end_state:
+                        return stack[-1][0]
+                    continue
+                # A reduction that builds a node, splices, or expands a single child.
+                kind_, size, origin, keep, expand1, fn, with_meta, _ = plan
+                if size:
+                    top = stack[-size:]
+                    del stack[-size:], states[-size:]
+                    st = top[0][1]
+                    if st < 0:
+                        st = next((e[1] for e in top if e[1] >= 0), -1)
+                    en = top[-1][2]
+                    if en < 0:
+                        en = next((e[2] for e in reversed(top) if e[2] >= 0), -1)
                 else:
-                    reduce(plan, start)
+                    top = []
+                    st = en = -1
+                children: list[Any] = []
+                depth = 0
+                for i, splice in keep:
+                    v, _, _, d = top[i]
+                    if d > depth:
+                        depth = d
+                    if not splice:
+                        children.append(v)
+                    elif children or kind_ != _SPLICE:
+                        children += v
+                    else:  # `_x: _x item` grows one list, as Lark's ChildFilterLALR does
+                        children = v
+                if kind_ == _SPLICE:
+                    value: Any = children if type(children) is _Splice else _Splice(children)
+                elif expand1 and len(children) == 1:
+                    value = children[0]
+                    if type(value) is Tok:  # Lark positions only tree nodes
+                        st, en = value.start_pos or 0, value.end_pos or 0
+                else:
+                    depth += 1
+                    if depth > limit:
+                        raise TooDeep(*lines.at(st if st >= 0 else start))
+                    if with_meta:
+                        value = fn(transformer, Meta(st, en, lines), children)
+                    else:
+                        value = fn(transformer, children)
+                states.append(actions[states[-1]][origin])
+                stack.append((value, st, en, depth))
                 if kind == END and states[-1] == end_state:
-                    return stack[-1][0]
+                    return value
 
         def as_token(kind: str, tok: Any, start: int, end: int) -> Token:
             if isinstance(tok, Token):
