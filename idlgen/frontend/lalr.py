@@ -71,24 +71,9 @@ class _Lines:
 
 class Tok(Token):
     """A Lark ``Token`` made without ``Token.__new__``'s keyword handling (a third of Lark's
-    per-token cost); it pickles and copies as a plain ``Token``."""
+    per-token cost). Only the driver makes them, so a value of this type is a scanned token."""
 
     __slots__ = ()
-
-    def __reduce__(self) -> Any:
-        return (
-            Token,
-            (
-                self.type,
-                str(self),
-                self.start_pos,
-                self.line,
-                self.column,
-                self.end_line,
-                self.end_column,
-                self.end_pos,
-            ),
-        )
 
 
 _new_str = str.__new__
@@ -105,7 +90,7 @@ def _token(kind: str, text: str, start: int, end: int, lines: _Lines) -> Tok:
     line = bisect_right(starts, start)
     t.line = line
     t.column = start - starts[line - 1] + 1
-    if value.find("\n") < 0:
+    if "\n" not in value:
         t.end_line = line
         t.end_column = t.column + end - start
     else:
@@ -221,7 +206,6 @@ class Grammar:
                         rules.append(arg)
                     out[sym] = ~rule_index[arg]
             self.actions[state] = out
-        self.rules = rules
         self.plans = [self._plan(r, transformer) for r in rules]
         # Terminals some rule keeps: only those become Token objects.
         self.kept_terminals = frozenset(
@@ -245,7 +229,7 @@ class Grammar:
 
     @staticmethod
     def _plan(rule: Any, transformer: type) -> tuple[Any, ...]:
-        """(kind, size, origin, keep, expand1, callback, with_meta, name) for one rule."""
+        """(kind, size, origin, keep, expand1, callback, with_meta) for one rule."""
         keep_all = rule.options.keep_all_tokens
         keep = tuple(
             (i, not s.is_term and s.name.startswith("_"))
@@ -257,9 +241,9 @@ class Grammar:
         expand1 = bool(rule.options.expand1 and not rule.alias)
         name = rule.alias or rule.options.template_source or origin
         if origin.startswith("_"):
-            return (_SPLICE, size, origin, keep, False, None, False, name)
+            return (_SPLICE, size, origin, keep, False, None, False)
         if expand1 and size == 1 and len(keep) == 1 and not keep[0][1]:
-            return (_PASS, size, origin, keep, True, None, False, name)
+            return (_PASS, size, origin, keep, True, None, False)
         attr = getattr(transformer, name, None)
         if isinstance(attr, _VArgsWrapper):
             if attr.visit_wrapper is not _vargs_meta:
@@ -269,7 +253,7 @@ class Grammar:
             fn, with_meta = attr, False
         else:
             raise NotImplementedError(f"no transformer method for rule {name}")
-        return (_NODE, size, origin, keep, expand1, fn, with_meta, name)
+        return (_NODE, size, origin, keep, expand1, fn, with_meta)
 
     def parse(
         self,
@@ -292,7 +276,6 @@ class Grammar:
         taken to be a token, positioned by itself.
         """
         lines = _Lines(text)
-        line_starts = lines.starts
         actions = self.actions
         plans = self.plans
         scanners = self.scanners
@@ -332,7 +315,7 @@ class Grammar:
                         return stack[-1][0]
                     continue
                 # A reduction that builds a node, splices, or expands a single child.
-                kind_, size, origin, keep, expand1, fn, with_meta, _ = plan
+                kind_, size, origin, keep, expand1, fn, with_meta = plan
                 if size:
                     top = stack[-size:]
                     del stack[-size:], states[-size:]
@@ -416,23 +399,7 @@ class Grammar:
                 start = pos
                 pos = end
                 last = (start, end, kind)
-                if kind in kept_terms:
-                    value = text[start:end]
-                    tok = _new_str(Tok, value)
-                    tok.type = kind
-                    tok.value = value
-                    tok.start_pos = start
-                    tok.end_pos = end
-                    line = bisect_right(line_starts, start)
-                    tok.line = line
-                    tok.column = col = start - line_starts[line - 1] + 1
-                    if "\n" in value:
-                        tok.end_line, tok.end_column = lines.at(end)
-                    else:
-                        tok.end_line = line
-                        tok.end_column = col + end - start
-                else:
-                    tok = None
+                tok = _token(kind, text, start, end, lines) if kind in kept_terms else None
                 if lex_error is None:
                     act = actions[state].get(kind)
                     if act is not None and act >= 0:  # a shift, the common case
