@@ -12,7 +12,7 @@ from ...diagnostics import Diagnostics, suggest
 from ...ir import Span
 from ..graphs import cycle_names, depth_first
 from . import ast as A
-from .cexpr import CInt, CType, EvalError, evaluate
+from .cexpr import CInt, CType, EvalError, ctype_of, evaluate
 
 __all__ = ["Lowerer"]
 
@@ -73,7 +73,7 @@ C_NAMES = {
 }
 
 
-_CTYPES = {k: CType(k.size * 8, k.is_signed, 1 if k.size <= 4 else 2) for k in ir.ScalarKind}
+_CTYPES = {k: ctype_of(k.size * 8, k.is_signed) for k in ir.ScalarKind}
 
 
 def _ctype(kind: ir.ScalarKind) -> CType:
