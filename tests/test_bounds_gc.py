@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import gc
 import weakref
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
 
 from idlgen.bounds import no_cyclic_gc
 
@@ -42,3 +46,70 @@ def test_a_disabled_collector_stays_disabled() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def _unreachable_after(run: Callable[[], object]) -> int:
+    """How many objects ``run`` leaves behind that only the cyclic collector can free."""
+    gc.collect()
+    gc.disable()
+    try:
+        run()
+        return gc.collect()
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        (
+            "Types.fbs",
+            "namespace a;\n"
+            + "".join(
+                f"table T{i} {{ a:int; b:string; c:[T{max(i - 1, 0)}]; }}\n" for i in range(300)
+            ),
+        ),
+        (
+            "Types.idl",
+            "package a.v1_0;\n"
+            + "".join(
+                f"struct S{i} {{ int a; String b; S{max(i - 1, 0)}[] c; }};\n"
+                for i in range(1, 300)
+            )
+            + "struct S0 { int a; };\n"
+            + "interface IFoo { "
+            + "".join(f"M{i}([in] S{i} s, [out] int r); " for i in range(300))
+            + "}\n",
+        ),
+    ],
+)
+def test_commands_leave_no_cyclic_garbage(name: str, text: str, tmp_path: Path) -> None:
+    """Nothing a build, check or diff makes is kept alive by a reference cycle (a recursive
+    closure, say): freed by reference counts as soon as it is dropped, a big schema's IR and
+    views cost no collector pass at exit (0.4 s for 20,000 records). What is left is a fixed
+    amount (argparse, json), independent of the schema's size."""
+    from idlgen.cli.main import main
+
+    src = tmp_path / "a" / "v1_0" / name
+    src.parent.mkdir(parents=True)
+    src.write_text(text)
+    if name.endswith(".idl"):  # an interface lives in a file of its own
+        body, iface = text.split("interface IFoo")
+        src.write_text(body)
+        (src.parent / "IFoo.idl").write_text(
+            f"package a.v1_0;\nimport a.v1_0.Types;\ninterface IFoo{iface}"
+        )
+        inputs = [str(src), str(src.parent / "IFoo.idl")]
+    else:
+        inputs = [str(src)]
+    out = tmp_path / "out"
+    commands = [
+        ["build", *inputs, "--out", str(out), "-q"],
+        ["check", *inputs, "--out", str(out), "-q"],
+        ["diff", str(src), str(src)],
+    ]
+    for argv in commands:
+        code: list[int] = []
+        left = _unreachable_after(lambda: code.append(main(argv)))
+        assert code == [0], argv
+        assert left < 1_000, argv  # 300 records with views and codecs: well over 3,000

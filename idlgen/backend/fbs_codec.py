@@ -3,57 +3,67 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .. import ir
 from ..ir.fbs_descriptors import DescriptorCall, descriptor_calls
+from .blackstyle import Brackets, Node, text_of
+from .formatting import lay_out_statements
 from .naming import string_literal
 from .views import CodecView, ModuleBuilder, RecordView
 
-__all__ = ["codec_view", "render_calls"]
+__all__ = ["codec_view", "descriptor_trees", "registry_line"]
 
 
 # ---------------------------------------------------------------------------------------------
 # The codec block (rendered by templates/fbs_methods.j2 and fbs_codec.j2)
 
 
-def _lit(v: Any) -> str:
-    """Python source for a descriptor argument (``repr`` except for non-finite floats)."""
+def _node(v: Any) -> Node:
+    """A descriptor argument as an expression tree (``repr`` in black's spelling)."""
     t = type(v)
     if t is str:
         return string_literal(v)
     if t is int or t is bool or v is None:
         return repr(v)
-    if isinstance(v, float) and not math.isfinite(v):
-        return f'float("{v}")'
-    if isinstance(v, tuple):
-        inner = ", ".join(_lit(x) for x in v)
-        return f"({inner},)" if len(v) == 1 else f"({inner})"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{_lit(k)}: {_lit(x)}" for k, x in v.items()) + "}"
+    if t is tuple:
+        return Brackets("(", tuple([("", _node(x)) for x in v]), ")")
+    if t is dict:
+        return Brackets(
+            "{", tuple([(f"{text_of(_node(k))}: ", _node(x)) for k, x in v.items()]), "}"
+        )
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            return Brackets("float(", (("", f'"{v}"'),), ")")
+        return repr(v).replace("e+", "e")  # black drops an exponent's plus sign
     return string_literal(v) if isinstance(v, str) else repr(v)
 
 
-def render_calls(
-    calls: list[DescriptorCall], class_name: Callable[[str], str], namespace: str | None
-) -> list[str]:
-    """Python statements creating the descriptors (one per table/struct; each binds itself to
-    its class as ``_FB_DESC``, so no module-level name can collide with a schema's).
-
-    The registry is keyed by the output root package, found by stripping the namespace and the
-    module from ``__name__``: the same modules work as ``generated.x.y`` or, shipped in a
+def registry_line(namespace: str | None) -> str:
+    """The registry is keyed by the output root package, found by stripping the namespace and
+    the module from ``__name__``: the same modules work as ``generated.x.y`` or, shipped in a
     wheel, as ``idlgen.prebuilt.x.y``."""
     depth = 1 + (len(namespace.split(".")) if namespace else 0)
-    lines = [f'_FB_REG = _fb.registry(__name__.rsplit(".", {depth})[0])']
+    return f'_FB_REG = _fb.registry(__name__.rsplit(".", {depth})[0])'
+
+
+def descriptor_trees(
+    calls: list[DescriptorCall], class_name: Callable[[str], str]
+) -> Iterator[Brackets]:
+    """The statements creating the descriptors (one per table/struct; each binds itself to its
+    class as ``_FB_DESC``, so no module-level name can collide with a schema's)."""
     for c in calls:
         if c.kind not in ("Table", "Struct"):
             continue  # enums and unions are spelled inline in the specs that use them
-        name = class_name(c.qualname)
-        args = ", ".join([string_literal(c.qualname), name, *(_lit(a) for a in c.args)])
-        kw = "".join(f", {k}={_lit(v)}" for k, v in c.kwargs.items()) + ", reg=_FB_REG"
-        lines.append(f"_fb.{c.kind}({args}{kw})")
-    return lines
+        args: list[tuple[str, Node]] = [
+            ("", string_literal(c.qualname)),
+            ("", class_name(c.qualname)),
+        ]
+        args += [("", _node(a)) for a in c.args]
+        args += [(f"{k}=", _node(v)) for k, v in c.kwargs.items()]
+        args.append(("reg=", "_FB_REG"))
+        yield Brackets(f"_fb.{c.kind}(", tuple(args), ")")
 
 
 def codec_view(
@@ -73,7 +83,7 @@ def codec_view(
         if isinstance(decls.get(r.qualname), ir.Struct)
         and any(fl.key for fl in decls[r.qualname].fields)  # type: ignore[union-attr]
     }
-    lines = render_calls(calls, lambda q: b.names.class_name(q), b.namespace)
+    texts, laid = lay_out_statements(descriptor_trees(calls, b.names.class_name), b.line_length)
     return CodecView(
         method_template="fbs_methods.j2",
         tail_template="fbs_codec.j2",
@@ -81,5 +91,6 @@ def codec_view(
             ("from idlgen.wire import flatbuffers as _fb",)
             + (("from collections.abc import Sequence", "from typing import Any") if keyed else ())
         ),
-        context={"lines": lines, "keyed": keyed},
+        context={"lines": [registry_line(b.namespace), *texts], "keyed": keyed},
+        laid=laid,
     )

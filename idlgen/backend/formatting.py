@@ -24,14 +24,14 @@ import multiprocessing as mp
 import os
 import re
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from importlib.metadata import version
 from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from .blackstyle import layout
+from .blackstyle import Brackets, lay_out, layout
 
 if TYPE_CHECKING:
     import black
@@ -156,8 +156,28 @@ def _needs_black(line: str, line_length: int) -> bool:
     )
 
 
-def stabilize(src: str, line_length: int, what: str) -> str:
-    """``black.format_str(src)``, running black only on the lines that need it (see above)."""
+def lay_out_statements(
+    trees: Iterable[Brackets], line_length: int
+) -> tuple[list[str], dict[str, str]]:
+    """Module-level statements the generator built as expression trees (the codec tables,
+    most of a big module's layout work): their one-line texts, in order, and their lines as
+    black lays them out, by one-line text (what the model declines is left to ``stabilize``).
+    Each tree is dropped once laid out: a big module's trees would weigh ~100 MB together."""
+    texts: list[str] = []
+    laid: dict[str, str] = {}
+    for tree in trees:
+        texts.append(tree.flat)
+        lines = lay_out(tree, 0, line_length)
+        if lines is not None:
+            laid[tree.flat] = "\n".join(lines)
+    return texts, laid
+
+
+def stabilize(src: str, line_length: int, what: str, laid: Mapping[str, str] | None = None) -> str:
+    """``black.format_str(src)``, running black only on the lines that need it (see above).
+
+    ``laid``: module-level statements laid out already (``lay_out_statements``)."""
+    laid = laid or {}
     lines = src.split("\n")
     by_depth: dict[int, list[int]] = {}
     in_doc = False
@@ -188,9 +208,13 @@ def stabilize(src: str, line_length: int, what: str) -> str:
             depth, rem = divmod(len(line) - len(stripped), 4)
             if rem or stripped[:1] in (")", "]", "}"):
                 return format_source(src, line_length, what)
-            laid = layout(stripped, depth, line_length)
-            if laid is not None:
-                lines[i] = "\n".join(laid)
+            done = laid.get(line) if depth == 0 else None
+            if done is not None:
+                lines[i] = done
+                continue
+            fresh = layout(stripped, depth, line_length)
+            if fresh is not None:
+                lines[i] = "\n".join(fresh)
             else:
                 by_depth.setdefault(depth, []).append(i)
     for depth, indices in by_depth.items():
@@ -218,8 +242,13 @@ def stabilize(src: str, line_length: int, what: str) -> str:
     return "\n".join(lines)
 
 
-def stabilize_many(sources: Mapping[str, str], line_length: int) -> dict[str, str]:
-    return {rel: stabilize(src, line_length, rel) for rel, src in sources.items()}
+def stabilize_many(
+    sources: Mapping[str, str],
+    line_length: int,
+    laid: Mapping[str, Mapping[str, str]] | None = None,
+) -> dict[str, str]:
+    laid = laid or {}
+    return {rel: stabilize(src, line_length, rel, laid.get(rel)) for rel, src in sources.items()}
 
 
 def docstring_at(literal: str, depth: int, line_length: int = 100) -> str:

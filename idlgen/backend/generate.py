@@ -91,17 +91,20 @@ def generate(
     pkg_sources: dict[str, list[tuple[str, str]]] = {}
     pkg_files: dict[str, list[ir.SchemaFile]] = {}
     env = _env()
+    # module → its codec statements laid out from their trees, by one-line text (stabilize)
+    laid: dict[str, dict[str, str]] = {}
     for f in sorted(files, key=lambda f: f.path):
         namespaces = sorted({d.namespace for d in f.decls if not isinstance(d, ir.Sequenceable)})
         if not namespaces:
             namespaces = [f.namespace]
         for ns in namespaces:
             header = header_for([(f.path, f.digest)], options.base_dir)
-            view = build_module(names, f, ns, header, schema, diags)
+            view = build_module(names, f, ns, header, schema, diags, options.line_length)
             mod = module_name(f.stem)
             src = env.get_template("module.py.j2").render(m=view, line_length=options.line_length)
             rel = "/".join([*ns.split("."), f"{mod}.py"]) if ns else f"{mod}.py"
             out[rel] = src
+            laid[rel] = {k: v for cv in view.codecs for k, v in cv.laid.items()}
             packages.setdefault(ns, []).append((mod, view.all_names))
             pkg_sources.setdefault(ns, []).append((f.path, f.digest))
             pkg_files.setdefault(ns, []).append(f)
@@ -147,7 +150,7 @@ def generate(
         return out
     if options.black:
         return format_many(out, options.line_length)
-    return stabilize_many(out, options.line_length)
+    return stabilize_many(out, options.line_length, laid)
 
 
 def _check_class_names(names: Names, diags: Diagnostics) -> None:
@@ -264,8 +267,9 @@ def build_module(
     header: str,
     schema: ir.Schema,
     diags: Diagnostics,
+    line_length: int = 100,
 ) -> ModuleView:
-    b = ModuleBuilder(names, f, ns, header, diags)
+    b = ModuleBuilder(names, f, ns, header, diags, line_length)
     decls = [d for d in f.decls if d.namespace == ns]
     local_names = {names.class_name(d.qualname) for d in decls}
     b.imports.taken.update(local_names)

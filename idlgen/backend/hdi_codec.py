@@ -12,11 +12,13 @@ classes. The tree is pure data, so it can be
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from .. import ir
+from .blackstyle import Brackets, Node, text_of
+from .formatting import lay_out_statements
 from .naming import method_name, param_name, string_literal
 from .views import CodecView, ModuleBuilder, Names, RecordView
 from ..wire import ipc, parcel
@@ -201,21 +203,26 @@ def _deps(e: Any, out: set[str]) -> None:
 
 
 def codec_order(codecs: Mapping[str, Call]) -> list[str]:
-    """Records ordered so that every codec is built after those it uses (within ``codecs``)."""
+    """Records ordered so that every codec is built after those it uses (within ``codecs``):
+    a depth-first post-order, kept on an explicit stack (no recursion limit, and no recursive
+    closure whose reference cycle would keep every codec alive until the collector runs)."""
     done: list[str] = []
     seen: set[str] = set()
-
-    def visit(q: str) -> None:
-        if q in seen:
-            return
-        seen.add(q)
-        for d in sorted(codec_deps(codecs[q])):
-            if d in codecs:
-                visit(d)
-        done.append(q)
-
-    for q in codecs:
-        visit(q)
+    for root in codecs:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(sorted(codec_deps(codecs[root]))))]
+        while stack:
+            q, deps = stack[-1]
+            for d in deps:
+                if d in codecs and d not in seen:
+                    seen.add(d)
+                    stack.append((d, iter(sorted(codec_deps(codecs[d])))))
+                    break
+            else:
+                stack.pop()
+                done.append(q)
     return done
 
 
@@ -227,6 +234,13 @@ def render(
     ``module``/``ipc`` are the names under which the generated module imports
     :mod:`idlgen.wire.parcel` and :mod:`idlgen.wire.ipc`.
     """
+    return text_of(tree(e, class_name, module, ipc))
+
+
+def tree(
+    e: Any, class_name: Callable[[str], str], module: str = "_parcel", ipc: str = "_ipc"
+) -> Node:
+    """:func:`render`'s source as an expression tree (what the formatter lays out)."""
     if type(e) is str:  # the most common leaves first
         return string_literal(e)
     if isinstance(e, Sym):
@@ -234,15 +248,14 @@ def render(
     if isinstance(e, ClassRef):
         return class_name(e.qualname)
     if isinstance(e, CodecRef):
-        return f"{module}.codec_of({class_name(e.qualname)})"
+        return Brackets(f"{module}.codec_of(", (("", class_name(e.qualname)),), ")")
     if isinstance(e, IfaceRef):
-        return f"{ipc}.interface_codec({string_literal(e.qualname)})"
+        return Brackets(f"{ipc}.interface_codec(", (("", string_literal(e.qualname)),), ")")
     if isinstance(e, Call):
-        args = ", ".join(render(a, class_name, module, ipc) for a in e.args)
-        return f"{module if e.module == 'parcel' else ipc}.{e.func}({args})"
+        args = tuple([("", tree(a, class_name, module, ipc)) for a in e.args])
+        return Brackets(f"{module if e.module == 'parcel' else ipc}.{e.func}(", args, ")")
     if isinstance(e, tuple):
-        inner = ", ".join(render(a, class_name, module, ipc) for a in e)
-        return f"({inner},)" if len(e) == 1 else f"({inner})"
+        return Brackets("(", tuple([("", tree(a, class_name, module, ipc)) for a in e]), ")")
     return string_literal(e) if isinstance(e, str) else repr(e)
 
 
@@ -313,17 +326,16 @@ def build_interfaces(
     ifaces = {q: d for q, d in decls.items() if isinstance(d, ir.Interface)}
     names = Names(schema)
     out: dict[str, ipc.InterfaceCodec] = {}
-
-    def visit(q: str) -> ipc.InterfaceCodec:
-        if q not in out:
-            d = ifaces[q]
-            if d.parent:
-                visit(d.parent)
-            out[q] = build(interface_codec(d, decls.__getitem__, names.method_names(q)), classes)
-        return out[q]
-
     for q in ifaces:
-        visit(q)
+        chain: list[str] = []  # q and its ancestors not built yet, child first
+        p = q
+        while p and p not in out and p not in chain:
+            chain.append(p)
+            p = ifaces[p].parent
+        for c in reversed(chain):
+            out[c] = build(
+                interface_codec(ifaces[c], decls.__getitem__, names.method_names(c)), classes
+            )
     return out
 
 
@@ -383,19 +395,21 @@ def codec_view(
     def class_name(q: str) -> str:
         return str(b.imports.ref(q))
 
-    lines: list[str] = []
     calls: dict[str, Call] = {}
     for r in records:
         d = decls[r.qualname]
         assert isinstance(d, (ir.Struct, ir.Union))
-
         calls[r.qualname] = record_codec(d, resolve, b.names.field_names(r.qualname).__getitem__)
-    for q in codec_order(calls):
-        lines.append(render(calls[q], class_name))
-    for d in f.decls:
-        if isinstance(d, ir.Interface) and d.namespace == b.namespace:
-            py_names = b.names.method_names(d.qualname)
-            lines.append(render(interface_codec(d, resolve, py_names), class_name))
+
+    def statements() -> Iterator[Brackets]:
+        for q in codec_order(calls):
+            yield _statement(calls[q], class_name)
+        for d in f.decls:
+            if isinstance(d, ir.Interface) and d.namespace == b.namespace:
+                py_names = b.names.method_names(d.qualname)
+                yield _statement(interface_codec(d, resolve, py_names), class_name)
+
+    lines, laid = lay_out_statements(statements(), b.line_length)
     imports = ["from idlgen.wire import parcel as _parcel"]
     if any(isinstance(decls[r.qualname], ir.Union) for r in records):
         imports.append("from typing import TYPE_CHECKING")
@@ -407,4 +421,11 @@ def codec_view(
         union_template="hdi_union.j2",
         imports=tuple(imports),
         context={"lines": lines},
+        laid=laid,
     )
+
+
+def _statement(e: Call, class_name: Callable[[str], str]) -> Brackets:
+    node = tree(e, class_name)
+    assert isinstance(node, Brackets)  # a Call renders as one
+    return node

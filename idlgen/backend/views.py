@@ -6,7 +6,7 @@ here, so it can be unit-tested without rendering.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -359,6 +359,9 @@ class CodecView:
     context: Any = None
     # Template for records of kind "union" (HDI unions are records over raw bytes).
     union_template: str = ""
+    # Module-level statements of the tail block laid out already, by their one-line text
+    # (formatting.lay_out_statements): the formatter need not re-tokenize them.
+    laid: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -398,8 +401,10 @@ class ModuleBuilder:
         namespace: str,
         header: str,
         diags: Diagnostics | None = None,
+        line_length: int = 100,
     ) -> None:
         self.names = names
+        self.line_length = line_length
         self.diags = diags if diags is not None else Diagnostics()
         self.file = file
         self.namespace = namespace
@@ -716,26 +721,29 @@ def order_records(records: Sequence[RecordView], local: set[str]) -> list[Record
     by_q = {r.qualname: r for r in records}
     out: list[RecordView] = []
     done: set[str] = set()
-
-    def deps(r: RecordView) -> list[str]:
-        found = []
-        d = r.ir
-        members = d.fields if isinstance(d, ir.Struct) else d.members
-        for m in members:
-            t = m.type
-            if isinstance(t, ir.Ref) and t.qualname in by_q and t.qualname in local:
-                found.append(t.qualname)
-        return found
-
-    def visit(r: RecordView, active: set[str]) -> None:
-        if r.qualname in done or r.qualname in active:
-            return
-        active.add(r.qualname)
-        for q in deps(r):
-            visit(by_q[q], active)
-        done.add(r.qualname)
-        out.append(r)
-
     for r in records:
-        visit(r, set())
+        _place(r, by_q, local, done, out, set())
     return out
+
+
+def _place(
+    r: RecordView,
+    by_q: dict[str, RecordView],
+    local: set[str],
+    done: set[str],
+    out: list[RecordView],
+    active: set[str],
+) -> None:
+    """Appends ``r`` to ``out`` after the local records its members refer to. (A module-level
+    function: a nested recursive one is a reference cycle that keeps every view alive until
+    the collector runs, ~0.4 s for a module of 20,000 records.)"""
+    if r.qualname in done or r.qualname in active:
+        return
+    active.add(r.qualname)
+    d = r.ir
+    for m in d.fields if isinstance(d, ir.Struct) else d.members:
+        t = m.type
+        if isinstance(t, ir.Ref) and t.qualname in by_q and t.qualname in local:
+            _place(by_q[t.qualname], by_q, local, done, out, active)
+    done.add(r.qualname)
+    out.append(r)

@@ -590,30 +590,31 @@ def dedup_names(names: list[str]) -> list[str]:
     return out
 
 
+def _walk_refs(t: ir.TypeRef, out: list[str]) -> None:
+    # module-level: a recursive closure would be a reference cycle left for the collector
+    if isinstance(t, ir.Ref):
+        out.append(t.qualname)
+    elif isinstance(t, (ir.Vector, ir.FixedArray, ir.SharedMemQueue)):
+        _walk_refs(t.element, out)
+    elif isinstance(t, ir.Map):
+        _walk_refs(t.key, out)
+        _walk_refs(t.value, out)
+
+
 def refs_of(d: ir.Decl) -> list[str]:
     out: list[str] = []
-
-    def walk(t: ir.TypeRef) -> None:
-        if isinstance(t, ir.Ref):
-            out.append(t.qualname)
-        elif isinstance(t, (ir.Vector, ir.FixedArray, ir.SharedMemQueue)):
-            walk(t.element)
-        elif isinstance(t, ir.Map):
-            walk(t.key)
-            walk(t.value)
-
     if isinstance(d, ir.Struct):
         for f in d.fields:
-            walk(f.type)
+            _walk_refs(f.type, out)
         if d.parent:
             out.append(d.parent)
     elif isinstance(d, ir.Union):
         for m in d.members:
-            walk(m.type)
+            _walk_refs(m.type, out)
     elif isinstance(d, ir.Interface):
         for me in d.methods:
             for p in me.params:
-                walk(p.type)
+                _walk_refs(p.type, out)
         if d.parent:
             out.append(d.parent)
     elif isinstance(d, ir.Enum) and d.parent:

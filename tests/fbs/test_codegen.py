@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 
 from idlgen import DecodeError
 from idlgen.cli import main
-from idlgen.backend.fbs_codec import render_calls
+from idlgen.backend.fbs_codec import descriptor_trees, registry_line
 from idlgen.ir.fbs_descriptors import descriptor_calls
 from idlgen.frontend.fbs.loader import load
 from idlgen.wire import flatbuffers as fb
@@ -51,8 +51,8 @@ def test_descriptor_calls_are_literals() -> None:
     calls = descriptor_calls(res.schema, f)
     kinds = sorted({c.kind for c in calls})
     assert kinds == ["Enum", "Struct", "Table", "Union"]
-    lines = render_calls(calls, lambda q: q.rsplit(".", 1)[-1], "Ex")
-    assert lines[0] == '_FB_REG = _fb.registry(__name__.rsplit(".", 2)[0])'
+    lines = [t.flat for t in descriptor_trees(calls, lambda q: q.rsplit(".", 1)[-1])]
+    assert registry_line("Ex") == '_FB_REG = _fb.registry(__name__.rsplit(".", 2)[0])'
     root = next(line for line in lines if line.startswith('_fb.Table("Ex.Root"'))
     assert 'identifier="EXMP"' in root and 'float("-inf")' in root
 
