@@ -14,15 +14,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .. import ir
 from .blackstyle import Brackets, Node, text_of
 from .formatting import lay_out_statements
 from .naming import method_name, param_name, string_literal
 from .views import CodecView, ModuleBuilder, Names, RecordView
-from ..wire import ipc, parcel
 from ..ir import hdi_layout as layout
+
+if TYPE_CHECKING:
+    from ..wire.ipc import InterfaceCodec
 
 __all__ = [
     "Sym",
@@ -261,6 +263,9 @@ def tree(
 
 def build(e: Any, classes: Mapping[str, Any]) -> Any:
     """Evaluate ``e`` against ``classes`` (qualified name → class)."""
+    # Imported here: generating code never evaluates codecs (tests do), so builds skip them.
+    from ..wire import ipc, parcel
+
     if isinstance(e, Sym):
         return getattr(parcel, e.name)
     if isinstance(e, ClassRef):
@@ -318,14 +323,12 @@ def interface_codec(
     )
 
 
-def build_interfaces(
-    schema: ir.Schema, classes: Mapping[str, Any]
-) -> dict[str, ipc.InterfaceCodec]:
+def build_interfaces(schema: ir.Schema, classes: Mapping[str, Any]) -> dict[str, InterfaceCodec]:
     """Interface codecs for every interface of ``schema`` (parents built first)."""
     decls = schema.decls()
     ifaces = {q: d for q, d in decls.items() if isinstance(d, ir.Interface)}
     names = Names(schema)
-    out: dict[str, ipc.InterfaceCodec] = {}
+    out: dict[str, InterfaceCodec] = {}
     for q in ifaces:
         chain: list[str] = []  # q and its ancestors not built yet, child first
         p = q

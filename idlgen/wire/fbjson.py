@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import DecodeError
 from . import flatbuffers as fb
 from .flatbuffers.handlers import StructDesc, TableDesc
-from .flatbuffers.literals import parse_float, parse_int, unescape
+from .fbliterals import parse_float, parse_int, unescape
 
 __all__ = ["to_json", "from_json", "parse_json", "JsonNumber"]
 

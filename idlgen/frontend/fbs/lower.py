@@ -37,7 +37,7 @@ from ...ir import (
     UnionMember,
     Vector,
 )
-from ...wire.flatbuffers.literals import parse_float, parse_int
+from ...wire.fbliterals import parse_float, parse_int
 from ..graphs import SHOWN, cycle_names, depth_first
 from . import ast as A
 

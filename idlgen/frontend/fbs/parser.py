@@ -21,7 +21,7 @@ from ...diagnostics import Diagnostics
 from ..lalr import Grammar, TooDeep
 from ..larkparser import lalr
 from ...ir import Span
-from ...wire.flatbuffers.literals import unescape
+from ...wire.fbliterals import unescape
 from . import ast as A
 
 __all__ = ["parse", "unescape", "grammar_text"]

@@ -80,7 +80,7 @@ from .handlers import (
     _VectorH as _VectorH,
     present as present,
 )
-from .literals import (
+from ..fbliterals import (
     parse_float as parse_float,
     parse_int as parse_int,
     unescape as unescape,
