@@ -198,6 +198,20 @@ def test_docstring_layout_matches_black(text: str, depth: int) -> None:
     assert _black(laid) == laid
 
 
+@pytest.mark.parametrize(
+    ("text", "width"),
+    [("0\t\n0", 100), ("a \n b", 100), ("x\n\t\ty\n z", 100), ("a\n" + "b" * 20 + "\\", 20)],
+)
+def test_docstring_layout_edge_cases(text: str, width: int) -> None:
+    """Found by the test above: black strips the first line's trailing blanks, expands
+    leading tabs before measuring indents, and never moves the closing quotes of a docstring
+    that ends in a lone backslash."""
+    raw = docstring(text)
+    for depth in (0, 1):
+        nest = "".join("    " * i + "class C:\n" for i in range(depth)) + "    " * depth
+        assert _black(f"{nest}{raw}\n", width) == f"{nest}{docstring_at(raw, depth, width)}\n"
+
+
 def test_docstring_with_backslash_newline_is_left_alone() -> None:
     """black does not touch a docstring with a backslash ending a line (Doxygen ``\\``)."""
     raw = docstring("Matrix:\n  [1 2],\\\n  [3 4]")

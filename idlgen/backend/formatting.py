@@ -252,30 +252,54 @@ def stabilize_many(
 
 
 def docstring_at(literal: str, depth: int, line_length: int = 100) -> str:
-    """A ``\"\"\"…\"\"\"`` docstring literal laid out as black lays it out ``depth`` levels deep:
-    continuation lines re-indented (common indent replaced, trailing blanks dropped) and the
-    closing quotes on a line of their own when they would overflow the last line."""
+    """A ``\"\"\"…\"\"\"`` docstring literal laid out as black lays it out ``depth`` levels deep
+    (black's ``visit_STRING`` and ``fix_multiline_docstring``): the first line stripped; the
+    others re-indented (leading tabs expanded, common indent replaced, trailing blanks dropped);
+    padding where the text would touch the quotes; the closing quotes on a line of their own
+    when they would overflow the last line."""
     if not (literal.startswith('"""') and literal.endswith('"""')) or len(literal) < 7:
         return literal
     if _BACKSLASH_NEWLINE.search(literal):
         return literal  # black leaves a docstring with a backslash at a line's end alone
     body = literal[3:-3]
-    # black pads a docstring that starts or ends with a quote, or ends with a lone backslash
-    if body[0] == '"':
-        body = " " + body
-    if body[-1] == '"' or (body[-1] == "\\" and (len(body) - len(body.rstrip("\\"))) % 2):
-        body += " "
-    literal = f'"""{body}"""'
-    lines = literal.split("\n")
-    if len(lines) == 1:
-        return literal
-    rest = lines[1:]
-    common = min((len(ln) - len(ln.lstrip()) for ln in rest if ln.strip()), default=0)
     prefix = " " * (4 * depth)
-    out = [lines[0]]
-    for i, ln in enumerate(rest):
-        text = ln[common:].rstrip()
-        out.append(prefix + text if text or i == len(rest) - 1 else "")
-    if len(out[-1]) > line_length:  # the last line ends in the 3 closing quotes
-        out[-1] = out[-1][:-3].rstrip() + "\n" + prefix + '"""'
-    return "\n".join(out)
+    if "\n" in body:
+        lines = [_expand_leading_tabs(ln) for ln in body.split("\n")]
+        widths = [len(ln) - len(ln.lstrip()) for ln in lines[1:] if ln.lstrip()]
+        doc_lines = [lines[0].strip()]
+        if widths:
+            common = min(widths)
+            last = len(lines) - 2
+            for i, ln in enumerate(lines[1:]):
+                text = ln[common:].rstrip()
+                doc_lines.append(prefix + text if text or i == last else "")
+        doc = "\n".join(doc_lines)
+    else:
+        doc = body.strip()
+    trailing_backslash = False
+    if doc:
+        if doc[0] == '"':
+            doc = " " + doc
+        if doc[-1] == '"':
+            doc += " "
+        if doc[-1] == "\\" and (len(doc) - len(doc.rstrip("\\"))) % 2:
+            doc += " "
+            trailing_backslash = True
+    elif body:
+        doc = " "
+    lines = doc.splitlines()
+    if (
+        len(lines) > 1
+        and len(lines[-1]) + 3 > line_length
+        and len(prefix) + 3 <= line_length
+        and not trailing_backslash
+    ):
+        return f'"""{doc}\n{prefix}"""'
+    return f'"""{doc}"""'
+
+
+def _expand_leading_tabs(line: str) -> str:
+    stripped = line.lstrip()
+    if not stripped or stripped == line:
+        return line
+    return line[: len(line) - len(stripped)].expandtabs(4) + stripped
