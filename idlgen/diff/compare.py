@@ -11,6 +11,7 @@ type is a rename. Spans are only carried along for reporting.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Literal
 
 from .. import ir
@@ -117,8 +118,8 @@ class Comparer(HdiRules, FbsRules):
                 dn.doc,
                 do.span,
                 dn.span,
-                decl_text(do, lang),
-                decl_text(dn, lang),
+                partial(decl_text, do, lang),
+                partial(decl_text, dn, lang),
             )
         if isinstance(do, ir.Struct) and isinstance(dn, ir.Struct):
             if lang == "hdi":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from .. import ir
 from .decltext import decl_text, field_text, member_text, type_text
@@ -121,7 +122,7 @@ class FbsRules(ComparerBase):
 
     def _fbs_field(self, a: ir.Field, b: ir.Field, fpath: str, *, check_type: bool) -> None:
         lang: Lang = "fbs"
-        ta, tb = field_text(a, lang), field_text(b, lang)
+        ta, tb = partial(field_text, a, lang), partial(field_text, b, lang)
 
         def emit(rule_id: str, msg: str) -> None:
             self.emit(rule_id, fpath, msg, old=a.span, new=b.span, old_decl=ta, new_decl=tb)
@@ -222,7 +223,7 @@ class FbsRules(ComparerBase):
         for i, j in matched:
             a, b = of[i], nf[j]
             fpath = f"{path}.{b.name}"
-            ta, tb = field_text(a, lang), field_text(b, lang)
+            ta, tb = partial(field_text, a, lang), partial(field_text, b, lang)
             if lo.offsets[i] != ln.offsets[j]:
                 self.emit(
                     "FBS-S-01",
@@ -332,7 +333,7 @@ class FbsRules(ComparerBase):
             )
         for i, j in matched:
             a, b = om[i], nm[j]
-            ta, tb = member_text(a, lang), member_text(b, lang)
+            ta, tb = partial(member_text, a, lang), partial(member_text, b, lang)
             if a.value != b.value:
                 self.emit(
                     "FBS-U-01",

@@ -13,6 +13,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Literal
 
 from .. import ir
@@ -22,6 +23,7 @@ from .rules import RULES
 
 __all__ = [
     "Lang",
+    "Text",
     "Side",
     "ComparerBase",
     "hdi_package_base",
@@ -35,6 +37,9 @@ __all__ = [
 ]
 
 Lang = Literal["hdi", "fbs"]
+# A finding's declaration text, or how to make it: most comparisons find nothing, and the text
+# of every field of a big schema costs a third of comparing it.
+Text = str | Callable[[], str]
 _VERSION_RE = re.compile(r"\.[vV](\d+)_(\d+)$")
 
 
@@ -157,12 +162,16 @@ class ComparerBase:
         *,
         old: ir.Span | None = None,
         new: ir.Span | None = None,
-        old_decl: str = "",
-        new_decl: str = "",
+        old_decl: Text = "",
+        new_decl: Text = "",
         anchor: ir.Span | None = None,
         severity: Severity | None = None,
     ) -> None:
         sev = severity or RULES[rule_id].severity
+        if not isinstance(old_decl, str):
+            old_decl = old_decl()
+        if not isinstance(new_decl, str):
+            new_decl = new_decl()
         self.findings.append(
             Finding(rule_id, sev, path, message, old, new, old_decl, new_decl, anchor)
         )
@@ -405,8 +414,8 @@ class ComparerBase:
         b: str,
         sa: ir.Span | None,
         sb: ir.Span | None,
-        ta: str,
-        tb: str,
+        ta: Text,
+        tb: Text,
     ) -> None:
         if " ".join(a.split()) != " ".join(b.split()):
             self.emit(
@@ -489,7 +498,7 @@ class ComparerBase:
         lang: Lang,
     ) -> None:
         text = field_text if isinstance(a, ir.Field) else param_text
-        ta, tb = text(a, lang), text(b, lang)  # type: ignore[arg-type]
+        ta, tb = partial(text, a, lang), partial(text, b, lang)  # type: ignore[arg-type]
         if self.same_type(a.type, b.type):
             if (
                 type_text(a.type, lang) != type_text(b.type, lang)
