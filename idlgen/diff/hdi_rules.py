@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from .. import ir
 from ..ir import hdi_layout as hdi_layout
 from .decltext import decl_text, field_text, member_text, type_text
@@ -150,8 +152,8 @@ class HdiRules(ComparerBase):
                 nf[j].doc,
                 of[i].span,
                 nf[j].span,
-                field_text(of[i], lang),
-                field_text(nf[j], lang),
+                partial(field_text, of[i], lang),
+                partial(field_text, nf[j], lang),
             )
         self._pod_layout(o, n, path)
 
