@@ -243,21 +243,22 @@ def tree(
     e: Any, class_name: Callable[[str], str], module: str = "_parcel", ipc: str = "_ipc"
 ) -> Node:
     """:func:`render`'s source as an expression tree (what the formatter lays out)."""
-    if type(e) is str:  # the most common leaves first
+    t = type(e)  # exact types, the most common first: this runs for every codec argument
+    if t is str:
         return string_literal(e)
-    if isinstance(e, Sym):
+    if t is Sym:
         return f"{module}.{e.name}"
-    if isinstance(e, ClassRef):
-        return class_name(e.qualname)
-    if isinstance(e, CodecRef):
-        return Brackets(f"{module}.codec_of(", (("", class_name(e.qualname)),), ")")
-    if isinstance(e, IfaceRef):
-        return Brackets(f"{ipc}.interface_codec(", (("", string_literal(e.qualname)),), ")")
-    if isinstance(e, Call):
+    if t is tuple:
+        return Brackets("(", tuple([("", tree(a, class_name, module, ipc)) for a in e]), ")")
+    if t is Call:
         args = tuple([("", tree(a, class_name, module, ipc)) for a in e.args])
         return Brackets(f"{module if e.module == 'parcel' else ipc}.{e.func}(", args, ")")
-    if isinstance(e, tuple):
-        return Brackets("(", tuple([("", tree(a, class_name, module, ipc)) for a in e]), ")")
+    if t is ClassRef:
+        return class_name(e.qualname)
+    if t is CodecRef:
+        return Brackets(f"{module}.codec_of(", (("", class_name(e.qualname)),), ")")
+    if t is IfaceRef:
+        return Brackets(f"{ipc}.interface_codec(", (("", string_literal(e.qualname)),), ")")
     return string_literal(e) if isinstance(e, str) else repr(e)
 
 
