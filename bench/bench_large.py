@@ -1,7 +1,9 @@
 """idlgen on ~1 MB schemas (bench/large_inputs.py), against flatc and hdi-gen on the same files.
 
-For each shape: ``idlgen parse`` (parse + check) and ``idlgen build`` (everything, into a fresh
-output, no caches), in CPU seconds (user + sys) and peak RSS of the process; the security
+For each shape: ``idlgen parse`` (parse + check), ``idlgen build`` (everything, into a fresh
+output, no caches) and ``idlgen diff --format markdown`` of two ~0.5 MB files of the shape (the
+two sides together are the 1 MB input), in CPU seconds (user + sys) and peak RSS of the
+process; the security
 target (SECURITY.md) is under 2 s and under 300 MB for any input under 1 MB. Peers, on the
 same file: ``flatc --python`` for ``.fbs`` shapes, ``hdi-gen -l cpp`` for ``.idl`` shapes when
 ``HDIGEN_BIN`` names a built hdi-gen (shared/tools/hdigen). ``BENCH_REPEAT`` (default 3)
@@ -22,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bench.common import Result
-from bench.large_inputs import write_all
+from bench.large_inputs import SIZE, write_all
 
 REPO = Path(__file__).resolve().parent.parent
 TARGET_S = 2.0
@@ -63,12 +65,15 @@ def run() -> list[Result]:
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="bench-large-") as tmp:
         work = Path(tmp)
+        halves = write_all(work / "half", SIZE // 2)
         for shape, path in write_all(work / "in").items():
             out = work / "out" / shape
             parse_s, parse_mb = _median([*idlgen, "parse", str(path)], env)
             build_s, build_mb = _median(
                 [*idlgen, "build", str(path), "--out", str(out), "-q"], env, fresh=out
             )
+            half = str(halves[shape])
+            diff_s, diff_mb = _median([*idlgen, "diff", half, half, "--format", "markdown"], env)
             peer, peer_s = "", None
             peer_out = work / "peer" / shape
             if path.suffix == ".fbs" and flatc:
@@ -84,6 +89,7 @@ def run() -> list[Result]:
             for what, s, mb, p, ps in (
                 ("parse + check", parse_s, parse_mb, "", None),
                 ("build", build_s, build_mb, peer, peer_s),
+                ("diff of two halves", diff_s, diff_mb, "", None),
             ):
                 met = s < TARGET_S and mb < TARGET_MB
                 results.append(

@@ -1,6 +1,7 @@
 """Valid schemas of about 1 MB, one per shape that stresses a different part of idlgen.
 
-``write_all(DIR)`` writes ``DIR/<shape>/a/v1_0/<File>.{idl,fbs}`` and returns the paths. The
+``write_all(DIR)`` writes ``DIR/<shape>/a/v1_0/<File>.{idl,fbs}`` and returns the paths
+(``size``: another size than 1 MB, for the two sides of a diff, say). The
 shapes: many small declarations, one huge declaration, long enum expressions, a huge
 interface, many doc comments, tiny tokens, and a trailing JSON document (FlatBuffers).
 """
@@ -13,12 +14,16 @@ from pathlib import Path
 SIZE = 1 << 20
 
 
-def _fill(make: Callable[[int], str], head: str, tail: str) -> str:
-    """``head`` + ``make(0)`` + ``make(1)`` + … + ``tail``, just under ``SIZE`` characters."""
+def _fill(make: Callable[[int], str], head: str, tail: str) -> Callable[[int], str]:
+    """``head`` + ``make(0)`` + ``make(1)`` + … + ``tail``, just under ``limit`` characters."""
+    return lambda limit: _filled(make, head, tail, limit)
+
+
+def _filled(make: Callable[[int], str], head: str, tail: str, limit: int) -> str:
     parts, size, i = [head], len(head) + len(tail), 0
     while True:
         s = make(i)
-        if size + len(s) > SIZE - 64:
+        if size + len(s) > limit - 64:
             break
         parts.append(s)
         size += len(s)
@@ -28,8 +33,8 @@ def _fill(make: Callable[[int], str], head: str, tail: str) -> str:
 
 
 PKG = "package a.v1_0;\n"
-SHAPES: dict[str, tuple[str, str]] = {
-    # name: (file name, text)
+SHAPES: dict[str, tuple[str, Callable[[int], str]]] = {
+    # name: (file name, text of a given size)
     "hdi_structs": (
         "Types.idl",
         _fill(lambda i: f"struct S{i} {{ int a; String b; List<int> c; }};\n", PKG, ""),
@@ -81,11 +86,11 @@ SHAPES: dict[str, tuple[str, str]] = {
 }
 
 
-def write_all(root: Path) -> dict[str, Path]:
+def write_all(root: Path, size: int = SIZE) -> dict[str, Path]:
     out: dict[str, Path] = {}
     for name, (file, text) in SHAPES.items():
         d = root / name / "a" / "v1_0"
         d.mkdir(parents=True, exist_ok=True)
-        (d / file).write_text(text, encoding="utf-8")
+        (d / file).write_text(text(size), encoding="utf-8")
         out[name] = d / file
     return out
