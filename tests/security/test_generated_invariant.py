@@ -11,7 +11,8 @@ docs and string defaults carry triple quotes, backslashes, C0 controls, U+2028/U
 run as subprocesses of the real CLI; the import runs under an audit hook
 (``_import_check.py``) and a marker file that every payload tries to create.
 
-``IDLGEN_FUZZ_EXAMPLES`` raises the number of examples per property (default 25).
+``IDLGEN_FUZZ_EXAMPLES`` raises the number of examples per property (default 25); each property
+also checks that the import half really ran (see ``_assert_not_vacuous``).
 """
 
 from __future__ import annotations
@@ -154,7 +155,7 @@ def hdi_layouts(draw: st.DrawFn) -> tuple[str, dict[str, str]]:
     types_stem = draw(names)  # imported by name: hostile file names are the FBS property's
     # An interface lives in a file named after it: ``interface x`` in x.idl is module ``x``
     # holding class ``x`` (GEN002); most draws take the usual ``I`` prefix to get through.
-    iface = draw(st.one_of(names, names.map("I{}".format), names.map("I{}".format)))
+    iface = draw(st.one_of(names, *[names.map("I{}".format)] * 4))
     assume(iface != types_stem)
     enum, struct, union = draw(st.lists(names, min_size=3, max_size=3, unique=True))
     members = _unique(draw(st.lists(names, min_size=1, max_size=3)))
@@ -180,7 +181,7 @@ def hdi_layouts(draw: st.DrawFn) -> tuple[str, dict[str, str]]:
     for m in _unique(draw(st.lists(names, min_size=1, max_size=3))):
         ps = _unique(draw(st.lists(names, min_size=0, max_size=3)))
         params = [f"[in] int {p}" for p in ps[:-1]] + [f"[in] struct {struct} {p}" for p in ps[-1:]]
-        params.append(f"[out] int {draw(names)}")
+        params.append(f"[out] int {draw(names.filter(lambda n: n not in ps))}")
         methods += f"{_hdi_doc(doc, '    ')}    {m}({', '.join(params)});\n"
     iface_text = (
         f"package {pkg};\n\nimport {pkg}.{types_stem};\n\n"
@@ -202,7 +203,8 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _check(tmp: Path, src: Path, files: dict[str, str], build_args: list[str]) -> None:
+def _check(tmp: Path, src: Path, files: dict[str, str], build_args: list[str]) -> bool:
+    """Builds ``files``; True when the package built and passed the import check."""
     marker = tmp / MARKER_NAME
     for name, text in files.items():
         p = src / name
@@ -232,7 +234,7 @@ def _check(tmp: Path, src: Path, files: dict[str, str], build_args: list[str]) -
         located = [line for line in errors if not _FILE_NAME_ERROR.match(line)]
         assert all(_LOCATED.search(line) for line in located), build.stderr
         assert not located or "^" in build.stderr, build.stderr
-        return
+        return False
     run = subprocess.run(
         [sys.executable, str(CHECK), str(out), package, str(marker)],
         capture_output=True,
@@ -246,6 +248,15 @@ def _check(tmp: Path, src: Path, files: dict[str, str], build_args: list[str]) -
     assert report["violations"] == [], report
     assert not marker.exists(), "importing the package ran schema text"
     event(f"imported; records round-tripped: {min(report['records'], 3)}+")
+    return True
+
+
+def _assert_not_vacuous(imported: list[bool]) -> None:
+    """The import half of the invariant really ran: for the explicit examples at least, and for
+    a tenth of the drawn ones in a long fuzzing run (typically a third import)."""
+    assert any(imported), "no example built and imported"
+    if EXAMPLES >= 100:
+        assert sum(imported) >= len(imported) // 10, f"{sum(imported)} of {len(imported)} imported"
 
 
 _SETTINGS = settings(
@@ -253,24 +264,48 @@ _SETTINGS = settings(
 )
 
 
-@_SETTINGS
-@given(fbs_layouts())
-@example({"x\ny.fbs": "namespace t;\ntable A { x:int; }\nroot_type A;\n"})
-@example({"a.fbs": f"{_fbs_doc(PAYLOADS[0])}table A {{ x:int; }}\nroot_type A;\n"})
 def test_fbs_build_fails_located_or_imports_inert(
-    tmp_path_factory: pytest.TempPathFactory, files: dict[str, str]
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
-    tmp = tmp_path_factory.mktemp("fbs")
-    _check(tmp, tmp / "schemas", files, [str(tmp / "schemas")])
+    imported: list[bool] = []
+
+    @_SETTINGS
+    @given(fbs_layouts())
+    @example({"x\ny.fbs": "namespace t;\ntable A { x:int; }\nroot_type A;\n"})
+    @example({"a.fbs": f"{_fbs_doc(PAYLOADS[0])}table A {{ x:int; }}\nroot_type A;\n"})
+    def prop(files: dict[str, str]) -> None:
+        tmp = tmp_path_factory.mktemp("fbs")
+        imported.append(_check(tmp, tmp / "schemas", files, [str(tmp / "schemas")]))
+
+    prop()
+    _assert_not_vacuous(imported)
 
 
-@_SETTINGS
-@given(hdi_layouts())
+_HDI_PAYLOAD_EXAMPLE = (
+    "dataclass",
+    {
+        "self.idl": f"package ohos.hdi.dataclass.v1_0;\n\n{_hdi_doc(PAYLOADS[3])}"
+        "struct field { int global; };\n",
+        "Iimport.idl": "package ohos.hdi.dataclass.v1_0;\n\nimport ohos.hdi.dataclass.v1_0.self;\n\n"
+        f"{_hdi_doc(PAYLOADS[0])}interface Iimport {{\n    lambda([in] struct field x, [out] int y);\n}}\n",
+    },
+)
+
+
 def test_hdi_build_fails_located_or_imports_inert(
-    tmp_path_factory: pytest.TempPathFactory, case: tuple[str, dict[str, str]]
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
-    seg, files = case
-    tmp = tmp_path_factory.mktemp("hdi")
-    root = tmp / "hdi"
-    src = root / seg / "v1_0"
-    _check(tmp, src, files, [str(src), "--root", f"ohos.hdi:{root}"])
+    imported: list[bool] = []
+
+    @_SETTINGS
+    @given(hdi_layouts())
+    @example(_HDI_PAYLOAD_EXAMPLE)
+    def prop(case: tuple[str, dict[str, str]]) -> None:
+        seg, files = case
+        tmp = tmp_path_factory.mktemp("hdi")
+        root = tmp / "hdi"
+        src = root / seg / "v1_0"
+        imported.append(_check(tmp, src, files, [str(src), "--root", f"ohos.hdi:{root}"]))
+
+    prop()
+    _assert_not_vacuous(imported)
