@@ -379,6 +379,12 @@ class Brackets:
     ``flat`` is the one-line form, as black spaces it."""
 
     __slots__ = ("head", "items", "close", "literal", "one_tuple", "flat")
+    head: str
+    items: tuple[tuple[str, Node], ...]
+    close: str
+    literal: bool
+    one_tuple: bool
+    flat: str
 
     def __init__(self, head: str, items: tuple[tuple[str, Node], ...], close: str) -> None:
         self.head = head
@@ -387,7 +393,7 @@ class Brackets:
         # tuple/list/dict (black explodes its elements once split), not a call's arguments
         self.literal = head in _OPEN
         self.one_tuple = head == "(" and len(items) == 1
-        inner = ", ".join([lead + text_of(x) for lead, x in items])
+        inner = ", ".join([lead + (x if isinstance(x, str) else x.flat) for lead, x in items])
         self.flat = f"{head}{inner},{close}" if self.one_tuple else f"{head}{inner}{close}"
 
 
