@@ -1,6 +1,7 @@
 """Jinja environments for diff report templates: built-in ones, and ``--template FILE`` in the
 immutable sandbox (the built-in templates are the package's own code; the sandbox's checks on
-every attribute access cost ~60 % of rendering a long text report).
+every attribute access cost ~70 % of rendering a long text report: 0.28 -> 0.08 s for
+20,000 findings).
 
 Schema-originated strings are data: they are only ever passed to templates as values, never
 compiled. Each environment belongs to one output context (``text``, ``markdown``,
