@@ -8,6 +8,10 @@ rules are black's right-hand split (split at the last bracket; a call's argument
 line if they fit, a collection literal's elements never do), its delimiter split at commas
 (one element per line, trailing comma added), magic trailing commas, and its string quote
 preference. Tests compare the output with black's over ``generated/`` and the HDI corpus.
+
+``lay_out(tree, indent, line_length)`` applies the same rules to a call built as a tree of
+:class:`Brackets` (how the codec tables are made), so the biggest statements of a module are
+laid out without being printed and tokenized first; hypothesis holds it equal to both.
 """
 
 from __future__ import annotations
