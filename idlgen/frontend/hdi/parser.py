@@ -239,10 +239,9 @@ class _ToRaw(Transformer[Token, Any]):
     # ---- types
     @v_args(meta=True)
     def type(self, meta: Any, children: list[Any]) -> A.RawType:
+        # ``?type``: a type without ``[]`` suffixes is its base type, with no node of its own
         base: A.RawType = children[0]
         dims = len(children) - 1
-        if not dims:
-            return base
         return A.RawType(
             base.kind, base.name, _span(self.path, meta), base.args, base.prefix, base.dims + dims
         )
