@@ -126,11 +126,11 @@ class _ToRaw(Transformer[Token, Any]):
 
     @v_args(meta=True)
     def type_decl(self, meta: Any, children: list[Any]) -> A.RawDecl:
-        decl: A.RawDecl = children[-1]
-        if len(children) == 2:
-            decl.attrs = children[0]
-            decl.span = _span(self.path, meta)
-            decl.start = meta.start_pos
+        # ``?type_decl``: called only for a declaration with attributes, which its span covers
+        decl: A.RawDecl = children[1]
+        decl.attrs = children[0]
+        decl.span = _span(self.path, meta)
+        decl.start = meta.start_pos
         return decl
 
     def attrs(self, children: list[Any]) -> list[A.Name]:
