@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 
 from idlgen import DecodeError
 from idlgen.cli import main
+from idlgen.backend.blackstyle import text_of
 from idlgen.backend.fbs_codec import descriptor_trees, registry_line
 from idlgen.ir.fbs_descriptors import descriptor_calls
 from idlgen.frontend.fbs.loader import load
@@ -153,3 +154,16 @@ def test_generated_code_passes_mypy_strict(tmp_path: Path) -> None:
         env={**os.environ, "MYPYPATH": str(REPO)},
     )
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_descriptor_floats_are_spelled_as_black_spells_them() -> None:
+    """A default of ``1e100`` is ``repr``'d ``1e+100``, which black rewrites: descriptor trees
+    print black's spelling, so a line that fits is black-stable without going through black."""
+    import black
+
+    from idlgen.backend.fbs_codec import _node
+
+    for value, text in ((1e100, "1e100"), (1.5e-07, "1.5e-07"), (-2.5, "-2.5"), (0.1, "0.1")):
+        assert _node(value) == text
+        assert black.format_str(f"x = {value!r}\n", mode=black.Mode()) == f"x = {text}\n"
+    assert text_of(_node(float("-inf"))) == 'float("-inf")'
