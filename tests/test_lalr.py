@@ -246,15 +246,10 @@ def test_every_fbs_file_parses_as_lark_does(fbs: _Lang) -> None:
 
 # ---- mutated files: the error paths
 
+# punctuation both languages share, then each one's own tokens and traps
+_PUNCT = [";", ",", "(", ")", "{", "}", "[", "]"]
 _HDI_PIECES = [
-    ";",
-    ",",
-    "(",
-    ")",
-    "{",
-    "}",
-    "[",
-    "]",
+    *_PUNCT,
     "<",
     ">",
     "=",
@@ -275,14 +270,7 @@ _HDI_PIECES = [
     "x.y",
 ]
 _FBS_PIECES = [
-    ";",
-    ",",
-    "(",
-    ")",
-    "{",
-    "}",
-    "[",
-    "]",
+    *_PUNCT,
     ":",
     "=",
     ".",

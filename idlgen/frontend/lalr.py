@@ -34,6 +34,9 @@ from lark.lexer import PatternRE, PatternStr, TerminalDef
 from lark.parsers.lalr_analysis import Shift
 from lark.visitors import _VArgsWrapper, _vargs_meta
 
+from ..diagnostics import Diagnostics
+from ..ir import Span
+
 __all__ = ["Grammar", "Meta", "TooDeep", "Tok"]
 
 END = "$END"
@@ -47,6 +50,14 @@ class TooDeep(Exception):
         super().__init__(f"nesting too deep at {line}:{column}")
         self.line = line
         self.column = column
+
+    def report(self, diags: Diagnostics, code: str, path: str, limit: int) -> None:
+        """The front end's located error for this (HDI005, FBS003)."""
+        diags.error(
+            code,
+            f"nesting too deep (more than {limit} levels of syntax)",
+            Span(path, self.line, self.column, self.line, self.column + 1),
+        )
 
 
 class _Lines:

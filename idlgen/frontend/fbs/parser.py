@@ -322,11 +322,7 @@ def parse(text: str, file: str, diags: Diagnostics) -> A.FileAst | None:
     try:
         result = _grammar().parse(text, _ToAst(file, docs), max_depth=MAX_TREE_DEPTH)
     except TooDeep as e:
-        diags.error(
-            "FBS003",
-            f"nesting too deep (more than {MAX_TREE_DEPTH} levels of syntax)",
-            Span(file, e.line, e.column, e.line, e.column + 1),
-        )
+        e.report(diags, "FBS003", file, MAX_TREE_DEPTH)
         return None
     except UnexpectedInput as e:
         line, col = getattr(e, "line", 1) or 1, getattr(e, "column", 1) or 1

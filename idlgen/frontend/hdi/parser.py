@@ -413,11 +413,7 @@ def parse(path: str, text: str, diags: Diagnostics) -> A.RawFile | None:
             max_depth=MAX_TREE_DEPTH,
         )
     except TooDeep as e:
-        diags.error(
-            "HDI005",
-            f"nesting too deep (more than {MAX_TREE_DEPTH} levels of syntax)",
-            Span(path, e.line, e.column, e.line, e.column + 1),
-        )
+        e.report(diags, "HDI005", path, MAX_TREE_DEPTH)
         return None
     except lark.exceptions.UnexpectedToken as e:
         if repaired and repaired[-1] is e:  # the repair itself failed: reported once
