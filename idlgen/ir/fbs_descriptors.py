@@ -139,36 +139,47 @@ def descriptor_calls(
             fields_kw = []
             for f in d.fields:
                 assert f.slot is not None
-                fkw: dict[str, Any] = {}
-                for flag in ("optional", "required", "key", "deprecated"):
-                    if getattr(f, flag):
-                        fkw[flag] = True
-                if _attr(f, "shared"):
-                    fkw["shared"] = True
-                if _attr(f, "flexbuffer"):
-                    fkw["flexbuffer"] = True
-                for wide in ("offset64", "vector64"):  # 64-bit offsets (and lengths)
-                    if _attr(f, wide):
-                        fkw[wide] = True
-                nested = _attr(f, "nested_flatbuffer")
-                if nested:
-                    q = _resolve_nested(schema, d.namespace, str(nested))
-                    if q:
-                        fkw["nested"] = q
-                h = _attr(f, "hash")
-                if h:
-                    fkw["hash"] = str(h)
-                fa = _attr(f, "force_align")
-                if fa:
-                    fkw["force_align"] = int(fa)
                 fields_kw.append(
-                    (at(d.qualname, f.name), f.name, f.slot, spec(f.type), _field_default(f), fkw)
+                    (
+                        at(d.qualname, f.name),
+                        f.name,
+                        f.slot,
+                        spec(f.type),
+                        _field_default(f),
+                        _field_kwargs(schema, d, f),
+                    )
                 )
             kw = {}
             if file.root_type == d.qualname and file.file_identifier:
                 kw["identifier"] = file.file_identifier
             out.append(DescriptorCall("Table", d.qualname, d.name, (tuple(fields_kw),), kw))
     return out
+
+
+def _field_kwargs(schema: ir.Schema, d: ir.Struct, f: ir.Field) -> dict[str, Any]:
+    """A table field's flags and attributes as its descriptor's keyword arguments."""
+    fkw: dict[str, Any] = {}
+    for flag in ("optional", "required", "key", "deprecated"):
+        if getattr(f, flag):
+            fkw[flag] = True
+    if not f.attributes:  # most fields: no attribute to look up
+        return fkw
+    # offset64/vector64: 64-bit offsets (and vector lengths)
+    for name in ("shared", "flexbuffer", "offset64", "vector64"):
+        if _attr(f, name):
+            fkw[name] = True
+    nested = _attr(f, "nested_flatbuffer")
+    if nested:
+        q = _resolve_nested(schema, d.namespace, str(nested))
+        if q:
+            fkw["nested"] = q
+    h = _attr(f, "hash")
+    if h:
+        fkw["hash"] = str(h)
+    fa = _attr(f, "force_align")
+    if fa:
+        fkw["force_align"] = int(fa)
+    return fkw
 
 
 def _resolve_nested(schema: ir.Schema, ns: str, name: str) -> str:
