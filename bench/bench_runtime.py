@@ -230,8 +230,8 @@ def _cnn(rng: np.random.Generator) -> list[Result]:
     from idlgen.runtime.builder import ModelBuilder
     from idlgen.runtime.nnrt import execute
 
-    P = importlib.import_module("generated.ohos.hdi.nnrt.v2_1")
-    runner = Runner("generated.ohos.hdi.nnrt.v2_1")
+    P = importlib.import_module("idlgen.prebuilt.ohos.hdi.nnrt.v2_1")
+    runner = Runner("idlgen.prebuilt.ohos.hdi.nnrt.v2_1")
     k = runner.kernels
     kernels: Any = k if runner.round_trip else SimpleNamespace(KERNELS=k.KERNELS, decode_node_attr=lambda nt, d: pickle.loads(d))  # type: ignore[union-attr]  # fmt: skip
     enc = None if runner.round_trip else pickle.dumps

@@ -1,6 +1,6 @@
 """Build an NNRt ``Model`` from NumPy arrays: tensors, nodes and one shared constant buffer.
 
-    from generated.ohos.hdi.nnrt import v2_1 as nnrt
+    from idlgen.prebuilt.ohos.hdi.nnrt import v2_1 as nnrt
     b = ModelBuilder(nnrt)
     x = b.input("x", np.float32, [1, 8, 8, 3])
     w = b.constant("w", weights)                      # packed into the shared buffer

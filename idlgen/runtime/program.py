@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from idlgen.errors import ConfigError, IdlgenError
+from idlgen.errors import IdlgenError
 
 __all__ = ["DEFAULT_PACKAGE", "Program", "UnsupportedModelError", "target_package"]
 
-DEFAULT_PACKAGE = "generated.ohos.hdi.nnrt.v2_1"
+DEFAULT_PACKAGE = "idlgen.prebuilt.ohos.hdi.nnrt.v2_1"  # .packages.NNRT_V2_1
 
 
 class UnsupportedModelError(IdlgenError):
@@ -83,24 +83,8 @@ class Program:
         self._plan = compile_model(self.model, self.buffers)
 
 
-def target_package(package: str) -> Any:
-    """The generated package models are lowered onto (``package`` is its dotted name).
+def target_package(package: Any) -> Any:
+    """The generated NNRt package models are lowered onto (see :mod:`.packages`)."""
+    from .packages import nnrt_package
 
-    ``generated.…`` names the repository's committed tree; where it is not importable (an
-    installed wheel, another working directory) the same modules shipped inside the wheel as
-    ``idlgen.prebuilt.…`` are used.
-    """
-    import importlib
-
-    candidates = [package]
-    if package.startswith("generated."):
-        candidates.append("idlgen.prebuilt." + package.removeprefix("generated."))
-    for name in candidates:
-        try:
-            return importlib.import_module(name)
-        except ImportError as e:
-            error = e
-    raise ConfigError(
-        f"generated package {package!r} is not importable ({error}); run from the repository "
-        "root (its committed generated/ tree) or pass package= naming an idlgen build"
-    ) from None
+    return nnrt_package(package)

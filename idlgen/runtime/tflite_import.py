@@ -1,7 +1,7 @@
 """Lower a ``.tflite`` model onto NNRt v2_1 operators.
 
 The file is read with idlgen's own generated package for the TFLite schema
-(``generated.tflite``, from ``schemas/fbs/tflite.fbs``). TFLite is NHWC with ``[O, H, W, I]``
+(``idlgen.prebuilt.tflite``, from ``schemas/fbs/tflite.fbs``). TFLite is NHWC with ``[O, H, W, I]``
 convolution weights like NNRt, so no layout changes are needed except for depthwise weights
 (``[1, H, W, C*M]`` -> ``[C*M, H, W, 1]`` grouped convolution). Fused activations map onto NNRt's
 ``activationType``; int8/uint8 tensors keep their integer data and carry their scale/zero point
@@ -20,11 +20,12 @@ from idlgen.errors import DecodeError
 
 from .builder import ModelBuilder
 from .dtypes import from_numpy
+from .packages import tflite_package
 from .program import Program, UnsupportedModelError, target_package
 
 __all__ = ["import_tflite", "TFLITE_PACKAGE"]
 
-TFLITE_PACKAGE = "generated.tflite"
+TFLITE_PACKAGE = "idlgen.prebuilt.tflite"  # .packages.TFLITE
 
 # tflite TensorType -> NumPy dtype (schema enum values).
 _TYPES = {0: np.float32, 1: np.float16, 2: np.int32, 3: np.uint8, 4: np.int64, 6: np.bool_,
@@ -505,7 +506,7 @@ def _quant(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: 
 
 
 def import_tflite(data: bytes, *, package: str, source: str = "") -> Program:
-    tfl = target_package(TFLITE_PACKAGE)
+    tfl = tflite_package()
     model = tfl.Model.from_flatbuffer(data)
     pkg = target_package(package)
     return TfliteImporter(model, pkg, tfl).run(source)

@@ -2,7 +2,7 @@
 operator through an adapter (NCHW <-> NHWC, OIHW <-> OHWI, pad order, auto_pad, ceil_mode,
 count_include_pad, DataType numbers) and the NNRt kernels.
 
-``python -m idlgen.runtime.conformance [--package generated.ohos.hdi.nnrt.v2_1] [-v]`` prints a
+``python -m idlgen.runtime.conformance [--package idlgen.prebuilt.ohos.hdi.nnrt.v2_1] [-v]`` prints a
 per-operator table and ends with ``conformance: P passed, F failed, S skipped of N mapped ONNX
 cases``. Kernels come from the generated package's ``kernels.KERNELS`` when it exists (attributes
 built as the generated dataclasses and round-tripped through ``encode_node_attr`` /
@@ -31,7 +31,7 @@ from ..runtime.errors import KernelError
 
 __all__ = ["Plan", "Skip", "ADAPTERS", "Runner", "run_conformance", "main"]
 
-DEFAULT_PACKAGE = "generated.ohos.hdi.nnrt.v2_1"
+DEFAULT_PACKAGE = "idlgen.prebuilt.ohos.hdi.nnrt.v2_1"
 
 
 #: The case uses an ONNX attribute/input with no NNRt counterpart; the message says which (the

@@ -65,7 +65,7 @@ def test_full_size_models(make: object) -> None:
 
 
 def test_program_model_is_a_generated_v2_1_model_that_round_trips() -> None:
-    from generated.ohos.hdi.nnrt import v2_1 as nnrt
+    from idlgen.prebuilt.ohos.hdi.nnrt import v2_1 as nnrt
     from idlgen.runtime.nnrt import execute
 
     m = mobilenet_v2(32, 8)
@@ -225,3 +225,34 @@ def test_run_rejects_an_input_of_another_kind() -> None:
     np.testing.assert_array_equal(out, -np.arange(4))
     with pytest.raises(ValueError, match="expected int32"):
         prog.run({"x": np.full(4, 2.7)})
+
+
+def test_models_lower_onto_the_shipped_package_whatever_the_working_directory(
+    tmp_path: "os.PathLike[str]",
+) -> None:
+    """One class identity for one schema: ``load`` never tries the repository's ``generated``
+    package, so the result is the same from the repository root and from anywhere else."""
+    import subprocess
+    import sys
+
+    code = (
+        "from tests.models.onnx_zoo import resnet_block\n"
+        "from idlgen.runtime import load\n"
+        "import sys\n"
+        "m = load(resnet_block(8, 4)).model\n"
+        "print(type(m).__module__.rsplit('.', 1)[0], 'generated' in sys.modules)\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    mods = set()
+    for cwd in (root, os.fspath(tmp_path)):
+        env = dict(os.environ, PYTHONPATH=root)
+        out = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, check=True,
+                             capture_output=True, text=True).stdout.strip()  # fmt: skip
+        mods.add(out)
+    assert mods == {"idlgen.prebuilt.ohos.hdi.nnrt.v2_1 False"}
+
+
+def test_package_may_be_passed_as_a_module() -> None:
+    from idlgen.prebuilt.ohos.hdi.nnrt import v2_1 as shipped
+
+    assert isinstance(load(resnet_block(8, 4), package=shipped).model, shipped.Model)
