@@ -456,9 +456,10 @@ def _pad(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: st
         if cv is None:
             raise _Unsupported("constant value computed at run time")
         value = float(cv.reshape(-1)[0])
-    q = imp.quant(ins[0])
-    if q is not None and len(ins) <= 2:
-        value = float(q[0][0] * (0 - q[0][1]))  # PAD fills with the zero point, i.e. real 0
+        cq = imp.quant(ins[2])
+        if cq is not None and cv.dtype.kind in "iu":  # a quantised pad value: its real value
+            value = float((value - cq[0][1]) * cq[0][0])
+    # A quantised PAD fills with the zero point, i.e. real 0: the executor pads the real values.
     imp.emit("PadFusion", {"paddings": pads.astype(int).tolist(), "paddingMode": 0, "constantValue": value},
              [imp.tensor(ins[0])], outs, node)  # fmt: skip
 
