@@ -73,6 +73,7 @@ def _cache_key(cfg: Config, inputs: Sequence[Path], extra: str) -> str:
     h.update(
         repr((list(map(str, cfg.include)), cfg.line_length, str(cfg.base_dir), extra)).encode()
     )
+    h.update(repr(sorted(cfg.kernels)).encode())
     return h.hexdigest()
 
 
@@ -298,7 +299,9 @@ class _Job:
         # Imported here: jinja2 and black cost ~0.1 s to import, which `idlgen parse` does not need.
         from .backend.generate import GenerateOptions, generate
 
-        options = GenerateOptions(line_length=cfg.line_length, base_dir=cfg.base_dir)
+        options = GenerateOptions(
+            line_length=cfg.line_length, base_dir=cfg.base_dir, kernels=cfg.kernels
+        )
         tick("generate", 0, len(lr.schema.files))
         # As while parsing: collections triggered by the back end's allocations would re-scan
         # the whole IR each time (generation makes no cyclic garbage worth collecting).

@@ -29,6 +29,8 @@ class Config:
     base_dir: Path = field(default_factory=Path.cwd)
     # The raw [tool.idlgen.diff] table (rules, suppressions, committed reports).
     diff: Mapping[str, Any] = field(default_factory=dict)
+    # HDI packages that get NNRt kernel stubs and binding checks (``kernels``, ``--kernels``).
+    kernels: frozenset[str] = frozenset()
     source: Path | None = None
 
 
@@ -70,6 +72,7 @@ def load_config(
     roots: Sequence[str] = (),
     include: Sequence[str] = (),
     cwd: Path | None = None,
+    kernels: Sequence[str] = (),
 ) -> Config:
     """Read the config (explicit path, or the nearest pyproject.toml) and apply flags."""
     cwd = (cwd or Path.cwd()).resolve()
@@ -87,7 +90,7 @@ def load_config(
         if not isinstance(table, dict):
             raise ConfigError(f"{path}: [tool.idlgen] must be a table")
         base = path.parent
-        known = {"inputs", "out", "roots", "include", "line-length", "diff"}
+        known = {"inputs", "out", "roots", "include", "line-length", "diff", "kernels"}
         unknown = sorted(set(table) - known)
         if unknown:
             raise ConfigError(
@@ -110,7 +113,14 @@ def load_config(
     diff = table.get("diff", {})
     if not isinstance(diff, dict):
         raise ConfigError(f"{base}: [tool.idlgen.diff] must be a table")
+    # kernels names packages of the configured inputs: an INPUT on the command line replaces
+    # both; --kernels adds to the list.
+    final_kernels = frozenset(([] if inputs else _strings(table, "kernels", base)) + [*kernels])
+    for name in sorted(final_kernels):
+        if not all(part.isidentifier() for part in name.split(".")):
+            raise ConfigError(f"kernels: '{name}' is not a package name (like ohos.hdi.nnrt.v2_1)")
     return Config(
+        kernels=final_kernels,
         inputs=tuple(final_inputs),
         out=final_out,
         roots=cfg_roots,

@@ -65,9 +65,12 @@ def test_configured_line_length_is_black_stable(line_length: int, tmp_path: path
     )
     repo = pathlib.Path(__file__).resolve().parents[1]
     nnrt = sorted((repo / "schemas/hdi/nnrt/v2_1").glob("*.idl"))
-    options = GenerateOptions(base_dir=repo, line_length=line_length)
     tree: dict[str, str] = {}
-    for paths, root in (([d / "Types.idl"], tmp_path), (nnrt, repo / "schemas/hdi")):
+    for paths, root, kernels in (
+        ([d / "Types.idl"], tmp_path, frozenset[str]()),
+        (nnrt, repo / "schemas/hdi", frozenset({"ohos.hdi.nnrt.v2_1"})),
+    ):
+        options = GenerateOptions(base_dir=repo, line_length=line_length, kernels=kernels)
         res = load(paths, roots={"ohos.hdi": root})
         assert not res.diagnostics.has_errors
         tree.update(generate(res.schema, list(res.schema.files), Diagnostics(), options))

@@ -51,6 +51,9 @@ class GenerateOptions:
     format: bool = True
     # run black on every whole module instead of only on the lines that need it (slow)
     black: bool = False
+    # HDI packages that get an NNRt ``kernels`` module and binding checks (see ``kernels``);
+    # naming one that is not generated here is a ConfigError.
+    kernels: frozenset[str] = frozenset()
 
 
 def _rel(path: str, base: Path | None) -> str:
@@ -111,7 +114,9 @@ def generate(
 
     _check_class_names(names, diags)
     _check_layout(sorted(files, key=lambda f: f.path), packages, names, diags)
-    for ns in sorted(packages):
+    hdi = {ns for ns, fs in pkg_files.items() if any(f.language == "hdi" for f in fs)}
+    kernels.check_selection(options.kernels, hdi)
+    for ns in sorted(options.kernels):
         header = header_for(pkg_sources[ns], options.base_dir)
         for mod, src in kernels.package_modules(
             ns, pkg_files[ns], schema, names, header, diags, options.line_length

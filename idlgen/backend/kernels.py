@@ -1,23 +1,27 @@
 """The NNRt ``kernels`` module: typed operator stubs bound to the NumPy runtime.
 
-A package gets one when it declares ``enum NodeType`` and attribute structs named after its
-members (NNRt's NodeAttrTypes.idl). The pairing is derived by name and checked, and so is the
-hand-written binding table (``idlgen.runtime.bindings``): a struct without a NodeType partner,
-a NodeType member without a struct, or a field the table does not decide is a build error.
+A package gets one when the build selects it (``[tool.idlgen] kernels``, ``--kernels``); it
+must declare ``enum NodeType`` and attribute structs named after its members (NNRt's
+NodeAttrTypes.idl). The pairing is derived by name and checked, and so is the hand-written
+binding table (``idlgen.runtime.bindings``): a struct without a NodeType partner, a NodeType
+member without a struct, or a field the table does not decide is a build error. Any other
+package, whatever its enum names, is plain schema.
 """
 
 from __future__ import annotations
 
-import functools
+import difflib
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from .. import ir
 from ..diagnostics import Diagnostics
+from ..errors import ConfigError
 from .render import env as _env
 from .naming import MODULE_NAMES, docstring, enum_member_name, identifier, module_name
 from .views import ImportSet, ModuleRef, Names
 
-__all__ = ["package_modules"]
+__all__ = ["check_selection", "package_modules"]
 
 
 @dataclass(frozen=True)
@@ -43,13 +47,14 @@ def _convert(t: ir.TypeRef, x: str) -> str:
     return x
 
 
-@functools.cache
-def _bindings() -> object | None:
-    try:
-        from ..runtime import bindings
-    except ImportError:
-        return None
-    return bindings
+def check_selection(selected: Collection[str], packages: Collection[str]) -> None:
+    """``ConfigError`` unless every package selected for kernels is one of the HDI
+    ``packages`` being generated."""
+    for name in sorted(selected):
+        if name not in packages:
+            close = difflib.get_close_matches(name, sorted(packages), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise ConfigError(f"kernels: '{name}' is not an HDI package of this build{hint}")
 
 
 def package_modules(
@@ -72,12 +77,12 @@ def package_modules(
         None,
     )
     if node_type is None:
-        return {}
-    b = _bindings()
-    if b is None:
-        return {}
+        raise ConfigError(f"kernels: package '{ns}' declares no enum NodeType")
+    # Imported only for packages that get kernels (it imports numpy).
+    from ..runtime import bindings as b
+
     structs = [d for f in files for d in f.decls if isinstance(d, ir.Struct) and d.namespace == ns]
-    pairs, lone_members, _ = b.match_node_types(  # type: ignore[attr-defined]
+    pairs, lone_members, _ = b.match_node_types(
         [m.name for m in node_type.members], [s.name for s in structs]
     )
     by_name = {s.name: s for s in structs}
@@ -106,7 +111,7 @@ def package_modules(
         ok = False
     version = ns.rsplit(".", 1)[-1]
     struct_fields = {s: [x.name for x in by_name[s].fields] for _, s in pairs}
-    for problem in b.binding_problems(struct_fields, version):  # type: ignore[attr-defined]
+    for problem in b.binding_problems(struct_fields, version):
         s = by_name.get(problem.struct)
         fspan = next((x.span for x in s.fields if x.name == problem.field), None) if s else None
         span = fspan or (s.span if s else node_type.span)
@@ -128,7 +133,7 @@ def package_modules(
         }
     )
     nt = imports.ref(node_type.qualname)
-    specs = b.stub_specs(struct_fields, version)  # type: ignore[attr-defined]
+    specs = b.stub_specs(struct_fields, version)
     runtime_aliases: dict[str, str] = {}
     stubs: list[StubView] = []
     # Stubs are module-level functions: they may not rebind what the module imports or defines.

@@ -97,6 +97,16 @@ def _common(p: argparse.ArgumentParser, *, formats: bool = True) -> None:
         )
 
 
+def _kernels_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--kernels",
+        action="append",
+        default=[],
+        metavar="PACKAGE",
+        help="give this HDI package NNRt kernel stubs (like [tool.idlgen] kernels)",
+    )
+
+
 def build_parser(*, diff: bool = True) -> argparse.ArgumentParser:
     """The argument parser; ``diff=False`` skips importing the diff package (start-up time)."""
     p = _Parser(
@@ -121,6 +131,7 @@ def build_parser(*, diff: bool = True) -> argparse.ArgumentParser:
     )
     _common(b)
     b.add_argument("--out", help="output root package directory")
+    _kernels_flag(b)
     b.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     b.add_argument(
         "-v", "--verbose", action="store_true", help="list every file written; one line per phase"
@@ -139,6 +150,7 @@ def build_parser(*, diff: bool = True) -> argparse.ArgumentParser:
     )
     _common(c)
     c.add_argument("--out", help="output root package directory")
+    _kernels_flag(c)
     c.add_argument("--diff", action="store_true", help="print unified diffs of stale files")
     c.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     c.add_argument("-v", "--verbose", action="store_true", help="one line per phase")
@@ -274,6 +286,7 @@ def _config(args: argparse.Namespace) -> Config:
         out=getattr(args, "out", None),
         roots=args.roots,
         include=args.include,
+        kernels=getattr(args, "kernels", []),
     )
     _check_inputs(cfg.inputs)
     return cfg

@@ -21,13 +21,16 @@ ROOT_PKG = "parcel_gen_under_test"
 @pytest.fixture(scope="module")
 def gen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ModuleType]:
     from idlgen.frontend.hdi.loader import load
-    from idlgen.backend.generate import generate
+    from idlgen.backend.generate import GenerateOptions, generate
 
     root = REPO / "schemas" / "hdi"
     out = tmp_path_factory.mktemp("gen") / ROOT_PKG
     files = sorted((root / "nnrt").rglob("*.idl"))
     res = load(files, roots={"ohos.hdi": root})
-    tree = generate(res.schema, list(res.schema.files), Diagnostics())
+    nnrt = frozenset({"ohos.hdi.nnrt.v1_0", "ohos.hdi.nnrt.v2_1"})
+    tree = generate(
+        res.schema, list(res.schema.files), Diagnostics(), GenerateOptions(kernels=nnrt)
+    )
     for rel, text in tree.items():
         p = out / rel
         p.parent.mkdir(parents=True, exist_ok=True)
