@@ -11,17 +11,18 @@ convolution weights like NNRt, so no layout changes are needed except for depthw
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from idlgen.errors import DecodeError
+from idlgen.errors import DecodeError, IdlgenError
 
 from .builder import ModelBuilder
 from .dtypes import from_numpy
 from .packages import tflite_package
 from .program import Program, UnsupportedModelError, target_package
+from .tflite_ops import unsupported_reason
 
 __all__ = ["import_tflite", "TFLITE_PACKAGE"]
 
@@ -36,6 +37,12 @@ _ACT = {0: 0, 1: 1, 2: 7, 3: 3, 4: 10}
 
 class _Unsupported(Exception):
     pass
+
+
+#: Largest constant (bytes, all outputs of one operator) that folding may create.
+_FOLD_BUDGET = 16 << 20
+#: Operators never folded (none so far: every mapped operator is a pure function).
+_NO_FOLD: frozenset[str] = frozenset()
 
 
 def _bad(what: str) -> DecodeError:
@@ -55,6 +62,8 @@ class TfliteImporter:
         self.codes = list(model.operator_codes or [])
         self.b = ModelBuilder(package, name=str(self.g.name or "tflite"))
         self.idx: dict[int, int] = {}  # tflite tensor -> NNRt tensor
+        #: Values computed at import time (constant subgraphs folded, within _FOLD_BUDGET).
+        self.folded: dict[int, np.ndarray] = {}
 
     def t(self, ti: int) -> Any:
         """Tensor ``ti`` of the subgraph; every tensor index read from the file comes here."""
@@ -89,6 +98,8 @@ class TfliteImporter:
         return sig if sig and len(sig) == len(dims) else dims
 
     def data(self, ti: int) -> np.ndarray | None:
+        if ti in self.folded:
+            return self.folded[ti]
         t = self.t(ti)
         bufs = self.m.buffers or []
         b = int(t.buffer)
@@ -141,6 +152,7 @@ class TfliteImporter:
         qp = self.quant(ti)
         if arr is not None:
             self.idx[ti] = self.b.constant(name, arr, quant=qp, num_bits=self.num_bits(ti))
+            self.b.tensors[self.idx[ti]].dims = list(arr.shape)  # a scalar stays 0-d
         else:
             raise _Unsupported(f"tensor {name!r} is read before any operator writes it")
         return self.idx[ti]
@@ -149,7 +161,29 @@ class TfliteImporter:
         self, name: str, arr: np.ndarray, quant: list[tuple[float, int]] | None = None
     ) -> int:
         bits = 8 * arr.dtype.itemsize if arr.dtype.kind in "iu" else 8
-        return self.b.constant(name, np.ascontiguousarray(arr), quant=quant, num_bits=bits)
+        i = self.b.constant(name, np.ascontiguousarray(arr), quant=quant, num_bits=bits)
+        self.b.tensors[i].dims = list(arr.shape)  # a scalar stays 0-d
+        return int(i)
+
+    def mid(
+        self,
+        struct: str,
+        attrs: dict[str, Any],
+        inputs: list[int],
+        dtype: Any,
+        dims: list[int],
+        name: str,
+    ) -> int:
+        """An NNRt node of a decomposition whose output is not a tensor of the TFLite file."""
+        rec = getattr(self.pkg, struct).from_dict(attrs)
+        r = self.b.node(rec, inputs, outputs=[(name, np.dtype(dtype), dims)], name=name)
+        return int(r if isinstance(r, int) else r[0])
+
+    def float_of(self, ti: int) -> np.dtype[Any]:
+        """The dtype a decomposition's intermediate values take: quantised tensors compute in
+        float32 (the executor dequantises them), others keep their dtype."""
+        dt = self.dtype(ti)
+        return np.dtype(np.float32) if self.quant(ti) is not None else dt
 
     def emit(
         self, struct: str, attrs: dict[str, Any], inputs: list[int], outs: list[int], name: str
@@ -197,10 +231,11 @@ class TfliteImporter:
             node = f"{k}:{self.tensors[outs[0]].name if outs else ''}"
             if opname == "CUSTOM":
                 oc = self.codes[int(op.opcode_index)]
-                raise UnsupportedModelError(f"CUSTOM {oc.custom_code}", node)
+                custom = f"CUSTOM {oc.custom_code}"
+                raise UnsupportedModelError(custom, node, unsupported_reason(custom))
             fn = _HANDLERS.get(opname)
             if fn is None:
-                raise UnsupportedModelError(opname, node)
+                raise UnsupportedModelError(opname, node, unsupported_reason(opname))
             need_in, need_out = _ARITY[opname]
             if len(ins) < need_in or len(outs) < need_out or -1 in ins[:need_in]:
                 raise _bad(
@@ -214,7 +249,8 @@ class TfliteImporter:
             if opts is not None and want is not None and type(opts).__name__ != want:
                 raise _bad(f"operator {k} ({opname}) carries {type(opts).__name__}, not {want}")
             try:
-                fn(self, op, ins, outs, node)
+                if not self.fold(fn, opname, op, ins, outs, node):
+                    fn(self, op, ins, outs, node)
             except _Unsupported as e:
                 raise UnsupportedModelError(opname, node, str(e)) from None
         out_names = []
@@ -225,7 +261,61 @@ class TfliteImporter:
             self.b.output(self.idx[ti])
             out_names.append(str(self.t(ti).name or f"t{ti}"))
         model, buffers = self.b.build()
-        return Program(model, buffers, in_names, out_names, source, in_dtypes, in_shapes)
+        return Program(
+            model, buffers, in_names, out_names, source, in_dtypes, in_shapes, self.b.host_nodes
+        )
+
+    def fold(
+        self,
+        fn: Callable[[TfliteImporter, Any, list[int], list[int], str], None],
+        opname: str,
+        op: Any,
+        ins: list[int],
+        outs: list[int],
+        node: str,
+    ) -> bool:
+        """Compute the operator now when its inputs are constants (or, for SHAPE / RANK, when
+        its input's shape is static) and its outputs fit ``_FOLD_BUDGET``: the lowered node runs
+        once through the executor and its outputs become constants. False: emit it."""
+        if opname in _NO_FOLD or not outs:
+            return False
+        out_bytes = 0
+        for o in outs:
+            dims = self.shape(o)
+            if any(d < 0 for d in dims) or (o in self.idx):
+                return False
+            out_bytes += math.prod(dims) * self.dtype(o).itemsize
+        if out_bytes > _FOLD_BUDGET:
+            return False
+        if opname in ("SHAPE", "RANK") and ins and ins[0] >= 0 and ins[0] not in self.folded:
+            dims = self.shape(ins[0])
+            if any(d < 0 for d in dims):
+                return False
+            val = np.array(dims if opname == "SHAPE" else len(dims))
+            self.folded[outs[0]] = val.astype(self.dtype(outs[0]))
+            return True
+        present = [i for i in ins if i >= 0]
+        if not present or any(self.data(i) is None for i in present):
+            return False
+        from .nnrt import execute
+
+        saved = self.b, self.idx
+        self.b = ModelBuilder(self.pkg, name="fold")
+        self.idx = {}
+        try:
+            fn(self, op, ins, outs, node)
+            if any(o not in self.idx for o in outs):
+                return False
+            self.b.output(*[self.idx[o] for o in outs])
+            model, bufs = self.b.build()
+            vals = execute(model, [], buffers=bufs)
+        except (_Unsupported, IdlgenError, ValueError, TypeError, IndexError):
+            return False  # emitted as a node: the executor reports any real error at run time
+        finally:
+            self.b, self.idx = saved
+        for o, v in zip(outs, vals):
+            self.folded[o] = np.asarray(v).astype(self.dtype(o), copy=False).reshape(self.dims(o))
+        return True
 
     def opname(self, op: Any, k: int | None = None) -> str:
         """The operator's BuiltinOperator name, after checking its opcode index."""
@@ -506,11 +596,42 @@ def _quant(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: 
              [imp.tensor(ins[0])], outs, node)  # fmt: skip
 
 
-def import_tflite(data: bytes, *, package: str, source: str = "") -> Program:
+def import_tflite(
+    data: bytes,
+    *,
+    package: Any = None,
+    source: str = "",
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    nnrt_only: bool = False,
+) -> Program:
     tfl = tflite_package()
     model = tfl.Model.from_flatbuffer(data)
     pkg = target_package(package)
-    return TfliteImporter(model, pkg, tfl).run(source)
+    imp = TfliteImporter(model, pkg, tfl)
+    imp.b.nnrt_only = nnrt_only
+    if input_shapes:
+        _pin_inputs(imp, input_shapes)
+    return imp.run(source)
+
+
+def _pin_inputs(imp: TfliteImporter, shapes: Mapping[str, Sequence[int]]) -> None:
+    """Set the dims of the named subgraph inputs (``shape_signature`` -1 dims may take any
+    size; fixed dims must match)."""
+    from idlgen.errors import ConfigError
+
+    by_name = {str(imp.t(int(ti)).name or f"t{int(ti)}"): int(ti) for ti in imp.g.inputs or []}
+    for name, dims in shapes.items():
+        ti = by_name.get(name)
+        if ti is None:
+            raise ConfigError(
+                f"input_shapes names {name!r}, but the model's inputs are {', '.join(sorted(by_name))}"
+            )
+        want, got = imp.shape(ti), [int(d) for d in dims]
+        if len(got) != len(want) or any(w >= 0 and w != g or g < 0 for w, g in zip(want, got)):
+            raise ConfigError(f"input_shapes[{name!r}] is {got}; the model declares {want}")
+        t = imp.t(ti)
+        t.shape = list(got)
+        t.shape_signature = list(got)
 
 
 @_h("BATCH_MATMUL", ins=2)
@@ -567,3 +688,394 @@ def _d2s(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: st
         imp.emit("DepthToSpace", {**attrs, "mode": "DCR"}, [imp.tensor(ins[0])], outs, node)
     else:
         imp.emit("SpaceToDepth", attrs, [imp.tensor(ins[0])], outs, node)
+
+
+# -- every other builtin NNRt v2_1 expresses (see tflite_ops.TFLITE_TO_NNRT) -------------------
+
+
+def _opts(op: Any, field: str, default: Any) -> Any:
+    o = op.builtin_options
+    v = getattr(o, field, None) if o is not None else None
+    return default if v is None else v
+
+
+def _const_ints(imp: TfliteImporter, ti: int, what: str) -> list[int]:
+    v = imp.data(ti)
+    if v is None:
+        raise _Unsupported(f"{what} computed at run time")
+    return [int(a) for a in np.asarray(v).reshape(-1)]
+
+
+_PLAIN2 = {"GREATER_EQUAL": "GreaterEqual", "LESS_EQUAL": "LessEqual", "NOT_EQUAL": "NotEqual",
+           "LOGICAL_AND": "LogicalAnd", "LOGICAL_OR": "LogicalOr", "LOGICAL_NOT": "LogicalNot",
+           "CEIL": "Ceil", "ROUND": "Round", "EXPAND_DIMS": "ExpandDims", "RANK": "Rank",
+           "GATHER_ND": "GatherNd", "SCATTER_ND": "ScatterNd", "UNPACK": "Unstack",
+           "LOG_SOFTMAX": "LogSoftmax", "BROADCAST_TO": "BroadcastTo", "TILE": "TileFusion",
+           "SLICE": "SliceFusion", "PRELU": "PReLUFusion", "WHERE": "Where"}  # fmt: skip
+_PLAIN2_ATTRS: dict[str, dict[str, Any]] = {
+    "TILE": {"dims": []}, "SLICE": {"axes": []}, "PRELU": {"channelShared": False},
+    "BROADCAST_TO": {"shape": []}, "LOG_SOFTMAX": {"axis": -1},
+}  # fmt: skip
+
+
+@_h(*_PLAIN2)
+def _plain2(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    name = _opname(imp, op)
+    attrs = dict(_PLAIN2_ATTRS.get(name, {}))
+    if name == "UNPACK":
+        axis = int(_opts(op, "axis", 0))
+        attrs["axis"] = axis
+    imp.emit(_PLAIN2[name], attrs, [imp.tensor(i) for i in ins if i >= 0], outs, node)
+
+
+@_h("SELECT_V2", ins=3)
+def _select_v2(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    imp.emit("Where", {}, [imp.tensor(i) for i in ins[:3]], outs, node)
+
+
+_ACTS2 = {
+    "ELU": (4, 1.0, 0.0, 0.0),
+    "RELU_0_TO_1": (16, 0.0, 0.0, 1.0),
+    "SIGN": (17, 0.0, 0.0, 0.0),
+}
+
+
+@_h(*_ACTS2)
+def _activation2(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    kind, alpha, lo, hi = _ACTS2[_opname(imp, op)]
+    imp.emit("Activation", {"activationType": kind, "alpha": alpha, "minVal": lo, "maxVal": hi,
+                            "approximate": False}, [imp.tensor(ins[0])], outs, node)  # fmt: skip
+
+
+@_h("STRIDED_SLICE", ins=4)
+def _strided_slice(
+    imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str
+) -> None:
+    o = op.builtin_options
+    inputs = [imp.tensor(ins[0]), imp.tensor(ins[1])]
+    if o is not None and bool(getattr(o, "offset", False)):
+        # end is relative to begin: end = begin + end
+        b, e = _const_ints(imp, ins[1], "begin"), _const_ints(imp, ins[2], "end")
+        end = np.array([x + y for x, y in zip(b, e)], np.int32)
+        inputs.append(imp.const(node + ":end", end))
+    else:
+        inputs.append(imp.tensor(ins[2]))
+    inputs.append(imp.tensor(ins[3]))
+    attrs = {f: int(getattr(o, k, 0) or 0) if o is not None else 0
+             for f, k in (("beginMask", "begin_mask"), ("endMask", "end_mask"),
+                          ("ellipsisMask", "ellipsis_mask"), ("newAxisMask", "new_axis_mask"),
+                          ("shrinkAxisMask", "shrink_axis_mask"))}  # fmt: skip
+    imp.emit("StridedSlice", attrs, inputs, outs, node)
+
+
+@_h("REVERSE_V2", ins=2)
+def _reverse(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    """A StridedSlice with stride -1 on the reversed axes (begin -1, end masked)."""
+    rank = len(imp.shape(ins[0]))
+    axes = {a + rank if a < 0 else a for a in _const_ints(imp, ins[1], "axes")}
+    begin = [-1 if a in axes else 0 for a in range(rank)]
+    strides = [-1 if a in axes else 1 for a in range(rank)]
+    mask = (1 << rank) - 1
+    keep = sum(1 << a for a in range(rank) if a not in axes)
+    inputs = [imp.tensor(ins[0]), imp.const(node + ":begin", np.array(begin, np.int32)),
+              imp.const(node + ":end", np.zeros(rank, np.int32)),
+              imp.const(node + ":strides", np.array(strides, np.int32))]  # fmt: skip
+    attrs = {"beginMask": keep, "endMask": mask, "ellipsisMask": 0, "newAxisMask": 0,
+             "shrinkAxisMask": 0}  # fmt: skip
+    imp.emit("StridedSlice", attrs, inputs, outs, node)
+
+
+@_h("MIRROR_PAD", ins=2)
+def _mirror_pad(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    pads = imp.data(ins[1])
+    if pads is None:
+        raise _Unsupported("paddings computed at run time")
+    mode = 1 if int(_opts(op, "mode", 0)) == 0 else 2  # REFLECT / SYMMETRIC
+    imp.emit("PadFusion", {"paddings": pads.astype(int).tolist(), "paddingMode": mode,
+                           "constantValue": 0.0}, [imp.tensor(ins[0])], outs, node)  # fmt: skip
+
+
+@_h("FILL", ins=2)
+def _fill(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    imp.emit("Fill", {}, [imp.tensor(ins[1]), imp.tensor(ins[0])], outs, node)  # (value, dims)
+
+
+@_h("ZEROS_LIKE")
+def _zeros_like(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    dt = imp.dtype(ins[0])
+    shape = imp.mid("Shape", {}, [imp.tensor(ins[0])], np.int32, [len(imp.shape(ins[0]))],
+                    node + ":shape")  # fmt: skip
+    imp.emit("Fill", {}, [imp.const(node + ":zero", np.zeros((), dt)), shape], outs, node)
+
+
+@_h("RANGE", ins=3)
+def _range(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    attrs = {"dataType": from_numpy(imp.dtype(outs[0])), "start": 0, "limit": 0, "delta": 1}
+    imp.emit("Range", attrs, [imp.tensor(i) for i in ins[:3]], outs, node)
+
+
+@_h("CAST")
+def _cast(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    code = imp.const(node + ":to", np.array([from_numpy(imp.dtype(outs[0]))], np.int32))
+    imp.emit("Cast", {}, [imp.tensor(ins[0]), code], outs, node)
+
+
+@_h("POW", ins=2)
+def _pow(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    imp.emit(
+        "PowFusion", {"scale": 1.0, "shift": 0.0}, [imp.tensor(i) for i in ins[:2]], outs, node
+    )
+
+
+@_h("ARG_MAX", "ARG_MIN", ins=2)
+def _argmax(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    axis = _const_ints(imp, ins[1], "axis")
+    if len(axis) != 1:
+        raise _bad(f"{node}: ARG_MAX/ARG_MIN axis {axis}")
+    x = imp.tensor(ins[0])
+    if _opname(imp, op) == "ARG_MIN":  # the first minimum is the first maximum of -x
+        if imp.dtype(ins[0]).kind == "u" and imp.quant(ins[0]) is None:
+            raise _Unsupported("ARG_MIN of unsigned integers (no exact negation)")
+        x = imp.mid("Neg", {}, [x], imp.float_of(ins[0]), imp.shape(ins[0]), node + ":neg")
+    attrs = {"axis": axis[0], "topK": 1, "keepDims": False, "outMaxValue": False}
+    imp.emit("ArgMaxFusion", attrs, [x], outs, node)
+
+
+@_h("TOPK_V2", ins=2, outs=2)
+def _topk(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    imp.emit(
+        "TopKFusion", {"sorted": True, "axis": -1}, [imp.tensor(i) for i in ins[:2]], outs, node
+    )
+
+
+@_h("ONE_HOT", ins=4)
+def _one_hot(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    imp.emit(
+        "OneHot", {"axis": int(_opts(op, "axis", -1))}, [imp.tensor(i) for i in ins[:4]], outs, node
+    )
+
+
+@_h("SPLIT_V", ins=3)
+def _split_v(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    sizes = _const_ints(imp, ins[1], "size_splits")
+    shape = imp.shape(ins[0])
+    ax = _const_ints(imp, ins[2], "axis")[0]
+    ax = ax + len(shape) if ax < 0 else ax
+    if not 0 <= ax < len(shape) or len(sizes) != len(outs):
+        raise _bad(f"{node}: SPLIT_V of {shape} on axis {ax} into {sizes}")
+    if -1 in sizes:
+        if shape[ax] < 0:
+            raise _Unsupported("size -1 of a dimension known only at run time")
+        sizes[sizes.index(-1)] = shape[ax] - sum(s for s in sizes if s != -1)
+    attrs = {"outputNum": len(outs), "sizeSplits": sizes, "axis": ax}
+    imp.emit("Split", attrs, [imp.tensor(ins[0])], outs, node)
+
+
+@_h("SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND", ins=3)
+def _s2b(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    if len(imp.shape(ins[0])) != 4:
+        raise _Unsupported("only 4-D NHWC inputs (NNRt's SpaceToBatchND / BatchToSpaceND)")
+    block = _const_ints(imp, ins[1], "block shape")
+    pads = _const_ints(imp, ins[2], "paddings")
+    pairs = [pads[0:2], pads[2:4]]
+    if _opname(imp, op) == "SPACE_TO_BATCH_ND":
+        imp.emit("SpaceToBatchND", {"blockShape": block, "paddings": pairs}, [imp.tensor(ins[0])],
+                 outs, node)  # fmt: skip
+    else:
+        imp.emit("BatchToSpaceND", {"blockShape": block, "crops": pairs}, [imp.tensor(ins[0])],
+                 outs, node)  # fmt: skip
+
+
+@_h("SPARSE_TO_DENSE", ins=3)
+def _sparse_to_dense(
+    imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str
+) -> None:
+    inputs = [imp.tensor(ins[0]), imp.tensor(ins[2]), imp.tensor(ins[1])]  # indices, values, shape
+    if len(ins) > 3 and ins[3] >= 0:
+        inputs.append(imp.tensor(ins[3]))
+    imp.emit("SparseToDense", {}, inputs, outs, node)
+
+
+@_h("EMBEDDING_LOOKUP", ins=2)
+def _embedding(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    ax = imp.const(node + ":axis", np.array([0], np.int32))
+    imp.emit("Gather", {}, [imp.tensor(ins[1]), imp.tensor(ins[0]), ax], outs, node)
+
+
+@_h("L2_NORMALIZATION")
+def _l2norm(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    # TFLite divides by max(||x||, 1e-6): the NNRt form max(sum x^2, epsilon) with epsilon 1e-12
+    act = _act(op.builtin_options) if op.builtin_options is not None else 0
+    imp.emit("L2NormalizeFusion", {"axis": [-1], "epsilon": 1e-12, "activationType": act},
+             [imp.tensor(ins[0])], outs, node)  # fmt: skip
+
+
+@_h("LOCAL_RESPONSE_NORMALIZATION")
+def _lrn(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    attrs = {"depthRadius": int(_opts(op, "radius", 5)), "bias": float(_opts(op, "bias", 1.0)),
+             "alpha": float(_opts(op, "alpha", 1.0)), "beta": float(_opts(op, "beta", 0.5)),
+             "normRegion": "ACROSS_CHANNELS"}  # fmt: skip
+    imp.emit("LRN", attrs, [imp.tensor(ins[0])], outs, node)
+
+
+@_h("L2_POOL_2D")
+def _l2pool(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    """sqrt(mean of squares over the window's valid cells): Square, AvgPool, Sqrt."""
+    o = op.builtin_options
+    dt = imp.float_of(ins[0])
+    sq = imp.mid("Square", {}, [imp.tensor(ins[0])], dt, imp.shape(ins[0]), node + ":sq")
+    attrs = {"kernelSize": [int(o.filter_height), int(o.filter_width)], "strides": [int(o.stride_h), int(o.stride_w)],
+             "pad": [0, 0, 0, 0], "padMode": _pad_mode(o), "roundMode": 0, "format": 1, "global": False,
+             "activationType": 0}  # fmt: skip
+    avg = imp.mid("AvgPoolFusion", attrs, [sq], dt, imp.shape(outs[0]), node + ":mean")
+    if _act(o):
+        r = imp.mid("Sqrt", {}, [avg], dt, imp.shape(outs[0]), node + ":sqrt")
+        imp.emit("Activation", {"activationType": _act(o), "alpha": 0.0, "minVal": 0.0, "maxVal": 0.0,
+                                "approximate": False}, [r], outs, node)  # fmt: skip
+    else:
+        imp.emit("Sqrt", {}, [avg], outs, node)
+
+
+@_h("ADD_N")
+def _add_n(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    xs = [imp.tensor(i) for i in ins]
+    if len(xs) == 1:
+        imp.emit("Reshape", {}, [xs[0], imp.const(node + ":shape", np.array(imp.dims(outs[0]), np.int32))],
+                 outs, node)  # fmt: skip
+        return
+    acc = xs[0]
+    for k, x in enumerate(xs[1:-1]):
+        acc = imp.mid("AddFusion", {"activationType": 0}, [acc, x], imp.float_of(outs[0]),
+                      imp.shape(outs[0]), f"{node}:add{k}")  # fmt: skip
+    imp.emit("AddFusion", {"activationType": 0}, [acc, xs[-1]], outs, node)
+
+
+@_h("FLOOR_DIV", ins=2)
+def _floor_div(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    """floor(x / y); integers divide in float64 (exact quotient's floor for |x| < 2**31)."""
+    dt = imp.dtype(outs[0])
+    x, y = imp.tensor(ins[0]), imp.tensor(ins[1])
+    shape = imp.shape(outs[0])
+    if dt.kind in "iu":
+        f64 = imp.const(node + ":f64", np.array([from_numpy(np.dtype(np.float64))], np.int32))
+        x = imp.mid("Cast", {}, [x, f64], np.float64, imp.shape(ins[0]), node + ":x64")
+        y = imp.mid("Cast", {}, [y, f64], np.float64, imp.shape(ins[1]), node + ":y64")
+        q = imp.mid("DivFusion", {"activationType": 0}, [x, y], np.float64, shape, node + ":div")
+        f = imp.mid("Floor", {}, [q], np.float64, shape, node + ":floor")
+        to = imp.const(node + ":to", np.array([from_numpy(dt)], np.int32))
+        imp.emit("Cast", {}, [f, to], outs, node)
+        return
+    q = imp.mid(
+        "DivFusion", {"activationType": 0}, [x, y], imp.float_of(outs[0]), shape, node + ":div"
+    )
+    imp.emit("Floor", {}, [q], outs, node)
+
+
+@_h("FLOOR_MOD", ins=2)
+def _floor_mod(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    """r = fmod(x, y); r + y where r != 0 and r, y differ in sign (TFLite's floor_mod)."""
+    dt = imp.float_of(outs[0])
+    x, y = imp.tensor(ins[0]), imp.tensor(ins[1])
+    shape = imp.shape(outs[0])
+    r = imp.mid("Mod", {}, [x, y], dt, shape, node + ":fmod")
+    zero = imp.const(node + ":zero", np.zeros((), dt))
+    nz = imp.mid("NotEqual", {}, [r, zero], np.bool_, shape, node + ":nz")
+    rn = imp.mid("Less", {}, [r, zero], np.bool_, shape, node + ":rneg")
+    yn = imp.mid("Less", {}, [y, zero], np.bool_, imp.shape(ins[1]), node + ":yneg")
+    diff = imp.mid("NotEqual", {}, [rn, yn], np.bool_, shape, node + ":sign")
+    fix = imp.mid("LogicalAnd", {}, [nz, diff], np.bool_, shape, node + ":fix")
+    ry = imp.mid("AddFusion", {"activationType": 0}, [r, y], dt, shape, node + ":ry")
+    imp.emit("Where", {}, [fix, ry, r], outs, node)
+
+
+@_h("REDUCE_ANY", "REDUCE_ALL", ins=2)
+def _reduce_bool(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    keep = bool(_opts(op, "keep_dims", False))
+    axes = imp.const(node + ":axes", np.array(_const_ints(imp, ins[1], "axes"), np.int32))
+    attrs = {"keepDims": keep, "mode": 7, "reduceToEnd": False, "coeff": 1.0}
+    if _opname(imp, op) == "REDUCE_ALL":
+        imp.emit("ReduceFusion", attrs, [imp.tensor(ins[0]), axes], outs, node)
+        return
+    # any(x) = not all(not x)
+    nx = imp.mid("LogicalNot", {}, [imp.tensor(ins[0])], np.bool_, imp.shape(ins[0]), node + ":not")
+    a = imp.mid("ReduceFusion", attrs, [nx, axes], np.bool_, imp.shape(outs[0]), node + ":all")
+    imp.emit("LogicalNot", {}, [a], outs, node)
+
+
+@_h("TRANSPOSE_CONV", ins=3)
+def _transpose_conv(
+    imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str
+) -> None:
+    """inputs (output_shape, weights [O, kH, kW, I], x[, bias]): Conv2dTransposeFusion with
+    [I, kH, kW, O] weights and the pads that give TFLite's output_shape."""
+    o = op.builtin_options
+    w = imp.data(ins[1])
+    if w is None:
+        raise _Unsupported("weights computed at run time")
+    x_shape = imp.shape(ins[2])
+    out_shape = imp.data(ins[0])
+    if w.ndim != 4 or len(x_shape) != 4 or out_shape is None or out_shape.size != 4:
+        raise _Unsupported(f"transposed convolution of {x_shape} with {list(w.shape)} weights")
+    if x_shape[1] < 0 or x_shape[2] < 0:
+        raise _Unsupported("spatial dims known only at run time")
+    oc, kh, kw, ic = w.shape
+    sh, sw = int(o.stride_h), int(o.stride_w)
+    pads, extra = [], []
+    for size, k, s, want in (
+        (x_shape[1], kh, sh, int(out_shape[1])),
+        (x_shape[2], kw, sw, int(out_shape[2])),
+    ):
+        total = (size - 1) * s + k - want
+        if total >= 0:
+            first = total // 2 if int(o.padding) == 0 else 0
+            pads += [first, total - first]
+            extra.append(0)
+        else:
+            pads += [0, 0]
+            extra.append(-total)
+    wq = imp.quant(ins[1])
+    if wq is not None and len(wq) > 1:
+        raise _Unsupported("per-channel quantised weights (the axis moves with the transpose)")
+    wt = np.ascontiguousarray(w.transpose(3, 1, 2, 0))
+    attrs = {"kernelSize": [kh, kw], "stride": [sh, sw], "dilation": [1, 1], "padMode": 0,
+             "padList": pads, "group": 1, "inChannel": ic, "outChannel": oc,
+             "activationType": _act(o), "outputPaddings": extra}  # fmt: skip
+    inputs = [imp.tensor(ins[2]), imp.const(node + ":w", wt, wq)]
+    if len(ins) > 3 and ins[3] >= 0:
+        inputs.append(imp.tensor(ins[3]))
+    imp.emit("Conv2dTransposeFusion", attrs, inputs, outs, node)
+
+
+@_h("CUMSUM", ins=2)
+def _cumsum(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    """A running sum along ``axis`` is a product with a constant triangular matrix: move the
+    axis last (Transpose), MatMulFusion, move it back."""
+    shape = imp.shape(ins[0])
+    r = len(shape)
+    ax = _const_ints(imp, ins[1], "axis")[0]
+    ax = ax + r if ax < 0 else ax
+    n = shape[ax] if 0 <= ax < r else -1
+    if n < 0:
+        raise _Unsupported("axis length known only at run time")
+    dt = imp.dtype(ins[0])
+    if dt.kind != "f" or imp.quant(ins[0]) is not None:
+        raise _Unsupported(f"{dt} input (the MatMul decomposition is exact for floats)")
+    exclusive, reverse = bool(_opts(op, "exclusive", False)), bool(_opts(op, "reverse", False))
+    i, j = np.indices((n, n))  # out[..., j] = sum_i x[..., i] * T[i, j]
+    tri = (i > j) if reverse else (i < j)
+    if not exclusive:
+        tri |= i == j
+    perm = [a for a in range(r) if a != ax] + [ax]
+    moved = [shape[a] for a in perm]
+    x = imp.tensor(ins[0])
+    if ax != r - 1:
+        x = imp.mid("Transpose", {}, [x, imp.const(node + ":perm", np.array(perm, np.int32))], dt,
+                    moved, node + ":t")  # fmt: skip
+    tri_t = imp.const(node + ":tri", tri.astype(dt))
+    mm = {"transposeA": False, "transposeB": False, "activationType": 0}
+    if ax == r - 1:
+        imp.emit("MatMulFusion", mm, [x, tri_t], outs, node)
+        return
+    y = imp.mid("MatMulFusion", mm, [x, tri_t], dt, moved, node + ":mm")
+    back = np.argsort(perm).astype(np.int32)
+    imp.emit("Transpose", {}, [y, imp.const(node + ":back", back)], outs, node)
