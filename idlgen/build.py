@@ -20,7 +20,7 @@ from pathlib import Path
 from importlib.metadata import version
 
 from . import __version__
-from .bounds import bad_name, no_cyclic_gc
+from .frontend.encoding import bad_name
 from .config import Config
 from . import outtree
 from .diagnostics import Diagnostic, Diagnostics, Severity
@@ -303,10 +303,7 @@ class _Job:
             line_length=cfg.line_length, base_dir=cfg.base_dir, kernels=cfg.kernels
         )
         tick("generate", 0, len(lr.schema.files))
-        # As while parsing: collections triggered by the back end's allocations would re-scan
-        # the whole IR each time (generation makes no cyclic garbage worth collecting).
-        with no_cyclic_gc():
-            files = generate(lr.schema, list(lr.schema.files), diags, options)
+        files = generate(lr.schema, list(lr.schema.files), diags, options)
         if self.extra_files is not None:
             files.update(self.extra_files(cfg, lr, diags))
         for rel in files:

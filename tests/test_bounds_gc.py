@@ -1,4 +1,5 @@
-"""``bounds.no_cyclic_gc``: no collector passes while a schema loads, none owed afterwards."""
+"""GC tuning (``cli.gctuning``): the command line pauses the cyclic collector for a compiler
+command and owes no collector pass afterwards; the library leaves the caller's collector alone."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from idlgen.bounds import no_cyclic_gc
+from idlgen.cli.gctuning import no_cyclic_gc
 
 
 class _Node:
@@ -113,3 +114,53 @@ def test_commands_leave_no_cyclic_garbage(name: str, text: str, tmp_path: Path) 
         left = _unreachable_after(lambda: code.append(main(argv)))
         assert code == [0], argv
         assert left < 1_000, argv  # 300 records with views and codecs: well over 3,000
+
+
+def _hdi(tmp_path: Path) -> Path:
+    src = tmp_path / "a" / "v1_0" / "Types.idl"
+    src.parent.mkdir(parents=True)
+    src.write_text("package a.v1_0;\nstruct S { int a; };\n")
+    return src
+
+
+def test_the_library_leaves_the_callers_collector_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``frontend.load``, ``backend.generate`` and ``build.run_build`` neither pause the
+    collector nor freeze the host process's objects nor change its thresholds."""
+    from idlgen.build import run_build
+    from idlgen.config import Config
+    from idlgen.frontend import load
+
+    def touched(*args: object) -> None:
+        raise AssertionError("the library tuned the garbage collector")
+
+    for name in ("disable", "freeze", "unfreeze", "set_threshold"):
+        monkeypatch.setattr(gc, name, touched)
+    src = _hdi(tmp_path)
+    assert not load([src]).diagnostics.has_errors
+    cfg = Config(inputs=(src,), out=tmp_path / "out", base_dir=tmp_path)
+    _, diags = run_build(cfg)
+    assert not diags.has_errors
+    assert gc.isenabled()
+
+
+def test_the_command_line_pauses_the_collector_while_loading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import idlgen.frontend.hdi.loader as hdi_loader
+    from idlgen.cli.main import main
+
+    seen: list[bool] = []
+    real = hdi_loader.load
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(hdi_loader, "load", spy)
+    src = _hdi(tmp_path)
+    assert main(["parse", str(src)]) == 0
+    assert main(["build", str(src), "--out", str(tmp_path / "out"), "-q"]) == 0
+    assert seen == [False, False]
+    assert gc.isenabled()

@@ -11,6 +11,7 @@ work with the runtime profile alone (numpy + flatbuffers); the compiler commands
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import importlib
 import json
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .. import __version__
-from ..bounds import batch_gc
+from .gctuning import batch_gc, no_cyclic_gc
 from ..config import Config, ConfigError, load_config
 from ..diagnostics import Diagnostics, render_all, render_github, to_json
 from ..extras import compiler_hint, missing_compiler
@@ -478,7 +479,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         command = _command_of(args)
-        with batch_gc():
+        # The collector is tuned for this process only (gctuning): a compiler command builds
+        # one large graph (AST, IR, views) and makes no cyclic garbage worth collecting.
+        paused = no_cyclic_gc() if command in COMPILER_COMMANDS else contextlib.nullcontext()
+        with batch_gc(), paused:
             return _dispatch(build_parser(diff=command not in _NO_DIFF), args)
     except SystemExit as e:  # argparse: --help, --version (0) and usage errors (2)
         return e.code if isinstance(e.code, int) else EXIT_USAGE

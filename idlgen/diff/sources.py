@@ -9,7 +9,7 @@ import tarfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..bounds import read_schema
+from ..frontend.files import read_schema
 from ..diagnostics import Diagnostics
 from ..frontend import LoadResult, load
 

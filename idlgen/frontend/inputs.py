@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..bounds import Resolver
+from .files import Resolver
 from ..diagnostics import Diagnostics
 
 __all__ = ["SCHEMA_SUFFIXES", "expand_inputs"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..bounds import no_cyclic_gc
 from ..ir import Schema, SchemaFile
 from .contract import Frontend, LoadResult
 
@@ -41,17 +40,16 @@ def load(
     """
     merged = LoadResult(Schema(()))
     files: list[SchemaFile] = []
-    with no_cyclic_gc():  # parsing 1 MB spent most of its time in GC passes (idlgen.bounds)
-        for suffix in SUFFIXES:
-            group = [p for p in paths if p.suffix == suffix]
-            if not group:
-                continue
-            r = _frontend(suffix)(
-                group, roots=roots or {}, include_dirs=include_dirs, inferred_roots=inferred_roots
-            )
-            files.extend(r.schema.files)
-            merged.diagnostics.extend(r.diagnostics)
-            merged.sources.update(r.sources)
-            merged.inputs += r.inputs
+    for suffix in SUFFIXES:
+        group = [p for p in paths if p.suffix == suffix]
+        if not group:
+            continue
+        r = _frontend(suffix)(
+            group, roots=roots or {}, include_dirs=include_dirs, inferred_roots=inferred_roots
+        )
+        files.extend(r.schema.files)
+        merged.diagnostics.extend(r.diagnostics)
+        merged.sources.update(r.sources)
+        merged.inputs += r.inputs
     merged.schema = Schema(tuple(files))
     return merged

@@ -183,7 +183,7 @@ def test_zero_size_parcel_elements_are_bounded() -> None:
 def test_batch_gc_raises_thresholds_for_one_command_and_restores_them() -> None:
     import gc
 
-    from idlgen.bounds import batch_gc
+    from idlgen.cli.gctuning import batch_gc
 
     before = gc.get_threshold()
     with pytest.raises(RuntimeError):

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from idlgen.bounds import decode_schema
+from idlgen.frontend.encoding import decode_schema
 from idlgen.frontend import load
 
 from ._support import run

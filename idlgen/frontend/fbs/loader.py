@@ -9,7 +9,9 @@ from pathlib import Path
 
 from ...diagnostics import Diagnostics
 from ..contract import LoadResult, display_path
-from ...bounds import MAX_INCLUDE_DEPTH, decode_schema, is_file, read_schema
+from ...bounds import MAX_INCLUDE_DEPTH
+from ..encoding import decode_schema
+from ..files import is_file, read_schema
 from ...ir import Schema, Span
 from . import ast as A
 from .lower import lower

@@ -15,7 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...bounds import Resolver, decode_schema, is_file, read_schema
+from ..encoding import decode_schema
+from ..files import Resolver, is_file, read_schema
 from ...diagnostics import Diagnostics
 from ..contract import LoadResult, display_path
 from ..graphs import cycle_names, depth_first
