@@ -106,7 +106,8 @@ def _scalar(h: fb._ScalarH, v: Any) -> str:
     return str(iv)
 
 
-def _value(h: fb._H, v: Any, ind: str, f: fb.Field | None = None) -> str:
+def _value(h: fb._H, v: Any, ind: str, f: fb.Field | None = None, keep: bool = False) -> str:
+    """``keep``: print a key-sorted vector in its stored order (decoded or read from JSON)."""
     if isinstance(h, fb._ScalarH):
         return _scalar(h, v)
     if isinstance(h, fb._StringH):
@@ -126,9 +127,11 @@ def _value(h: fb._H, v: Any, ind: str, f: fb.Field | None = None) -> str:
         items = list(v)
         if isinstance(e, fb._TableH):
             e.desc.prepare()
-        if isinstance(e, fb._TableH) and e.desc._key is not None and isinstance(h, fb._VectorH):
+        if keep or not isinstance(h, fb._VectorH):
+            pass  # flatc prints the bytes' order; sorting again could swap equal keys
+        elif isinstance(e, fb._TableH) and e.desc._key is not None:
             items = _sorted_by_key(e.desc, items)
-        elif isinstance(e, fb._StructH) and e.desc.key and isinstance(h, fb._VectorH):
+        elif isinstance(e, fb._StructH) and e.desc.key:
             keyed = [(getattr(x, e.desc.key), x) for x in items]
             fb._simple_qsort(keyed, lambda a, c: a[0] < c[0])
             items = [x for _, x in keyed]
@@ -243,6 +246,8 @@ def _table(desc: TableDesc, v: Any, ind: str) -> str:
     parts = []
     vt = getattr(v, "_fb_vt", None)  # decoded values print what the buffer stored
     dep = getattr(v, "_fb_dep", None)
+    # decoded or read from JSON: key-sorted vectors keep their order (the encoder sorts once)
+    keep = vt is not None or getattr(v, "_fb_json_order", None) is not None
     for r in desc._rf:
         f = r.f
         if f.deprecated:
@@ -319,7 +324,7 @@ def _table(desc: TableDesc, v: Any, ind: str) -> str:
                 except (DecodeError, ValueError):
                     text = None
             if text is None:
-                text = _value(r.h, x, inner, f)
+                text = _value(r.h, x, inner, f, keep)
             parts.append(f'{inner}"{f.name}": {text}')
     return _obj(parts, ind)
 

@@ -108,9 +108,65 @@ def map_items(v: object) -> Iterable[tuple[Any, Any]]:
 
 
 def union_to_dict(v: object) -> object:
-    """A FlatBuffers union value in dict form (records → dicts, strings as they are)."""
+    """A union member's value in dict form (records → dicts, strings as they are)."""
     to_dict = getattr(v, "to_dict", None)
     return to_dict() if callable(to_dict) else v
+
+
+def _fb_union_converters(u: Any, vector: bool) -> tuple[_Conv, _Conv]:
+    """(to_dict, from_dict) of a FlatBuffers union field (``vector``: a vector of unions).
+
+    The dict form names the member, as an HDI union's does: ``{"A2": {...}}``, so aliased
+    members (``UnionValue``) and string members round-trip. ``from_dict`` also takes the
+    member's value itself (a record, a string, a ``UnionValue``), as the constructor does.
+    """
+
+    def to(x: Any) -> Any:
+        if x is None:
+            return None
+        disc, _, payload = u.member_of(x)
+        return {u.by_value[disc][0]: union_to_dict(payload)}
+
+    def frm(v: Any) -> Any:
+        if not isinstance(v, Mapping):
+            return v
+        if len(v) != 1:
+            raise ValueError(f"a {u.qualname} value is one {{member: value}} pair, not {v!r}")
+        ((name, x),) = v.items()
+        u.prepare()
+        hit = u.by_name.get(name)
+        if hit is None:
+            raise ValueError(f"{name!r} is not a member of union {u.qualname}")
+        h = hit[1]
+        cls = getattr(getattr(h, "desc", None), "cls", None)
+        if cls is None:  # a string member
+            if not isinstance(x, str):
+                raise TypeError(f"union member {name} is a string, not {type(x).__name__}")
+        elif isinstance(x, Mapping):
+            x = cls.from_dict(x) if hasattr(cls, "from_dict") else cls(**x)
+        return u.wrap(name, h, x)
+
+    if not vector:
+        return to, (lambda v: None if v is None else frm(v))
+    return (
+        lambda xs: None if xs is None else [to(x) for x in xs],
+        lambda vs: None if vs is None else [None if v is None else frm(v) for v in vs],
+    )
+
+
+def _fb_union_fields(cls: type) -> dict[str, tuple[_Conv, _Conv]]:
+    """The union fields of a FlatBuffers table class, by attribute."""
+    desc = cls.__dict__.get("_FB_DESC")
+    if desc is None or not hasattr(desc, "fields") or not hasattr(desc, "identifier"):
+        return {}
+    from .flatbuffers import _K_UNION, _K_UNION_VEC
+
+    desc.prepare()
+    return {
+        r.attr: _fb_union_converters(r.union, r.kind == _K_UNION_VEC)
+        for r in desc._rf
+        if r.kind in (_K_UNION, _K_UNION_VEC) and not r.dep
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -172,8 +228,13 @@ class _Plan:
 
     def __init__(self, cls: type) -> None:
         hints = typing.get_type_hints(cls)
+        unions = _fb_union_fields(cls)
         self.fields: tuple[tuple[str, str, _Conv, _Conv], ...] = tuple(
-            (f.name, f.metadata.get("schema_name", f.name), *_converters(hints[f.name]))
+            (
+                f.name,
+                f.metadata.get("schema_name", f.name),
+                *(unions.get(f.name) or _converters(hints[f.name])),
+            )
             for f in dataclasses.fields(cls)
         )
         self.names = frozenset(n for _, n, _, _ in self.fields)

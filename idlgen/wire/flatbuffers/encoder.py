@@ -111,7 +111,7 @@ def build_table(desc: TableDesc, b: _Builder, obj: Any) -> int:
     order = extra.get("_fb_json_order")
     vt = extra.get("_fb_vt")  # decoded: which fields the buffer stored
     dep = extra.get("_fb_dep")  # deprecated fields (decoded or read from JSON)
-    presort = order is None
+    presort = order is None and vt is None  # decoded or JSON order: sorted once, as flatc -b
     if order is None:
         rfs = desc._enc if dep is None else desc._rf
     else:
