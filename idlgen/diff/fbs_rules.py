@@ -1,425 +1,409 @@
-"""FlatBuffers rules (vtable slots, inline structs): tables, fields, structs, unions, file-level."""
+"""FlatBuffers rules (vtable slots, inline structs): tables, fields, structs, unions, services,
+file-level declarations.
+
+Member lists are described as data (``MemberRules``: which rule each rename, removal, addition
+or change is) and diffed by ``members.diff_members``; field-level facts (type, default,
+presence, attributes) are one generator shared by renamed and matched table fields.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import partial
+from typing import Literal
 
 from .. import ir
-from .decltext import decl_text, field_text, member_text, type_text
+from .decltext import decl_text, field_text, member_text, method_text, type_text
 from .findings import Severity
-from .matching import ComparerBase, Lang, Side, attr_map, first_span, sign_only
+from .matching import Comparison, Side, attr_map, dedup_names, first_span, sign_only
+from .members import Change, MemberDiff, MemberRules, diff_members, doc_changed
 
-__all__ = ["FbsRules", "fbs_scalar_text"]
+__all__ = [
+    "compare_table",
+    "compare_struct",
+    "compare_union",
+    "compare_interface",
+    "compare_files",
+    "fbs_scalar_text",
+]
 
 # Field attributes with their own rule; id/deprecated/required/key are fields of ir.Field, and
 # every other attribute change (key, nested_flatbuffer, flexbuffer, hash, ...) is FBS-A-01.
 _OFFSET64_ATTRS = ("offset64", "vector64")
 
 
-class FbsRules(ComparerBase):
-    def _fbs_table(self, o: ir.Struct, n: ir.Struct, path: str) -> None:
-        lang: Lang = "fbs"
-        of, nf = o.fields, n.fields
-        old_names = {f.name for f in of}
-        new_by_slot = {f.slot: j for j, f in enumerate(nf)}
-        matched, renamed, removed, added = self._pair(
-            [f.name for f in of],
-            [f.name for f in nf],
-            lambda i, j: of[i].slot is not None and of[i].slot == nf[j].slot,
-        )
-        for i, j in renamed:
-            a, b = of[i], nf[j]
-            same = self.same_type(a.type, b.type)
-            self.emit(
-                "FBS-T-05" if same else "FBS-T-06",
-                f"{path}.{b.name}",
-                f"field renamed from `{a.name}` (slot {b.slot})"
-                + (
-                    ""
-                    if same
-                    else f" and its type changed from `{type_text(a.type, lang)}` to `{type_text(b.type, lang)}`"
-                ),
-                old=a.span,
-                new=b.span,
-                old_decl=field_text(a, lang),
-                new_decl=field_text(b, lang),
-            )
-            if same:
-                self._fbs_field(a, b, f"{path}.{b.name}", check_type=False)
-        old_slots = {f.slot: f for f in of}
-        max_old = max((f.slot for f in of if f.slot is not None), default=-1)
-        for j in added:
-            b = nf[j]
-            taken = old_slots.get(b.slot)
-            if b.slot is not None and b.slot <= max_old:
-                msg = f"field added at slot {b.slot}"
-                if taken is not None:
-                    msg += f", which old buffers use for `{taken.name}` (`{type_text(taken.type, lang)}`)"
-                self.emit(
-                    "FBS-T-02",
-                    f"{path}.{b.name}",
-                    msg,
-                    new=b.span,
-                    new_decl=field_text(b, lang),
-                )
-            else:
-                self.emit(
-                    "FBS-T-01",
-                    f"{path}.{b.name}",
-                    f"field appended at slot {b.slot}",
-                    new=b.span,
-                    new_decl=field_text(b, lang),
-                )
-        for i in removed:
-            a = of[i]
-            was = "deprecated " if a.deprecated else ""
-            reuse = new_by_slot.get(a.slot)
-            tail = (
-                f"; its slot {a.slot} is now `{nf[reuse].name}`"
-                if reuse is not None and nf[reuse].name in old_names
-                else f"; keep it as (deprecated) to reserve slot {a.slot}"
-            )
-            self.emit(
-                "FBS-T-03",
-                f"{path}.{a.name}",
-                f"{was}field `{a.name}` deleted{tail}",
-                old=a.span,
-                old_decl=field_text(a, lang),
-                anchor=self._survivor_anchor(i, sorted(matched + renamed), nf, n.span),
-            )
-        for i, j in matched:
-            a, b = of[i], nf[j]
-            fpath = f"{path}.{b.name}"
-            if a.slot != b.slot:
-                self.emit(
-                    "FBS-T-02",
-                    fpath,
-                    f"slot changed from {a.slot} to {b.slot}",
-                    old=a.span,
-                    new=b.span,
-                    old_decl=field_text(a, lang),
-                    new_decl=field_text(b, lang),
-                )
-            self._fbs_field(a, b, fpath, check_type=True)
+def _types(a: ir.TypeRef, b: ir.TypeRef) -> str:
+    return f"`{type_text(a, 'fbs')}` to `{type_text(b, 'fbs')}`"
 
-    def _enum_base_change(self, a: ir.TypeRef, b: ir.TypeRef) -> str:
-        """For two matching enum-typed members: "byte → short" when the enum's base changed."""
-        while isinstance(a, (ir.Vector, ir.FixedArray)) and isinstance(
-            b, (ir.Vector, ir.FixedArray)
+
+# ---- tables: fields live in vtable slots --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Slots:
+    old_names: set[str]
+    new_by_slot: dict[int | None, int]
+    old_by_slot: dict[int | None, ir.Field]
+    max_old: int
+
+
+def _slots(d: MemberDiff[ir.Field]) -> _Slots:
+    return _Slots(
+        {f.name for f in d.old},
+        {f.slot: j for j, f in enumerate(d.new)},
+        {f.slot: f for f in d.old},
+        max((f.slot for f in d.old if f.slot is not None), default=-1),
+    )
+
+
+def _table_renamed(d: MemberDiff[ir.Field], i: int, j: int) -> Iterator[Change]:
+    a, b = d.old[i], d.new[j]
+    if d.c.same_type(a.type, b.type):
+        yield Change("FBS-T-05", f"field renamed from `{a.name}` (slot {b.slot})")
+        yield from field_changes(d.c, a, b, check_type=False)
+    else:
+        yield Change(
+            "FBS-T-06",
+            f"field renamed from `{a.name}` (slot {b.slot}) and its type changed from "
+            + _types(a.type, b.type),
+        )
+
+
+def _table_added(d: MemberDiff[ir.Field], j: int) -> Iterator[Change]:
+    b, s = d.new[j], d.data
+    if b.slot is not None and b.slot <= s.max_old:
+        msg = f"field added at slot {b.slot}"
+        taken = s.old_by_slot.get(b.slot)
+        if taken is not None:
+            msg += f", which old buffers use for `{taken.name}` (`{type_text(taken.type, 'fbs')}`)"
+        yield Change("FBS-T-02", msg)
+    else:
+        yield Change("FBS-T-01", f"field appended at slot {b.slot}")
+
+
+def _table_removed(d: MemberDiff[ir.Field], i: int) -> Iterator[Change]:
+    a, s = d.old[i], d.data
+    reuse = s.new_by_slot.get(a.slot)
+    tail = (
+        f"; its slot {a.slot} is now `{d.new[reuse].name}`"
+        if reuse is not None and d.new[reuse].name in s.old_names
+        else f"; keep it as (deprecated) to reserve slot {a.slot}"
+    )
+    was = "deprecated " if a.deprecated else ""
+    yield Change("FBS-T-03", f"{was}field `{a.name}` deleted{tail}")
+
+
+def _table_changed(d: MemberDiff[ir.Field], i: int, j: int) -> Iterator[Change]:
+    a, b = d.old[i], d.new[j]
+    if a.slot != b.slot:
+        yield Change("FBS-T-02", f"slot changed from {a.slot} to {b.slot}")
+    yield from field_changes(d.c, a, b, check_type=True)
+
+
+TABLE_FIELDS: MemberRules[ir.Field] = MemberRules(
+    text=field_text,
+    prepare=_slots,
+    same_slot=lambda d, i, j: d.old[i].slot is not None and d.old[i].slot == d.new[j].slot,
+    renamed=_table_renamed,
+    added=_table_added,
+    removed=_table_removed,
+    changed=_table_changed,
+    doc=False,  # field_changes compares docs
+    anchor_at_survivor=True,
+)
+
+
+def compare_table(c: Comparison, o: ir.Struct, n: ir.Struct, path: str) -> None:
+    diff_members(c, TABLE_FIELDS, "fbs", path, o, n, o.fields, n.fields)
+
+
+def _enum_base_change(c: Comparison, a: ir.TypeRef, b: ir.TypeRef) -> str:
+    """For two matching enum-typed members: "byte → short" when the enum's base changed."""
+    while isinstance(a, (ir.Vector, ir.FixedArray)) and isinstance(b, (ir.Vector, ir.FixedArray)):
+        a, b = a.element, b.element
+    if isinstance(a, ir.Ref) and isinstance(b, ir.Ref):
+        ea, eb = c.o.decls.get(a.qualname), c.n.decls.get(b.qualname)
+        if (
+            isinstance(ea, ir.Enum)
+            and isinstance(eb, ir.Enum)
+            and ea.base != eb.base
+            and not sign_only(ea.base, eb.base)  # same width: reported once on the enum
         ):
-            a, b = a.element, b.element
-        if isinstance(a, ir.Ref) and isinstance(b, ir.Ref):
-            ea, eb = self.o.decls.get(a.qualname), self.n.decls.get(b.qualname)
-            if (
-                isinstance(ea, ir.Enum)
-                and isinstance(eb, ir.Enum)
-                and ea.base != eb.base
-                and not sign_only(ea.base, eb.base)  # same width: reported once on the enum
-            ):
-                return f"`{fbs_scalar_text(ea.base)}` → `{fbs_scalar_text(eb.base)}`"
-        return ""
+            return f"`{fbs_scalar_text(ea.base)}` → `{fbs_scalar_text(eb.base)}`"
+    return ""
 
-    def _fbs_field(self, a: ir.Field, b: ir.Field, fpath: str, *, check_type: bool) -> None:
-        lang: Lang = "fbs"
-        ta, tb = partial(field_text, a, lang), partial(field_text, b, lang)
 
-        def emit(rule_id: str, msg: str) -> None:
-            self.emit(rule_id, fpath, msg, old=a.span, new=b.span, old_decl=ta, new_decl=tb)
-
-        if check_type and not self.same_type(a.type, b.type):
-            if self.signedness_only(a.type, b.type):
-                emit(
-                    "FBS-T-12",
-                    f"signedness changed from `{type_text(a.type, lang)}` to `{type_text(b.type, lang)}` (same width)",
-                )
-            else:
-                emit(
-                    "FBS-T-07",
-                    f"type changed from `{type_text(a.type, lang)}` to `{type_text(b.type, lang)}`",
-                )
-        elif check_type and (bases := self._enum_base_change(a.type, b.type)):
-            emit("FBS-T-07", f"stored width changes: enum's underlying type {bases}")
-        if a.deprecated != b.deprecated:
-            if b.deprecated:
-                emit("FBS-T-04", "field deprecated")
-            else:
-                emit("FBS-T-13", "field no longer deprecated")
-        if a.optional != b.optional:
-            emit(
-                "FBS-T-11",
-                f"optional scalar (`= null`) {'added' if b.optional else 'removed'}",
+def field_changes(c: Comparison, a: ir.Field, b: ir.Field, *, check_type: bool) -> Iterator[Change]:
+    """Everything about one table field but its name and slot."""
+    if check_type and not c.same_type(a.type, b.type):
+        if c.signedness_only(a.type, b.type):
+            yield Change(
+                "FBS-T-12", f"signedness changed from {_types(a.type, b.type)} (same width)"
             )
-            # Absent fields switch between reading a value and reading null.
-            da = "null" if a.optional else default_text(a.default if a.default is not None else 0)
-            db = "null" if b.optional else default_text(b.default if b.default is not None else 0)
-            emit("FBS-T-09", f"default changed from {da} to {db}")
-        elif not same_default(a.default, b.default) and self.same_type(a.type, b.type):
-            emit(
-                "FBS-T-09",
-                f"default changed from {default_text(a.default)} to {default_text(b.default)}",
-            )
-        if a.required != b.required:
-            emit(
-                "FBS-T-10",
-                f"(required) {'added: old writers may omit it and the verifier rejects their buffers' if b.required else 'removed: new writers may omit it and old verifiers reject their buffers'}",
-            )
-        if a.key != b.key:
-            emit("FBS-A-01", f"(key) {'added' if b.key else 'removed'}")
-        aa = attr_map(a.attributes)
-        ba = attr_map(b.attributes)
-        for name in sorted(set(aa) | set(ba)):
-            skip = name in ("id", "deprecated", "required", "key")
-            if skip or (name in aa and name in ba and aa[name] == ba[name]):
-                continue
-            rule_id = "FBS-T-08" if name in _OFFSET64_ATTRS else "FBS-A-01"
-            emit(
-                rule_id,
-                f"attribute ({name}) changed from {attr_value_text(aa, name)} to {attr_value_text(ba, name)}",
-            )
-        self._doc(lang, fpath, a.doc, b.doc, a.span, b.span, ta, tb)
-
-    def _fbs_struct(self, o: ir.Struct, n: ir.Struct, path: str) -> None:
-        lang: Lang = "fbs"
-        lo = fbs_struct_layout(o, self.o)
-        ln = fbs_struct_layout(n, self.n)
-        of, nf = o.fields, n.fields
-        matched, renamed, removed, added = self._pair(
-            [f.name for f in of],
-            [f.name for f in nf],
-            lambda i, j: lo.offsets[i] == ln.offsets[j] and self.same_type(of[i].type, nf[j].type),
+        else:
+            yield Change("FBS-T-07", f"type changed from {_types(a.type, b.type)}")
+    elif check_type and (bases := _enum_base_change(c, a.type, b.type)):
+        yield Change("FBS-T-07", f"stored width changes: enum's underlying type {bases}")
+    if a.deprecated != b.deprecated:
+        if b.deprecated:
+            yield Change("FBS-T-04", "field deprecated")
+        else:
+            yield Change("FBS-T-13", "field no longer deprecated")
+    if a.optional != b.optional:
+        yield Change(
+            "FBS-T-11", f"optional scalar (`= null`) {'added' if b.optional else 'removed'}"
         )
-        before = len(self.findings)
-        for i, j in renamed:
-            self.emit(
-                "FBS-S-02",
-                f"{path}.{nf[j].name}",
-                f"field renamed from `{of[i].name}` (offset {ln.offsets[j]})",
-                old=of[i].span,
-                new=nf[j].span,
-                old_decl=field_text(of[i], lang),
-                new_decl=field_text(nf[j], lang),
-            )
-        structural = len(self.findings)
-        for i in removed:
-            self.emit(
-                "FBS-S-01",
-                f"{path}.{of[i].name}",
-                f"field `{of[i].name}` removed (was at offset {lo.offsets[i]})",
-                old=of[i].span,
-                old_decl=field_text(of[i], lang),
-                anchor=n.span,
-            )
-        for j in added:
-            last = all(k in added for k in range(j, len(nf)))
-            where = "appended" if last else "inserted"
-            self.emit(
-                "FBS-S-01",
-                f"{path}.{nf[j].name}",
-                f"field {where} at offset {ln.offsets[j]}; struct size {lo.size} → {ln.size}",
-                new=nf[j].span,
-                new_decl=field_text(nf[j], lang),
-            )
-        for i, j in matched:
-            a, b = of[i], nf[j]
-            fpath = f"{path}.{b.name}"
-            ta, tb = partial(field_text, a, lang), partial(field_text, b, lang)
-            if lo.offsets[i] != ln.offsets[j]:
-                self.emit(
-                    "FBS-S-01",
-                    fpath,
-                    f"offset changed from {lo.offsets[i]} to {ln.offsets[j]}",
-                    old=a.span,
-                    new=b.span,
-                    old_decl=ta,
-                    new_decl=tb,
-                )
-            if not self.same_type(a.type, b.type):
-                if self.signedness_only(a.type, b.type):
-                    self.emit(
-                        "FBS-T-12",
-                        fpath,
-                        f"signedness changed from `{type_text(a.type, lang)}` to `{type_text(b.type, lang)}` (same width)",
-                        old=a.span,
-                        new=b.span,
-                        old_decl=ta,
-                        new_decl=tb,
-                    )
-                else:
-                    self.emit(
-                        "FBS-S-01",
-                        fpath,
-                        f"type changed from `{type_text(a.type, lang)}` to `{type_text(b.type, lang)}`",
-                        old=a.span,
-                        new=b.span,
-                        old_decl=ta,
-                        new_decl=tb,
-                    )
-            elif bases := self._enum_base_change(a.type, b.type):
-                self.emit(
-                    "FBS-S-01",
-                    fpath,
-                    f"stored width changes: enum's underlying type {bases}",
-                    old=a.span,
-                    new=b.span,
-                    old_decl=ta,
-                    new_decl=tb,
-                )
-            self._doc(lang, fpath, a.doc, b.doc, a.span, b.span, ta, tb)
-        explained = any(f.rule == "FBS-S-01" for f in self.findings[structural:])
-        if o.force_align != n.force_align or (
-            not explained and (lo.size, lo.align) != (ln.size, ln.align)
-        ):
-            self.emit(
-                "FBS-S-01",
-                path,
-                f"size/alignment changed: {lo.size}/{lo.align} → {ln.size}/{ln.align}"
-                + (
-                    f" (force_align {o.force_align or '-'} → {n.force_align or '-'})"
-                    if o.force_align != n.force_align
-                    else ""
-                ),
-                old=o.span,
-                new=n.span,
-                old_decl=decl_text(o, lang),
-                new_decl=decl_text(n, lang),
-            )
-        del before
-
-    def _fbs_union(self, o: ir.Union, n: ir.Union, path: str) -> None:
-        lang: Lang = "fbs"
-        if o.discriminant != n.discriminant:
-            self.emit(
-                "FBS-U-04",
-                path,
-                f"underlying type changed from `{fbs_scalar_text(o.discriminant)}` to `{fbs_scalar_text(n.discriminant)}`",
-                old=o.span,
-                new=n.span,
-                old_decl=decl_text(o, lang),
-                new_decl=decl_text(n, lang),
-            )
-        om, nm = o.members, n.members
-        matched, renamed, removed, added = self._pair(
-            [m.name for m in om],
-            [m.name for m in nm],
-            lambda i, j: om[i].value == nm[j].value and self.same_type(om[i].type, nm[j].type),
+        # Absent fields switch between reading a value and reading null.
+        da = "null" if a.optional else default_text(a.default if a.default is not None else 0)
+        db = "null" if b.optional else default_text(b.default if b.default is not None else 0)
+        yield Change("FBS-T-09", f"default changed from {da} to {db}")
+    elif not same_default(a.default, b.default) and c.same_type(a.type, b.type):
+        yield Change(
+            "FBS-T-09",
+            f"default changed from {default_text(a.default)} to {default_text(b.default)}",
         )
-        for i, j in renamed:
-            self.emit(
-                "FBS-U-05",
-                f"{path}.{nm[j].name}",
-                f"member renamed from `{om[i].name}` (discriminant {nm[j].value})",
-                old=om[i].span,
-                new=nm[j].span,
-                old_decl=member_text(om[i], lang),
-                new_decl=member_text(nm[j], lang),
-            )
-        for i in removed:
-            self.emit(
-                "FBS-U-02",
-                f"{path}.{om[i].name}",
-                f"member `{om[i].name}` (discriminant {om[i].value}) deleted",
-                old=om[i].span,
-                old_decl=member_text(om[i], lang),
-                anchor=n.span,
-            )
-        for j in added:
-            self.emit(
-                "FBS-U-06",
-                f"{path}.{nm[j].name}",
-                f"member `{nm[j].name}` added with discriminant {nm[j].value}",
-                new=nm[j].span,
-                new_decl=member_text(nm[j], lang),
-            )
-        for i, j in matched:
-            a, b = om[i], nm[j]
-            ta, tb = partial(member_text, a, lang), partial(member_text, b, lang)
-            if a.value != b.value:
-                self.emit(
-                    "FBS-U-01",
-                    f"{path}.{b.name}",
-                    f"discriminant changed from {a.value} to {b.value}",
-                    old=a.span,
-                    new=b.span,
-                    old_decl=ta,
-                    new_decl=tb,
-                )
-            if not self.same_type(a.type, b.type):
-                self.emit(
-                    "FBS-U-03",
-                    f"{path}.{b.name}",
-                    f"member type changed from `{type_text(a.type, lang)}` to `{type_text(b.type, lang)}`",
-                    old=a.span,
-                    new=b.span,
-                    old_decl=ta,
-                    new_decl=tb,
-                )
-            self._doc(lang, f"{path}.{b.name}", a.doc, b.doc, a.span, b.span, ta, tb)
+    if a.required != b.required:
+        yield Change(
+            "FBS-T-10",
+            f"(required) {'added: old writers may omit it and the verifier rejects their buffers' if b.required else 'removed: new writers may omit it and old verifiers reject their buffers'}",
+        )
+    if a.key != b.key:
+        yield Change("FBS-A-01", f"(key) {'added' if b.key else 'removed'}")
+    aa = attr_map(a.attributes)
+    ba = attr_map(b.attributes)
+    for name in sorted(set(aa) | set(ba)):
+        skip = name in ("id", "deprecated", "required", "key")
+        if skip or (name in aa and name in ba and aa[name] == ba[name]):
+            continue
+        yield Change(
+            "FBS-T-08" if name in _OFFSET64_ATTRS else "FBS-A-01",
+            f"attribute ({name}) changed from {attr_value_text(aa, name)} to {attr_value_text(ba, name)}",
+        )
+    yield from doc_changed("fbs", a, b)
 
-    def _compare_files(self) -> None:
-        fo = [f for f in self.o.schema.files if f.language == "fbs"]
-        fn = [f for f in self.n.schema.files if f.language == "fbs"]
-        if not fo or not fn:
-            return
-        roots_o = {
-            self.canon_o.get(self._resolve_root(self.o, f), f.root_type): f
-            for f in fo
-            if f.root_type
-        }
-        roots_n = {
-            self.canon_n.get(self._resolve_root(self.n, f), f.root_type): f
-            for f in fn
-            if f.root_type
-        }
-        if set(roots_o) != set(roots_n):
-            a = ", ".join(sorted(f.root_type for f in roots_o.values())) or "(none)"
-            b = ", ".join(sorted(f.root_type for f in roots_n.values())) or "(none)"
-            sev = (
-                Severity.BREAKING
-                if roots_o and roots_n
-                else (Severity.WARNING if roots_o else Severity.INFO)
+
+# ---- structs: fixed inline layout ---------------------------------------------------------------
+
+
+def _layouts(d: MemberDiff[ir.Field]) -> tuple[FbsLayout, FbsLayout]:
+    assert isinstance(d.o, ir.Struct) and isinstance(d.n, ir.Struct)
+    return fbs_struct_layout(d.o, d.c.o), fbs_struct_layout(d.n, d.c.n)
+
+
+def _struct_added(d: MemberDiff[ir.Field], j: int) -> Iterator[Change]:
+    lo, ln = d.data
+    where = "appended" if all(k in d.added for k in range(j, len(d.new))) else "inserted"
+    yield Change(
+        "FBS-S-01", f"field {where} at offset {ln.offsets[j]}; struct size {lo.size} → {ln.size}"
+    )
+
+
+def _struct_changed(d: MemberDiff[ir.Field], i: int, j: int) -> Iterator[Change]:
+    a, b = d.old[i], d.new[j]
+    lo, ln = d.data
+    if lo.offsets[i] != ln.offsets[j]:
+        yield Change("FBS-S-01", f"offset changed from {lo.offsets[i]} to {ln.offsets[j]}")
+    if not d.c.same_type(a.type, b.type):
+        if d.c.signedness_only(a.type, b.type):
+            yield Change(
+                "FBS-T-12", f"signedness changed from {_types(a.type, b.type)} (same width)"
             )
-            self.emit(
-                "FBS-F-01",
-                "root_type",
-                f"root_type changed from {a} to {b}",
-                old=first_span(roots_o.values()),
-                new=first_span(roots_n.values()),
-                old_decl=f"root_type {a};",
-                new_decl=f"root_type {b};",
-                severity=sev,
-                anchor=first_span(fn),
-            )
-        ids_o = {f.file_identifier for f in fo if f.file_identifier}
-        ids_n = {f.file_identifier for f in fn if f.file_identifier}
-        if ids_o != ids_n:
-            a = ", ".join(f'"{x}"' for x in sorted(ids_o)) or "(none)"
-            b = ", ".join(f'"{x}"' for x in sorted(ids_n)) or "(none)"
-            sev = Severity.WARNING if ids_o and not ids_n else Severity.BREAKING
-            self.emit(
-                "FBS-F-02",
-                "file_identifier",
-                f"file_identifier changed from {a} to {b}",
-                old=first_span(f for f in fo if f.file_identifier),
-                new=first_span(f for f in fn if f.file_identifier),
-                old_decl=f"file_identifier {a};",
-                new_decl=f"file_identifier {b};",
-                severity=sev,
-                anchor=first_span(fn),
-            )
-        ext_o = {f.file_extension for f in fo if f.file_extension}
-        ext_n = {f.file_extension for f in fn if f.file_extension}
-        if ext_o != ext_n:
-            a = ", ".join(sorted(ext_o)) or "(none)"
-            b = ", ".join(sorted(ext_n)) or "(none)"
-            self.emit(
-                "FBS-F-04",
-                "file_extension",
-                f"file_extension changed from {a} to {b}",
-                old_decl=f'file_extension "{a}";',
-                new_decl=f'file_extension "{b}";',
-                anchor=first_span(fn),
-            )
+        else:
+            yield Change("FBS-S-01", f"type changed from {_types(a.type, b.type)}")
+    elif bases := _enum_base_change(d.c, a.type, b.type):
+        yield Change("FBS-S-01", f"stored width changes: enum's underlying type {bases}")
+
+
+STRUCT_FIELDS: MemberRules[ir.Field] = MemberRules(
+    text=field_text,
+    prepare=_layouts,
+    same_slot=lambda d, i, j: d.data[0].offsets[i] == d.data[1].offsets[j]
+    and d.c.same_type(d.old[i].type, d.new[j].type),
+    renamed=lambda d, i, j: [
+        Change("FBS-S-02", f"field renamed from `{d.old[i].name}` (offset {d.data[1].offsets[j]})")
+    ],
+    removed=lambda d, i: [
+        Change(
+            "FBS-S-01",
+            f"field `{d.old[i].name}` removed (was at offset {d.data[0].offsets[i]})",
+        )
+    ],
+    added=_struct_added,
+    changed=_struct_changed,
+)
+
+
+def compare_struct(c: Comparison, o: ir.Struct, n: ir.Struct, path: str) -> None:
+    d = diff_members(c, STRUCT_FIELDS, "fbs", path, o, n, o.fields, n.fields)
+    lo, ln = d.data
+    explained = "FBS-S-01" in d.fired
+    if o.force_align != n.force_align or (
+        not explained and (lo.size, lo.align) != (ln.size, ln.align)
+    ):
+        c.emit(
+            "FBS-S-01",
+            path,
+            f"size/alignment changed: {lo.size}/{lo.align} → {ln.size}/{ln.align}"
+            + (
+                f" (force_align {o.force_align or '-'} → {n.force_align or '-'})"
+                if o.force_align != n.force_align
+                else ""
+            ),
+            old=o.span,
+            new=n.span,
+            old_decl=decl_text(o, "fbs"),
+            new_decl=decl_text(n, "fbs"),
+        )
+
+
+# ---- unions: members keyed by discriminant ------------------------------------------------------
+
+
+def _union_changed(d: MemberDiff[ir.UnionMember], i: int, j: int) -> Iterator[Change]:
+    a, b = d.old[i], d.new[j]
+    if a.value != b.value:
+        yield Change("FBS-U-01", f"discriminant changed from {a.value} to {b.value}")
+    if not d.c.same_type(a.type, b.type):
+        yield Change("FBS-U-03", f"member type changed from {_types(a.type, b.type)}")
+
+
+UNION_MEMBERS: MemberRules[ir.UnionMember] = MemberRules(
+    text=member_text,
+    same_slot=lambda d, i, j: d.old[i].value == d.new[j].value
+    and d.c.same_type(d.old[i].type, d.new[j].type),
+    renamed=lambda d, i, j: [
+        Change(
+            "FBS-U-05",
+            f"member renamed from `{d.old[i].name}` (discriminant {d.new[j].value})",
+        )
+    ],
+    removed=lambda d, i: [
+        Change(
+            "FBS-U-02",
+            f"member `{d.old[i].name}` (discriminant {d.old[i].value}) deleted",
+        )
+    ],
+    added=lambda d, j: [
+        Change(
+            "FBS-U-06",
+            f"member `{d.new[j].name}` added with discriminant {d.new[j].value}",
+        )
+    ],
+    changed=_union_changed,
+)
+
+
+def compare_union(c: Comparison, o: ir.Union, n: ir.Union, path: str) -> None:
+    if o.discriminant != n.discriminant:
+        c.emit(
+            "FBS-U-04",
+            path,
+            f"underlying type changed from `{fbs_scalar_text(o.discriminant)}` to `{fbs_scalar_text(n.discriminant)}`",
+            old=o.span,
+            new=n.span,
+            old_decl=decl_text(o, "fbs"),
+            new_decl=decl_text(n, "fbs"),
+        )
+    diff_members(c, UNION_MEMBERS, "fbs", path, o, n, o.members, n.members)
+
+
+# ---- rpc_service: methods by name ---------------------------------------------------------------
+
+
+def _rpc_types(c: Comparison, m: ir.Method, side: Literal["o", "n"]) -> object:
+    return [(p.direction, c.tkey(p.type, side)) for p in m.params]
+
+
+def _rpc_changed(d: MemberDiff[ir.Method], i: int, j: int) -> Iterator[Change]:
+    o, n = d.old[i], d.new[j]
+    if o.oneway != n.oneway:
+        yield Change("FBS-R-02", f"[oneway] {'added' if n.oneway else 'removed'}")
+    if attr_map(o.attributes) != attr_map(n.attributes):
+        yield Change("FBS-A-01", "method attributes changed")
+    if _rpc_types(d.c, o, "o") != _rpc_types(d.c, n, "n"):
+        yield Change("FBS-R-02", "request or response type changed")
+
+
+RPC_METHODS: MemberRules[ir.Method] = MemberRules(
+    text=method_text,
+    keys=lambda ms: dedup_names([m.name for m in ms]),
+    same_slot=lambda d, i, j: (
+        _rpc_types(d.c, d.old[i], "o"),
+        d.old[i].oneway,
+    )
+    == (_rpc_types(d.c, d.new[j], "n"), d.new[j].oneway),
+    renamed=lambda d, i, j: [Change("FBS-R-02", f"method renamed from `{d.old[i].name}`")],
+    removed=lambda d, i: [Change("FBS-R-01", f"method `{d.old[i].name}` deleted")],
+    added=lambda d, j: [Change("FBS-R-03", f"method `{d.new[j].name}` added")],
+    changed=_rpc_changed,
+    changed_on_renamed=True,
+)
+
+
+def compare_interface(c: Comparison, o: ir.Interface, n: ir.Interface, path: str) -> None:
+    diff_members(c, RPC_METHODS, "fbs", path, o, n, o.methods, n.methods)
+
+
+# ---- file-level declarations --------------------------------------------------------------------
+
+
+def compare_files(c: Comparison) -> None:
+    """File-level declarations: root_type, file_identifier, file_extension."""
+    fo = [f for f in c.o.schema.files if f.language == "fbs"]
+    fn = [f for f in c.n.schema.files if f.language == "fbs"]
+    if not fo or not fn:
+        return
+    roots_o = {c.canon_o.get(c.resolve_root(c.o, f), f.root_type): f for f in fo if f.root_type}
+    roots_n = {c.canon_n.get(c.resolve_root(c.n, f), f.root_type): f for f in fn if f.root_type}
+    if set(roots_o) != set(roots_n):
+        a = ", ".join(sorted(f.root_type for f in roots_o.values())) or "(none)"
+        b = ", ".join(sorted(f.root_type for f in roots_n.values())) or "(none)"
+        sev = (
+            Severity.BREAKING
+            if roots_o and roots_n
+            else (Severity.WARNING if roots_o else Severity.INFO)
+        )
+        c.emit(
+            "FBS-F-01",
+            "root_type",
+            f"root_type changed from {a} to {b}",
+            old=first_span(roots_o.values()),
+            new=first_span(roots_n.values()),
+            old_decl=f"root_type {a};",
+            new_decl=f"root_type {b};",
+            severity=sev,
+            anchor=first_span(fn),
+        )
+    ids_o = {f.file_identifier for f in fo if f.file_identifier}
+    ids_n = {f.file_identifier for f in fn if f.file_identifier}
+    if ids_o != ids_n:
+        a = ", ".join(f'"{x}"' for x in sorted(ids_o)) or "(none)"
+        b = ", ".join(f'"{x}"' for x in sorted(ids_n)) or "(none)"
+        sev = Severity.WARNING if ids_o and not ids_n else Severity.BREAKING
+        c.emit(
+            "FBS-F-02",
+            "file_identifier",
+            f"file_identifier changed from {a} to {b}",
+            old=first_span(f for f in fo if f.file_identifier),
+            new=first_span(f for f in fn if f.file_identifier),
+            old_decl=f"file_identifier {a};",
+            new_decl=f"file_identifier {b};",
+            severity=sev,
+            anchor=first_span(fn),
+        )
+    ext_o = {f.file_extension for f in fo if f.file_extension}
+    ext_n = {f.file_extension for f in fn if f.file_extension}
+    if ext_o != ext_n:
+        a = ", ".join(sorted(ext_o)) or "(none)"
+        b = ", ".join(sorted(ext_n)) or "(none)"
+        c.emit(
+            "FBS-F-04",
+            "file_extension",
+            f"file_extension changed from {a} to {b}",
+            old_decl=f'file_extension "{a}";',
+            new_decl=f'file_extension "{b}";',
+            anchor=first_span(fn),
+        )
 
 
 def same_default(a: ir.DefaultValue, b: ir.DefaultValue) -> bool:

@@ -11,27 +11,26 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from functools import partial
 from typing import Literal
 
 from .. import ir
-from .decltext import decl_text, field_text, param_text, type_text
+from .decltext import decl_text
 from .findings import Finding, Severity
-from .rules import RULES
+from .members import Change, doc_changed
+from .rules import LANG_RULES, RULES
 
 __all__ = [
     "Lang",
     "Text",
     "Side",
-    "ComparerBase",
+    "Comparison",
     "hdi_package_base",
     "decl_kind",
     "dedup_names",
     "first_span",
     "attr_map",
-    "SIGNEDNESS_RULE",
     "sign_only",
     "sign_blind",
 ]
@@ -90,8 +89,7 @@ class Side:
 # same bits, copies raw blocks at the same size, and sends an enum as the uint64 of its value
 # (unchanged for every member whose number is unchanged; HDI-E-01 reports those that change).
 # What changes is the meaning of values outside the shared range: a warning in both languages
-# (HDI-T-02 / FBS-T-12). Any change of width stays breaking.
-SIGNEDNESS_RULE: dict[str, str] = {"hdi": "HDI-T-02", "fbs": "FBS-T-12"}
+# (HDI-T-02 / FBS-T-12, ``LangRules.signedness``). Any change of width stays breaking.
 _TO_SIGNED = {
     ir.ScalarKind.U8: ir.ScalarKind.I8,
     ir.ScalarKind.U16: ir.ScalarKind.I16,
@@ -128,8 +126,9 @@ def kind_class(d: ir.Decl) -> str:
     return "struct" if k == "table" else k
 
 
-class ComparerBase:
-    """State of one comparison (both sides, the matching, the findings) and shared helpers."""
+class Comparison:
+    """State of one comparison (both sides, the matching, the findings) and the helpers every
+    rule uses; the rules themselves are functions over it (``hdi_rules``, ``fbs_rules``)."""
 
     def __init__(self, old: ir.Schema, new: ir.Schema) -> None:
         self.o = Side(old)
@@ -278,7 +277,7 @@ class ComparerBase:
                         m.oneway,
                         tuple((p.direction, self.tkey(p.type, canon)) for p in m.params),
                     )
-                    for m in self._flat_methods(d, side)
+                    for m in self.flat_methods(d, side)
                 ),
             )
         return None
@@ -315,12 +314,9 @@ class ComparerBase:
             self.deleted.remove(qo)
             self.added.remove(qn)
             paired = True
-            if isinstance(dn, ir.Interface):
-                rule_id = "HDI-IF-03"
-            else:
-                rule_id = "HDI-Y-04" if lang == "hdi" else "FBS-Y-03"
+            rules = LANG_RULES[lang]
             self.emit(
-                rule_id,
+                rules.for_decl(rules.type_renamed, decl_kind(dn)),
                 self.names_n[qn],
                 f"{decl_kind(dn)} renamed from `{do.name}` (same content)",
                 old=do.span,
@@ -328,15 +324,13 @@ class ComparerBase:
                 old_decl=decl_text(do, lang),
                 new_decl=decl_text(dn, lang),
             )
-            self._doc(
-                lang,
+            self.report(
+                doc_changed(lang, do, dn),
                 self.names_n[qn],
-                getattr(do, "doc", ""),
-                getattr(dn, "doc", ""),
-                do.span,
-                dn.span,
-                decl_text(do, lang),
-                decl_text(dn, lang),
+                old=do.span,
+                new=dn.span,
+                old_decl=decl_text(do, lang),
+                new_decl=decl_text(dn, lang),
             )
         return paired
 
@@ -349,12 +343,9 @@ class ComparerBase:
             qo, qn = sorted(items)[0]
             names = ", ".join(sorted(self.n.decls[b].name for _, b in items))
             lang = self.n.lang[qn]
-            if lang == "hdi":
-                rule_id, what = "HDI-PKG-03", "package"
-            else:
-                rule_id, what = "FBS-F-03", "namespace"
+            what = LANG_RULES[lang].namespace_word
             self.emit(
-                rule_id,
+                LANG_RULES[lang].namespace_moved,
                 ns_n or "(global namespace)",
                 f"{what} `{ns_o or '(global)'}` renamed to `{ns_n or '(global)'}`; "
                 f"{len(items)} types matched across the move: {names}",
@@ -364,14 +355,14 @@ class ComparerBase:
                 new_decl=f"{what} {ns_n};",
             )
 
-    def _reachable_old(self) -> set[str]:
+    def reachable_old(self) -> set[str]:
         roots: list[str] = []
         for f in self.o.schema.files:
             for d in f.decls:
                 if isinstance(d, ir.Interface):
                     roots.append(d.qualname)
             if f.root_type:
-                roots.append(self._resolve_root(self.o, f))
+                roots.append(self.resolve_root(self.o, f))
         seen: set[str] = set()
         stack = [r for r in roots if r in self.o.decls]
         while stack:
@@ -385,7 +376,7 @@ class ComparerBase:
         return seen
 
     @staticmethod
-    def _resolve_root(side: Side, f: ir.SchemaFile) -> str:
+    def resolve_root(side: Side, f: ir.SchemaFile) -> str:
         if f.root_type in side.decls:
             return f.root_type
         q = f"{f.namespace}.{f.root_type}" if f.namespace else f.root_type
@@ -394,7 +385,7 @@ class ComparerBase:
         hits = [k for k, d in side.decls.items() if d.name == f.root_type.rsplit(".", 1)[-1]]
         return hits[0] if len(hits) == 1 else f.root_type
 
-    def _file_anchor(self, old_file: ir.SchemaFile) -> ir.Span | None:
+    def file_anchor(self, old_file: ir.SchemaFile) -> ir.Span | None:
         """For a removal: the new file with the same name (its first declaration)."""
         for f in self.n.schema.files:
             if f.stem == old_file.stem:
@@ -406,144 +397,31 @@ class ComparerBase:
                 return ir.Span(f.path, 1, 1, 1, 1)
         return None
 
-    def _doc(
+    def report(
         self,
-        lang: Lang,
+        changes: Iterable[Change],
         path: str,
-        a: str,
-        b: str,
-        sa: ir.Span | None,
-        sb: ir.Span | None,
-        ta: Text,
-        tb: Text,
+        *,
+        old: ir.Span | None = None,
+        new: ir.Span | None = None,
+        old_decl: Text = "",
+        new_decl: Text = "",
     ) -> None:
-        if " ".join(a.split()) != " ".join(b.split()):
+        """Emit each change of one entity (both sides known)."""
+        for ch in changes:
             self.emit(
-                "HDI-D-02" if lang == "hdi" else "FBS-D-01",
+                ch.rule,
                 path,
-                "documentation changed",
-                old=sa,
-                new=sb,
-                old_decl=ta,
-                new_decl=tb,
+                ch.message,
+                old=old,
+                new=new,
+                old_decl=old_decl,
+                new_decl=new_decl,
+                severity=ch.severity,
             )
 
     @staticmethod
-    def _pair(
-        old: Sequence[str],
-        new: Sequence[str],
-        rename_ok: Callable[[int, int], bool],
-    ) -> tuple[list[tuple[int, int]], list[tuple[int, int]], list[int], list[int]]:
-        """Match members by name, then pair leftovers as renames.
-
-        Returns (matched, renamed, removed, added) as index pairs/lists.
-        """
-        new_at = {n: j for j, n in enumerate(new)}
-        old_names = set(old)
-        matched = [(i, new_at[n]) for i, n in enumerate(old) if n in new_at]
-        removed = [i for i, n in enumerate(old) if n not in new_at]
-        added = [j for j, n in enumerate(new) if n not in old_names]
-        renamed: list[tuple[int, int]] = []
-        free = list(added)
-        for i in list(removed):
-            for j in free:
-                if rename_ok(i, j):
-                    renamed.append((i, j))
-                    free.remove(j)
-                    removed.remove(i)
-                    break
-        return matched, renamed, removed, free
-
-    @staticmethod
-    def _out_of_order(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        """Pairs (old, new index) outside a longest increasing run of new indexes."""
-        seq = [j for _, j in pairs]
-        if all(a < b for a, b in zip(seq, seq[1:])):
-            return []
-        # O(n^2) LIS; member lists are short.
-        best = [1] * len(seq)
-        prev = [-1] * len(seq)
-        for k in range(len(seq)):
-            for m in range(k):
-                if seq[m] < seq[k] and best[m] + 1 > best[k]:
-                    best[k], prev[k] = best[m] + 1, m
-        k = max(range(len(seq)), key=lambda x: best[x])
-        keep: set[int] = set()
-        while k >= 0:
-            keep.add(k)
-            k = prev[k]
-        return [p for idx, p in enumerate(pairs) if idx not in keep]
-
-    @staticmethod
-    def _survivor_anchor(
-        i: int,
-        pairs: list[tuple[int, int]],
-        nf: Sequence[ir.Field],
-        fallback: ir.Span | None,
-    ) -> ir.Span | None:
-        before = [j for oi, j in pairs if oi < i]
-        if before:
-            return nf[max(before)].span or fallback
-        after = [j for oi, j in pairs if oi > i]
-        if after:
-            return nf[min(after)].span or fallback
-        return fallback
-
-    def _member_type(
-        self,
-        a: ir.Field | ir.Param,
-        b: ir.Field | ir.Param,
-        path: str,
-        rule_id: str,
-        lang: Lang,
-    ) -> None:
-        text = field_text if isinstance(a, ir.Field) else param_text
-        ta, tb = partial(text, a, lang), partial(text, b, lang)  # type: ignore[arg-type]
-        if self.same_type(a.type, b.type):
-            if (
-                a.type != b.type  # equal IR (spans aside) is spelled the same
-                and type_text(a.type, lang) != type_text(b.type, lang)
-                and lang == "hdi"
-                and self._spelling_only(a.type, b.type)
-            ):
-                self.emit(
-                    "HDI-T-01",
-                    path,
-                    f"type spelled `{type_text(b.type, lang)}` instead of `{type_text(a.type, lang)}` (same wire format)",
-                    old=a.span,
-                    new=b.span,
-                    old_decl=ta,
-                    new_decl=tb,
-                )
-            return
-        if self.signedness_only(a.type, b.type):
-            rule_id = SIGNEDNESS_RULE[lang]
-            self.emit(
-                rule_id,
-                path,
-                f"signedness changed from `{type_text(a.type, lang)}` to `{type_text(b.type, lang)}` (same width)",
-                old=a.span,
-                new=b.span,
-                old_decl=ta,
-                new_decl=tb,
-            )
-            return
-        self.emit(
-            rule_id,
-            path,
-            f"type changed from `{type_text(a.type, lang)}` to `{type_text(b.type, lang)}`",
-            old=a.span,
-            new=b.span,
-            old_decl=ta,
-            new_decl=tb,
-        )
-
-    @staticmethod
-    def _spelling_only(a: ir.TypeRef, b: ir.TypeRef) -> bool:
-        return isinstance(a, ir.Vector) or isinstance(b, ir.Vector) or isinstance(a, ir.Map)
-
-    @staticmethod
-    def _flat_methods(iface: ir.Interface, side: Side) -> tuple[ir.Method, ...]:
+    def flat_methods(iface: ir.Interface, side: Side) -> tuple[ir.Method, ...]:
         chain: list[ir.Interface] = []
         cur: ir.Interface | None = iface
         while cur is not None and cur not in chain:
@@ -553,7 +431,7 @@ class ComparerBase:
         return tuple(m for i in reversed(chain) for m in i.methods)
 
     @staticmethod
-    def _parent_token(parent: str, decl: ir.Decl, side: Side, canon: dict[str, str]) -> str:
+    def parent_token(parent: str, decl: ir.Decl, side: Side, canon: dict[str, str]) -> str:
         """The parent as compared: a previous version of the same declaration (the HDI minor
         version pattern ``interface IFoo extends v1_0.IFoo``) counts as no parent, since the
         flattened members are compared anyway."""
@@ -562,11 +440,11 @@ class ComparerBase:
         pd = side.decls.get(parent)
         if pd is not None and side.key_of[parent] == side.key_of[decl.qualname]:
             grand = getattr(pd, "parent", "")
-            return ComparerBase._parent_token(grand, pd, side, canon) if grand != parent else ""
+            return Comparison.parent_token(grand, pd, side, canon) if grand != parent else ""
         return canon.get(parent, parent)
 
     @staticmethod
-    def _cmd_table(iface: ir.Interface, side: Side) -> dict[int, str]:
+    def cmd_table(iface: ir.Interface, side: Side) -> dict[int, str]:
         out: dict[int, str] = {}
         cur: ir.Interface | None = iface
         seen: set[str] = set()

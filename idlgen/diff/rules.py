@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from .findings import Severity
 
-__all__ = ["Rule", "RULES", "rule"]
+__all__ = ["Rule", "RULES", "HDI_RULES", "FBS_RULES", "LangRules", "LANG_RULES", "rule"]
 
 B, W, I = Severity.BREAKING, Severity.WARNING, Severity.INFO
 
@@ -25,7 +25,7 @@ class Rule:
     why: str
 
 
-_TABLE: tuple[tuple[str, str, Severity, str], ...] = (
+HDI_RULES: tuple[tuple[str, str, Severity, str], ...] = (
     # ---- HDI: package and version -----------------------------------------------------------
     (
         "HDI-PKG-01",
@@ -278,6 +278,9 @@ _TABLE: tuple[tuple[str, str, Severity, str], ...] = (
         "(e.g. -1 becomes 4294967295)",
     ),
     ("HDI-D-02", "DOC_ONLY", I, "comments are not on the wire"),
+)
+
+FBS_RULES: tuple[tuple[str, str, Severity, str], ...] = (
     # ---- FlatBuffers: tables ----------------------------------------------------------------
     (
         "FBS-T-01",
@@ -503,7 +506,57 @@ _TABLE: tuple[tuple[str, str, Severity, str], ...] = (
     ("FBS-D-01", "DOC_ONLY", I, "comments are not in the buffer"),
 )
 
-RULES: dict[str, Rule] = {r[0]: Rule(*r) for r in _TABLE}
+RULES: dict[str, Rule] = {r[0]: Rule(*r) for r in HDI_RULES + FBS_RULES}
+
+
+@dataclass(frozen=True, slots=True)
+class LangRules:
+    """The rule ids of the changes both languages have, for the routines they share.
+
+    ``deleted``/``added``/``type_renamed`` map a declaration kind (``struct``, ``interface``,
+    ...) to its rule; ``""`` is every other kind.
+    """
+
+    doc: str
+    signedness: str
+    kind_changed: str
+    deleted: dict[str, str]
+    added: dict[str, str]
+    type_renamed: dict[str, str]
+    namespace_moved: str
+    namespace_word: str
+
+    def for_decl(self, table: dict[str, str], kind: str) -> str:
+        return table.get(kind, table[""])
+
+
+LANG_RULES: dict[str, LangRules] = {
+    "hdi": LangRules(
+        doc="HDI-D-02",
+        signedness="HDI-T-02",
+        kind_changed="HDI-Y-03",
+        deleted={
+            "interface": "HDI-IF-01",
+            "struct": "HDI-S-01",
+            "union": "HDI-S-01",
+            "": "HDI-Y-02",
+        },
+        added={"": "HDI-Y-01"},
+        type_renamed={"interface": "HDI-IF-03", "": "HDI-Y-04"},
+        namespace_moved="HDI-PKG-03",
+        namespace_word="package",
+    ),
+    "fbs": LangRules(
+        doc="FBS-D-01",
+        signedness="FBS-T-12",
+        kind_changed="FBS-K-01",
+        deleted={"interface": "FBS-R-01", "": "FBS-Y-01"},
+        added={"interface": "FBS-R-03", "": "FBS-Y-02"},
+        type_renamed={"": "FBS-Y-03"},
+        namespace_moved="FBS-F-03",
+        namespace_word="namespace",
+    ),
+}
 
 
 def rule(rule_id: str) -> Rule:
