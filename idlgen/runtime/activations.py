@@ -62,7 +62,7 @@ class ActivationSpec:
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     # 1 / (1 + exp(-x)) in four in-place passes; exp overflows to inf only where the true value
     # is below the smallest normal float32, and 1 / inf = 0 is then the right limit.
-    e = np.negative(x)
+    e = np.negative(x) if x.ndim else np.array(-x)  # a ufunc on a 0-d array returns a scalar
     if e.dtype.kind != "f":
         e = e.astype(np.float32)
     with np.errstate(over="ignore"):

@@ -27,6 +27,7 @@ import numpy as np
 from .bindings import match_node_types
 from .dtypes import from_numpy
 from .errors import KernelError
+from .host import HostKernel, HostNode, no_nnrt_operator, segments
 
 __all__ = ["ModelBuilder"]
 
@@ -43,8 +44,13 @@ class ModelBuilder:
         name: str = "model",
         fd: int = 0,
         encode: Callable[[Any], bytes] | None = None,
+        nnrt_only: bool = False,
     ) -> None:
         self.pkg = package
+        #: Refuse host nodes (``load(..., nnrt_only=True)``): the model must be NNRt alone.
+        self.nnrt_only = nnrt_only
+        #: Operators that run on the host between NNRt nodes (see :mod:`.host`).
+        self.host_nodes: list[HostNode] = []
         self.name = name
         self.fd = fd
         self._encode = encode
@@ -94,7 +100,7 @@ class ModelBuilder:
 
     def constant(self, name: str, value: Any, *, dtype: Any = None, **kw: Any) -> int:
         """A constant tensor whose bytes are appended to the shared buffer."""
-        arr = np.ascontiguousarray(np.asarray(value, dtype=dtype))
+        arr = np.asarray(value, dtype=dtype, order="C")  # ascontiguousarray makes 0-d 1-d
         i = self.tensor(name, arr.dtype, arr.shape, **kw)
         pad = (-len(self._data)) % _ALIGN
         self._data.extend(b"\0" * pad)
@@ -152,6 +158,36 @@ class ModelBuilder:
         self.nodes.append(node)
         return out_idx[0] if len(out_idx) == 1 else out_idx
 
+    def host(
+        self,
+        op: str,
+        fn: HostKernel,
+        inputs: Sequence[int],
+        *,
+        outputs: Sequence[tuple[str, Any, Sequence[int]]],
+        name: str = "",
+        why: str = "",
+    ) -> list[int]:
+        """Add an operator that runs on the host (see :mod:`.host`); returns its output tensor
+        indices. ``why`` says why NNRt does not run it; with ``nnrt_only`` it is the refusal."""
+        from .program import UnsupportedModelError
+
+        hname = name or f"{op.lower()}_host{len(self.host_nodes)}"
+        if self.nnrt_only:
+            raise UnsupportedModelError(op, hname, why or no_nnrt_operator(op))
+        out_idx = [
+            self.tensor(n, dt if dt is not None else np.float32, dims) for n, dt, dims in outputs
+        ]
+        for i, (_, dt, _) in zip(out_idx, outputs):
+            if dt is None:
+                self.tensors[i].dataType = self.pkg.DataType(0)
+        self.host_nodes.append(
+            HostNode(
+                op, hname, tuple(int(i) for i in inputs), tuple(out_idx), fn, len(self.nodes), why
+            )
+        )
+        return out_idx
+
     def _encode_attrs(self, attrs: Any) -> bytes:
         if self._encode is not None:
             return bytes(self._encode(attrs))
@@ -187,15 +223,51 @@ class ModelBuilder:
             outputIndices=list(self.outputs),
             nodeIndices=list(range(len(self.nodes))),
         )
+        subs = [sub]
+        if self.host_nodes:
+            subs += self._segments()
         model = p.Model(
             name=self.name,
             inputIndex=list(self.inputs),
             outputIndex=list(self.outputs),
             nodes=list(self.nodes),
             allTensors=list(self.tensors),
-            subGraph=[sub],
+            subGraph=subs,
         )
         return model, {self.fd: data}
+
+    def _segments(self) -> list[Any]:
+        """The NNRt subgraphs between host nodes, as NNRt would be handed them: each reads the
+        tensors it does not produce (other than constants) and writes what anything after it,
+        a host node or the model, reads."""
+        p = self.pkg
+        spans = segments(len(self.nodes), self.host_nodes)
+        wanted = set(self.outputs)
+        for h in self.host_nodes:
+            wanted.update(i for i in h.inputs if i >= 0)
+        consts = {i for i, t in enumerate(self.tensors) if t.data is not None and t.data.dataSize}
+        out = []
+        for k, (a, b) in enumerate(spans):
+            made: set[int] = set()
+            reads: list[int] = []
+            for n in self.nodes[a:b]:
+                for t in n.inputIndex:
+                    if t not in made and t not in consts and t not in reads:
+                        reads.append(int(t))
+                made.update(int(t) for t in n.outputIndex)
+            later = set(wanted)
+            for n in self.nodes[b:]:
+                later.update(int(t) for t in n.inputIndex)
+            writes = [t for n in self.nodes[a:b] for t in n.outputIndex if t in later]
+            out.append(
+                p.SubGraph(
+                    name=f"{self.name}_nnrt{k}",
+                    inputIndices=reads,
+                    outputIndices=[int(t) for t in writes],
+                    nodeIndices=list(range(a, b)),
+                )
+            )
+        return out
 
 
 def _struct_names(package: ModuleType) -> list[str]:

@@ -22,6 +22,7 @@ from idlgen.errors import ConfigError
 
 from . import onnx_lowering as L
 from .builder import ModelBuilder
+from .host import host_reason
 from .program import Program, UnsupportedModelError, target_package
 
 __all__ = ["import_onnx"]
@@ -130,7 +131,7 @@ class Importer:
         if v.const is not None:
             key = (v.name, want)
             if key not in self.alt:
-                arr = np.ascontiguousarray(v.const.transpose(_TO_NHWC) if want else v.const)
+                arr = np.asarray(v.const.transpose(_TO_NHWC) if want else v.const, order="C")
                 self.alt[key] = self.b.constant(v.name + (":nhwc" if want else ""), arr)
             return self.alt[key]
         assert v.idx is not None
@@ -259,7 +260,9 @@ class Importer:
             out_names.append(o.name)
         model, buffers = self.b.build()
         del onnx
-        return Program(model, buffers, in_names, out_names, source, in_dtypes, in_shapes)
+        return Program(
+            model, buffers, in_names, out_names, source, in_dtypes, in_shapes, self.b.host_nodes
+        )
 
     def emit_const_output(self, v: Val) -> None:
         assert v.const is not None
@@ -274,7 +277,8 @@ class Importer:
         if id(node) in self.absorbed:
             return
         if node.domain not in ("", "ai.onnx"):
-            self.refuse(node, f"custom domain {node.domain!r}")
+            self.on_host(node, [], f"custom domain {node.domain!r}")
+            return
         ins: list[Val | None] = []
         for n in node.input:
             if not n:
@@ -290,13 +294,77 @@ class Importer:
             return
         if self._fold(node, ins):
             return
+        self._refine_info(node, ins)
         fn = HANDLERS.get(op)
         if fn is None:
-            self.refuse(node, "no NNRt v2_1 operator expresses it")
+            self.on_host(node, ins, host_reason(op))
+            return
+        mark = self._mark()
         try:
             fn(self, node, a, ins)
         except _Unsupported as e:
-            self.refuse(node, str(e))
+            self._rollback(mark)
+            self.on_host(node, ins, str(e))
+
+    # -- host operators -------------------------------------------------------------------------
+
+    def on_host(self, node: Any, ins: list[Val | None], why: str) -> None:
+        """Run ``node`` on the host (see :mod:`.host`): its hand-written kernel where
+        ``host_onnx`` has one, else the ONNX reference implementation of the operator. With
+        ``nnrt_only`` (or no way to run it) it is refused with ``why``."""
+        from .onnx_fallback import outer_names, reference_kernel
+
+        op = node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}"
+        if self.b.nnrt_only:
+            self.refuse(node, why)
+        if not ins and node.input:
+            ins = [self.vals.get(n) if n else None for n in node.input]
+            missing = [n for n, v in zip(node.input, ins) if n and v is None]
+            if missing:
+                self.refuse(node, f"input {missing[0]!r} is not produced by any earlier node")
+        extra = outer_names(node)
+        outer = [self.vals.get(n) for n in extra]
+        if any(v is None for v in outer):
+            self.refuse(node, f"{why}; its body reads values idlgen cannot provide")
+        fn = None
+        try:
+            from . import host_onnx  # hand-written host kernels, where present
+
+            make = getattr(host_onnx, "KERNELS", {}).get(op)
+            fn = make(node, _attrs(node), ins) if make is not None else None
+        except ImportError:
+            pass
+        if fn is None:
+            try:
+                fn = reference_kernel(node, self.model.opset_import, extra)
+            except Exception as e:  # noqa: BLE001 - the reference cannot run it either
+                self.refuse(node, f"{why}; no host kernel ({type(e).__name__})")
+        inputs = [self.tensor(v) if v is not None else -1 for v in ins]
+        inputs += [self.tensor(v) for v in outer if v is not None]
+        outs = []
+        for n in node.output:
+            dt, shape = self.info.get(n, (None, None))
+            outs.append((n or f"{node.name}:unused", dt, list(shape or [])))
+        idx = self.b.host(op, fn, inputs, outputs=outs, name=node.name or node.output[0], why=why)
+        for n, i in zip(node.output, idx):
+            if n:
+                dt, shape = self.info.get(n, (None, None))
+                self.vals[n] = Val(n, dt, shape, i)
+
+    def _mark(self) -> tuple[int, int, int]:
+        return len(self.b.nodes), len(self.b.tensors), len(self.b.host_nodes)
+
+    def _rollback(self, mark: tuple[int, int, int]) -> None:
+        """Forget what a handler emitted before it found it cannot lower its node."""
+        n_nodes, n_tensors, n_host = mark
+        del self.b.nodes[n_nodes:]
+        del self.b.tensors[n_tensors:]
+        del self.b.host_nodes[n_host:]
+        self.alt = {k: i for k, i in self.alt.items() if i < n_tensors}
+        for name in [k for k, v in self.vals.items() if v.idx is not None and v.idx >= n_tensors]:
+            del self.vals[name]
+        kept = {id(n) for n in self.b.nodes}
+        self.fusable = {k: v for k, v in self.fusable.items() if id(v[0]) in kept}
 
     def _constant(self, node: Any, a: dict[str, Any]) -> None:
         from onnx import numpy_helper
@@ -342,12 +410,19 @@ class Importer:
             return False
         from onnx.reference import ReferenceEvaluator
 
+        from .budget import MemoryBudgetError, check_fold
+
+        where = f"constant node {node.name or node.output[0]!r} ({op})"
+        check_fold(op, _attrs(node), [None if v is None else v.const for v in ins],
+                   [self.info.get(n, (None, None))[1] for n in node.output if n], where)  # fmt: skip
         feeds: dict[str, np.ndarray] = {}
         for n, v in zip(node.input, ins):
             if v is not None and v.const is not None:
                 feeds[n] = v.const
         try:
             outs = ReferenceEvaluator(self._single_node_model(node, feeds)).run(None, feeds)
+        except MemoryError:
+            raise MemoryBudgetError(where, 0, 0) from None
         except Exception as e:
             try:  # the reference evaluator lacks some old opset versions of unchanged operators
                 outs = ReferenceEvaluator(self._single_node_model(node, feeds, 21)).run(None, feeds)
@@ -357,6 +432,52 @@ class Importer:
             if n:
                 self.const(n, np.asarray(arr))
         return True
+
+    def _refine_info(self, node: Any, ins: list[Val | None]) -> None:
+        """Output shapes whole-model inference left open because an input was computed (a shape
+        subgraph folded here, not by ONNX): infer them again from this node's known inputs."""
+
+        def known(shape: tuple[int, ...] | None) -> bool:
+            return shape is not None and all(d >= 0 for d in shape)
+
+        outs = [o for o in node.output if o]
+        if all(known(self.info.get(o, (None, None))[1]) for o in outs):
+            return
+        if any(v is not None and (v.dtype is None or not known(v.shape)) for v in ins):
+            return
+        onnx = self.onnx
+        h = onnx.helper
+        inputs, inits = [], []
+        for n, v in zip(node.input, ins):
+            if v is None:
+                continue
+            assert v.shape is not None and v.dtype is not None
+            if v.const is not None and v.const.size <= 1 << 16:
+                inits.append(onnx.numpy_helper.from_array(np.asarray(v.const), n))
+            else:
+                inputs.append(
+                    h.make_tensor_value_info(n, h.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+                )
+        g = h.make_graph([node], "shape", inputs, [h.make_empty_tensor_value_info(o) for o in outs],
+                         initializer=inits)  # fmt: skip
+        try:
+            m = h.make_model(g, opset_imports=list(self.model.opset_import))
+            inferred = onnx.shape_inference.infer_shapes(m, data_prop=True, strict_mode=False)
+        except Exception:  # noqa: BLE001 - inference is a best effort; the handler decides
+            return
+        for vi in list(inferred.graph.output) + list(inferred.graph.value_info):
+            if vi.name not in outs or not vi.type.HasField("tensor_type"):
+                continue
+            tt = vi.type.tensor_type
+            if not tt.HasField("shape"):
+                continue
+            shape = tuple(int(d.dim_value) if d.HasField("dim_value") else -1 for d in tt.shape.dim)
+            old_dt, old = self.info.get(vi.name, (None, None))
+            if known(shape) or old is None:
+                dt = old_dt
+                if dt is None and tt.elem_type:
+                    dt = np.dtype(h.tensor_dtype_to_np_dtype(tt.elem_type))
+                self.info[vi.name] = (dt, shape)
 
     def _single_node_model(
         self, node: Any, feeds: dict[str, np.ndarray], opset: int | None = None
@@ -559,6 +680,14 @@ def _resize(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) ->
     if not any(c is not None and c.size for c in consts):
         raise _Unsupported("scales/sizes computed at run time")
     size_in = L.resize_size(a, consts[0], consts[1], shape)
+    if a.get("coordinate_transformation_mode") == "pytorch_half_pixel":
+        out = imp.info.get(node.output[0], (None, None))[1]
+        if (
+            out is None
+            or len(out) != 4
+            or any(o == 1 and i != 1 for o, i in zip(out[2:], shape[2:]))
+        ):
+            raise _Unsupported("pytorch_half_pixel with an output length of 1 (or unknown)")
     s = imp.b.constant((node.name or node.output[0]) + ":size", size_in)
     imp.emit("Resize", attrs, [imp.tensor(xv, True), s], node, nhwc=True)
 
@@ -670,15 +799,6 @@ def _elu(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> No
 def _gelu(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
     assert x[0] is not None
     _act(imp, node, x[0], 19, approximate=a.get("approximate", "none") == "tanh")
-
-
-@handles("HardSigmoid")
-def _hsig(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
-    assert x[0] is not None
-    alpha, beta = float(a.get("alpha", 0.2)), float(a.get("beta", 0.5))
-    if abs(alpha - 1 / 6) > 1e-6 or abs(beta - 0.5) > 1e-6:
-        raise _Unsupported(f"alpha={alpha}, beta={beta}: NNRt HSIGMOID is x/6 + 1/2")
-    _act(imp, node, x[0], 13)
 
 
 @handles("LeakyRelu")
@@ -977,13 +1097,20 @@ def _slice(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> 
     if xv.shape is None or any(d < 0 for d in xv.shape):
         raise _Unsupported("slice of a value of unknown shape")
     consts = [v.const if v is not None else None for v in x[1:]] + [None] * 4
-    starts, ends = [int(v) for v in consts[0]], [int(v) for v in consts[1]]  # type: ignore[union-attr]
+    if len(x) == 1:  # opset < 10: starts/ends/axes are attributes
+        consts = [np.array(a[k]) if k in a else None for k in ("starts", "ends", "axes")] + [None]
+    if consts[0] is None or consts[1] is None:
+        raise _Unsupported("no starts/ends")
+    starts, ends = [int(v) for v in consts[0]], [int(v) for v in consts[1]]
     rank = len(xv.shape)
     axes = [int(v) for v in consts[2]] if consts[2] is not None else list(range(len(starts)))
     steps = [int(v) for v in consts[3]] if consts[3] is not None else [1] * len(starts)
     axes = [_norm_axis(ax, rank) for ax in axes]
     if any(s != 1 for s in steps):
-        raise _Unsupported("steps != 1")
+        from .onnx_decompose import strided_slice
+
+        strided_slice(imp, node, xv, axes, starts, ends, steps)
+        return
     begin, size = L.slice_window(xv.shape, axes, starts, ends)
     t, paxes, nhwc = _axis_layout(imp, xv, axes)
     nm = node.name or node.output[0]
@@ -1113,7 +1240,14 @@ def _gather(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) ->
     xv, iv = x[0], x[1]
     assert xv is not None and iv is not None
     nm = node.name or node.output[0]
-    ax = imp.b.constant(nm + ":axis", np.array([int(a.get("axis", 0))], np.int32))
+    axis = int(a.get("axis", 0))
+    ax = imp.b.constant(nm + ":axis", np.array([axis], np.int32))
+    if iv.const is not None and iv.const.ndim == 0 and xv.shape is not None:
+        # A scalar index drops the axis: gather [i] (NNRt has no rank-0 constants), then Squeeze.
+        from .onnx_decompose import gather_scalar
+
+        gather_scalar(imp, node, xv, iv.const, _norm_axis(axis, len(xv.shape)), ax)
+        return
     imp.emit("Gather", {}, [imp.tensor(xv), imp.tensor(iv), ax], node)
 
 
@@ -1255,7 +1389,8 @@ def _qdq(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> No
         imp.b.tensors[v.idx].quantParams = qps
 
 
-def import_onnx(model: Any, *, package: str, source: str = "") -> Program:
+def parse_onnx(model: Any) -> Any:
+    """A ``ModelProto`` from a path, bytes or a ``ModelProto``."""
     try:
         import onnx
     except ImportError:
@@ -1263,11 +1398,23 @@ def import_onnx(model: Any, *, package: str, source: str = "") -> Program:
             "reading .onnx models needs the onnx package: pip install 'idlgen[onnx]'"
         ) from None
     if isinstance(model, (bytes, bytearray)):
-        model = onnx.load_from_string(bytes(model))
-    elif isinstance(model, str):
-        model = onnx.load(model)
+        return onnx.load_from_string(bytes(model))
+    if isinstance(model, str):
+        return onnx.load(model)
+    return model
+
+
+def import_onnx(
+    model: Any, *, package: Any = None, source: str = "", nnrt_only: bool = False
+) -> Program:
+    model = parse_onnx(model)
     for o in model.opset_import:
         if o.domain in ("", "ai.onnx") and not 7 <= int(o.version) <= 21:
             raise UnsupportedModelError("opset", source, f"opset {o.version} (supported: 7-21)")
     pkg = target_package(package)
-    return Importer(model, pkg).run(source)
+    imp = Importer(model, pkg)
+    imp.b.nnrt_only = nnrt_only
+    return imp.run(source)
+
+
+from . import onnx_decompose as _decompose  # noqa: E402,F401  (registers its handlers)

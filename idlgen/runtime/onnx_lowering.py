@@ -163,9 +163,12 @@ def pool_attrs(a: dict[str, Any], *, indices: bool) -> dict[str, Any]:
 def resize_attrs(a: dict[str, Any], *, upsample: bool = False) -> dict[str, Any]:
     """``Resize`` attributes for ONNX Resize (or the older Upsample: asymmetric, floor)."""
     only(a, antialias=lambda v: v == 0, keep_aspect_ratio_policy=lambda v: v == "stretch",
-         coordinate_transformation_mode=lambda v: v in ("half_pixel", "asymmetric", "align_corners"),
+         coordinate_transformation_mode=lambda v: v in ("half_pixel", "asymmetric", "align_corners",
+                                                      "pytorch_half_pixel"),
          mode=lambda v: v in ("nearest", "linear", "cubic", "bilinear"))  # fmt: skip
     ctm = "asymmetric" if upsample else a.get("coordinate_transformation_mode", "half_pixel")
+    # pytorch_half_pixel is half_pixel except for an output length of 1 (the caller checks).
+    ctm = "half_pixel" if ctm == "pytorch_half_pixel" else ctm
     nm = "floor" if upsample else a.get("nearest_mode", "round_prefer_floor")
     return {"method": {"linear": 0, "bilinear": 0, "nearest": 1, "cubic": 2}[a.get("mode", "nearest")],
             "newHeight": 0, "newWidth": 0, "preserveAspectRatio": False,

@@ -1,0 +1,409 @@
+"""ONNX operators lowered as exact compositions of NNRt v2_1 operators.
+
+Registered into ``onnx_import.HANDLERS`` when that module is imported (it imports this one last):
+
+- 1-D windows (Conv, ConvTranspose, pooling, InstanceNormalization, BatchNormalization on
+  ``[N, C, L]``) run as 2-D ones on ``[N, C, 1, L]`` (height 1);
+- GRU and RNN are unrolled over the (static) sequence: per step one MatMulFusion for the
+  recurrent product, Split for the gates and fused-activation AddFusion/MulFusion/SubFusion;
+- Einsum with one or two operands becomes Transpose / Reshape / ReduceFusion / MatMulFusion
+  (batch, contracted and free indices grouped into one batched matrix product);
+- onnxruntime's dynamic quantisation: DynamicQuantizeLinear from ReduceFusion, Maximum/Minimum,
+  DivFusion, Round, Clip and Cast; MatMulInteger / ConvInteger in float64 (exact for 8-bit
+  operands: every partial sum is an integer below 2**53) and cast back to int32;
+- HardSigmoid for any alpha/beta (MulFusion, AddFusion, Clip), Slice with steps (StridedSlice),
+  ConstantOfShape, Range, Expand onto NNRt nodes when they are not folded.
+
+Every step is exact in the ONNX sense: the same arithmetic, possibly in another association
+order (GRU's ``(1 - z) * n + z * h`` is computed as ``n + z * (h - n)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import onnx_lowering as L
+from .onnx_import import HANDLERS, Importer, Val, _i32, _norm_axis, handles
+
+_Unsupported = L.NotExpressible
+
+_SIGMOID, _TANH, _RELU = 2, 10, 1
+_ACT_CODES = {"Sigmoid": _SIGMOID, "Tanh": _TANH, "Relu": _RELU}
+
+Dims = Sequence[int]
+
+
+# --- small emitters --------------------------------------------------------------------------
+
+
+def _nm(node: Any) -> str:
+    return str(node.name or node.output[0])
+
+
+def _op(
+    imp: Importer,
+    struct: str,
+    attrs: dict[str, Any],
+    ins: Sequence[int],
+    name: str,
+    dt: Any,
+    dims: Dims,
+) -> int:
+    (i,) = imp._node(struct, attrs, ins, [(name, np.dtype(dt), list(dims))], name)
+    return i
+
+
+def _reshape(imp: Importer, t: int, dims: Dims, name: str, dt: Any) -> int:
+    shp = imp.b.constant(name + ":dims", np.array(list(dims), np.int64))
+    return _op(imp, "Reshape", {}, [t, shp], name, dt, dims)
+
+
+def _transpose(imp: Importer, t: int, perm: Dims, name: str, dt: Any, dims: Dims) -> int:
+    return _op(imp, "Transpose", {}, [t, _i32(imp, name + ":perm", perm)], name, dt, dims)
+
+
+def _split(
+    imp: Importer, t: int, sizes: Dims, axis: int, name: str, dt: Any, dims: Dims
+) -> list[int]:
+    outs = []
+    for k, s in enumerate(sizes):
+        d = list(dims)
+        d[axis] = s
+        outs.append((f"{name}:{k}", np.dtype(dt), d))
+    attrs = {"outputNum": len(sizes), "sizeSplits": list(sizes), "axis": axis}
+    return imp._node("Split", attrs, [t], outs, name)
+
+
+def _bin(
+    imp: Importer, struct: str, a: int, b: int, name: str, dt: Any, dims: Dims, act: int = 0
+) -> int:
+    return _op(imp, struct, {"activationType": act}, [a, b], name, dt, dims)
+
+
+def _set(imp: Importer, out: str, dt: Any, shape: Dims, idx: int) -> None:
+    imp.vals[out] = Val(out, np.dtype(dt), tuple(int(d) for d in shape), idx)
+
+
+def _static(v: Val | None, what: str) -> tuple[int, ...]:
+    if v is None or v.shape is None or any(d < 0 for d in v.shape):
+        raise _Unsupported(f"{what} of unknown shape (pin input dims with load(input_shapes=...))")
+    return v.shape
+
+
+def _out_info(imp: Importer, name: str, what: str) -> tuple[np.dtype[Any], tuple[int, ...]]:
+    dt, shape = imp.info.get(name, (None, None))
+    if dt is None or shape is None or any(d < 0 for d in shape):
+        raise _Unsupported(f"{what} of unknown shape (pin input dims with load(input_shapes=...))")
+    return dt, shape
+
+
+# --- 1-D windows as 2-D ones -----------------------------------------------------------------
+
+_WINDOWED = ("Conv", "ConvTranspose", "MaxPool", "AveragePool", "GlobalAveragePool",
+             "GlobalMaxPool", "InstanceNormalization", "BatchNormalization")  # fmt: skip
+_LIFT_ATTRS = {"kernel_shape": 1, "strides": 1, "dilations": 1, "output_padding": 0}
+
+
+def _lift_attrs(a: dict[str, Any]) -> dict[str, Any]:
+    out = dict(a)
+    for k, unit in _LIFT_ATTRS.items():
+        if k in a:
+            out[k] = [unit] + [int(v) for v in a[k]]
+    if "pads" in a:
+        b, e = (int(v) for v in a["pads"])
+        out["pads"] = [0, b, 0, e]
+    if "output_shape" in a:
+        raise _Unsupported("output_shape on a 1-D ConvTranspose")
+    return out
+
+
+def _lift_1d(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None], inner: Any) -> None:
+    """Run a 1-D window operator on ``[N, C, 1, L]`` and reshape its result back."""
+    import onnx
+
+    xv = x[0]
+    assert xv is not None
+    n, c, length = _static(xv, node.op_type + " input")
+    nm = _nm(node)
+    dt = xv.dtype or np.dtype(np.float32)
+    x4 = Val(nm + ":x_h1", dt, (n, c, 1, length),
+             _reshape(imp, imp.tensor(xv), [n, c, 1, length], nm + ":x_h1", dt))  # fmt: skip
+    imp.vals[x4.name] = x4
+    names = [x4.name]
+    ins: list[Val | None] = [x4]
+    for k, v in enumerate(x[1:], 1):
+        if v is None:
+            names.append("")
+            ins.append(None)
+            continue
+        if k == 1 and node.op_type in ("Conv", "ConvTranspose"):
+            if v.const is None:
+                raise _Unsupported("weights computed at run time")
+            v = imp.const(v.name + ":w_h1", np.ascontiguousarray(v.const[:, :, None, :]))
+        names.append(v.name)
+        ins.append(v)
+    a2 = _lift_attrs(a)
+    outs = []
+    for o in node.output:
+        if not o:
+            outs.append("")
+            continue
+        odt, (on, oc, ol) = _out_info(imp, o, node.op_type + " output")
+        imp.info[o + ":h1"] = (odt, (on, oc, 1, ol))
+        outs.append(o + ":h1")
+    new = onnx.helper.make_node(node.op_type, names, outs, name=nm + ":h1", **a2)
+    inner(imp, new, a2, ins)
+    for o, o4 in zip(node.output, outs):
+        if not o:
+            continue
+        v4 = imp.vals[o4]
+        assert v4.shape is not None
+        on, oc, _, ol = v4.shape
+        if v4.nhwc:
+            # [N, 1, L, C] -> [N, L, C] moves no data; then one Transpose to [N, C, L].
+            flat = _reshape(imp, imp.tensor(v4, True), [on, ol, oc], o + ":nlc", v4.dtype)
+            idx = _transpose(imp, flat, [0, 2, 1], o, v4.dtype, [on, oc, ol])
+        else:
+            idx = _reshape(imp, imp.tensor(v4), [on, oc, ol], o, v4.dtype)
+        _set(imp, o, v4.dtype, (on, oc, ol), idx)
+        if o4 in imp.fusable:  # a ReLU after the 1-D Conv still fuses into it
+            imp.fusable[o] = imp.fusable.pop(o4)
+
+
+def _windowed(op: str) -> None:
+    inner = HANDLERS[op]
+
+    def handler(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+        xv = x[0]
+        if xv is not None and xv.shape is not None and len(xv.shape) == 3:
+            _lift_1d(imp, node, a, x, inner)
+        else:
+            inner(imp, node, a, x)
+
+    HANDLERS[op] = handler
+
+
+for _w in _WINDOWED:
+    _windowed(_w)
+
+
+# --- GRU / RNN -------------------------------------------------------------------------------
+
+
+def _acts(a: dict[str, Any], default: list[str], dirs: int) -> list[int]:
+    names = [s.decode() if isinstance(s, bytes) else str(s) for s in a.get("activations", [])]
+    names = names or default * dirs
+    if "activation_alpha" in a or "activation_beta" in a:
+        raise _Unsupported("activation_alpha/activation_beta")
+    codes = []
+    for s in names:
+        if s not in _ACT_CODES:
+            raise _Unsupported(f"activation {s}")
+        codes.append(_ACT_CODES[s])
+    return codes
+
+
+@handles("GRU", "RNN")
+def _recurrent(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    gru = node.op_type == "GRU"
+    g = 3 if gru else 1
+    x = list(x) + [None] * (6 - len(x))
+    xs, w, r, bv, lens, h0 = x[:6]
+    if int(a.get("layout", 0)):
+        raise _Unsupported("layout=1")
+    if "clip" in a:
+        raise _Unsupported("clip")
+    assert xs is not None and w is not None and r is not None
+    if w.const is None or r.const is None or (bv is not None and bv.const is None):
+        raise _Unsupported("weights computed at run time")
+    seq, batch, isz = _static(xs, node.op_type + " input")
+    wc, rc = w.const, r.const
+    dirs, h = wc.shape[0], wc.shape[1] // g
+    if lens is not None:
+        if lens.const is None or any(int(v) != seq for v in lens.const.reshape(-1)):
+            raise _Unsupported("sequence_lens shorter than the sequence")
+    direction = a.get("direction", "forward")
+    acts = _acts(a, ["Sigmoid", "Tanh"] if gru else ["Tanh"], dirs)
+    per = len(acts) // dirs
+    lbr = bool(int(a.get("linear_before_reset", 0)))
+    dt = wc.dtype
+    b = np.zeros((dirs, 2 * g * h), dt) if bv is None else np.asarray(bv.const, dt)
+    nm = _nm(node)
+    x2 = _reshape(imp, imp.tensor(xs), [seq * batch, isz], nm + ":x2", dt)
+    ys: list[int] = []
+    lasts: list[int] = []
+    for d in range(dirs):
+        reverse = direction == "reverse" or (direction == "bidirectional" and d == 1)
+        f, gact = acts[d * per], acts[d * per + (1 if gru else 0)]
+        wb, rb = b[d, : g * h], b[d, g * h :]
+        p = f"{nm}:d{d}"
+        if gru:
+            xbias = wb + np.concatenate([rb[: 2 * h], rb[2 * h :] * 0 if lbr else rb[2 * h :]])
+        else:
+            xbias = wb + rb
+        wt = imp.b.constant(p + ":wT", np.ascontiguousarray(wc[d].T))
+        xw = _op(imp, "MatMulFusion", {"transposeA": False, "transposeB": False, "activationType": 0},
+                 [x2, wt, imp.b.constant(p + ":xb", np.ascontiguousarray(xbias))], p + ":xw", dt,
+                 [seq * batch, g * h])  # fmt: skip
+        steps = (
+            _split(imp, xw, [batch] * seq, 0, p + ":xw_t", dt, [seq * batch, g * h])
+            if seq > 1
+            else [xw]
+        )
+        hv = h0
+        if hv is not None:
+            (hsl,) = imp._node("SliceFusion", {"axes": [0]},
+                               [imp.tensor(hv), _i32(imp, p + ":h0b", [d]), _i32(imp, p + ":h0s", [1])],
+                               [(p + ":h0_3", dt, [1, batch, h])], p + ":h0")  # fmt: skip
+            hcur = _reshape(imp, hsl, [batch, h], p + ":h0_2", dt)
+        else:
+            hcur = imp.b.constant(p + ":zeros", np.zeros((batch, h), dt))
+        rt = rc[d].T  # [h, g*h]
+        if gru and not lbr:
+            r_zr = imp.b.constant(p + ":rzrT", np.ascontiguousarray(rt[:, : 2 * h]))
+            r_n = imp.b.constant(p + ":rnT", np.ascontiguousarray(rt[:, 2 * h :]))
+        else:
+            r_all = imp.b.constant(p + ":rT", np.ascontiguousarray(rt))
+            rbias = np.concatenate([np.zeros(2 * h, dt), rb[2 * h :]]) if gru else None
+            r_b = (
+                imp.b.constant(p + ":rb", np.ascontiguousarray(rbias))
+                if rbias is not None
+                else None
+            )
+        outs_t: list[int] = [0] * seq
+        order = range(seq - 1, -1, -1) if reverse else range(seq)
+        mm = {"transposeA": False, "transposeB": False, "activationType": 0}
+        bh = [batch, h]
+        for t in order:
+            q = f"{p}:t{t}"
+            if not gru:
+                hr = _op(imp, "MatMulFusion", mm, [hcur, r_all], q + ":hr", dt, bh)
+                hcur = _bin(imp, "AddFusion", steps[t], hr, q + ":h", dt, bh, f)
+                outs_t[t] = hcur
+                continue
+            xzr, xn = _split(imp, steps[t], [2 * h, h], 1, q + ":xs", dt, [batch, 3 * h])
+            if lbr:
+                hr = _op(imp, "MatMulFusion", mm, [hcur, r_all, r_b], q + ":hr", dt, [batch, 3 * h])  # type: ignore[list-item]
+                hzr, hn = _split(imp, hr, [2 * h, h], 1, q + ":hs", dt, [batch, 3 * h])
+                zr = _bin(imp, "AddFusion", xzr, hzr, q + ":zr", dt, [batch, 2 * h], f)
+                z, rg = _split(imp, zr, [h, h], 1, q + ":zrs", dt, [batch, 2 * h])
+                rn = _bin(imp, "MulFusion", rg, hn, q + ":rn", dt, bh)
+            else:
+                hzr = _op(imp, "MatMulFusion", mm, [hcur, r_zr], q + ":hzr", dt, [batch, 2 * h])
+                zr = _bin(imp, "AddFusion", xzr, hzr, q + ":zr", dt, [batch, 2 * h], f)
+                z, rg = _split(imp, zr, [h, h], 1, q + ":zrs", dt, [batch, 2 * h])
+                rh = _bin(imp, "MulFusion", rg, hcur, q + ":rh", dt, bh)
+                rn = _op(imp, "MatMulFusion", mm, [rh, r_n], q + ":rn", dt, bh)
+            n = _bin(imp, "AddFusion", xn, rn, q + ":n", dt, bh, gact)
+            diff = _bin(imp, "SubFusion", hcur, n, q + ":hmn", dt, bh)
+            zd = _bin(imp, "MulFusion", z, diff, q + ":zd", dt, bh)
+            hcur = _bin(imp, "AddFusion", n, zd, q + ":h", dt, bh)
+            outs_t[t] = hcur
+        lasts.append(_reshape(imp, hcur, [1, batch, h], p + ":hn", dt))
+        if node.output and node.output[0]:
+            cat = (
+                _op(imp, "Concat", {"axis": 0}, outs_t, p + ":ycat", dt, [seq * batch, h])
+                if seq > 1
+                else outs_t[0]
+            )
+            ys.append(_reshape(imp, cat, [seq, 1, batch, h], p + ":y", dt))
+    outs = list(node.output) + [""] * 2
+    if outs[0]:
+        y = (
+            ys[0]
+            if dirs == 1
+            else _op(imp, "Concat", {"axis": 1}, ys, outs[0], dt, [seq, dirs, batch, h])
+        )
+        _set(imp, outs[0], dt, (seq, dirs, batch, h), y)
+    if outs[1]:
+        yh = (
+            lasts[0]
+            if dirs == 1
+            else _op(imp, "Concat", {"axis": 0}, lasts, outs[1], dt, [dirs, batch, h])
+        )
+        _set(imp, outs[1], dt, (dirs, batch, h), yh)
+
+
+# --- Slice with steps, HardSigmoid -----------------------------------------------------------
+
+
+def strided_slice(
+    imp: Importer,
+    node: Any,
+    xv: Val,
+    axes: list[int],
+    starts: list[int],
+    ends: list[int],
+    steps: list[int],
+) -> None:
+    """ONNX Slice with steps as one StridedSlice over every axis (ONNX clamping applied here;
+    a negative step that runs past index 0 sets the axis' endMask)."""
+    shape = _static(xv, "Slice input")
+    rank = len(shape)
+    begin, end, stride = [0] * rank, list(shape), [1] * rank
+    end_mask = 0
+    out = list(shape)
+    for ax, s, e, st in zip(axes, starts, ends, steps):
+        n = shape[ax]
+        if st == 0:
+            raise _Unsupported("step 0")
+        s = s + n if s < 0 else s
+        e = e + n if e < 0 else e
+        if st > 0:
+            s, e = min(max(s, 0), n), min(max(e, 0), n)
+        else:
+            s, e = min(max(s, 0), n - 1), min(max(e, -1), n - 1)
+        begin[ax], end[ax], stride[ax] = s, e, st
+        if e < 0:
+            end_mask |= 1 << ax
+        out[ax] = len(range(s, e, st))
+    nm = _nm(node)
+    dt = xv.dtype or np.dtype(np.float32)
+    attrs = {"beginMask": 0, "endMask": end_mask, "ellipsisMask": 0, "newAxisMask": 0,
+             "shrinkAxisMask": 0}  # fmt: skip
+    ins = [imp.tensor(xv), _i32(imp, nm + ":begin", begin), _i32(imp, nm + ":end", end),
+           _i32(imp, nm + ":strides", stride)]  # fmt: skip
+    _set(
+        imp, node.output[0], dt, out, _op(imp, "StridedSlice", attrs, ins, node.output[0], dt, out)
+    )
+
+
+_RELU1 = 7  # clip to [0, 1]
+
+
+@handles("HardSigmoid")
+def _hard_sigmoid(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """max(0, min(1, alpha * x + beta)): HSIGMOID when alpha = 1/6, beta = 1/2 (as exported from
+    PyTorch); otherwise MulFusion by alpha, then AddFusion of beta with a fused RELU1 clamp."""
+    xv = x[0]
+    assert xv is not None
+    alpha, beta = float(a.get("alpha", 0.2)), float(a.get("beta", 0.5))
+    nhwc = xv.const is None and xv.nhwc
+    t = imp.tensor(xv, nhwc)
+    dt = xv.dtype or np.dtype(np.float32)
+    if np.float32(alpha) == np.float32(1 / 6) and beta == 0.5:
+        imp.emit("Activation", L.activation(13), [t], node, nhwc=nhwc)
+        return
+    nm = _nm(node)
+    dims = list(imp.b.tensors[t].dims)
+    ca = imp.b.constant(nm + ":alpha", np.array(alpha, dt))
+    cb = imp.b.constant(nm + ":beta", np.array(beta, dt))
+    m = _bin(imp, "MulFusion", t, ca, nm + ":ax", dt, dims)
+    imp.emit("AddFusion", {"activationType": _RELU1}, [m, cb], node, nhwc=nhwc)
+
+
+def gather_scalar(imp: Importer, node: Any, xv: Val, index: np.ndarray, axis: int, ax: int) -> None:
+    """Gather with a rank-0 index: Gather ``[i]`` then Squeeze the axis."""
+    assert xv.shape is not None
+    nm = _nm(node)
+    dt = xv.dtype or np.dtype(np.float32)
+    mid = list(xv.shape)
+    mid[axis] = 1
+    i1 = imp.b.constant(nm + ":index", np.asarray(index).reshape(1))
+    g = _op(imp, "Gather", {}, [imp.tensor(xv), i1, ax], nm + ":g1", dt, mid)
+    out = mid[:axis] + mid[axis + 1 :]
+    _set(imp, node.output[0], dt, out,
+         _op(imp, "Squeeze", {"axis": [axis]}, [g], node.output[0], dt, out))  # fmt: skip
