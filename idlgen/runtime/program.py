@@ -8,13 +8,16 @@ and runs it with the NumPy executor. Only numpy, the committed generated package
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from idlgen.errors import IdlgenError
+
+from .host import HostNode
 
 __all__ = ["DEFAULT_PACKAGE", "Program", "UnsupportedModelError", "target_package"]
 
@@ -28,13 +31,14 @@ class UnsupportedModelError(IdlgenError):
 
     def __init__(self, op: str, node: str, reason: str = "") -> None:
         self.op, self.node, self.reason = op, node, reason
-        why = f": {reason}" if reason else ": no NNRt v2_1 operator expresses it"
+        why = f": {reason}" if reason else f": idlgen does not import {op} onto NNRt yet"
         super().__init__(f"operator {op} (node {node!r}){why}")
 
 
 @dataclass
 class Program:
-    """An imported model: ``model`` is the generated NNRt ``Model``, ``buffers`` its constants."""
+    """An imported model: ``model`` is the generated NNRt ``Model``, ``buffers`` its constants,
+    ``host`` the operators that run on the host between its nodes (see :mod:`.host`)."""
 
     model: Any
     buffers: dict[int, bytes]
@@ -45,14 +49,34 @@ class Program:
     input_dtypes: list[np.dtype[Any]] = field(default_factory=list)
     #: Source-model shapes of the inputs (-1 = any); what ``idlgen run`` fills randomly.
     input_shapes: list[list[int]] = field(default_factory=list)
+    #: Operators outside NNRt v2_1, run on the host between the ``model``'s nodes.
+    host: list[HostNode] = field(default_factory=list)
 
     _plan: Any = field(default=None, repr=False, compare=False)
+    #: ``shapes -> Program`` importing the source model for concrete input shapes, for a
+    #: model whose graph depends on dims the caller left open (see :meth:`run`).
+    _specialize: Callable[[tuple[tuple[int, ...], ...]], Program] | None = field(
+        default=None, repr=False, compare=False
+    )
+    _variants: OrderedDict[tuple[tuple[int, ...], ...], Program | None] = field(
+        default_factory=OrderedDict, repr=False, compare=False
+    )
+
+    def coverage(self) -> dict[str, Any]:
+        """``{"nnrt_nodes": n, "host_nodes": m, "host_ops": {op: count}}`` for ``model``."""
+        from .host import coverage
+
+        return coverage(len(self.model.nodes) if self.model is not None else 0, self.host)
 
     def run(self, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
         """Execute with the source model's names, layouts and dtypes.
 
         The first call compiles an execution plan from ``model`` and ``buffers``; later calls
-        reuse it (after changing ``model`` in place, call ``recompile()``)."""
+        reuse it (after changing ``model`` in place, call ``recompile()``). A model whose graph
+        depends on input dims left open at load time (shape arithmetic, computed ``Reshape``
+        targets, windows over a dynamic axis) is imported again for each new set of concrete
+        input shapes, so its shape operators see the run-time values; the last few such
+        variants are kept."""
 
         missing = [n for n in self.input_names if n not in inputs]
         if missing:
@@ -60,6 +84,31 @@ class Program:
         extra = sorted(set(inputs) - set(self.input_names))
         if extra:
             raise ValueError(f"unknown inputs: {', '.join(extra)}")
+        if self._specialize is not None:
+            key = tuple(tuple(int(d) for d in np.shape(inputs[n])) for n in self.input_names)
+            if key in self._variants:
+                self._variants.move_to_end(key)
+                variant = self._variants[key]
+                if variant is not None:
+                    return variant.run(inputs)
+            elif self.model is not None:
+                try:
+                    return self._run_here(inputs)
+                except (IdlgenError, ValueError):
+                    pass  # this shape needs the model imported for it
+            variant = self._specialize(key)
+            self._variants[key] = variant
+            while len(self._variants) > _VARIANTS:
+                self._variants.popitem(last=False)
+            if self.model is None:
+                self.model, self.buffers, self.host = variant.model, variant.buffers, variant.host
+                self._variants[key] = None  # this Program is that variant now
+                self._plan = variant._plan
+                return self._run_here(inputs)
+            return variant.run(inputs)
+        return self._run_here(inputs)
+
+    def _run_here(self, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
         if self._plan is None:
             self.recompile()
         arrays = []
@@ -77,10 +126,14 @@ class Program:
         return dict(zip(self.output_names, outs))
 
     def recompile(self) -> None:
-        """Rebuild the execution plan from the current ``model`` and ``buffers``."""
+        """Rebuild the execution plan from the current ``model``, ``buffers`` and ``host``."""
         from .plan import compile_model
 
-        self._plan = compile_model(self.model, self.buffers)
+        self._plan = compile_model(self.model, self.buffers, host=self.host)
+
+
+#: Input-shape variants a dynamic Program keeps (each holds its own constants).
+_VARIANTS = 4
 
 
 def target_package(package: Any) -> Any:

@@ -8,7 +8,7 @@ arrays (:func:`check_inputs`), then each node's output count (:func:`check_outpu
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import numpy as np
@@ -96,10 +96,11 @@ def node_order(model: Any) -> list[int]:
     return result
 
 
-def check_model(model: Any) -> list[int]:
+def check_model(model: Any, produced: Collection[int] = ()) -> list[int]:
     """The model's node order, after checking every index it holds: model inputs and outputs
     name tensors, nodes name tensors (see :func:`node_order`), and every value a node reads or
-    the model returns is a model input, a constant or some node's output."""
+    the model returns is a model input, a constant, some node's output or one of ``produced``
+    (the tensors host operators write, see :mod:`.host`)."""
     n = len(model.allTensors)
     for kind, idx in (("input", model.inputIndex), ("output", model.outputIndex)):
         for k, ti in enumerate(int(i) for i in idx):
@@ -107,6 +108,7 @@ def check_model(model: Any) -> list[int]:
                 raise KernelError("execute", f"model {kind} {k} names tensor {ti} of {n}")
     order = node_order(model)
     known = {int(i) for i in model.inputIndex}
+    known.update(int(i) for i in produced)
     known.update(i for i, t in enumerate(model.allTensors) if has_constant(t))
     for ni in order:
         known.update(int(t) for t in model.nodes[ni].outputIndex)

@@ -101,20 +101,33 @@ def _single(op: str, shape: list[int], **attrs: object) -> "onnx.ModelProto":
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
 
 
-def test_unsupported_operator_names_operator_and_node() -> None:
+def test_operator_outside_nnrt_runs_on_the_host_and_is_counted() -> None:
+    m = _single("Hardmax", [2, 3])
+    p = load(m)
+    assert p.coverage() == {"nnrt_nodes": 0, "host_nodes": 1, "host_ops": {"Hardmax": 1}}
+    x = np.random.default_rng(3).standard_normal((2, 3)).astype(np.float32)
+    np.testing.assert_array_equal(p.run({"x": x})["y"], reference(m, {"x": x})[0])
+
+
+def test_nnrt_only_names_operator_node_and_the_true_reason() -> None:
     with pytest.raises(UnsupportedModelError) as e:
-        load(_single("Hardmax", [2, 3]))
+        load(_single("Hardmax", [2, 3]), nnrt_only=True)
     assert isinstance(e.value, IdlgenError)
     assert e.value.op == "Hardmax" and e.value.node == "the_node"
     assert "Hardmax" in str(e.value) and "the_node" in str(e.value)
+    assert "NNRt v2_1 has no operator for Hardmax" in str(e.value)
 
 
-def test_unsupported_attribute_value_is_named() -> None:
+def test_unsupported_attribute_value_is_named_under_nnrt_only() -> None:
+    m = _single("MaxPool", [1, 1, 4, 4], kernel_shape=[2, 2], auto_pad="SAME_LOWER")
     with pytest.raises(UnsupportedModelError, match="auto_pad=SAME_LOWER"):
-        load(_single("MaxPool", [1, 1, 4, 4], kernel_shape=[2, 2], auto_pad="SAME_LOWER"))
+        load(m, nnrt_only=True)
+    # without nnrt_only the node runs on the host, with ONNX's semantics
+    x = np.random.default_rng(4).standard_normal((1, 1, 4, 4)).astype(np.float32)
+    np.testing.assert_array_equal(load(m).run({"x": x})["y"], reference(m, {"x": x})[0])
 
 
-def test_custom_domain_is_refused() -> None:
+def test_unknown_custom_domain_is_refused() -> None:
     g = helper.make_graph(
         [helper.make_node("Foo", ["x"], ["y"], name="n", domain="com.example")], "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],

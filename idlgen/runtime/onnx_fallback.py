@@ -1,0 +1,79 @@
+"""Host kernels for ONNX operators with no hand-written NumPy kernel: the operator's own
+definition, run by the ``onnx`` package's reference implementation of that one operator.
+
+The importer lowers every operator it can onto NNRt v2_1 and gives a named host kernel to what
+NNRt cannot run (``host_onnx`` holds the hand-written ones). What is left (rare operators,
+data-dependent shapes, ``ai.onnx.ml`` models, control flow whose bodies need outer values) runs
+here, exact by construction and slow: ``Program.coverage()`` names every such operator. The
+node is checked to be runnable when the model is loaded, never first at run time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .host import HostKernel
+
+__all__ = ["outer_names", "reference_kernel"]
+
+
+def outer_names(node: Any) -> list[str]:
+    """Values a node's subgraph attributes (If/Loop/Scan bodies) read from the enclosing graph."""
+    from onnx import AttributeProto
+
+    found: list[str] = []
+
+    def visit(g: Any, bound: set[str]) -> None:
+        bound = bound | {i.name for i in g.input} | {t.name for t in g.initializer}
+        for n in g.node:
+            for i in n.input:
+                if i and i not in bound and i not in found:
+                    found.append(i)
+            for at in n.attribute:
+                if at.type == AttributeProto.GRAPH:
+                    visit(at.g, bound)
+                elif at.type == AttributeProto.GRAPHS:
+                    for sg in at.graphs:
+                        visit(sg, bound)
+            bound = bound | set(n.output)
+        for o in g.output:
+            if o.name not in bound and o.name not in found:
+                found.append(o.name)
+
+    for at in node.attribute:
+        if at.type == AttributeProto.GRAPH:
+            visit(at.g, set())
+        elif at.type == AttributeProto.GRAPHS:
+            for sg in at.graphs:
+                visit(sg, set())
+    return [n for n in found if n not in node.input]
+
+
+def reference_kernel(node: Any, opsets: Sequence[Any], extra: Sequence[str]) -> HostKernel:
+    """``fn(arrays)`` computing ``node`` (its inputs, then the outer values ``extra``).
+
+    Raises ``NotImplementedError`` / ``ValueError`` at once when the reference has no
+    implementation for it."""
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+
+    names = [n for n in node.input if n] + list(extra)
+    g = helper.make_graph(
+        [node],
+        "host",
+        [helper.make_tensor_value_info(n, TensorProto.UNDEFINED, None) for n in names],
+        [helper.make_tensor_value_info(n, TensorProto.UNDEFINED, None) for n in node.output if n],
+    )
+    model = helper.make_model(g, opset_imports=list(opsets))
+    ev = ReferenceEvaluator(model)
+    outs = [n for n in node.output if n]
+
+    def fn(arrays: list[np.ndarray]) -> list[np.ndarray]:
+        feeds = {n: a for n, a in zip(names, [a for a in arrays if a is not None])}
+        got = ev.run(outs, feeds)
+        return [np.asarray(x) for x in got]
+
+    return fn
