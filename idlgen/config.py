@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -32,6 +34,8 @@ class Config:
     # HDI packages that get NNRt kernel stubs and binding checks (``kernels``, ``--kernels``).
     kernels: frozenset[str] = frozenset()
     source: Path | None = None
+    # Whether ``source`` holds a [tool.idlgen] table (an explicit --config may not).
+    table_found: bool = False
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -39,13 +43,45 @@ def find_pyproject(start: Path) -> Path | None:
     for d in [start, *start.parents]:
         p = d / "pyproject.toml"
         if p.is_file():
-            try:
-                data = tomllib.loads(p.read_text(encoding="utf-8"))
-            except (OSError, tomllib.TOMLDecodeError):
-                continue
-            if "idlgen" in data.get("tool", {}):
+            # A broken file is an error, never skipped: going on to a parent directory's
+            # config would build with settings the user did not write.
+            data = _read_toml(p)
+            tool = data.get("tool", {})
+            if isinstance(tool, dict) and "idlgen" in tool:
                 return p
     return None
+
+
+_TOML_POS = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    """The parsed file; an unreadable file or invalid TOML is a ConfigError at ``path:line:col``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 (byte {e.start})") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        m = _TOML_POS.search(msg)
+        if m:
+            where = f"{path}:{m.group(1)}:{m.group(2)}"
+        else:  # "(at end of document)"
+            last = text.rsplit("\n", 1)[-1]
+            where = f"{path}:{text.count(chr(10)) + 1}:{len(last) + 1}"
+        msg = _TOML_POS.sub("", msg).replace(" (at end of document)", " at the end of the file")
+        raise ConfigError(f"{where}: invalid TOML: {msg}") from None
+
+
+def _did_you_mean(word: str, known: Any) -> str:
+    close = difflib.get_close_matches(word, sorted(known), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def parse_root(spec: str, base: Path) -> tuple[str, Path]:
@@ -77,16 +113,14 @@ def load_config(
     """Read the config (explicit path, or the nearest pyproject.toml) and apply flags."""
     cwd = (cwd or Path.cwd()).resolve()
     table: Mapping[str, Any] = {}
+    found = False
     base = cwd
     path = config_path.resolve() if config_path else find_pyproject(cwd)
     if path is not None:
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(f"config file not found: {path}") from None
-        except tomllib.TOMLDecodeError as e:
-            raise ConfigError(f"{path}: invalid TOML: {e}") from None
-        table = data.get("tool", {}).get("idlgen", {})
+        data = _read_toml(path)
+        tool = data.get("tool", {})
+        found = isinstance(tool, dict) and "idlgen" in tool
+        table = tool.get("idlgen", {}) if isinstance(tool, dict) else {}
         if not isinstance(table, dict):
             raise ConfigError(f"{path}: [tool.idlgen] must be a table")
         base = path.parent
@@ -94,8 +128,9 @@ def load_config(
         unknown = sorted(set(table) - known)
         if unknown:
             raise ConfigError(
-                f"{path}: unknown [tool.idlgen] key(s): {', '.join(unknown)} "
-                f"(known: {', '.join(sorted(known))})"
+                f"{path}: unknown [tool.idlgen] key(s): "
+                + ", ".join(f"'{k}'{_did_you_mean(k, known)}" for k in unknown)
+                + f"; known: {', '.join(sorted(known))}"
             )
     cfg_inputs = [(base / p).resolve() for p in _strings(table, "inputs", base)]
     cfg_roots = dict(parse_root(s, base) for s in _strings(table, "roots", base))
@@ -129,6 +164,7 @@ def load_config(
         base_dir=base,
         diff=diff,
         source=path,
+        table_found=path is not None and found,
     )
 
 

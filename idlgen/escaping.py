@@ -28,6 +28,7 @@ __all__ = [
     "escape_md_code",
     "escape_md_message",
     "clip",
+    "visible_surrogates",
     "MAX_VALUE_CHARS",
 ]
 
@@ -135,3 +136,19 @@ def escape_md_message(s: str) -> str:
         else:
             out.append(_md_inline(part, line_start=k == 0))
     return "".join(out) + tail
+
+
+def visible_surrogates(s: str) -> str:
+    """A file name that is not UTF-8 reaches Python with its bad bytes as lone surrogates
+    (``os.fsdecode``), which no UTF-8 document or strict stdout can hold: each becomes visible
+    ``\\xff`` text (other lone surrogates ``\\udXXX``). Fast when there are none."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join(
+            (f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else f"\\u{ord(c):04x}")
+            if 0xD800 <= ord(c) <= 0xDFFF
+            else c
+            for c in s
+        )
+    return s

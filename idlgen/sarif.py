@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .diagnostics import Diagnostic, Severity
+from .escaping import visible_surrogates
 
 __all__ = [
     "SARIF_SCHEMA",
@@ -76,7 +77,8 @@ def artifact_location(path: str, base: Path | None = None) -> dict[str, str]:
         rel = absolute.relative_to(root)
     except ValueError:
         return {"uri": absolute.as_uri()}
-    return {"uri": urllib.parse.quote(rel.as_posix(), safe="/"), "uriBaseId": _SRCROOT}
+    # os.fsencode: a name that is not UTF-8 (surrogate-escaped) is quoted as its real bytes.
+    return {"uri": urllib.parse.quote(os.fsencode(rel.as_posix()), safe="/"), "uriBaseId": _SRCROOT}
 
 
 def message_text(s: str) -> str:
@@ -170,5 +172,20 @@ def diagnostics_sarif(
     return sarif_log("idlgen", version, rules, results, base=base)
 
 
+def _clean(v: Any) -> Any:
+    if isinstance(v, str):
+        return visible_surrogates(v)
+    if isinstance(v, Mapping):
+        return {_clean(k): _clean(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_clean(x) for x in v]
+    return v
+
+
 def dumps(log: Mapping[str, Any]) -> str:
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # rare: only then walk the log
+        text = json.dumps(_clean(log), indent=2, ensure_ascii=False) + "\n"
+    return text

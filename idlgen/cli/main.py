@@ -293,6 +293,24 @@ def _config(args: argparse.Namespace) -> Config:
     return cfg
 
 
+def _no_config(cfg: Config, key: str, flag: str) -> ConfigError:
+    """Exit 2 naming what is missing: no config file, no [tool.idlgen] table, or no key."""
+    if cfg.source is None:
+        where = f"no pyproject.toml with a [tool.idlgen] table in {Path.cwd()} or above"
+    elif not cfg.table_found:
+        where = f"{cfg.source} has no [tool.idlgen] table"
+    else:
+        where = f"{cfg.source}: [tool.idlgen] has no '{key}'"
+    return ConfigError(f"{where}; set {key} there or pass {flag}")
+
+
+def _require_build(cfg: Config) -> None:
+    if cfg.out is None:
+        raise _no_config(cfg, "out", "--out DIR")
+    if not cfg.inputs:
+        raise _no_config(cfg, "inputs", "schema files or directories")
+
+
 def _check_inputs(inputs: Sequence[Path]) -> None:
     """A missing input or a file that is not a schema is a usage error (exit 2)."""
     from ..frontend.inputs import SCHEMA_SUFFIXES  # the front end needs the compiler extra
@@ -324,6 +342,7 @@ def _cmd_build(args: argparse.Namespace, check: bool) -> int:
     from .progress import Progress
 
     cfg = _config(args)
+    _require_build(cfg)
     fmt = args.diag_format
     info = sys.stderr if _machine(fmt) else sys.stdout  # keep a machine document clean
     progress = Progress(quiet=args.quiet, verbose=args.verbose)

@@ -13,13 +13,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tarfile
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..diagnostics import render_all
-from ..escaping import escape_text
+from ..escaping import escape_text, visible_surrogates
 from ..frontend import LoadResult
 from .compare import compare
 from .findings import Finding
@@ -42,9 +43,10 @@ __all__ = ["add_arguments", "run", "diff_paths"]
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "paths",
-        nargs="+",
+        nargs="*",
         metavar="PATH",
-        help="OLD NEW (files or directories); with --against, the work-tree path(s) to compare",
+        help="OLD NEW (files or directories); with --against, the work-tree path(s) to compare "
+        "(default: [tool.idlgen] inputs)",
     )
     parser.add_argument("--format", choices=FORMATS, default="text", help="report format")
     parser.add_argument(
@@ -114,6 +116,50 @@ def _config_parts(
     return table, roots, includes, base
 
 
+def _config_inputs(config: Any) -> list[str]:
+    """``diff --against REF`` without paths: the configured inputs, as the Action passes them."""
+    inputs = [Path(p) for p in getattr(config, "inputs", ())]
+    if not inputs:
+        src = getattr(config, "source", None)
+        where = f"{src}: [tool.idlgen] has no 'inputs'" if src else (
+            f"no pyproject.toml with a [tool.idlgen] table in {Path.cwd()} or above"
+        )
+        raise ConfigError(f"--against needs PATH... or configured inputs ({where})")
+    cwd = Path.cwd()
+    return [os.path.relpath(p, cwd) if p.is_relative_to(cwd) else str(p) for p in inputs]
+
+
+_LANGUAGES = {".idl": "HDI", ".fbs": "FlatBuffers"}
+_LANGUAGE_SCAN = 10_000  # directory entries looked at per side to tell its language
+
+
+def _languages(path: Path) -> set[str]:
+    if not path.is_dir():
+        lang = _LANGUAGES.get(path.suffix)
+        return {lang} if lang else set()
+    found: set[str] = set()
+    seen = 0
+    for _dirpath, _dirs, names in os.walk(path):
+        for n in names:
+            lang = _LANGUAGES.get(os.path.splitext(n)[1])
+            if lang:
+                found.add(lang)
+            seen += 1
+        if seen > _LANGUAGE_SCAN or len(found) > 1:
+            break
+    return found
+
+
+def _same_language(old: str, new: str) -> None:
+    """Comparing an HDI schema with a FlatBuffers one is a usage error, not a report of
+    everything deleted and added."""
+    lo, ln = _languages(Path(old)), _languages(Path(new))
+    if len(lo) == 1 and len(ln) == 1 and lo != ln:
+        raise ConfigError(
+            f"cannot compare schemas of two languages: {old} is {lo.pop()}, {new} is {ln.pop()}"
+        )
+
+
 def _parse_roots(items: Sequence[str]) -> dict[str, Path]:
     roots: dict[str, Path] = {}
     for item in items:
@@ -134,8 +180,8 @@ def _display(base: Path, tmp: Path | None = None, ref: str | None = None) -> Cal
             path = cwd / path
         path = Path(os.path.normpath(path))
         if tmp is not None and path.is_relative_to(tmp):
-            return f"{ref}:{path.relative_to(tmp).as_posix()}"
-        return Path(os.path.relpath(path, base)).as_posix()
+            return visible_surrogates(f"{ref}:{path.relative_to(tmp).as_posix()}")
+        return visible_surrogates(Path(os.path.relpath(path, base)).as_posix())
 
     return show
 
@@ -186,11 +232,15 @@ def run(args: argparse.Namespace, config: Any) -> int:
             raise ConfigError(
                 "--update-baseline needs --baseline FILE or [tool.idlgen.diff] baseline"
             )
+        if args.against is not None and not args.paths:
+            args.paths = _config_inputs(config)
         if args.against is None and len(args.paths) != 2:
             raise ConfigError("expected OLD and NEW (or PATH... --against GIT_REF)")
         for p in args.paths:
             if not Path(p).exists():
                 raise ConfigError(f"{p}: no such file or directory")
+        if args.against is None:
+            _same_language(args.paths[0], args.paths[1])
         baseline = (
             load_baseline(Path(baseline_file))
             if baseline_file and not args.update_baseline
@@ -215,16 +265,27 @@ def run(args: argparse.Namespace, config: Any) -> int:
                     file=sys.stderr,
                 )
                 return 2
+            except tarfile.TarError as e:
+                # tarfile's "data" filter refuses symlinks (and hard links, devices, absolute
+                # names) that would leave the extraction directory: never followed, refused.
+                member = getattr(getattr(e, "tarinfo", None), "name", None)
+                what = f"'{member}': {e}" if member else str(e)
+                print(
+                    f"idlgen diff: error: --against {escape_text(args.against)}: refusing "
+                    f"{escape_text(what)} (a symlink or special file in the revision)",
+                    file=sys.stderr,
+                )
+                return 2
             old_paths = [extracted[p] for p in new_paths if extracted[p].exists()]
             old_roots = {k: extracted[v] for k, v in roots.items()}
             old_includes = [extracted[d] for d in includes]
-            old_label = f"{args.against}:{' '.join(args.paths)}"
-            new_label = " ".join(args.paths)
+            old_label = visible_surrogates(f"{args.against}:{' '.join(args.paths)}")
+            new_label = visible_surrogates(" ".join(args.paths))
             display = _display(cwd, tmp, args.against)
         else:
             old_paths, new_paths = [Path(args.paths[0])], [Path(args.paths[1])]
             old_roots, old_includes = roots, includes
-            old_label, new_label = args.paths
+            old_label, new_label = map(visible_surrogates, args.paths)
             display = _display(cwd)
         lo, ln, findings, pol = diff_paths(
             old_paths,
@@ -262,10 +323,12 @@ def run(args: argparse.Namespace, config: Any) -> int:
                 return 2
         else:
             text = render(report, args.format)
+        if not text.isascii():  # a name that is not UTF-8 left in a message: never exit 123
+            text = text.encode("utf-8", "replace").decode("utf-8")
         sys.stdout.write(text)
         sys.stdout.flush()
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if args.format == "github" and summary:
             with open(summary, "a", encoding="utf-8") as fh:
-                fh.write(render_markdown(report))
+                fh.write(render_markdown(report).encode("utf-8", "replace").decode("utf-8"))
     return exit_code(active, args.fail_on)

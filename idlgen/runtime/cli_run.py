@@ -147,7 +147,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"idlgen run: error: {args.model}: no such file", file=sys.stderr)
         return 2
     try:
-        program = load(args.model)
+        is_model = args.model.lower().endswith((".onnx", ".tflite")) or _is_tflite(args.model)
+    except OSError as e:
+        print(f"idlgen run: error: {args.model}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    if not is_model:
+        print(f"idlgen run: error: {args.model}: not a model file (expected an ONNX .onnx "
+              "or a TFLite .tflite file)", file=sys.stderr)  # fmt: skip
+        return 2
+    try:
+        program = load(args.model, input_shapes=shapes or None, nnrt_only=args.nnrt_only)
     except ConfigError as e:
         print(f"idlgen run: error: {e}", file=sys.stderr)
         return 2

@@ -568,6 +568,37 @@ def _in_range(x: int, fmt: str) -> int:
     return x
 
 
+def _kind(v: Any) -> str:
+    """How a JSON value is named in an error."""
+    if v is None:
+        return "null"
+    if isinstance(v, _Obj):
+        return "an object"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, (JsonNumber, int, float)) and not isinstance(v, bool):
+        return f"the number {v}"
+    return f"{str(v)!r}"
+
+
+class _At(ValueError):
+    """A value error with the field path (innermost last) where it happened."""
+
+    def __init__(self, reason: str, path: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.path = path
+
+
+def _at(e: Exception, step: str) -> _At:
+    if isinstance(e, _At):
+        return _At(e.reason, step + e.path)
+    return _At(str(e), step)
+
+
+_FIELD_ERRORS = (ValueError, TypeError, KeyError, IndexError, OverflowError, AttributeError)
+
+
 def _to_scalar(h: fb._ScalarH, v: Any, f: fb.Field | None) -> Any:
     fmt = h.fmt
     # values from the json module's fast path (see _parse)
@@ -596,8 +627,10 @@ def _to_scalar(h: fb._ScalarH, v: Any, f: fb.Field | None) -> Any:
             x = _num(s, fmt)  # numbers given as strings ("2")
         except ValueError:
             raise ValueError(f"invalid value {s!r}") from None
-    else:
+    elif isinstance(v, str):
         x = _num(v, fmt)
+    else:  # a list, an object or null where a scalar belongs
+        raise ValueError(f"expected a scalar, got {_kind(v)}")
     if fmt == "?":
         return bool(x)
     rng = fb._INT_RANGE.get(fmt)
@@ -640,7 +673,13 @@ def _to_value(h: fb._H, v: Any, f: fb.Field | None = None, depth: int = 0) -> An
             fast = _scalar_vector(e, v)
             if fast is not None:
                 return fast
-        items = [_to_value(e, x, f, depth + 1) for x in v]
+        items = []
+        i = 0
+        try:
+            for i, x in enumerate(v):
+                items.append(_to_value(e, x, f, depth + 1))
+        except _FIELD_ERRORS as ex:
+            raise _at(ex, f"[{i}]") from None
         if (
             isinstance(e, fb._ScalarH)
             and e.fmt == "B"
@@ -664,7 +703,10 @@ def _to_struct(desc: StructDesc, pairs: Any, depth: int = 0) -> Any:
         if k not in hs:
             raise ValueError(f"unknown field: {k} in {desc.qualname}")
         attr, h = hs[k]
-        kw[attr] = _to_value(h, v, None, depth)
+        try:
+            kw[attr] = _to_value(h, v, None, depth)
+        except _FIELD_ERRORS as ex:
+            raise _at(ex, f".{k}") from None
     return desc.cls(**kw)
 
 
@@ -694,20 +736,25 @@ def _to_table(desc: TableDesc, pairs: Any, depth: int = 0) -> Any:
                 order.append(k)
             continue
         order.append(k)
-        if r.kind == fb._K_UNION:
-            assert r.union is not None
-            t = types.get(k)
-            if t is None:
-                raise ValueError(f"missing type field for this union value: {k}")
-            kw[r.attr] = _union_value(r.union, t, v, depth)
-        elif r.kind == fb._K_UNION_VEC:
-            assert r.union is not None
-            ts = types.get(k)
-            if not isinstance(ts, list) or not isinstance(v, list) or len(ts) != len(v):
-                raise ValueError(f"union vector {k} needs a {k}_type vector of the same length")
-            kw[r.attr] = [_union_value(r.union, t, x, depth) for t, x in zip(ts, v)]
-        else:
-            kw[r.attr] = _to_value(r.h, v, r.f, depth)
+        try:
+            if r.kind == fb._K_UNION:
+                assert r.union is not None
+                t = types.get(k)
+                if t is None:
+                    raise ValueError(f"missing type field for this union value: {k}")
+                kw[r.attr] = _union_value(r.union, t, v, depth)
+            elif r.kind == fb._K_UNION_VEC:
+                assert r.union is not None
+                ts = types.get(k)
+                if not isinstance(ts, list) or not isinstance(v, list) or len(ts) != len(v):
+                    raise ValueError(
+                        f"union vector {k} needs a {k}_type vector of the same length"
+                    )
+                kw[r.attr] = [_union_value(r.union, t, x, depth) for t, x in zip(ts, v)]
+            else:
+                kw[r.attr] = _to_value(r.h, v, r.f, depth)
+        except _FIELD_ERRORS as ex:
+            raise _at(ex, f".{k}") from None
         if r.f.deprecated and r.attr in kw:
             dep[k] = kw.pop(r.attr)
     obj = desc.cls(**kw)
@@ -724,6 +771,8 @@ def _union_value(u: fb.Union, t: Any, v: Any, depth: int = 0) -> Any:
     u.prepare()
     if type(t) is int:
         t = JsonNumber(str(t))
+    elif not isinstance(t, str):
+        raise ValueError(f"union type must be a name or a number, got {_kind(t)}")
     if str(t) == "NONE" or (isinstance(t, JsonNumber) and _num(t, "q") == 0):
         raise ValueError(f"illegal type id NONE for a {u.qualname} value")
     if isinstance(t, JsonNumber):
@@ -749,6 +798,9 @@ def from_json(desc: fb.Table[T] | fb.Struct[T], text: str) -> T:
         return out
     except DecodeError:
         raise
+    except _At as e:  # a field's value: the message names the field path
+        path = desc.qualname + e.path
+        raise DecodeError(f"invalid JSON for {desc.qualname}: {e.reason}", path=path) from None
     except (
         ValueError,
         TypeError,
@@ -756,5 +808,6 @@ def from_json(desc: fb.Table[T] | fb.Struct[T], text: str) -> T:
         IndexError,
         OverflowError,
         RecursionError,
+        AttributeError,
     ) as e:
         raise DecodeError(f"invalid JSON for {desc.qualname}: {e}") from None
