@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from . import budget
 from .errors import KernelError
 
 PAD, SAME, VALID = 0, 1, 2
@@ -106,6 +107,7 @@ def scratch(tag: str, shape: tuple[int, ...], dtype: np.dtype[Any]) -> np.ndarra
     nbytes = math.prod(shape) * dtype.itemsize
     buf = pool.get(tag)
     if buf is None or buf.nbytes < nbytes:
+        budget.check_bytes(nbytes, f"{tag} buffer of shape {list(shape)}")
         buf = pool[tag] = np.empty(max(nbytes, 1), dtype=np.uint8)
     return buf[:nbytes].view(dtype).reshape(shape)
 
@@ -120,6 +122,7 @@ def pad_hw(
     # Faster than np.pad for this one case: fill the border, copy the interior.
     n, h, w, c = x.shape
     shape = (n, h + t + b, w + l + r, c)
+    budget.check_shape(shape, x.itemsize, "padded input")
     if not tmp:
         out = np.full(shape, value, dtype=x.dtype)
     else:

@@ -72,6 +72,14 @@ def max_pool(
     return [fused(out, activation, op, inplace=True)]
 
 
+def _live(k: int, out: int, size: int, stride: int, pad: int) -> range:
+    """The kernel taps (of ``k``) that read at least one real cell: tap ``i`` reads source
+    ``o*stride + i - pad`` for ``o`` in [0, out), so it is live for ``i`` in
+    [pad - (out-1)*stride, pad + size). The rest read only padding and are skipped, which bounds
+    the tap loops by the input size however wide the window (a SAME window of 1.5e9)."""
+    return range(max(0, pad - (out - 1) * stride), min(k, pad + size))
+
+
 def _span(out: int, size: int, k: int, stride: int, pad: int) -> tuple[int, int, int]:
     """For kernel tap ``k``: the output range [lo, hi) whose source index ``o*stride + k - pad``
     lies inside [0, size), and the source index of ``lo``."""
@@ -89,12 +97,12 @@ def _separable(x: np.ndarray, geom: tuple[int, ...], ufunc: np.ufunc, fill: floa
     n, h, wd, c = x.shape
     rows = x.reshape(n, h, wd * c)
     vt = W.scratch("taps", (n, oh, wd * c), x.dtype)
-    spans = [_span(oh, h, i, sh, pt) for i in range(kh)]
+    spans = [_span(oh, h, i, sh, pt) for i in _live(kh, oh, h, sh, pt)]
     _taps_into(ufunc, fill, vt, 1, [(lo, hi, rows[:, s : s + (hi - lo - 1) * sh + 1 : sh])
                                     for lo, hi, s in spans])  # fmt: skip
     v4 = vt.reshape(n, oh, wd, c)
     out = np.empty((n, oh, ow, c), dtype=x.dtype)
-    spans = [_span(ow, wd, j, sw, pl) for j in range(kw)]
+    spans = [_span(ow, wd, j, sw, pl) for j in _live(kw, ow, wd, sw, pl)]
     _taps_into(ufunc, fill, out, 2, [(lo, hi, v4[:, :, s : s + (hi - lo - 1) * sw + 1 : sw])
                                      for lo, hi, s in spans])  # fmt: skip
     return out
@@ -131,10 +139,10 @@ def _counts(
     the division is one same-shape pass. Windows are rectangles: rows times columns."""
     rows = np.zeros(oh, dtype=np.int64)
     cols = np.zeros(ow, dtype=np.int64)
-    for i in range(kh):
+    for i in _live(kh, oh, h, sh, pt):
         lo, hi, _ = _span(oh, h, i, sh, pt)
         rows[lo:hi] += 1
-    for j in range(kw):
+    for j in _live(kw, ow, wd, sw, pl):
         lo, hi, _ = _span(ow, wd, j, sw, pl)
         cols[lo:hi] += 1
     cnt = np.maximum(rows[:, None] * cols[None, :], 1).astype(dt)
