@@ -407,3 +407,165 @@ def gather_scalar(imp: Importer, node: Any, xv: Val, index: np.ndarray, axis: in
     out = mid[:axis] + mid[axis + 1 :]
     _set(imp, node.output[0], dt, out,
          _op(imp, "Squeeze", {"axis": [axis]}, [g], node.output[0], dt, out))  # fmt: skip
+
+
+# --- Einsum ----------------------------------------------------------------------------------
+
+
+def _einsum_terms(eq: str, ranks: list[int]) -> tuple[list[str], str]:
+    """Operand and output subscripts with any ellipsis spelled out as upper-case letters
+    (ONNX subscripts are lower-case letters; the explicit output defaults to the sorted
+    letters that occur once, after the ellipsis dims)."""
+    eq = eq.replace(" ", "")
+    lhs, _, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(ranks):
+        raise _Unsupported(f"equation {eq!r} names {len(terms)} operands, got {len(ranks)}")
+    ell = 0
+    for t, r in zip(terms, ranks):
+        if "..." in t:
+            ell = max(ell, r - (len(t) - 3))
+    fill = "".join(chr(ord("A") + k) for k in range(ell))
+    out_terms = []
+    for t, r in zip(terms, ranks):
+        if "..." in t:
+            n = r - (len(t) - 3)
+            t = t.replace("...", fill[ell - n :])
+        if len(t) != r:
+            raise _Unsupported(f"subscripts {t!r} for a rank-{r} operand")
+        out_terms.append(t)
+    if "->" in eq:
+        out = rhs.replace("...", fill)
+    else:
+        letters = "".join(out_terms)
+        out = fill + "".join(
+            sorted(c for c in set(letters) if c.islower() and letters.count(c) == 1)
+        )
+    return out_terms, out
+
+
+def _perm_to(src: str, dst: str) -> list[int]:
+    return [src.index(c) for c in dst]
+
+
+class _Ein:
+    """One Einsum operand during lowering: its NNRt tensor (or constant) and subscripts."""
+
+    def __init__(self, imp: Importer, v: Val, sub: str) -> None:
+        self.imp, self.sub = imp, sub
+        self.shape = list(_static(v, "Einsum operand"))
+        self.dt = v.dtype or np.dtype(np.float32)
+        self.const = None if v.const is None else np.asarray(v.const)
+        self.t = -1 if v.const is not None else imp.tensor(v)
+
+    def dim(self, c: str) -> int:
+        return self.shape[self.sub.index(c)]
+
+    def tensor(self, name: str) -> int:
+        if self.t < 0:
+            assert self.const is not None
+            self.t = self.imp.b.constant(name, np.ascontiguousarray(self.const))
+        return self.t
+
+    def transpose(self, sub: str, name: str) -> None:
+        if sub == self.sub:
+            return
+        perm = _perm_to(self.sub, sub)
+        shape = [self.shape[p] for p in perm]
+        if self.const is not None:
+            self.const = np.transpose(self.const, perm)
+        else:
+            self.t = _transpose(self.imp, self.t, perm, name, self.dt, shape)
+        self.sub, self.shape = sub, shape
+
+    def reshape(self, dims: list[int], name: str) -> None:
+        if dims == self.shape:
+            return
+        if self.const is not None:
+            self.const = self.const.reshape(dims)
+        else:
+            self.t = _reshape(self.imp, self.t, dims, name, self.dt)
+        self.shape = dims
+
+    def reduce(self, letters: str, name: str) -> None:
+        """Sum over ``letters`` (indices no other operand nor the output uses)."""
+        if not letters:
+            return
+        axes = [self.sub.index(c) for c in letters]
+        keep = [k for k in range(len(self.sub)) if k not in axes]
+        shape = [self.shape[k] for k in keep]
+        if self.const is not None:
+            self.const = self.const.sum(axis=tuple(axes), dtype=self.const.dtype)
+        else:
+            attrs = {"keepDims": False, "mode": 4, "reduceToEnd": False, "coeff": 1.0}
+            ax = _i32(self.imp, name + ":axes", axes)
+            self.t = _op(self.imp, "ReduceFusion", attrs, [self.t, ax], name, self.dt, shape)
+        self.sub = "".join(self.sub[k] for k in keep)
+        self.shape = shape
+
+
+def _prod(dims: Sequence[int]) -> int:
+    return int(np.prod(dims)) if len(dims) else 1
+
+
+@handles("Einsum")
+def _einsum(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """One or two operands without repeated subscripts in an operand (no diagonals): sum the
+    indices only one operand has, then one batched MatMulFusion over [batch, free_a, contracted]
+    x [batch, contracted, free_b], then Reshape and Transpose into the output order."""
+    vals = [v for v in x if v is not None]
+    eq = str(a["equation"])
+    terms, out = _einsum_terms(eq, [len(_static(v, "Einsum operand")) for v in vals])
+    if len(vals) not in (1, 2) or any(len(set(t)) != len(t) for t in terms + [out]):
+        raise _Unsupported(
+            f"NNRt v2_1 has no operator for Einsum {eq!r} (only one or two operands without "
+            "repeated subscripts decompose onto MatMul/Transpose/Reshape/ReduceSum)"
+        )
+    nm = _nm(node)
+    ops = [_Ein(imp, v, t) for v, t in zip(vals, terms)]
+    for k, e in enumerate(ops):
+        others = "".join(o.sub for j, o in enumerate(ops) if j != k) + out
+        e.reduce("".join(c for c in e.sub if c not in others), f"{nm}:sum{k}")
+    dt = ops[0].dt
+    if len(ops) == 1:
+        (e,) = ops
+        e.transpose(out, nm + ":t")
+        if e.t < 0:
+            imp.const(node.output[0], np.ascontiguousarray(e.const))
+        else:
+            _set(imp, node.output[0], dt, e.shape, e.t)
+        return
+    ea, eb = ops
+    batch = "".join(c for c in out if c in ea.sub and c in eb.sub)
+    contract = "".join(c for c in ea.sub if c in eb.sub and c not in out)
+    free_a = "".join(c for c in ea.sub if c not in eb.sub)
+    free_b = "".join(c for c in eb.sub if c not in ea.sub)
+    # Broadcast batch dims (size 1 against n) stay exact through MatMulFusion's broadcasting
+    # only when shapes agree; require equal sizes.
+    if any(ea.dim(c) != eb.dim(c) for c in batch + contract):
+        raise _Unsupported(f"Einsum {eq!r} with broadcast batch dims")
+    bs = [ea.dim(c) for c in batch]
+    size = {c: ea.dim(c) for c in ea.sub} | {c: eb.dim(c) for c in eb.sub}
+    ma, kk, nb = (
+        _prod([ea.dim(c) for c in free_a]),
+        _prod([ea.dim(c) for c in contract]),
+        _prod([eb.dim(c) for c in free_b]),
+    )
+    # A as [batch, M, K] (or [batch, K, M] with transposeA when that saves a Transpose).
+    ta = ea.sub == batch + contract + free_a and ea.t >= 0
+    ea.transpose(batch + (contract + free_a if ta else free_a + contract), nm + ":ta")
+    ea.reshape(bs + ([kk, ma] if ta else [ma, kk]), nm + ":ra")
+    tb = eb.sub == batch + free_b + contract and eb.t >= 0
+    eb.transpose(batch + (free_b + contract if tb else contract + free_b), nm + ":tb")
+    eb.reshape(bs + ([nb, kk] if tb else [kk, nb]), nm + ":rb")
+    attrs = {"transposeA": ta, "transposeB": tb, "activationType": 0}
+    mm = _op(imp, "MatMulFusion", attrs, [ea.tensor(nm + ":a"), eb.tensor(nm + ":b")],
+             nm + ":mm", dt, bs + [ma, nb])  # fmt: skip
+    res = _Ein.__new__(_Ein)
+    res.imp, res.dt, res.const, res.t = imp, dt, None, mm
+    res.sub, res.shape = batch + "@#", bs + [ma, nb]
+    dims = bs + [size[c] for c in free_a] + [size[c] for c in free_b]
+    res.reshape(dims, nm + ":rr")
+    res.sub = batch + free_a + free_b
+    res.transpose(out, node.output[0])
+    _set(imp, node.output[0], dt, res.shape, res.t)

@@ -106,3 +106,148 @@ def test_gather_scalar_index_drops_the_axis() -> None:
     node = helper.make_node("Gather", ["x", "i"], ["y"], axis=0)
     m = _model([node], [_vi("x", [4, 1, 3])], [_vi("y", [1, 3])], {"i": np.array(2, np.int64)})
     check(m, {"x": _r(4, 1, 3)})
+
+
+# --- Einsum -----------------------------------------------------------------------------------
+
+EINSUMS = [
+    ("abc,cd->abd", [(2, 3, 4), (4, 5)], [False, True]),
+    ("abcd,abed->abce", [(2, 3, 4, 5), (2, 3, 6, 5)], [False, False]),
+    ("abcd,abde->abce", [(2, 3, 4, 5), (2, 3, 5, 6)], [False, False]),
+    ("abc,cde->abde", [(2, 3, 4), (4, 5, 6)], [False, True]),
+    ("abcd,cde->abe", [(2, 3, 4, 5), (4, 5, 6)], [False, True]),
+    ("bij,bjk->bik", [(3, 4, 5), (3, 5, 2)], [False, False]),
+    ("ij,kj->ik", [(3, 4), (5, 4)], [False, False]),
+    ("ji,jk->ik", [(4, 3), (4, 5)], [False, False]),
+    ("bhqd,bhkd->bhqk", [(1, 2, 3, 4), (1, 2, 5, 4)], [False, False]),
+    ("...ij,...jk->...ik", [(2, 3, 4), (2, 4, 5)], [False, False]),
+    ("ij->ji", [(3, 4)], [False]),
+    ("ijk->ik", [(3, 4, 5)], [False]),
+    ("ij,ij->i", [(3, 4), (3, 4)], [False, False]),
+    ("i,j->ij", [(3,), (4,)], [False, False]),
+    ("abc,c->ab", [(2, 3, 4), (4,)], [False, True]),
+    ("ij,jk", [(3, 4), (4, 2)], [False, False]),
+]
+
+
+@pytest.mark.parametrize("eq,shapes,const", EINSUMS)
+def test_einsum(eq: str, shapes: list[tuple[int, ...]], const: list[bool]) -> None:
+    names = [f"x{k}" for k in range(len(shapes))]
+    inits = {n: _r(*s) for n, s, c in zip(names, shapes, const) if c}
+    inputs = [_vi(n, list(s)) for n, s, c in zip(names, shapes, const) if not c]
+    node = helper.make_node("Einsum", names, ["y"], equation=eq)
+    out = np.einsum(eq, *[np.zeros(s, np.float32) for s in shapes]).shape
+    m = _model([node], inputs, [_vi("y", list(out))], inits)
+    feeds = {n: _r(*s) for n, s, c in zip(names, shapes, const) if not c}
+    prog = check(m, feeds)
+    assert prog.coverage()["host_nodes"] == 0
+
+
+def test_einsum_diagonal_runs_on_the_host() -> None:
+    node = helper.make_node("Einsum", ["x"], ["y"], equation="ii->i")
+    m = _model([node], [_vi("x", [3, 3])], [_vi("y", [3])])
+    prog = check(m, {"x": _r(3, 3)})
+    assert prog.coverage()["host_ops"] == {"Einsum": 1}
+
+
+# --- 1-D windows ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "attrs",
+    [
+        {},
+        {"strides": [2], "pads": [1, 2]},
+        {"dilations": [2], "group": 2},
+        {"auto_pad": "SAME_UPPER"},
+    ],
+)
+def test_conv1d_relu(attrs: dict[str, Any]) -> None:
+    w = _r(4, 2 if attrs.get("group") else 4, 3)
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], **attrs),
+             helper.make_node("Relu", ["c"], ["y"]),
+             helper.make_node("Conv", ["y", "w2"], ["z"], kernel_shape=[1])]  # fmt: skip
+    m = _model(nodes, [_vi("x", [2, 4, 11])], [_vi("z", None)],  # type: ignore[arg-type]
+               {"w": w, "b": _r(4), "w2": _r(3, 4, 1)})  # fmt: skip
+    check(m, {"x": _r(2, 4, 11)})
+
+
+@pytest.mark.parametrize(
+    "op,attrs",
+    [("MaxPool", {"kernel_shape": [3], "strides": [2], "pads": [1, 1]}),
+     ("AveragePool", {"kernel_shape": [2]}),
+     ("AveragePool", {"kernel_shape": [3], "pads": [1, 1], "count_include_pad": 1}),
+     ("GlobalAveragePool", {}), ("GlobalMaxPool", {}),
+     ("ConvTranspose", {"strides": [2], "output_padding": [1]}),
+     ("InstanceNormalization", {}), ("BatchNormalization", {})],
+)  # fmt: skip
+def test_windows_1d(op: str, attrs: dict[str, Any]) -> None:
+    extra = {"ConvTranspose": {"w": _r(3, 2, 3)}, "InstanceNormalization": {"s": _r(3), "b": _r(3)},
+             "BatchNormalization": {"s": _r(3), "b": _r(3), "m": _r(3), "v": np.abs(_r(3)) + 0.5}}  # fmt: skip
+    inits = extra.get(op, {})
+    node = helper.make_node(op, ["x"] + list(inits), ["y"], **attrs)
+    m = _model([node], [_vi("x", [1, 3, 10])], [_vi("y", None)], inits)  # type: ignore[arg-type]
+    check(m, {"x": _r(1, 3, 10)})
+
+
+# --- Slice with steps, HardSigmoid, Resize pytorch_half_pixel --------------------------------
+
+try:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+except ImportError:  # pragma: no cover
+    given = None
+
+
+def _slice_case(starts: list[int], ends: list[int], axes: list[int], steps: list[int]) -> None:
+    inits = {k: np.array(v, np.int64) for k, v in
+             (("s", starts), ("e", ends), ("a", axes), ("t", steps))}  # fmt: skip
+    node = helper.make_node("Slice", ["x", "s", "e", "a", "t"], ["y"])
+    m = _model([node], [_vi("x", [5, 6, 7])], [_vi("y", None)], inits)  # type: ignore[arg-type]
+    check(m, {"x": _r(5, 6, 7)}, exact=True)
+
+
+@pytest.mark.parametrize(
+    "starts,ends,axes,steps",
+    [([0], [5], [0], [2]), ([-1], [-100], [1], [-1]), ([4, 1], [0, 7], [2, 0], [-2, 3]),
+     ([10], [-10], [2], [-3]), ([0, 0, 6], [5, 6, -8], [0, 1, 2], [1, 2, -1])],
+)  # fmt: skip
+def test_slice_steps(starts: list[int], ends: list[int], axes: list[int], steps: list[int]) -> None:
+    _slice_case(starts, ends, axes, steps)
+
+
+if given is not None:
+
+    @settings(max_examples=25, deadline=None)
+    @given(st.integers(-9, 9), st.integers(-9, 9), st.integers(0, 2),
+           st.sampled_from([-3, -2, -1, 2, 3]))  # fmt: skip
+    def test_slice_steps_hypothesis(s: int, e: int, ax: int, step: int) -> None:
+        _slice_case([s], [e], [ax], [step])
+
+
+def test_slice_opset9_attributes() -> None:
+    node = helper.make_node("Slice", ["x"], ["y"], starts=[1, 0], ends=[3, -1], axes=[0, 2])
+    m = _model([node], [_vi("x", [5, 6, 7])], [_vi("y", None)], opset=9)  # type: ignore[arg-type]
+    check(m, {"x": _r(5, 6, 7)}, exact=True)
+
+
+@pytest.mark.parametrize("alpha,beta", [(None, None), (1 / 6, 0.5), (0.3, 0.1), (-0.5, 0.7)])
+def test_hard_sigmoid(alpha: float | None, beta: float | None) -> None:
+    attrs = {k: v for k, v in (("alpha", alpha), ("beta", beta)) if v is not None}
+    m = _model([helper.make_node("HardSigmoid", ["x"], ["y"], **attrs)], [_vi("x", [2, 3, 4, 5])],
+               [_vi("y", [2, 3, 4, 5])])  # fmt: skip
+    check(m, {"x": _r(2, 3, 4, 5) * 4})
+
+
+@pytest.mark.parametrize("mode", ["linear", "nearest", "cubic"])
+@pytest.mark.parametrize("sizes", [(9, 7), (3, 2), (6, 1)])
+def test_resize_pytorch_half_pixel(mode: str, sizes: tuple[int, int]) -> None:
+    if mode == "cubic" and 1 in sizes:
+        pytest.skip("the host's reference cubic differs from onnxruntime's at an output of 1")
+    node = helper.make_node("Resize", ["x", "", "", "sz"], ["y"], mode=mode,
+                            coordinate_transformation_mode="pytorch_half_pixel")  # fmt: skip
+    m = _model([node], [_vi("x", [1, 2, 5, 4])], [_vi("y", [1, 2, *sizes])],
+               {"sz": np.array([1, 2, *sizes], np.int64)})  # fmt: skip
+    prog = check(m, {"x": _r(1, 2, 5, 4)})
+    # An output length of 1 differs from half_pixel: the host runs that one.
+    assert prog.coverage()["host_nodes"] == (1 if 1 in sizes else 0)
