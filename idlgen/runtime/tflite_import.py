@@ -397,6 +397,9 @@ def _conv(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: s
              "dilation": [int(o.dilation_h_factor), int(o.dilation_w_factor)], "padMode": _pad_mode(o),
              "padList": [0, 0, 0, 0], "group": group, "inChannel": in_c, "outChannel": out_c,
              "activationType": _act(o)}  # fmt: skip
+    if wq is not None and _is_hybrid(imp, ins[0], ins[1]):
+        _hybrid_conv(imp, ins, outs, node, w, wq, x_shape, attrs)
+        return
     inputs = [imp.tensor(ins[0]), imp.const(imp.t(ins[1]).name or node + ":w", w, wq)]
     if len(ins) > 2 and ins[2] >= 0:
         inputs.append(imp.tensor(ins[2]))
@@ -415,6 +418,10 @@ def _fc(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str
     keep = bool(o.keep_num_dims) if o is not None else False
     x_shape = imp.shape(ins[0])
     act = _act(o) if o is not None else 0
+    if _is_hybrid(imp, ins[0], ins[1]) and w.ndim == 2:
+        asym = bool(getattr(o, "asymmetric_quantize_inputs", False)) if o is not None else False
+        _hybrid_fc(imp, ins, outs, node, w, x_shape, has_bias, act, asym)
+        return
     inputs = [
         imp.tensor(ins[0]),
         imp.const(imp.t(ins[1]).name or node + ":w", w, imp.quant(ins[1])),
@@ -638,6 +645,14 @@ def _pin_inputs(imp: TfliteImporter, shapes: Mapping[str, Sequence[int]]) -> Non
 def _batch_matmul(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
     o = op.builtin_options
     adj_x, adj_y = (bool(o.adj_x), bool(o.adj_y)) if o is not None else (False, False)
+    rhs = imp.data(ins[1])
+    if rhs is not None and rhs.ndim == 2 and not adj_x and _is_hybrid(imp, ins[0], ins[1]):
+        wq = imp.quant(ins[1])
+        if wq is not None and len(wq) == 1:  # per-row quantised lhs times int8 rhs
+            asym = bool(getattr(o, "asymmetric_quantize_inputs", False)) if o is not None else False
+            w = np.ascontiguousarray(rhs if adj_y else rhs.T)  # [N, K]
+            _hybrid_fc(imp, ins, outs, node, w, imp.shape(ins[0]), False, 0, asym)
+            return
     attrs = {"transposeA": adj_x, "transposeB": adj_y, "activationType": 0}
     imp.emit("MatMulFusion", attrs, [imp.tensor(i) for i in ins[:2]], outs, node)
 
@@ -1079,3 +1094,198 @@ def _cumsum(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node:
     y = imp.mid("MatMulFusion", mm, [x, tri_t], dt, moved, node + ":mm")
     back = np.argsort(perm).astype(np.int32)
     imp.emit("Transpose", {}, [y, imp.const(node + ":back", back)], outs, node)
+
+
+# -- hybrid (dynamic-range) quantisation: int8 weights, float activations -----------------------
+#
+# LiteRT's builtin kernels quantise the float input on every call, per batch row (per image for
+# convolutions): symmetrically (scale max|x| / 127, no zero point) or, with
+# ``asymmetric_quantize_inputs``, asymmetrically (scale (max - min) / 255 over a range that
+# holds 0, and the nudged zero point), round half away from zero, multiply in integers and scale
+# the int32 sums back: ``bias + dot * (input_scale * weight_scale)``. The lowering spells that out
+# in NNRt operators: the integers are carried as floats (exact), and the products are summed
+# in float64 (exact for int8 x int8 sums below 2**53).
+
+
+def _is_hybrid(imp: TfliteImporter, x: int, w: int) -> bool:
+    return (
+        imp.dtype(x).kind == "f"
+        and imp.dtype(w) in (np.dtype(np.int8), np.dtype(np.uint8))
+        and imp.quant(w) is not None
+        and imp.data(w) is not None
+    )
+
+
+def _round_away(imp: TfliteImporter, t: int, dt: Any, dims: list[int], name: str) -> int:
+    """C ``round`` (half away from zero): sign(t) * floor(|t| + 0.5)."""
+    a = imp.mid("Abs", {}, [t], dt, dims, name + ":abs")
+    h = imp.mid("AddFusion", {"activationType": 0}, [a, imp.const(name + ":half", np.array(0.5, dt))],
+                dt, dims, name + ":h")  # fmt: skip
+    f = imp.mid("Floor", {}, [h], dt, dims, name + ":floor")
+    s = imp.mid("Activation", {"activationType": 17, "alpha": 0.0, "minVal": 0.0, "maxVal": 0.0,
+                               "approximate": False}, [t], dt, dims, name + ":sign")  # fmt: skip
+    return imp.mid("MulFusion", {"activationType": 0}, [f, s], dt, dims, name + ":round")
+
+
+def _dynamic_quant(
+    imp: TfliteImporter, x: int, dims: list[int], asym: bool, name: str
+) -> tuple[int, int]:
+    """Quantise ``x`` (float32, NNRt tensor ``x`` of shape ``dims``) per batch row (axis 0) as
+    LiteRT does; returns (q - zero point as float32, scale of shape [B, 1, ...] float32)."""
+    f32, f64 = np.dtype(np.float32), np.dtype(np.float64)
+    red = imp.const(name + ":axes", np.arange(1, len(dims), dtype=np.int32))
+    row = [dims[0]] + [1] * (len(dims) - 1)
+    rf = {"keepDims": True, "reduceToEnd": False, "coeff": 1.0}
+
+    def c(v: float, dt: Any, tag: str) -> int:
+        return imp.const(f"{name}:{tag}", np.array(v, dt))
+
+    def op2(struct: str, a: int, b: int, dt: Any, shape: list[int], tag: str) -> int:
+        attrs = {"activationType": 0} if struct.endswith("Fusion") else {}
+        return imp.mid(struct, attrs, [a, b], dt, shape, f"{name}:{tag}")
+
+    if not asym:
+        a = imp.mid("Abs", {}, [x], f32, dims, name + ":abs")
+        r = imp.mid("ReduceFusion", {**rf, "mode": 1}, [a, red], f32, row, name + ":range")
+        # range 0: every q is 0 whatever the scale; the floor keeps 127 / range finite
+        rr = op2("Maximum", r, c(1e-30, f32, "tiny"), f32, row, "safe")
+        inv = op2("DivFusion", c(127.0, f32, "127"), rr, f32, row, "inv")
+        y = op2("MulFusion", x, inv, f32, dims, "y")
+        q = _round_away(imp, y, f32, dims, name + ":q")
+        sf = op2("DivFusion", r, c(127.0, f32, "127b"), f32, row, "scale")
+        return q, sf
+    mn = imp.mid("ReduceFusion", {**rf, "mode": 2}, [x, red], f32, row, name + ":min")
+    mx = imp.mid("ReduceFusion", {**rf, "mode": 1}, [x, red], f32, row, name + ":max")
+    to64 = imp.const(name + ":f64", np.array([from_numpy(f64)], np.int32))
+    to32 = imp.const(name + ":f32", np.array([from_numpy(f32)], np.int32))
+    rmin = op2("Minimum", imp.mid("Cast", {}, [mn, to64], f64, row, name + ":min64"),
+               c(0.0, f64, "zero"), f64, row, "rmin")  # fmt: skip
+    rmax = op2("Maximum", imp.mid("Cast", {}, [mx, to64], f64, row, name + ":max64"),
+               c(0.0, f64, "zero2"), f64, row, "rmax")  # fmt: skip
+    span = op2("SubFusion", rmax, rmin, f64, row, "span")
+    one = c(1.0, f64, "one")
+    zero = c(0.0, f64, "zero3")
+    empty = op2("Equal", span, zero, np.bool_, row, "empty")
+    span = imp.mid("Where", {}, [empty, one, span], f64, row, name + ":span1")  # x all 0: any scale
+    scale = op2("DivFusion", span, c(255.0, f64, "255"), f64, row, "scale64")
+    lo = op2("DivFusion", rmin, scale, f64, row, "lo")
+    hi = op2("DivFusion", rmax, scale, f64, row, "hi")
+    zmin = op2("SubFusion", c(-128.0, f64, "qmin"), lo, f64, row, "zmin")
+    zmax = op2("SubFusion", c(127.0, f64, "qmax"), hi, f64, row, "zmax")
+    emin = op2("AddFusion", c(128.0, f64, "aqmin"), imp.mid("Abs", {}, [lo], f64, row, name + ":alo"),
+               f64, row, "emin")  # fmt: skip
+    emax = op2("AddFusion", c(127.0, f64, "aqmax"), imp.mid("Abs", {}, [hi], f64, row, name + ":ahi"),
+               f64, row, "emax")  # fmt: skip
+    pick = op2("Less", emin, emax, np.bool_, row, "pick")
+    zd = imp.mid("Where", {}, [pick, zmin, zmax], f64, row, name + ":zd")
+    zr = _round_away(imp, zd, f64, row, name + ":zr")
+    zc = imp.mid("Clip", {"max": 127.0, "min": -128.0}, [zr], f64, row, name + ":zp64")
+    zp = imp.mid("Cast", {}, [zc, to32], f32, row, name + ":zp")
+    sf = imp.mid("Cast", {}, [scale, to32], f32, row, name + ":scale")
+    inv = op2("DivFusion", c(1.0, f32, "one32"), sf, f32, row, "inv")
+    y = op2("AddFusion", op2("MulFusion", x, inv, f32, dims, "xs"), zp, f32, dims, "y")
+    q = _round_away(imp, y, f32, dims, name + ":q")
+    q = imp.mid("Clip", {"max": 127.0, "min": -128.0}, [q], f32, dims, name + ":qc")
+    return op2("SubFusion", q, zp, f32, dims, "qz"), sf
+
+
+def _hybrid_tail(
+    imp: TfliteImporter,
+    acc64: int,
+    out_dims: list[int],
+    sf: int,
+    wq: list[tuple[float, int]],
+    bias: int | None,
+    act: int,
+    outs: list[int],
+    node: str,
+) -> None:
+    """float32(acc) * (input scale * weight scale) + bias, then the fused activation (and the
+    output's own shape when it differs in rank from ``out_dims``, the accumulator's)."""
+    f32 = np.dtype(np.float32)
+    to32 = imp.const(node + ":to32", np.array([from_numpy(f32)], np.int32))
+    acc = imp.mid("Cast", {}, [acc64, to32], f32, out_dims, node + ":acc")
+    ws = np.array([s for s, _ in wq], np.float32)
+    sdims = [out_dims[0]] + [1] * (len(out_dims) - 2) + [len(ws)]
+    s = imp.mid("MulFusion", {"activationType": 0}, [sf, imp.const(node + ":wscale", ws)], f32,
+                sdims, node + ":s")  # fmt: skip
+    final = imp.shape(outs[0])
+    if final == out_dims or len(final) == len(out_dims):
+        if bias is None:
+            imp.emit("MulFusion", {"activationType": act}, [acc, s], outs, node)
+            return
+        y = imp.mid("MulFusion", {"activationType": 0}, [acc, s], f32, out_dims, node + ":scaled")
+        imp.emit("AddFusion", {"activationType": act}, [y, bias], outs, node)
+        return
+    y = imp.mid("MulFusion", {"activationType": 0 if bias is not None else act}, [acc, s], f32,
+                out_dims, node + ":scaled")  # fmt: skip
+    if bias is not None:
+        y = imp.mid("AddFusion", {"activationType": act}, [y, bias], f32, out_dims, node + ":b")
+    shape = imp.const(node + ":shape", np.array([-1] + [d for d in final[1:]], np.int32))
+    imp.emit("Reshape", {}, [y, shape], outs, node)
+
+
+def _weights64(w: np.ndarray, wq: list[tuple[float, int]], axis: int) -> np.ndarray:
+    """The integer weights less their zero points, as float64 (exact)."""
+    zp = np.array([z for _, z in wq], np.float64)
+    shape = [1] * w.ndim
+    shape[axis] = zp.size if zp.size > 1 else 1
+    return np.ascontiguousarray(w.astype(np.float64) - zp.reshape(shape))
+
+
+def _hybrid_fc(
+    imp: TfliteImporter,
+    ins: list[int],
+    outs: list[int],
+    node: str,
+    w: np.ndarray,
+    x_shape: list[int],
+    has_bias: bool,
+    act: int,
+    asym: bool,
+) -> None:
+    f32, f64 = np.dtype(np.float32), np.dtype(np.float64)
+    wq = imp.quant(ins[1])
+    assert wq is not None
+    k, n = w.shape[1], w.shape[0]
+    rows = math.prod(x_shape[:-1]) if all(d >= 0 for d in x_shape) else -1
+    if len(x_shape) >= 1 and x_shape[-1] not in (k, -1):
+        rows = -1
+    x = imp.tensor(ins[0])
+    if len(x_shape) != 2 or x_shape[-1] != k:
+        x = imp.mid("Reshape", {}, [x, imp.const(node + ":rows", np.array([-1, k], np.int32))], f32,
+                    [rows, k], node + ":x2")  # fmt: skip
+    q, sf = _dynamic_quant(imp, x, [rows, k], asym, node + ":dq")
+    to64 = imp.const(node + ":to64", np.array([from_numpy(f64)], np.int32))
+    q64 = imp.mid("Cast", {}, [q, to64], f64, [rows, k], node + ":q64")
+    w64 = imp.const(node + ":w64", _weights64(w, wq, 0))
+    acc = imp.mid("FullConnection", {"hasBias": False, "useAxis": False, "axis": 0, "activationType": 0},
+                  [q64, w64], f64, [rows, n], node + ":acc64")  # fmt: skip
+    bias = imp.tensor(ins[2]) if has_bias else None
+    _hybrid_tail(imp, acc, [rows, n], sf, wq, bias, act, outs, node)
+
+
+def _hybrid_conv(
+    imp: TfliteImporter,
+    ins: list[int],
+    outs: list[int],
+    node: str,
+    w: np.ndarray,
+    wq: list[tuple[float, int]],
+    x_shape: list[int],
+    attrs: dict[str, Any],
+) -> None:
+    """Per image quantised input, float64 convolution of the integers, then the scales and
+    bias."""
+    f64 = np.dtype(np.float64)
+    # per-channel weights: asymmetric per image; one weight scale: symmetric per image
+    q, sf = _dynamic_quant(imp, imp.tensor(ins[0]), x_shape, len(wq) > 1, node + ":dq")
+    to64 = imp.const(node + ":to64", np.array([from_numpy(f64)], np.int32))
+    q64 = imp.mid("Cast", {}, [q, to64], f64, x_shape, node + ":q64")
+    w64 = imp.const(node + ":w64", _weights64(w, wq, 0))
+    out_dims = imp.shape(outs[0])
+    act = int(attrs["activationType"])
+    acc = imp.mid("Conv2DFusion", {**attrs, "activationType": 0}, [q64, w64], f64, out_dims,
+                  node + ":acc64")  # fmt: skip
+    bias = imp.tensor(ins[2]) if len(ins) > 2 and ins[2] >= 0 else None
+    _hybrid_tail(imp, acc, out_dims, sf, wq, bias, act, outs, node)

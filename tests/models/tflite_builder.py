@@ -15,7 +15,11 @@ from generated import tflite as T
 _TYPE = {np.dtype(np.float32): T.TensorType.FLOAT32, np.dtype(np.float16): T.TensorType.FLOAT16,
          np.dtype(np.int32): T.TensorType.INT32, np.dtype(np.int8): T.TensorType.INT8,
          np.dtype(np.uint8): T.TensorType.UINT8, np.dtype(np.int64): T.TensorType.INT64,
-         np.dtype(np.int16): T.TensorType.INT16}  # fmt: skip
+         np.dtype(np.int16): T.TensorType.INT16, np.dtype(np.bool_): T.TensorType.BOOL}  # fmt: skip
+
+
+# Operators whose first registered LiteRT kernel version is above 1.
+_MIN_VERSION = {"BROADCAST_TO": 2}
 
 
 class TB:
@@ -67,7 +71,8 @@ class TB:
         sg = T.SubGraph(tensors=self.tensors, inputs=self.inputs, outputs=self.outputs,
                         operators=self.ops, name="main")  # fmt: skip
         m = T.Model(version=3, description="idlgen test",
-                    operator_codes=[T.OperatorCode(deprecated_builtin_code=min(c, 127), builtin_code=T.BuiltinOperator(c), version=1)
+                    operator_codes=[T.OperatorCode(deprecated_builtin_code=min(c, 127), builtin_code=T.BuiltinOperator(c),
+                                                   version=_MIN_VERSION.get(T.BuiltinOperator(c).name, 1))
                                     for c in self.codes],
                     subgraphs=[sg], buffers=self.buffers)  # fmt: skip
         return m.to_flatbuffer()

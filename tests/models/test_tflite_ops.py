@@ -1,0 +1,545 @@
+"""Every TFLite builtin idlgen maps onto NNRt v2_1, one small model each, against LiteRT's
+builtin kernels (one thread, no delegate); constant folding; hybrid (dynamic-range) quantised
+operators computed as LiteRT computes them; the audit table and the refusal messages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from generated import tflite as T
+from idlgen.runtime import UnsupportedModelError, load
+
+from .tflite_builder import TB
+
+interp = pytest.importorskip("ai_edge_litert.interpreter")
+
+A = T.ActivationFunctionType
+
+
+@dataclass
+class In:
+    name: str
+    value: np.ndarray
+    const: bool = False
+    quant: tuple[list[float], list[int], int] | None = None
+
+
+def _build(
+    code: str,
+    ins: list[In],
+    outs: list[tuple[list[int], Any, Any]],
+    options: Any,
+) -> bytes:
+    b = TB()
+    idx = []
+    for i in ins:
+        if i.const:
+            idx.append(b.const(i.name, i.value, i.quant))
+        else:
+            idx.append(b.input(i.name, list(i.value.shape), i.value.dtype, i.quant))
+    o = [b.tensor(f"out{k}", shape, dt, q) for k, (shape, dt, q) in enumerate(outs)]
+    b.op(code, idx, o, options)
+    b.outputs = o
+    return b.finish()
+
+
+def _litert(data: bytes, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    it = interp.Interpreter(
+        model_content=data,
+        num_threads=1,
+        experimental_op_resolver_type=interp.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
+    )
+    it.allocate_tensors()
+    for d in it.get_input_details():
+        it.set_tensor(d["index"], feeds[d["name"]])
+    it.invoke()
+    return {d["name"]: np.array(it.get_tensor(d["index"])) for d in it.get_output_details()}
+
+
+def check(
+    code: str,
+    ins: list[In],
+    out_dtypes: list[Any],
+    options: Any = None,
+    *,
+    out_quant: list[Any] | None = None,
+    rel: float = 1e-3,
+    shapes: list[list[int]] | None = None,
+) -> dict[str, np.ndarray]:
+    """Build a one-operator model (output shapes as LiteRT computes them), run both, compare:
+    floats within ``rel`` of max|ref|, integers within one quantum, others equal."""
+    oq = out_quant or [None] * len(out_dtypes)
+    feeds = {i.name: i.value for i in ins if not i.const}
+    if shapes is None:
+        try:
+            probe = _build(code, ins, [([1], dt, q) for dt, q in zip(out_dtypes, oq)], options)
+            shapes = [list(v.shape) for v in _litert(probe, feeds).values()]
+        except (RuntimeError, ValueError):  # some kernels check the declared rank
+            rank = [1] * ins[0].value.ndim
+            probe = _build(code, ins, [(rank, dt, q) for dt, q in zip(out_dtypes, oq)], options)
+            shapes = [list(v.shape) for v in _litert(probe, feeds).values()]
+    data = _build(code, ins, [(s, dt, q) for s, dt, q in zip(shapes, out_dtypes, oq)], options)
+    want = _litert(data, feeds)
+    got = load(data).run(feeds)
+    for name, w in want.items():
+        g = got[name]
+        assert g.shape == w.shape, (name, g.shape, w.shape)
+        if w.dtype.kind == "f":
+            tol = rel * max(float(np.max(np.abs(w))) if w.size else 0.0, 1e-6)
+            assert np.max(np.abs(g.astype(np.float64) - w), initial=0.0) <= tol, (g, w)
+        elif w.dtype.kind in "iu" and oq[int(name[3:])] is not None:
+            assert np.max(np.abs(g.astype(np.int64) - w), initial=0) <= 1, (g, w)
+        else:
+            np.testing.assert_array_equal(g, w)
+    return got
+
+
+R = np.random.default_rng(0)
+
+
+def f32(*shape: int, scale: float = 1.0) -> np.ndarray:
+    return (R.standard_normal(shape) * scale).astype(np.float32)
+
+
+def i32(*v: int) -> np.ndarray:
+    return np.array(v, np.int32)
+
+
+# -- element-wise and comparisons ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("code", ["GREATER_EQUAL", "LESS_EQUAL", "NOT_EQUAL", "GREATER", "LESS"])
+def test_comparisons(code: str) -> None:
+    x = np.round(f32(2, 3, 4))
+    check(code, [In("x", x), In("y", np.round(f32(3, 4)))], [np.bool_])
+
+
+@pytest.mark.parametrize("code", ["LOGICAL_AND", "LOGICAL_OR"])
+def test_logical(code: str) -> None:
+    a, b = R.random((3, 4)) > 0.5, R.random((4,)) > 0.5
+    check(code, [In("a", a), In("b", b)], [np.bool_])
+
+
+@pytest.mark.parametrize(
+    "code", ["RSQRT", "SQRT", "CEIL", "ROUND", "SIGN", "ELU", "RELU_0_TO_1", "HARD_SWISH", "ABS"]
+)
+def test_unary(code: str) -> None:
+    x = f32(2, 5, 3, scale=3.0)
+    if code in ("RSQRT", "SQRT"):
+        x = np.abs(x) + 0.1
+    if code == "ROUND":
+        x[0, 0, :] = [0.5, 1.5, -2.5]  # ties go to even, as TFLite's ROUND
+    check(code, [In("x", x)], [np.float32])
+
+
+def test_logical_not_and_squared_difference_log_softmax() -> None:
+    check("LOGICAL_NOT", [In("x", R.random((2, 3)) > 0.5)], [np.bool_])
+    check("SQUARED_DIFFERENCE", [In("x", f32(2, 3)), In("y", f32(3))], [np.float32])
+    check("LOG_SOFTMAX", [In("x", f32(2, 7, scale=3))], [np.float32], T.LogSoftmaxOptions())
+
+
+def test_prelu_broadcast_slopes() -> None:
+    check("PRELU", [In("x", f32(1, 4, 4, 3)), In("a", f32(1, 1, 3), const=True)], [np.float32])
+
+
+def test_pow_floor_div_floor_mod() -> None:
+    x = np.abs(f32(3, 4)) + 0.5
+    check("POW", [In("x", x), In("y", f32(3, 4))], [np.float32])
+    a = np.array([[7, -7, 7, -7, 0, 5]], np.int32)
+    b = np.array([[2, 2, -2, -2, 3, -5]], np.int32)
+    check("FLOOR_DIV", [In("a", a), In("b", b)], [np.int32])
+    check("FLOOR_MOD", [In("a", a), In("b", b)], [np.int32])
+    fa, fb = f32(4, 5, scale=5), f32(5, scale=2)
+    check("FLOOR_DIV", [In("a", fa), In("b", fb)], [np.float32])
+    check("FLOOR_MOD", [In("a", fa), In("b", fb)], [np.float32])
+
+
+def test_add_n_select_v2_cast() -> None:
+    check("ADD_N", [In("a", f32(2, 3)), In("b", f32(2, 3)), In("c", f32(2, 3))], [np.float32])
+    c = R.random((3, 1)) > 0.5
+    check("SELECT_V2", [In("c", c), In("x", f32(3, 4)), In("y", f32(1, 4))], [np.float32])
+    check("CAST", [In("x", f32(3, 4, scale=10))], [np.int32], T.CastOptions())
+
+
+# -- shapes, slicing, indexing -------------------------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    begin=st.lists(st.integers(-4, 3), min_size=3, max_size=3),
+    end=st.lists(st.integers(-4, 4), min_size=3, max_size=3),
+    strides=st.lists(st.sampled_from([1, 2, -1, -2]), min_size=3, max_size=3),
+    begin_mask=st.integers(0, 7),
+    end_mask=st.integers(0, 7),
+    shrink=st.sampled_from([0, 1, 2, 4]),
+)
+def test_strided_slice(
+    begin: list[int],
+    end: list[int],
+    strides: list[int],
+    begin_mask: int,
+    end_mask: int,
+    shrink: int,
+) -> None:
+    x = np.arange(2 * 4 * 3, dtype=np.float32).reshape(2, 4, 3)
+    for k in range(3):  # a shrunk axis takes exactly the element at begin
+        if shrink >> k & 1:
+            begin[k] = begin[k] % x.shape[k]
+            end[k], strides[k] = begin[k] + 1, 1
+    # TF ignores begin/end masks on a shrunk axis, LiteRT applies them; converters set neither
+    begin_mask &= ~shrink
+    end_mask &= ~shrink
+    opts = T.StridedSliceOptions(begin_mask=begin_mask, end_mask=end_mask, shrink_axis_mask=shrink)
+    ins = [In("x", x), In("b", i32(*begin), True), In("e", i32(*end), True),
+           In("s", i32(*strides), True)]  # fmt: skip
+    want = _litert(_build("STRIDED_SLICE", ins, [([1], np.float32, None)], opts), {"x": x})
+    if 0 in next(iter(want.values())).shape:
+        return  # an empty slice: nothing to compare
+    check("STRIDED_SLICE", ins, [np.float32], opts)
+
+
+def test_strided_slice_ellipsis_new_axis_offset() -> None:
+    x = f32(2, 3, 4, 5)
+    ins = [In("x", x), In("b", i32(0, 1), True), In("e", i32(0, 3), True), In("s", i32(1, 1), True)]
+    check("STRIDED_SLICE", ins, [np.float32], T.StridedSliceOptions(ellipsis_mask=1))
+    ins = [In("x", x), In("b", i32(0, 0, 1), True), In("e", i32(0, 2, 3), True),
+           In("s", i32(1, 1, 1), True)]  # fmt: skip
+    check("STRIDED_SLICE", ins, [np.float32], T.StridedSliceOptions(new_axis_mask=1))
+    ins = [In("x", x), In("b", i32(1, 1, 0, 2), True), In("e", i32(1, 2, 4, 3), True),
+           In("s", i32(1, 1, 1, 1), True)]  # fmt: skip
+    check("STRIDED_SLICE", ins, [np.float32], T.StridedSliceOptions(offset=True))
+
+
+def test_slice_tile_broadcast_expand_squeeze() -> None:
+    x = f32(3, 4, 5)
+    check("SLICE", [In("x", x), In("b", i32(1, 0, 2), True), In("s", i32(2, -1, 3), True)], [np.float32],
+          shapes=[[2, 4, 3]])  # fmt: skip
+    check("TILE", [In("x", x), In("m", i32(2, 1, 3), True)], [np.float32])
+    check("BROADCAST_TO", [In("x", f32(4, 1)), In("s", i32(2, 4, 3), True)], [np.float32])
+    check("EXPAND_DIMS", [In("x", x), In("a", i32(-1), True)], [np.float32])
+    check("SQUEEZE", [In("x", f32(1, 3, 1, 2))], [np.float32], T.SqueezeOptions(squeeze_dims=[2]))
+
+
+def test_mirror_pad_both_modes() -> None:
+    x = f32(1, 4, 5, 2)
+    pads = In("p", np.array([[0, 0], [2, 1], [1, 2], [0, 0]], np.int32), True)
+    for mode in (T.MirrorPadMode.REFLECT, T.MirrorPadMode.SYMMETRIC):
+        check("MIRROR_PAD", [In("x", x), pads], [np.float32], T.MirrorPadOptions(mode=mode))
+
+
+def test_reverse_unpack_split_v() -> None:
+    x = f32(2, 3, 4)
+    check("REVERSE_V2", [In("x", x), In("a", i32(1, 2), True)], [np.float32])
+    check("REVERSE_V2", [In("x", x), In("a", i32(0), True)], [np.float32])
+    check("UNPACK", [In("x", x)], [np.float32] * 3, T.UnpackOptions(num=3, axis=1))
+    check("SPLIT_V", [In("x", x), In("s", i32(1, -1), True), In("a", i32(2), True)],
+          [np.float32] * 2, T.SplitVOptions(num_splits=2))  # fmt: skip
+
+
+def test_space_batch_depth() -> None:
+    x = f32(1, 4, 6, 3)
+    check("SPACE_TO_DEPTH", [In("x", x)], [np.float32], T.SpaceToDepthOptions(block_size=2))
+    pads = In("p", np.array([[0, 2], [1, 1]], np.int32), True)
+    check("SPACE_TO_BATCH_ND", [In("x", x), In("b", i32(3, 2), True), pads], [np.float32])
+    crops = In("c", np.array([[0, 1], [1, 0]], np.int32), True)
+    check("BATCH_TO_SPACE_ND", [In("x", f32(4, 2, 3, 2)), In("b", i32(2, 2), True), crops],
+          [np.float32])  # fmt: skip
+
+
+def test_gather_nd_scatter_nd_sparse_to_dense_embedding() -> None:
+    x = f32(4, 3, 2)
+    idx = np.array([[0, 1], [3, 2], [1, 0]], np.int32)
+    check("GATHER_ND", [In("x", x), In("i", idx, True)], [np.float32])
+    upd = f32(3, 2)
+    check(
+        "SCATTER_ND", [In("i", idx, True), In("u", upd), In("s", i32(4, 3, 2), True)], [np.float32]
+    )
+    sidx = np.array([[0, 1], [2, 3]], np.int32)
+    check("SPARSE_TO_DENSE", [In("i", sidx, True), In("s", i32(3, 4), True), In("v", f32(2)),
+                              In("d", np.array(0.5, np.float32), True)], [np.float32])  # fmt: skip
+    check("EMBEDDING_LOOKUP", [In("ids", i32(2, 0, 2)), In("t", f32(3, 4), True)], [np.float32])
+
+
+def test_fill_range_rank_shape_zeros_like_one_hot() -> None:
+    check("FILL", [In("d", i32(2, 3)), In("v", np.array(1.5, np.float32))], [np.float32])
+    one = lambda v: np.array(v, np.int32)  # noqa: E731
+    check("RANGE", [In("s", one(2)), In("l", one(11)), In("d", one(3))], [np.int32])
+    x = f32(2, 3, 4)
+    check("RANK", [In("x", x)], [np.int32])
+    check("SHAPE", [In("x", x)], [np.int32], T.ShapeOptions(out_type=T.TensorType.INT32))
+    check("ZEROS_LIKE", [In("x", x)], [np.float32])
+    check("ONE_HOT", [In("i", i32(0, 3, 1, 9)), In("d", one(4), True),
+                      In("on", np.array(2.0, np.float32), True), In("off", np.array(-1.0, np.float32), True)],
+          [np.float32], T.OneHotOptions(axis=-1))  # fmt: skip
+
+
+def test_arg_min_max_topk() -> None:
+    x = np.round(f32(3, 5, scale=2))
+    for code in ("ARG_MAX", "ARG_MIN"):
+        for out in (np.int32, np.int64):
+            tt = T.TensorType.INT32 if out == np.int32 else T.TensorType.INT64
+            opts = (T.ArgMaxOptions if code == "ARG_MAX" else T.ArgMinOptions)(output_type=tt)
+            check(code, [In("x", x), In("a", i32(1), True)], [out], opts)
+    check(
+        "TOPK_V2",
+        [In("x", f32(3, 6)), In("k", np.array(2, np.int32), True)],
+        [np.float32, np.int32],
+    )
+
+
+def test_cumsum_modes() -> None:
+    x = f32(2, 5, 3)
+    for excl in (False, True):
+        for rev in (False, True):
+            opts = T.CumsumOptions(exclusive=excl, reverse=rev)
+            check("CUMSUM", [In("x", x), In("a", np.array(1, np.int32), True)], [np.float32], opts)
+
+
+def test_reduce_any_all() -> None:
+    x = R.random((3, 4, 2)) > 0.7
+    for code in ("REDUCE_ANY", "REDUCE_ALL"):
+        check(
+            code, [In("x", x), In("a", i32(1), True)], [np.bool_], T.ReducerOptions(keep_dims=False)
+        )
+
+
+# -- normalisation, pooling, transposed convolution -----------------------------------------------
+
+
+def test_l2_norm_lrn_l2_pool() -> None:
+    check("L2_NORMALIZATION", [In("x", f32(2, 3, 8))], [np.float32], T.L2NormOptions())
+    opts = T.LocalResponseNormalizationOptions(radius=2, bias=1.0, alpha=0.3, beta=0.75)
+    check("LOCAL_RESPONSE_NORMALIZATION", [In("x", f32(1, 3, 3, 7))], [np.float32], opts)
+    for pad in (T.Padding.SAME, T.Padding.VALID):
+        opts2 = T.Pool2DOptions(
+            padding=pad, stride_w=2, stride_h=2, filter_width=3, filter_height=2
+        )
+        check("L2_POOL_2D", [In("x", f32(1, 7, 6, 3))], [np.float32], opts2)
+
+
+@pytest.mark.parametrize("pad", [T.Padding.SAME, T.Padding.VALID])
+@pytest.mark.parametrize("stride", [1, 2])
+@pytest.mark.parametrize("bias", [False, True])
+def test_transpose_conv(pad: Any, stride: int, bias: bool) -> None:
+    x = f32(1, 4, 5, 3)
+    w = f32(6, 3, 3, 3)  # [O, kH, kW, I]
+    if pad == T.Padding.SAME:
+        oh, ow = 4 * stride, 5 * stride
+    else:
+        oh, ow = (4 - 1) * stride + 3, (5 - 1) * stride + 3
+    ins = [In("os", i32(1, oh, ow, 6), True), In("w", w, True), In("x", x)]
+    if bias:
+        ins.append(In("b", f32(6), True))
+    opts = T.TransposeConvOptions(padding=pad, stride_w=stride, stride_h=stride,
+                                  fused_activation_function=A.RELU if bias else A.NONE)  # fmt: skip
+    check("TRANSPOSE_CONV", ins, [np.float32], opts)
+
+
+# -- quantised -------------------------------------------------------------------------------
+
+
+def test_quantised_pad_fills_with_the_zero_point() -> None:
+    """The mltk_kws_mobilenetv2 bug: a quantised PAD after ReLU6 (zero point -128) must pad
+    with real 0, i.e. the zero point, not 254 quanta above it."""
+    x = R.integers(-128, 128, (1, 4, 4, 3)).astype(np.int8)
+    q = ([0.0235], [-128], 0)
+    pads = In("p", np.array([[0, 0], [1, 1], [0, 1], [0, 0]], np.int32), True)
+    got = check("PAD", [In("x", x, quant=q), pads], [np.int8], out_quant=[q])
+    assert got["out0"][0, 0, 0, 0] == -128
+
+
+def test_quantised_padv2_value_and_prelu() -> None:
+    x = R.integers(-128, 128, (1, 3, 3, 2)).astype(np.int8)
+    q = ([0.05], [3], 0)
+    pads = In("p", np.array([[0, 0], [1, 0], [0, 1], [0, 0]], np.int32), True)
+    val = In("v", np.array([13], np.int8), True, q)
+    check("PADV2", [In("x", x, quant=q), pads, val], [np.int8], out_quant=[q])
+
+
+# -- folding ---------------------------------------------------------------------------------------
+
+
+def _conv_with_dequantized_weights(wdtype: Any) -> bytes:
+    b = TB(4)
+    x = b.input("x", [1, 6, 6, 3])
+    w = f32(4, 3, 3, 3)
+    if wdtype == np.float16:
+        wt = b.const("w16", w.astype(np.float16))
+    else:
+        s = np.abs(w).max(axis=(1, 2, 3)) / 127
+        wt = b.const(
+            "w8", np.round(w / s.reshape(-1, 1, 1, 1)).astype(np.int8), (list(s), [0] * 4, 0)
+        )
+    wf = b.tensor("w", [4, 3, 3, 3])
+    b.op("DEQUANTIZE", [wt], [wf])
+    y = b.tensor("y", [1, 6, 6, 4])
+    b.op("CONV_2D", [x, wf, b.const("b", f32(4))], [y],
+         T.Conv2DOptions(padding=T.Padding.SAME, stride_w=1, stride_h=1))  # fmt: skip
+    b.outputs = [y]
+    return b.finish()
+
+
+@pytest.mark.parametrize("wdtype", [np.float16, np.int8])
+def test_dequantize_of_constant_weights_folds(wdtype: Any) -> None:
+    data = _conv_with_dequantized_weights(wdtype)
+    x = f32(1, 6, 6, 3)
+    p = load(data)
+    kinds = [n.nodeType.name for n in p.model.nodes]
+    assert kinds == ["NODE_TYPE_CONV2D_FUSION"]  # the DEQUANTIZE ran at import time
+    want = _litert(data, {"x": x})["y"]
+    assert np.max(np.abs(p.run({"x": x})["y"] - want)) <= 1e-5 * np.max(np.abs(want))
+
+
+def test_shape_arithmetic_folds_to_a_constant_reshape() -> None:
+    """SHAPE -> STRIDED_SLICE -> PACK -> RESHAPE on a static shape leaves one Reshape node."""
+    b = TB()
+    x = b.input("x", [2, 12])
+    sh = b.tensor("sh", [2], np.int32)
+    b.op("SHAPE", [x], [sh], T.ShapeOptions(out_type=T.TensorType.INT32))
+    n = b.tensor("n", [], np.int32)
+    b.op("STRIDED_SLICE", [sh, b.const("b0", i32(0)), b.const("e0", i32(1)), b.const("s0", i32(1))],
+         [n], T.StridedSliceOptions(shrink_axis_mask=1))  # fmt: skip
+    shape = b.tensor("shape", [3], np.int32)
+    b.op("PACK", [n, b.const("three", np.array(3, np.int32)), b.const("four", np.array(4, np.int32))],
+         [shape], T.PackOptions(values_count=3, axis=0))  # fmt: skip
+    y = b.tensor("y", [2, 3, 4])
+    b.op("RESHAPE", [x, shape], [y])
+    b.outputs = [y]
+    data = b.finish()
+    p = load(data)
+    assert [nd.nodeType.name for nd in p.model.nodes] == ["NODE_TYPE_RESHAPE"]
+    xv = f32(2, 12)
+    np.testing.assert_array_equal(p.run({"x": xv})["y"], xv.reshape(2, 3, 4))
+
+
+# -- hybrid (dynamic-range) quantisation ---------------------------------------------------------
+
+
+def _int8_weights(w: np.ndarray, axis: int | None) -> tuple[np.ndarray, Any]:
+    if axis is None:
+        s = np.array([np.abs(w).max() / 127])
+        return np.round(w / s).astype(np.int8), (list(s), [0], 0)
+    red = tuple(i for i in range(w.ndim) if i != axis)
+    s = np.abs(w).max(axis=red) / 127
+    shape = [1] * w.ndim
+    shape[axis] = -1
+    return np.round(w / s.reshape(shape)).astype(np.int8), (list(s), [0] * len(s), axis)
+
+
+def _hybrid_check(data: bytes, x: np.ndarray) -> float:
+    """Relative max error against LiteRT's builtin kernels (no delegate)."""
+    want = _litert(data, {"x": x})["y"]
+    got = load(data).run({"x": x})["y"]
+    return float(np.max(np.abs(got - want)) / np.max(np.abs(want)))
+
+
+@pytest.mark.parametrize("asym", [False, True])
+@pytest.mark.parametrize("per_channel", [False, True])
+@pytest.mark.parametrize("rows", [[3, 40], [2, 2, 40]])
+def test_hybrid_fully_connected(asym: bool, per_channel: bool, rows: list[int]) -> None:
+    b = TB(5)
+    x = b.input("x", rows)
+    wq, q = _int8_weights(f32(7, 40), 0 if per_channel else None)
+    out = rows[:-1] + [7]
+    y = b.tensor("y", [int(np.prod(rows[:-1])), 7])
+    b.op("FULLY_CONNECTED", [x, b.const("w", wq, q), b.const("b", f32(7))], [y],
+         T.FullyConnectedOptions(asymmetric_quantize_inputs=asym, fused_activation_function=A.RELU))  # fmt: skip
+    b.outputs = [y]
+    xv = f32(*rows, scale=2.0)
+    xv.reshape(-1, 40)[0] = 0.0  # an all-zero row: scale 0 in LiteRT
+    assert _hybrid_check(b.finish(), xv) <= 1e-6
+    del out
+
+
+@pytest.mark.parametrize("depthwise", [False, True])
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_hybrid_convolutions(depthwise: bool, per_channel: bool) -> None:
+    if depthwise and not per_channel:
+        pytest.skip("LiteRT's hybrid depthwise convolution needs per-channel weights")
+    b = TB(6)
+    x = b.input("x", [2, 9, 9, 4])
+    w = f32(1, 3, 3, 4) if depthwise else f32(6, 3, 3, 4)
+    wq, q = _int8_weights(w, (3 if depthwise else 0) if per_channel else None)
+    oc = 4 if depthwise else 6
+    y = b.tensor("y", [2, 5, 5, oc])
+    if depthwise:
+        opts: Any = T.DepthwiseConv2DOptions(padding=T.Padding.SAME, stride_w=2, stride_h=2,
+                                             depth_multiplier=1, fused_activation_function=A.RELU6)  # fmt: skip
+        b.op("DEPTHWISE_CONV_2D", [x, b.const("w", wq, q), b.const("b", f32(oc))], [y], opts)
+    else:
+        opts = T.Conv2DOptions(padding=T.Padding.SAME, stride_w=2, stride_h=2)
+        b.op("CONV_2D", [x, b.const("w", wq, q), b.const("b", f32(oc))], [y], opts)
+    b.outputs = [y]
+    assert _hybrid_check(b.finish(), f32(2, 9, 9, 4)) <= 1e-6
+
+
+@pytest.mark.parametrize("asym", [False, True])
+@pytest.mark.parametrize("adj_y", [False, True])
+def test_hybrid_batch_matmul(asym: bool, adj_y: bool) -> None:
+    b = TB(7)
+    x = b.input("x", [2, 3, 16])
+    wq, q = _int8_weights(f32(8, 16) if adj_y else f32(16, 8), None)
+    y = b.tensor("y", [2, 3, 8])
+    b.op("BATCH_MATMUL", [x, b.const("w", wq, q)], [y],
+         T.BatchMatMulOptions(adj_y=adj_y, asymmetric_quantize_inputs=asym))  # fmt: skip
+    b.outputs = [y]
+    assert _hybrid_check(b.finish(), f32(2, 3, 16)) <= 1e-6
+
+
+def test_int16x8_fully_connected_stays_int16() -> None:
+    """16x8 quantisation: int16 activations (zero point 0), int8 weights, int64 bias."""
+    b = TB(8)
+    qx, qy = ([0.001], [0], 0), ([0.004], [0], 0)
+    x = b.input("x", [2, 16], np.int16, qx)
+    wq, q = _int8_weights(f32(5, 16), 0)
+    bias = b.const("b", R.integers(-3000, 3000, 5).astype(np.int64),
+                   ([s * 0.001 for s in q[0]], [0] * 5, 0))  # fmt: skip
+    y = b.tensor("y", [2, 5], np.int16, qy)
+    b.op("FULLY_CONNECTED", [x, b.const("w", wq, q), bias], [y], T.FullyConnectedOptions())
+    b.outputs = [y]
+    data = b.finish()
+    xv = R.integers(-3000, 3000, (2, 16)).astype(np.int16)
+    want = _litert(data, {"x": xv})["y"]
+    got = load(data).run({"x": xv})["y"]
+    assert got.dtype == np.int16
+    assert np.max(np.abs(got.astype(np.int64) - want)) <= 1
+
+
+# -- audit and messages ------------------------------------------------------------------------
+
+
+def test_audit_covers_every_builtin_both_ways() -> None:
+    from idlgen.runtime.bindings import BINDINGS
+    from idlgen.runtime.tflite_import import _HANDLERS
+    from idlgen.runtime.tflite_ops import TFLITE_TO_NNRT, audit, nnrt_unused
+
+    assert set(TFLITE_TO_NNRT) == {m.name for m in T.BuiltinOperator}
+    for nn in TFLITE_TO_NNRT.values():
+        assert all(p in BINDINGS for p in nn.split("+") if p), nn
+    rows = {op: (nn, status) for op, nn, status in audit()}
+    for op in _HANDLERS:  # every imported builtin has its NNRt counterpart named
+        assert rows[op][1] == "imported" and rows[op][0], op
+    assert "StridedSlice" not in nnrt_unused(sorted(BINDINGS))
+    assert "LayerNormFusion" in nnrt_unused(sorted(BINDINGS))  # TFLite has no such builtin
+
+
+@pytest.mark.parametrize(
+    "code,words",
+    [("CONV_3D", "NNRt v2_1 has no operator for CONV_3D"),
+     ("UNIDIRECTIONAL_SEQUENCE_LSTM", "idlgen does not import UNIDIRECTIONAL_SEQUENCE_LSTM"),
+     ("HASHTABLE_LOOKUP", "NNRt v2_1 has no operator for HASHTABLE_LOOKUP")],
+)  # fmt: skip
+def test_refusals_say_which_side_lacks_the_operator(code: str, words: str) -> None:
+    b = TB()
+    x = b.input("x", [1, 4])
+    y = b.tensor("y", [1, 4])
+    b.op(code, [x], [y])
+    b.outputs = [y]
+    with pytest.raises(UnsupportedModelError, match=words):
+        load(b.finish())
