@@ -1,4 +1,5 @@
-"""``idlgen run MODEL [--input NAME=FILE.npy ...] [--output-dir DIR] [--compare]``.
+"""``idlgen run MODEL [--input NAME=FILE.npy ...] [--output-dir DIR] [--compare] [--report]
+[--nnrt-only] [--input-shape NAME=D0,D1,...]``.
 
 Imports the model (ONNX or TFLite) onto NNRt v2_1, runs it with the NumPy runtime and writes each
 output to ``DIR/<name>.npy``. ``--compare`` also runs the model's own runtime (onnxruntime, or the
@@ -22,7 +23,9 @@ import numpy as np
 
 from idlgen.errors import ConfigError, IdlgenError
 
-__all__ = ["main", "output_file_name", "random_inputs"]
+from . import budget
+
+__all__ = ["load_npy", "main", "output_file_name", "random_inputs"]
 
 SEED = 0
 
@@ -41,12 +44,17 @@ def random_inputs(
     """``given`` plus a seeded random array for every other input (unknown dims become 1)."""
     rng = np.random.default_rng(seed)
     out: dict[str, np.ndarray] = {}
+    total = 0
     for name, dt, shape in zip(program.input_names, program.input_dtypes, program.input_shapes):
         if name in given:
             out[name] = given[name]
             continue
         dims = [d if d >= 0 else 1 for d in shape]
         dt = np.dtype(dt)
+        # the declared shape is the model file's word: sized before anything is allocated
+        total += budget.nbytes(dims, dt.itemsize)
+        budget.check_shape(dims, dt.itemsize, f"random input {name!r}")
+        budget.check_bytes(total, "the random inputs together")
         if dt.kind == "f":
             out[name] = rng.standard_normal(dims).astype(dt)
         elif dt.kind == "b":
@@ -56,6 +64,29 @@ def random_inputs(
             lo, hi = (info.min, info.max) if dt.itemsize == 1 else (0, 10)
             out[name] = rng.integers(lo, int(hi) + 1, dims).astype(dt)
     return out
+
+
+def load_npy(file: str) -> np.ndarray:
+    """``np.load(file, allow_pickle=False)`` after reading the header: the array it declares must
+    fit the memory budget and the bytes the file holds (a 2 KB file may declare 10^12 elements)."""
+    with open(file, "rb") as f:
+        try:
+            version = np.lib.format.read_magic(f)
+            if version == (1, 0):
+                shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+            else:
+                shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+        except (ValueError, OSError):
+            shape = None  # not a plain .npy header: np.load gives its own error below
+        if shape is not None:
+            need = budget.nbytes(shape, dtype.itemsize)
+            budget.check_shape(shape, dtype.itemsize, "the array")
+            have = os.fstat(f.fileno()).st_size - f.tell()
+            if dtype.itemsize and need > have:
+                raise ValueError(f"header declares {list(shape)} {dtype} ({need} bytes) but the "
+                                 f"file holds {have} bytes of data")  # fmt: skip
+    arr: np.ndarray = np.load(file, allow_pickle=False)
+    return arr
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -70,6 +101,13 @@ def _parser() -> argparse.ArgumentParser:
                    help="where <output name>.npy files go (default: current directory)")  # fmt: skip
     p.add_argument("--compare", action="store_true",
                    help="also run onnxruntime / LiteRT and print max abs/rel error and timings")  # fmt: skip
+    p.add_argument("--nnrt-only", action="store_true",
+                   help="refuse operators NNRt v2_1 does not run instead of running them on "
+                        "the host (exit 1 naming the first)")  # fmt: skip
+    p.add_argument("--report", action="store_true",
+                   help="print how many nodes NNRt runs and which operators run on the host")  # fmt: skip
+    p.add_argument("--input-shape", action="append", default=[], metavar="NAME=D0,D1,...",
+                   help="pin an input's dims at load time (repeatable)")  # fmt: skip
     return p
 
 
@@ -108,6 +146,16 @@ def _reference(
     return f"onnxruntime {ort.__version__}", run_ort
 
 
+def _print_report(program: Any) -> None:
+    """``Program.coverage()`` as lines: NNRt's share, then each host operator and its count."""
+    cov = program.coverage()
+    total = cov["nnrt_nodes"] + cov["host_nodes"]
+    print(f"coverage: {cov['nnrt_nodes']} of {total} nodes on NNRt v2_1, "
+          f"{cov['host_nodes']} on the host")  # fmt: skip
+    for op, n in cov["host_ops"].items():
+        print(f"  host {op}: {n}")
+
+
 def _is_tflite(path: str) -> bool:
     with open(path, "rb") as f:
         return f.read(8)[4:8] == b"TFL3"
@@ -139,9 +187,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"idlgen run: error: --input {spec!r}: expected NAME=FILE.npy", file=sys.stderr)
             return 2
         try:
-            given[name] = np.load(file, allow_pickle=False)
+            given[name] = load_npy(file)
+        except budget.MemoryBudgetError as e:
+            print(f"idlgen run: error: --input {name}: {file}: {e}", file=sys.stderr)
+            return 1
         except (OSError, ValueError) as e:
             print(f"idlgen run: error: --input {name}: cannot read {file}: {e}", file=sys.stderr)
+            return 2
+    shapes: dict[str, list[int]] = {}
+    for spec in args.input_shape:
+        name, sep, dims = spec.partition("=")
+        try:
+            shapes[name] = [int(d) for d in dims.split(",") if d.strip()]
+        except ValueError:
+            sep = ""
+        if not sep or not name:
+            print(f"idlgen run: error: --input-shape {spec!r}: expected NAME=D0,D1,...",
+                  file=sys.stderr)  # fmt: skip
             return 2
     if not os.path.isfile(args.model):
         print(f"idlgen run: error: {args.model}: no such file", file=sys.stderr)
@@ -166,13 +228,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError as e:
         print(f"idlgen run: error: {e}", file=sys.stderr)
         return 2
+    except MemoryError as e:
+        print(f"idlgen run: error: {args.model}: out of memory ({e})", file=sys.stderr)
+        return 1
     unknown = sorted(set(given) - set(program.input_names))
     if unknown:
         names = ", ".join(program.input_names)
         print(f"idlgen run: error: unknown input {', '.join(unknown)} (the model has: {names})",
               file=sys.stderr)  # fmt: skip
         return 2
-    feeds = random_inputs(program, given)
+    try:
+        feeds = random_inputs(program, given)
+    except IdlgenError as e:
+        print(f"idlgen run: error: {args.model}: {e}", file=sys.stderr)
+        return 1
     for n in program.input_names:
         if n not in given:
             a = feeds[n]
@@ -182,9 +251,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         outs, ours = (
             _timed(lambda: program.run(feeds)) if args.compare else (program.run(feeds), 0.0)
         )
+        # nothing is written unless all of it fits
+        budget.check_bytes(sum(int(a.nbytes) for a in outs.values()), "the outputs together")
     except (IdlgenError, ValueError) as e:
         print(f"idlgen run: error: {e}", file=sys.stderr)
         return 1
+    except MemoryError as e:  # an allocation the budget did not foresee: still a clear error
+        print(f"idlgen run: error: out of memory ({e}); {budget.ENV} bounds arrays up front",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    if args.report:
+        _print_report(program)
     os.makedirs(args.output_dir, exist_ok=True)
     used: set[str] = set()
     for name, arr in outs.items():

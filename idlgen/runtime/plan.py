@@ -18,7 +18,9 @@ import numpy as np
 
 from . import bindings as B
 from . import quant as Q
+from .budget import MemoryBudgetError, check_shape, max_memory
 from .errors import KernelError
+from .host import HostNode
 from .nnrt import Buffers, _declared, _is_quant, _qp, _quant_cast, kernels_for, load_constant
 from .validate import (
     check_inputs,
@@ -65,6 +67,8 @@ class _Step:
         "qcast",
         "free",
         "conv_override",
+        "deqf",
+        "qout",
     )
 
     def __init__(self) -> None:
@@ -81,6 +85,10 @@ class _Step:
         self.pre: list[tuple[int, np.ndarray]] = []
         #: Outputs keep the input's integers (no requantisation): see ``_moves_quantised``.
         self.conv_override = False
+        #: Per input: its dequantiser (``_dequantizer``) where ``deq`` has parameters.
+        self.deqf: list[Callable[[np.ndarray], np.ndarray] | None] = []
+        #: Per output: its quantiser (``_quantizer``) where ``conv`` has parameters.
+        self.qout: list[Callable[[np.ndarray], np.ndarray] | None] = []
 
 
 # Node types that only move values (or take a max, which commutes with the monotonic
@@ -153,6 +161,66 @@ def _specialised(node: Any, st: _Step, consts: dict[int, np.ndarray]) -> Kernel 
     return transpose
 
 
+def _dequantizer(qp: Q.QuantParams) -> Callable[[np.ndarray], np.ndarray]:
+    """``Q.dequantize(a, qp, axis=0)`` with what depends only on ``qp`` resolved once: for 8-bit
+    per-tensor parameters, the lookup in the same table ``Q.dequantize`` uses."""
+    if qp.scale.size != 1 or qp.zero_point.size != 1:
+        return functools.partial(Q.dequantize, qp=qp, axis=0)
+    f32 = np.dtype(np.float32)
+    tables = {dt: Q._table(qp, dt, f32) for dt in (np.dtype(np.int8), np.dtype(np.uint8))}
+    u8 = np.uint8
+
+    def deq(a: np.ndarray) -> np.ndarray:
+        t = tables.get(a.dtype)
+        if t is None:
+            return Q.dequantize(a, qp, axis=0)
+        return t.take(a.view(u8))
+
+    return deq
+
+
+def _quantizer(qp: Q.QuantParams, dt: np.dtype[Any] | None) -> Callable[[np.ndarray], np.ndarray]:
+    """``Q.quantize(x, qp, dt)`` for per-tensor parameters with its constants computed once and
+    the same float32 operations in the same order (``x * (1/scale) + zp``, round half away from
+    zero as ``trunc(v + copysign(0.5, v))``, clamp, NaN to 0), in place on one temporary."""
+    if dt is None or qp.scale.size != 1 or qp.zero_point.size != 1 or dt.kind not in "iu":
+        return lambda x: Q.quantize(x, qp, dt)  # type: ignore[arg-type]
+    f32 = np.float32
+    inv = (f32(1.0) / qp.scale.astype(f32)).astype(f32).reshape(())[()]
+    zp = qp.zero_point.astype(f32).reshape(())[()]
+    lo, hi = Q._range(dt, qp.num_bits)
+    flo, fhi, half = f32(lo), f32(hi), f32(0.5)
+    mul, add, cps, trunc = np.multiply, np.add, np.copysign, np.trunc
+    mn, mx, isnan = np.minimum, np.maximum, np.isnan
+
+    def quant(x: np.ndarray) -> np.ndarray:
+        if x.dtype != f32:
+            x = np.asarray(x, dtype=f32)
+        v = mul(x, inv)
+        add(v, zp, out=v)
+        r = cps(half, v)
+        add(r, v, out=r)
+        trunc(r, out=r)
+        mn(r, fhi, out=r)  # NaN propagates through both, as through np.clip
+        mx(r, flo, out=r)
+        if r.size and isnan(r.sum()):
+            r[isnan(r)] = 0.0
+        q: np.ndarray = r.astype(dt)
+        return q
+
+    return quant
+
+
+def _check_declared(model: Any, tensors: Any) -> None:
+    """Every tensor whose dims are all known must fit the memory budget (see :mod:`.budget`):
+    a model file declaring a 7 TiB intermediate is refused before it runs."""
+    for i, t in enumerate(tensors):
+        dims = t.dims
+        if dims and all(d >= 0 for d in dims):
+            dt = _declared(t)
+            check_shape(dims, 1 if dt is None else dt.itemsize, tensor_name(model, i))
+
+
 # Plans up to this many steps run as generated straight-line code (bigger ones loop).
 _UNROLL_MAX = 4000
 
@@ -160,14 +228,21 @@ _UNROLL_MAX = 4000
 class CompiledModel:
     """``plan(inputs) -> outputs`` for ``model.inputIndex`` / ``model.outputIndex``."""
 
-    def __init__(self, model: Any, buffers: Buffers | None = None, kernels: Any = None) -> None:
+    def __init__(
+        self,
+        model: Any,
+        buffers: Buffers | None = None,
+        kernels: Any = None,
+        host: Sequence[HostNode] = (),
+    ) -> None:
         buffers = buffers or {}
         km = kernels if kernels is not None else kernels_for(model)
         version = type(model).__module__.split(".")[-2]
         tensors = model.allTensors
         self.n = len(tensors)
+        _check_declared(model, tensors)
         # The same checks, in the same order, as ``execute``: structure, nodes, constants.
-        order = check_model(model)
+        order = check_model(model, [t for h in host for t in h.outputs])
         attrs_of = {ni: resolve_node(model, ni, km) for ni in order}
         self.consts: dict[int, np.ndarray] = {}
         for i, t in enumerate(tensors):
@@ -214,6 +289,8 @@ class CompiledModel:
                 qp = _qp(tensors[t]) if dt is not None and _is_quant(tensors[t], dt) else None
                 st.conv.append((dt, None if st.conv_override else qp))
             self.steps.append(st)
+        if host:
+            self.steps = _with_host_steps(model, order, self.steps, host)
         # Per step for the lean loop: (kernel or None when the step needs the full path, input
         # slots, output slots, declared output dtypes, slots to free).
         self._lean: list[tuple[Any, list[int], list[int], list[Any], list[int]]] = []
@@ -337,27 +414,32 @@ class CompiledModel:
                 for k, f in st.pre:
                     raw[k] = f
                 if st.deq is not None:
+                    if not st.deqf:
+                        st.deqf = [None if qp is None else _dequantizer(qp) for qp in st.deq]
                     raw = [
-                        (
-                            Q.dequantize(a, qp, axis=0)
-                            if qp is not None and a.dtype.kind in "iu"
-                            else a
-                        )
-                        for qp, a in zip(st.deq, raw)
+                        f(a) if f is not None and a.dtype.kind in "iu" else a
+                        for f, a in zip(st.deqf, raw)
                     ]
                 assert st.fn is not None
                 outs = st.fn(raw)
         except KernelError as e:
             raise KernelError(st.where, f"{e.op}: {e.reason}") from None
+        except MemoryBudgetError as e:
+            raise e.at(st.where) from None
+        except MemoryError:
+            raise MemoryBudgetError(st.where, 0, max_memory()) from None
         except (ValueError, IndexError, TypeError, ArithmeticError, AttributeError) as e:
             raise KernelError(st.where, f"{type(e).__name__}: {e}") from e
         check_output_count(st.where, len(outs), len(st.outs))
-        for t, (dt, qp), out in zip(st.outs, st.conv, outs):
+        for j, (t, (dt, qp), out) in enumerate(zip(st.outs, st.conv, outs)):
             if type(out) is not np.ndarray:
                 out = np.asarray(out)
             if qp is not None and out.dtype.kind not in "iu":
                 assert dt is not None
-                out = Q.quantize(out, qp, dt)
+                if len(st.qout) != len(st.conv):
+                    st.qout = [None if q is None else _quantizer(q, d) for d, q in st.conv]
+                qf = st.qout[j]
+                out = qf(out) if qf is not None else Q.quantize(out, qp, dt)
             elif dt is not None and out.dtype is not dt and out.dtype != dt:
                 out = out.astype(dt)
             values[t] = out
@@ -365,8 +447,60 @@ class CompiledModel:
             values[t] = None
 
 
+def _host_step(model: Any, h: HostNode) -> _Step:
+    st = _Step()
+    st.where = f"host node {h.name!r} ({h.op})"
+    st.ins = [t for t in h.inputs if t >= 0]
+    st.outs = list(h.outputs)
+    fn = h.fn
+    if len(st.ins) != len(h.inputs):
+        present = [t >= 0 for t in h.inputs]
+
+        def call(raw: Sequence[np.ndarray]) -> list[np.ndarray]:
+            it = iter(raw)
+            return fn([next(it) if p else None for p in present])  # type: ignore[misc]
+
+        st.fn = st.fast = call
+    else:
+        st.fn = st.fast = fn  # type: ignore[assignment]
+    for t in st.outs:
+        st.conv.append((_declared(model.allTensors[t]), None))
+    return st
+
+
+def _with_host_steps(
+    model: Any, order: list[int], steps: list[_Step], host: Sequence[HostNode]
+) -> list[_Step]:
+    """NNRt steps (in ``order``) and host steps merged: a host node runs after the NNRt nodes
+    emitted before it. The merged order is checked: every value is written before it is read."""
+    at: dict[int, list[HostNode]] = {}
+    for h in host:
+        at.setdefault(h.position, []).append(h)
+    emitted = sorted(order)
+    merged: list[_Step] = []
+    by_node = dict(zip(order, steps))
+    for k, ni in enumerate(emitted):
+        merged += [_host_step(model, h) for h in at.pop(k, [])]
+        merged.append(by_node[ni])
+    for hs in at.values():
+        merged += [_host_step(model, h) for h in hs]
+    ready = {int(i) for i in model.inputIndex}
+    ready.update(i for i, t in enumerate(model.allTensors) if has_constant(t))
+    for st in merged:
+        for t in st.ins:
+            if t not in ready:
+                raise KernelError(st.where, f"reads {tensor_name(model, t)} before it is written")
+        ready.update(st.outs)
+    return merged
+
+
 def compile_model(
-    model: Any, buffers: Buffers | None = None, *, kernels: Any = None
+    model: Any,
+    buffers: Buffers | None = None,
+    *,
+    kernels: Any = None,
+    host: Sequence[HostNode] = (),
 ) -> CompiledModel:
-    """Compile ``model`` (with its constant ``buffers``) into a reusable execution plan."""
-    return CompiledModel(model, buffers, kernels)
+    """Compile ``model`` (with its constant ``buffers`` and the operators that run on the
+    ``host`` between its nodes) into a reusable execution plan."""
+    return CompiledModel(model, buffers, kernels, host)
