@@ -599,8 +599,16 @@ def _quant(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: 
         code = imp.const(node + ":to", np.array([from_numpy(dst)], np.int32))
         imp.emit("Cast", {}, [imp.tensor(ins[0]), code], outs, node)
         return
-    imp.emit("QuantDTypeCastV2", {"srcT": from_numpy(src), "dstT": from_numpy(dst), "axis": 0},
-             [imp.tensor(ins[0])], outs, node)  # fmt: skip
+    x = imp.tensor(ins[0])
+    if src.kind in "iu" and dst.kind in "iu":  # requantise: through the real values
+        f32 = np.dtype(np.float32)
+        x = imp.mid("QuantDTypeCastV2", {"srcT": from_numpy(src), "dstT": from_numpy(f32), "axis": 0},
+                    [x], f32, imp.shape(ins[0]), node + ":real")  # fmt: skip
+        src = f32
+    q = imp.t(ins[0] if src.kind in "iu" else outs[0]).quantization
+    axis = int(getattr(q, "quantized_dimension", 0) or 0) if q is not None else 0
+    imp.emit("QuantDTypeCastV2", {"srcT": from_numpy(src), "dstT": from_numpy(dst), "axis": axis},
+             [x], outs, node)  # fmt: skip
 
 
 def import_tflite(

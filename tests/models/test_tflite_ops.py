@@ -543,3 +543,35 @@ def test_refusals_say_which_side_lacks_the_operator(code: str, words: str) -> No
     b.outputs = [y]
     with pytest.raises(UnsupportedModelError, match=words):
         load(b.finish())
+
+
+@pytest.mark.parametrize(
+    "src,qin,qout,dst",
+    [(np.int8, ([0.05], [3], 0), ([0.02], [-7], 0), np.int8),  # requantise
+     (np.uint8, ([0.05], [128], 0), ([0.05], [0], 0), np.int8),
+     (np.float32, None, ([0.001], [0], 0), np.int16)],
+)  # fmt: skip
+def test_quantize_requantises(src: Any, qin: Any, qout: Any, dst: Any) -> None:
+    if src == np.float32:
+        x = f32(2, 5)
+    else:
+        info = np.iinfo(src)
+        x = R.integers(info.min, info.max + 1, (2, 5)).astype(src)
+    check("QUANTIZE", [In("x", x, quant=qin)], [dst], out_quant=[qout])
+
+
+def test_per_channel_dequantize_on_axis_3_folds() -> None:
+    b = TB()
+    x = b.input("x", [1, 5, 5, 4])
+    w = R.integers(-127, 128, (1, 3, 3, 4)).astype(np.int8)
+    wt = b.const("w8", w, ([0.01, 0.02, 0.03, 0.04], [0] * 4, 3))
+    wf = b.tensor("w", [1, 3, 3, 4])
+    b.op("DEQUANTIZE", [wt], [wf])
+    y = b.tensor("y", [1, 5, 5, 4])
+    b.op("DEPTHWISE_CONV_2D", [x, wf, b.const("b", np.zeros(4, np.float32))], [y],
+         T.DepthwiseConv2DOptions(padding=T.Padding.SAME, stride_w=1, stride_h=1, depth_multiplier=1))  # fmt: skip
+    b.outputs = [y]
+    data = b.finish()
+    xv = f32(1, 5, 5, 4)
+    want = _litert(data, {"x": xv})["y"]
+    assert np.max(np.abs(load(data).run({"x": xv})["y"] - want)) <= 1e-5 * np.max(np.abs(want))
