@@ -569,3 +569,125 @@ def _einsum(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) ->
     res.sub = batch + free_a + free_b
     res.transpose(out, node.output[0])
     _set(imp, node.output[0], dt, res.shape, res.t)
+
+
+# --- dynamic quantisation (onnxruntime's quantize_dynamic) ------------------------------------
+
+
+def _cast(imp: Importer, t: int, dt: Any, name: str, dims: Dims) -> int:
+    from .dtypes import from_numpy
+
+    code = imp.b.constant(name + ":to", np.array([from_numpy(np.dtype(dt))], np.int32))
+    return _op(imp, "Cast", {}, [t, code], name, dt, dims)
+
+
+@handles("DynamicQuantizeLinear")
+def _dynamic_quantize(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """uint8 quantisation with the range of this call's input (always including 0):
+    scale = (max(x, 0) - min(x, 0)) / 255, zero point = round(clip(-min / scale, 0, 255)),
+    y = clip(round(x / scale) + zero point, 0, 255); rounding half to even throughout."""
+    xv = x[0]
+    assert xv is not None
+    shape = list(_static(xv, "DynamicQuantizeLinear input"))
+    nm = _nm(node)
+    f32 = np.dtype(np.float32)
+    t = imp.tensor(xv)
+    one = [1] * len(shape)
+    axes = _i32(imp, nm + ":axes", range(len(shape)))
+    zero = imp.b.constant(nm + ":zero", np.zeros(one, f32))
+    red = {"keepDims": True, "reduceToEnd": False, "coeff": 1.0}
+    mx = _op(imp, "ReduceFusion", {**red, "mode": 1}, [t, axes], nm + ":max", f32, one)
+    mn = _op(imp, "ReduceFusion", {**red, "mode": 2}, [t, axes], nm + ":min", f32, one)
+    mx = _op(imp, "Maximum", {}, [mx, zero], nm + ":max0", f32, one)
+    mn = _op(imp, "Minimum", {}, [mn, zero], nm + ":min0", f32, one)
+    rng = _bin(imp, "SubFusion", mx, mn, nm + ":range", f32, one)
+    q = imp.b.constant(nm + ":qrange", np.full(one, 255.0, f32))
+    scale = _bin(imp, "DivFusion", rng, q, nm + ":scale", f32, one)
+    zq = _bin(imp, "DivFusion", mn, scale, nm + ":min_q", f32, one)
+    zq = _op(imp, "Neg", {}, [zq], nm + ":zp_raw", f32, one)
+    zq = _op(imp, "Clip", {"min": 0.0, "max": 255.0}, [zq], nm + ":zp_clip", f32, one)
+    zp = _op(imp, "Round", {}, [zq], nm + ":zp_f", f32, one)
+    y = _bin(imp, "DivFusion", t, scale, nm + ":xs", f32, shape)
+    y = _op(imp, "Round", {}, [y], nm + ":xr", f32, shape)
+    y = _bin(imp, "AddFusion", y, zp, nm + ":xz", f32, shape)
+    y = _op(imp, "Clip", {"min": 0.0, "max": 255.0}, [y], nm + ":xc", f32, shape)
+    outs = list(node.output) + ["", ""]
+    u8 = np.dtype(np.uint8)
+    _set(imp, outs[0], u8, shape, _cast(imp, y, u8, outs[0], shape))
+    if outs[1]:
+        sq = {"axis": list(range(len(shape)))}
+        _set(imp, outs[1], f32, (), _op(imp, "Squeeze", sq, [scale], outs[1], f32, []))
+    if outs[2]:
+        zpu = _cast(imp, zp, u8, nm + ":zp_u8", one)
+        sq = {"axis": list(range(len(shape)))}
+        _set(imp, outs[2], u8, (), _op(imp, "Squeeze", sq, [zpu], outs[2], u8, []))
+
+
+def _int32_operand(imp: Importer, v: Val, zp: Val | None, name: str, axis: int | None) -> int:
+    """``v - zero_point`` as int32: folded for constants, Cast and SubFusion otherwise.
+    ``axis``: where a per-row/per-channel zero point vector lines up (None: scalar only)."""
+    i32 = np.dtype(np.int32)
+    shape = list(_static(v, name))
+    if zp is not None and zp.const is None:
+        if v.const is not None or _prod(_static(zp, "zero point")) != 1:
+            raise _Unsupported("a zero point vector computed at run time")
+        zs = list(zp.shape or ())
+        zt = _cast(imp, imp.tensor(zp), i32, name + ":zp", zs)
+        t = _cast(imp, imp.tensor(v), i32, name + ":i32", shape)
+        return _bin(imp, "SubFusion", t, zt, name, i32, shape)
+    z = None if zp is None else np.asarray(zp.const).astype(np.int32)
+    shape = list(_static(v, name))
+    if z is not None and z.size > 1:
+        if axis is None:
+            raise _Unsupported("a per-row zero point on this operand")
+        zs = [1] * len(shape)
+        zs[axis] = z.size
+        z = z.reshape(zs)
+    if v.const is not None:
+        arr = np.asarray(v.const).astype(np.int32)
+        if z is not None:
+            arr = arr - z
+        return imp.b.constant(name, np.ascontiguousarray(arr, np.int32))
+    t = _cast(imp, imp.tensor(v), i32, name + ":i32", shape)
+    if z is None or not z.any():
+        return t
+    zc = imp.b.constant(name + ":zp", np.ascontiguousarray(z))
+    return _bin(imp, "SubFusion", t, zc, name, i32, shape)
+
+
+@handles("MatMulInteger")
+def _matmul_integer(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """(A - a_zero_point) @ (B - b_zero_point) in int32 (what the operator defines: int32
+    accumulation of 8-bit products)."""
+    x = list(x) + [None] * (4 - len(x))
+    va, vb, za, zb = x[:4]
+    assert va is not None and vb is not None
+    ra, rb = len(_static(va, "A")), len(_static(vb, "B"))
+    nm = _nm(node)
+    ta = _int32_operand(imp, va, za, nm + ":a", ra - 2 if ra >= 2 else None)
+    tb = _int32_operand(imp, vb, zb, nm + ":b", rb - 1)
+    attrs = {"transposeA": False, "transposeB": False, "activationType": 0}
+    imp.emit("MatMulFusion", attrs, [ta, tb], node)
+
+
+@handles("ConvInteger")
+def _conv_integer(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """Conv of (x - x_zero_point) and (w - w_zero_point) in int32."""
+    import onnx
+
+    x = list(x) + [None] * (4 - len(x))
+    xv, wv, zx, zw = x[:4]
+    assert xv is not None and wv is not None
+    if wv.const is None:
+        raise _Unsupported("weights computed at run time")
+    nm = _nm(node)
+    shape = _static(xv, "ConvInteger input")
+    xi = Val(nm + ":x_i32", np.dtype(np.int32), shape, _int32_operand(imp, xv, zx, nm + ":x", None))
+    imp.vals[xi.name] = xi
+    z = 0 if zw is None or zw.const is None else np.asarray(zw.const).astype(np.int32)
+    w = np.asarray(wv.const).astype(np.int32)
+    if np.ndim(z):
+        z = np.asarray(z).reshape((-1,) + (1,) * (w.ndim - 1))
+    wi = imp.const(nm + ":w_i32", np.ascontiguousarray(w - z))
+    new = onnx.helper.make_node("Conv", [xi.name, wi.name], list(node.output), name=nm, **a)
+    HANDLERS["Conv"](imp, new, a, [xi, wi])

@@ -251,3 +251,71 @@ def test_resize_pytorch_half_pixel(mode: str, sizes: tuple[int, int]) -> None:
     prog = check(m, {"x": _r(1, 2, 5, 4)})
     # An output length of 1 differs from half_pixel: the host runs that one.
     assert prog.coverage()["host_nodes"] == (1 if 1 in sizes else 0)
+
+
+# --- dynamic quantisation ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.01, 100.0])
+@pytest.mark.parametrize("shift", [0.0, 3.0, -3.0])
+def test_dynamic_quantize_linear(scale: float, shift: float) -> None:
+    U8 = TensorProto.UINT8
+    node = helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "s", "z"])
+    m = _model([node], [_vi("x", [3, 17])], [_vi("y", [3, 17], U8), _vi("s", []), _vi("z", [], U8)])
+    x = _r(3, 17) * scale + shift
+    want = _ort(m, {"x": x})
+    got = load(m.SerializeToString()).run({"x": x})
+    np.testing.assert_allclose(got["s"], want[1], rtol=1e-6)
+    assert got["z"].shape == () and got["z"] == want[2]
+    assert got["y"].dtype == np.uint8
+    np.testing.assert_array_equal(got["y"], want[0])
+
+
+def test_dynamic_quantized_matmul_chain() -> None:
+    """What onnxruntime.quantization.quantize_dynamic emits for a MatMul."""
+    w = R.integers(-127, 128, (16, 5)).astype(np.int8)
+    nodes = [
+        helper.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"]),
+        helper.make_node("MatMulInteger", ["xq", "w", "xz", "wz"], ["acc"]),
+        helper.make_node("Cast", ["acc"], ["accf"], to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["xs", "ws"], ["s"]),
+        helper.make_node("Mul", ["accf", "s"], ["y"]),
+    ]
+    inits = {"w": w, "wz": np.array(0, np.int8), "ws": np.array(0.02, np.float32)}
+    m = _model(
+        nodes,
+        [_vi("x", [2, 3, 16])],
+        [_vi("y", [2, 3, 5]), _vi("acc", [2, 3, 5], TensorProto.INT32)],
+        inits,
+    )
+    prog = check(m, {"x": _r(2, 3, 16)}, tol=1e-2)
+    assert prog.coverage()["host_nodes"] == 0
+
+
+@pytest.mark.parametrize("a_zp,b_zp", [(None, None), (7, None), (128, 3)])
+def test_matmul_integer(a_zp: int | None, b_zp: int | None) -> None:
+    a = R.integers(0, 256, (4, 9)).astype(np.uint8)
+    b = R.integers(0, 256, (9, 3)).astype(np.uint8)
+    inits: dict[str, np.ndarray] = {"b": b}
+    ins = ["a", "b"]
+    if a_zp is not None or b_zp is not None:
+        inits["az"] = np.array(a_zp or 0, np.uint8)
+        ins.append("az")
+    if b_zp is not None:
+        inits["bz"] = np.array(b_zp, np.uint8)
+        ins.append("bz")
+    node = helper.make_node("MatMulInteger", ins, ["y"])
+    m = _model(
+        [node], [_vi("a", [4, 9], TensorProto.UINT8)], [_vi("y", [4, 3], TensorProto.INT32)], inits
+    )
+    check(m, {"a": a}, exact=True)
+
+
+def test_conv_integer() -> None:
+    x = R.integers(0, 256, (1, 2, 6, 6)).astype(np.uint8)
+    w = R.integers(0, 256, (3, 2, 3, 3)).astype(np.uint8)
+    node = helper.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["y"], pads=[1, 1, 1, 1])
+    inits = {"w": w, "xz": np.array(100, np.uint8), "wz": np.array(5, np.uint8)}
+    m = _model([node], [_vi("x", [1, 2, 6, 6], TensorProto.UINT8)],
+               [_vi("y", [1, 3, 6, 6], TensorProto.INT32)], inits)  # fmt: skip
+    check(m, {"x": x}, exact=True)
