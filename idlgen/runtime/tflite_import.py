@@ -232,7 +232,14 @@ class TfliteImporter:
             if opname == "CUSTOM":
                 oc = self.codes[int(op.opcode_index)]
                 custom = f"CUSTOM {oc.custom_code}"
-                raise UnsupportedModelError(custom, node, unsupported_reason(custom))
+                cfn = _CUSTOM.get(str(oc.custom_code))
+                if cfn is None:
+                    raise UnsupportedModelError(custom, node, unsupported_reason(custom))
+                try:
+                    cfn(self, op, ins, outs, node)
+                except _Unsupported as e:
+                    raise UnsupportedModelError(custom, node, str(e)) from None
+                continue
             fn = _HANDLERS.get(opname)
             if fn is None:
                 raise UnsupportedModelError(opname, node, unsupported_reason(opname))
@@ -1297,3 +1304,57 @@ def _hybrid_conv(
                   node + ":acc64")  # fmt: skip
     bias = imp.tensor(ins[2]) if len(ins) > 2 and ins[2] >= 0 else None
     _hybrid_tail(imp, acc, out_dims, sf, wq, bias, act, outs, node)
+
+
+# -- CUSTOM operators NNRt v2_1 expresses -----------------------------------------------------
+
+
+def _flex_options(op: Any, node: str) -> dict[str, Any]:
+    raw = bytes(op.custom_options or b"")
+    if not raw:
+        return {}
+    from flatbuffers import flexbuffers
+
+    try:
+        opts = flexbuffers.Loads(raw)
+    except Exception as e:  # noqa: BLE001 - any decoding failure is a malformed file
+        raise _bad(
+            f"{node}: custom options are not a FlexBuffer map ({type(e).__name__})"
+        ) from None
+    if not isinstance(opts, dict):
+        raise _bad(f"{node}: custom options are not a FlexBuffer map")
+    return opts
+
+
+def _detection(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    """``TFLite_Detection_PostProcess`` (SSD box decoding and NMS): NNRt's
+    DetectionPostProcess, with the FlexBuffer options as its attributes."""
+    if len(ins) < 3 or len(outs) < 4 or -1 in ins[:3]:
+        raise _bad(f"{node}: TFLite_Detection_PostProcess takes 3 inputs and 4 outputs")
+    o = _flex_options(op, node)
+
+    def num(key: str, default: float) -> float:
+        v = o.get(key, default)
+        if not isinstance(v, (int, float)) or isinstance(v, bool) and key != "use_regular_nms":
+            raise _bad(f"{node}: custom option {key}={v!r}")
+        return float(v)
+
+    attrs = {
+        "format": 1,
+        "inputSize": 0,
+        "scale": [num(k, 0.0) for k in ("y_scale", "x_scale", "h_scale", "w_scale")],
+        "nmsIoUThreshold": num("nms_iou_threshold", 0.5),
+        "nmsScoreThreshold": num("nms_score_threshold", 0.0),
+        "maxDetections": int(num("max_detections", 10)),
+        "detectionsPerClass": int(num("detections_per_class", 100)),
+        "maxClassesPerDetection": int(num("max_classes_per_detection", 1)),
+        "numClasses": int(num("num_classes", 1)),
+        "useRegularNms": bool(o.get("use_regular_nms", False)),
+        "outQuantized": False,
+    }
+    imp.emit("DetectionPostProcess", attrs, [imp.tensor(i) for i in ins[:3]], outs[:4], node)
+
+
+_CUSTOM: dict[str, Callable[[TfliteImporter, Any, list[int], list[int], str], None]] = {
+    "TFLite_Detection_PostProcess": _detection,
+}

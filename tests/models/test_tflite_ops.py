@@ -575,3 +575,32 @@ def test_per_channel_dequantize_on_axis_3_folds() -> None:
     xv = f32(1, 5, 5, 4)
     want = _litert(data, {"x": xv})["y"]
     assert np.max(np.abs(load(data).run({"x": xv})["y"] - want)) <= 1e-5 * np.max(np.abs(want))
+
+
+@pytest.mark.parametrize("regular", [False, True])
+def test_detection_postprocess_custom_op(regular: bool) -> None:
+    """CUSTOM TFLite_Detection_PostProcess (SSD) onto NNRt's DetectionPostProcess."""
+    a, c = 20, 3
+    rng = np.random.default_rng(11)
+    yx = rng.uniform(0.1, 0.9, (a, 2))
+    hw = rng.uniform(0.05, 0.3, (a, 2))
+    anchors = np.concatenate([yx, hw], axis=1).astype(np.float32)
+    b = TB()
+    enc = b.input("enc", [1, a, 4])
+    cls = b.input("cls", [1, a, c + 1])
+    outs = [b.tensor(n, s) for n, s in (("boxes", [1, 5, 4]), ("classes", [1, 5]), ("scores", [1, 5]),
+                                         ("num", [1]))]  # fmt: skip
+    opts = {"max_detections": 5, "max_classes_per_detection": 1, "detections_per_class": 4,
+            "use_regular_nms": regular, "nms_score_threshold": 0.2, "nms_iou_threshold": 0.5,
+            "num_classes": c, "y_scale": 10.0, "x_scale": 10.0, "h_scale": 5.0, "w_scale": 5.0}  # fmt: skip
+    b.custom("TFLite_Detection_PostProcess", [enc, cls, b.const("anchors", anchors)], outs, opts)
+    b.outputs = outs
+    data = b.finish()
+    feeds = {"enc": (rng.standard_normal((1, a, 4)) * 0.5).astype(np.float32),
+             "cls": rng.uniform(0, 1, (1, a, c + 1)).astype(np.float32)}  # fmt: skip
+    want = _litert(data, feeds)
+    got = load(data).run(feeds)
+    n = int(want["num"][0])
+    assert int(got["num"][0]) == n
+    for k in ("boxes", "classes", "scores"):
+        np.testing.assert_allclose(got[k][0, :n], want[k][0, :n], rtol=1e-5, atol=1e-5)

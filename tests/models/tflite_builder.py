@@ -28,6 +28,7 @@ class TB:
         self.buffers: list[Any] = [T.Buffer()]
         self.ops: list[Any] = []
         self.codes: list[int] = []
+        self.customs: list[str] = []
         self.inputs: list[int] = []
         self.outputs: list[int] = []
         self.rng = np.random.default_rng(seed)
@@ -67,13 +68,29 @@ class TB:
         self.ops.append(T.Operator(opcode_index=self.codes.index(c), inputs=ins, outputs=outs,
                                    builtin_options=options))  # fmt: skip
 
+    def custom(self, code: str, ins: list[int], outs: list[int], options: dict[str, Any]) -> None:
+        """A CUSTOM operator ``code`` with FlexBuffer ``options``."""
+        from flatbuffers import flexbuffers
+
+        key = -1 - len(self.customs)
+        self.customs.append(code)
+        self.codes.append(key)
+        self.ops.append(T.Operator(opcode_index=self.codes.index(key), inputs=ins, outputs=outs,
+                                   custom_options=flexbuffers.Dumps(options)))  # fmt: skip
+
+    def _code(self, c: int) -> Any:
+        if c < 0:
+            return T.OperatorCode(deprecated_builtin_code=int(T.BuiltinOperator.CUSTOM),
+                                  builtin_code=T.BuiltinOperator.CUSTOM, custom_code=self.customs[-1 - c],
+                                  version=1)  # fmt: skip
+        return T.OperatorCode(deprecated_builtin_code=min(c, 127), builtin_code=T.BuiltinOperator(c),
+                              version=_MIN_VERSION.get(T.BuiltinOperator(c).name, 1))  # fmt: skip
+
     def finish(self) -> bytes:
         sg = T.SubGraph(tensors=self.tensors, inputs=self.inputs, outputs=self.outputs,
                         operators=self.ops, name="main")  # fmt: skip
         m = T.Model(version=3, description="idlgen test",
-                    operator_codes=[T.OperatorCode(deprecated_builtin_code=min(c, 127), builtin_code=T.BuiltinOperator(c),
-                                                   version=_MIN_VERSION.get(T.BuiltinOperator(c).name, 1))
-                                    for c in self.codes],
+                    operator_codes=[self._code(c) for c in self.codes],
                     subgraphs=[sg], buffers=self.buffers)  # fmt: skip
         return m.to_flatbuffer()
 
