@@ -17,7 +17,7 @@ import numpy as np
 
 from .host import HostKernel
 
-__all__ = ["outer_names", "reference_kernel"]
+__all__ = ["outer_names", "reference_kernel", "zipmap_kernel"]
 
 
 def outer_names(node: Any) -> list[str]:
@@ -52,6 +52,31 @@ def outer_names(node: Any) -> list[str]:
     return [n for n in found if n not in node.input]
 
 
+def zipmap_kernel(node: Any) -> HostKernel:
+    """``ai.onnx.ml.ZipMap``: each row of scores as a ``{label: score}`` map. A sequence of maps
+    is not a tensor: the output is a 1-D object array of dicts (the onnx reference has no
+    ZipMap)."""
+    from onnx import helper
+
+    attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    labels: list[Any] = list(attrs.get("classlabels_int64s") or [])
+    labels = labels or [
+        s.decode() if isinstance(s, bytes) else s for s in attrs.get("classlabels_strings") or []
+    ]
+
+    def fn(arrays: list[np.ndarray]) -> list[np.ndarray]:
+        x = np.asarray(arrays[0])
+        rows = x.reshape(1, -1) if x.ndim == 1 else x
+        if rows.shape[-1] != len(labels):
+            raise ValueError(f"ZipMap: {rows.shape[-1]} scores per row, {len(labels)} labels")
+        out = np.empty(len(rows), dtype=object)
+        for k, row in enumerate(rows):
+            out[k] = {lab: float(v) for lab, v in zip(labels, row.tolist())}
+        return [out]
+
+    return fn
+
+
 def reference_kernel(node: Any, opsets: Sequence[Any], extra: Sequence[str]) -> HostKernel:
     """``fn(arrays)`` computing ``node`` (its inputs, then the outer values ``extra``).
 
@@ -60,6 +85,8 @@ def reference_kernel(node: Any, opsets: Sequence[Any], extra: Sequence[str]) -> 
     from onnx import TensorProto, helper
     from onnx.reference import ReferenceEvaluator
 
+    if (node.domain, node.op_type) == ("ai.onnx.ml", "ZipMap"):
+        return zipmap_kernel(node)
     names = [n for n in node.input if n] + list(extra)
     g = helper.make_graph(
         [node],
