@@ -70,7 +70,7 @@ def max_memory() -> int:
         return _cache[1]
     value = DEFAULT_MAX_MEMORY
     if raw is not None and raw.strip():
-        m = re.fullmatch(r"\s*(\d+)\s*([KMGTB]?)(?:i?B)?\s*", raw.upper())
+        m = re.fullmatch(r"\s*(\d+)\s*([KMGTB]?)(?:I?B)?\s*", raw.upper())
         if m is None:
             raise IdlgenError(f"{ENV}={raw!r}: expected a byte count such as 512M or 2G")
         value = int(m.group(1)) * _UNITS[m.group(2)]
