@@ -31,8 +31,9 @@ from ..extras import compiler_hint, missing_compiler
 __all__ = ["main", "build_parser"]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 123
-COMPILER_COMMANDS = ("build", "check", "parse", "diff")
-_NO_DIFF = ("build", "check", "parse", "version", "run")  # commands that never read diff's flags
+COMPILER_COMMANDS = ("build", "check", "parse", "diff", "convert", "annotate")
+# commands that never read diff's flags
+_NO_DIFF = ("build", "check", "parse", "version", "run", "convert", "annotate")
 DIAG_FORMATS = ("text", "github", "json", "sarif")
 # Third-party modules a command may lack, and the extra that provides each.
 _EXTRA_OF = {"lark": "compiler", "jinja2": "compiler", "black": "compiler", "onnx": "onnx"}
@@ -211,6 +212,10 @@ def build_parser(*, diff: bool = True) -> argparse.ArgumentParser:
     from .completion import SHELLS
 
     co.add_argument("shell", choices=SHELLS)
+
+    from ..data.cli import add_parsers as _data_parsers  # convert, annotate (argparse only)
+
+    _data_parsers(sub, _doc)
 
     sub.add_parser(
         "version",
@@ -485,6 +490,11 @@ def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
         return _cmd_build(args, args.command == "check")
     if args.command == "parse":
         return _cmd_parse(args)
+    if args.command in ("convert", "annotate"):
+        from ..data.cli import run as run_data
+
+        cfg = load_config(args.config, roots=args.roots, include=args.include)
+        return run_data(args, dict(cfg.roots), list(cfg.include))
     if args.command == "diff":
         diff_cli = _diff_cli()
         if diff_cli is None:  # pragma: no cover - the compiler check above comes first
