@@ -691,3 +691,51 @@ def _conv_integer(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | Non
     wi = imp.const(nm + ":w_i32", np.ascontiguousarray(w - z))
     new = onnx.helper.make_node("Conv", [xi.name, wi.name], list(node.output), name=nm, **a)
     HANDLERS["Conv"](imp, new, a, [xi, wi])
+
+
+# --- generators left to run time (not folded: inputs computed, or over the fold budget) --------
+
+
+@handles("ConstantOfShape")
+def _constant_of_shape(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    from onnx import numpy_helper
+
+    from .dtypes import from_numpy
+
+    value = numpy_helper.to_array(a["value"]) if "value" in a else np.zeros(1, np.float32)
+    sv = x[0]
+    assert sv is not None
+    attrs = {"dataType": from_numpy(value.dtype), "value": [float(value.reshape(-1)[0])]}
+    imp.emit("ConstantOfShape", attrs, [imp.tensor(sv)], node)
+
+
+@handles("Range")
+def _range(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    from .dtypes import from_numpy
+
+    vals = [v for v in x if v is not None]
+    if len(vals) != 3:
+        raise _Unsupported("needs start, limit and delta")
+    dt = vals[0].dtype or np.dtype(np.float32)
+    attrs = {"dataType": from_numpy(dt), "start": 0, "limit": 0, "delta": 1}
+    ins = []
+    for k, v in enumerate(vals):
+        if v.const is not None:
+            ins.append(imp.b.constant(f"{_nm(node)}:r{k}", np.asarray(v.const).reshape(1)))
+        else:
+            ins.append(imp.tensor(v))
+    imp.emit("Range", attrs, ins, node)
+
+
+_EXPAND = HANDLERS["Expand"]
+
+
+@handles("Expand")
+def _expand(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """BroadcastTo with the shape as an attribute when it is constant, else as input[1]."""
+    sv = x[1]
+    assert sv is not None and x[0] is not None
+    if sv.const is not None:
+        _EXPAND(imp, node, a, x)
+    else:
+        imp.emit("BroadcastTo", {"shape": []}, [imp.tensor(x[0]), imp.tensor(sv)], node)

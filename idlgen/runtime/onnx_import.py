@@ -334,6 +334,14 @@ class Importer:
             fn = make(node, _attrs(node), ins) if make is not None else None
         except ImportError:
             pass
+        if fn is None and node.op_type in ("If", "Loop") and node.domain in ("", "ai.onnx"):
+            from .onnx_control import control_kernel
+
+            described = [(n, v.dtype, v.shape) for n, v in zip(extra, outer) if v is not None]
+            try:
+                fn = control_kernel(node, self.model.opset_import, ins, described)
+            except UnsupportedModelError as e:
+                self.refuse(node, f"{why}; its body: {e}")
         if fn is None:
             try:
                 fn = reference_kernel(node, self.model.opset_import, extra)
@@ -408,17 +416,28 @@ class Importer:
                 return False
         if any(v is not None and v.const is None for v in ins):
             return False
-        from onnx.reference import ReferenceEvaluator
-
         from .budget import MemoryBudgetError, check_fold
+        from .onnx_fold import fold_node, too_big_to_fold
 
+        consts = [None if v is None else v.const for v in ins]
+        out_shapes = [self.info.get(n, (None, None))[1] for n in node.output if n]
+        if too_big_to_fold(op, consts, out_shapes) and op in HANDLERS:
+            return False  # a generated constant over the budget: an NNRt node makes it
         where = f"constant node {node.name or node.output[0]!r} ({op})"
         check_fold(op, _attrs(node), [None if v is None else v.const for v in ins],
                    [self.info.get(n, (None, None))[1] for n in node.output if n], where)  # fmt: skip
+        quick = fold_node(op, _attrs(node), consts, self.opset)
+        if quick is not None:  # NumPy, where it covers the operator (no reference evaluator)
+            for n, arr in zip(node.output, quick):
+                if n:
+                    self.const(n, np.asarray(arr))
+            return True
         feeds: dict[str, np.ndarray] = {}
         for n, v in zip(node.input, ins):
             if v is not None and v.const is not None:
                 feeds[n] = v.const
+        from onnx.reference import ReferenceEvaluator
+
         try:
             outs = ReferenceEvaluator(self._single_node_model(node, feeds)).run(None, feeds)
         except MemoryError:

@@ -319,3 +319,89 @@ def test_conv_integer() -> None:
     m = _model([node], [_vi("x", [1, 2, 6, 6], TensorProto.UINT8)],
                [_vi("y", [1, 3, 6, 6], TensorProto.INT32)], inits)  # fmt: skip
     check(m, {"x": x}, exact=True)
+
+
+# --- generators, folds ----------------------------------------------------------------------
+
+
+def test_generators_at_run_time() -> None:
+    """ConstantOfShape / Range / Expand on values computed from an input run as NNRt nodes."""
+    I64 = TensorProto.INT64
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("ConstantOfShape", ["s"], ["c"],
+                         value=numpy_helper.from_array(np.array([2.5], np.float32))),
+        helper.make_node("Add", ["x", "c"], ["y"]),
+        helper.make_node("Range", ["zero", "n", "one"], ["r"]),
+        helper.make_node("Expand", ["v", "s"], ["e"]),
+    ]  # fmt: skip
+    inits = {"zero": np.array(0, np.int64), "one": np.array(1, np.int64), "v": _r(1, 3)}
+    m = _model(nodes, [_vi("x", [2, 3]), _vi("n", [], I64)],
+               [_vi("y", [2, 3]), _vi("r", [None], I64), _vi("e", [2, 3])], inits)  # type: ignore[list-item]  # fmt: skip
+    prog = check(m, {"x": _r(2, 3), "n": np.array(4, np.int64)})
+    assert prog.coverage()["host_nodes"] == 0
+
+
+def test_large_generated_constant_is_not_folded() -> None:
+    from idlgen.runtime.onnx_fold import FOLD_BUDGET
+
+    n = FOLD_BUDGET + 1
+    node = helper.make_node("ConstantOfShape", ["s"], ["c"],
+                            value=numpy_helper.from_array(np.array([1.5], np.float32)))  # fmt: skip
+    nodes = [node, helper.make_node("Mul", ["c", "x"], ["y"])]
+    m = _model(nodes, [_vi("x", [1])], [_vi("y", [n])], {"s": np.array([n], np.int64)})
+    prog = load(m.SerializeToString())
+    assert any(int(nd.nodeType) == 38 for nd in prog.model.nodes)  # CONSTANT_OF_SHAPE
+    np.testing.assert_array_equal(
+        prog.run({"x": np.array([2.0], np.float32)})["y"], np.full(n, 3.0, np.float32)
+    )
+
+
+FOLD_CASES: list[tuple[str, dict[str, Any], list[np.ndarray | None]]] = [
+    ("Cast", {"to": TensorProto.FLOAT}, [np.array([1, 2], np.float16)]),
+    ("Cast", {"to": TensorProto.INT64}, [np.array([1, 2], np.int32)]),
+    ("Reshape", {}, [np.arange(6).reshape(2, 3), np.array([0, -1, 3])]),
+    ("Unsqueeze", {}, [np.arange(6).reshape(2, 3), np.array([-1, 0])]),
+    ("Squeeze", {}, [np.arange(3).reshape(1, 3, 1), np.array([2])]),
+    ("Concat", {"axis": 0}, [np.array([1, 2]), np.array([3])]),
+    ("Gather", {"axis": 0}, [np.array([5, 6, 7]), np.array(-1)]),
+    ("Gather", {"axis": 1}, [np.arange(12).reshape(3, 4), np.array([[0, 3], [1, -2]])]),
+    ("Slice", {}, [np.arange(10), np.array([8]), np.array([-100]), np.array([0]), np.array([-3])]),
+    ("Slice", {}, [np.arange(12).reshape(3, 4), np.array([1]), np.array([100]), np.array([1]), None]),
+    ("Mul", {}, [np.array([2, 3]), np.array([4, 5])]),
+    ("Div", {}, [np.array([1.0, 3.0], np.float32), np.array([4.0, 5.0], np.float32)]),
+    ("Equal", {}, [np.array([1, 2]), np.array([1, 3])]),
+    ("Where", {}, [np.array([True, False]), np.array([1, 2]), np.array([3, 4])]),
+    ("Max", {}, [np.array([1, 5]), np.array([3, 2]), np.array([2, 2])]),
+    ("ConstantOfShape", {"value": numpy_helper.from_array(np.array([7], np.int64))}, [np.array([2, 2])]),
+    ("Range", {}, [np.array(1.0, np.float32), np.array(2.0, np.float32), np.array(0.3, np.float32)]),
+    ("Range", {}, [np.array(10), np.array(1), np.array(-3)]),
+    ("Expand", {}, [np.array([[1], [2]]), np.array([1, 3])]),
+    ("Tile", {}, [np.array([[1, 2]]), np.array([2, 2])]),
+    ("DequantizeLinear", {}, [np.array([0, 255, 7], np.uint8), np.array(0.5, np.float32), np.array(3, np.uint8)]),
+    ("DequantizeLinear", {"axis": 0}, [np.array([[-128, 5], [127, 0]], np.int8),
+                                       np.array([0.1, 2.0], np.float32), np.array([1, -1], np.int8)]),
+    ("DequantizeLinear", {}, [np.array([-7, 100], np.int8), np.array(0.0123, np.float16)]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("op,attrs,ins", FOLD_CASES)
+def test_numpy_fold_matches_the_reference(
+    op: str, attrs: dict[str, Any], ins: list[np.ndarray | None]
+) -> None:
+    from onnx.reference import ReferenceEvaluator
+
+    from idlgen.runtime.onnx_fold import fold_node
+
+    names = [f"i{k}" if v is not None else "" for k, v in enumerate(ins)]
+    node = helper.make_node(op, names, ["y"], **attrs)
+    got = fold_node(op, attrs, ins, 17)
+    assert got is not None
+    feeds = {n: v for n, v in zip(names, ins) if v is not None}
+    g = helper.make_graph([node], "f", [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+                                        for n, v in feeds.items()], [helper.make_empty_tensor_value_info("y")])  # fmt: skip
+    (want,) = ReferenceEvaluator(
+        helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
+    ).run(None, feeds)
+    assert got[0].dtype == want.dtype and got[0].shape == want.shape
+    np.testing.assert_array_equal(got[0], want)
