@@ -231,18 +231,3 @@ def test_repository_package_imports() -> None:
     assert AvgPoolFusion().global_ is False
     assert NodeType.NODE_TYPE_AVGPOOL_FUSION == 17
     assert Model().nodes == []
-
-
-def test_format_cache_gives_blacks_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Cached, parallel and plain formatting produce the same bytes."""
-    from idlgen.backend import formatting
-
-    sources = {f"m{i}.py": f"x = [ {i},\n  2 ]\ndef f( a ):\n  return a\n" * 40 for i in range(6)}
-    monkeypatch.setenv("IDLGEN_CACHE_DIR", "")
-    plain = {k: formatting.format_source(v, 100, k) for k, v in sources.items()}
-    monkeypatch.setattr(formatting, "_PARALLEL_MIN_BYTES", 0)  # force the process pool
-    assert formatting.format_many(sources, 100) == plain
-    monkeypatch.setenv("IDLGEN_CACHE_DIR", str(tmp_path / "cache"))
-    assert formatting.format_many(sources, 100) == plain  # fills the cache
-    assert len(list((tmp_path / "cache").rglob("*.py"))) == len(sources)
-    assert formatting.format_many(sources, 100) == plain  # served from it

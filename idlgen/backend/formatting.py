@@ -1,34 +1,21 @@
-"""Making generated source black-clean: cheaply by default, or by running black on whole files.
+"""Making generated source black-clean without running black over whole modules.
 
 The templates emit text that is already black's output for everything but a few kinds of
 line (``stabilize_many``): lines longer than the limit, lines with a single-quoted string and
-lines with a magic trailing comma. Only those lines go through black, each as a statement of
-its own (dedented, with the line length reduced by the indent it had: black's choices depend
-on the full width only), batched per file and depth so black runs a handful of times per
-file on a fraction of its text. A line black cannot take alone (part of a bracketed
-construct spanning lines) sends its whole file through black. Tests hold the result equal
-to black's on ``generated/`` and the HDI corpus.
-
-Whole-file black (``format_many``) stays for ``GenerateOptions(black=True)``. It costs ~0.5 s
-per thousand lines, so it runs on every core behind a content-addressed cache. Each unformatted source is keyed by its SHA-256 plus
-black's version and mode; the formatted text is stored under the user cache directory
-(``IDLGEN_CACHE_DIR`` overrides it; ``IDLGEN_CACHE_DIR=""`` disables the cache). Output is
-exactly black's output either way.
+lines with a magic trailing comma. Those lines are laid out by the model of black's line
+splitting (``blackstyle``); what the model declines goes through black, each line as a
+statement of its own (dedented, with the line length reduced by the indent it had: black's
+choices depend on the full width only), batched per file and depth so black runs a handful of
+times per file on a fraction of its text. A line black cannot take alone (part of a bracketed
+construct spanning lines) sends its whole file through black. Tests hold the result equal to
+black's on ``generated/`` and the HDI corpus (``tests/test_black_stable.py``).
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
-import multiprocessing as mp
-import os
 import re
-import tempfile
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ProcessPoolExecutor
-from importlib.metadata import version
-from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from .blackstyle import Brackets, lay_out, layout
@@ -36,10 +23,7 @@ from .blackstyle import Brackets, lay_out, layout
 if TYPE_CHECKING:
     import black
 
-__all__ = ["format_source", "format_many", "stabilize", "stabilize_many", "docstring_at"]
-
-# Below this much unformatted source, worker processes cost more than they save.
-_PARALLEL_MIN_BYTES = 200_000
+__all__ = ["format_source", "stabilize", "stabilize_many", "docstring_at"]
 
 
 @functools.cache
@@ -63,82 +47,6 @@ def format_source(src: str, line_length: int, what: str) -> str:
         return _format_str(src, line_length)
     except InvalidInput as e:  # a template bug: show where
         raise RuntimeError(f"generated code for {what} is not valid Python: {e}\n{src}") from e
-
-
-def _cache_dir() -> Path | None:
-    configured = os.environ.get("IDLGEN_CACHE_DIR")
-    if configured == "":
-        return None
-    if configured:
-        return Path(configured)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "idlgen" / "black"
-
-
-def _key(src: str, line_length: int) -> str:
-    h = hashlib.sha256(f"black {version('black')} py311 {line_length}\n".encode())
-    h.update(src.encode())
-    return h.hexdigest()
-
-
-def _load(d: Path | None, key: str) -> str | None:
-    if d is None:
-        return None
-    try:
-        return (d / key[:2] / f"{key}.py").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def _store(d: Path | None, key: str, text: str) -> None:
-    if d is None:
-        return
-    try:
-        sub = d / key[:2]
-        sub.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=sub, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, sub / f"{key}.py")
-    except OSError:
-        pass  # a read-only or full cache only costs time
-
-
-def _format_job(job: tuple[str, str, int]) -> str:
-    rel, src, line_length = job
-    return format_source(src, line_length, rel)
-
-
-def format_many(sources: Mapping[str, str], line_length: int) -> dict[str, str]:
-    """Format every ``{path: source}``; cached results first, the rest on every core."""
-    d = _cache_dir()
-    out: dict[str, str] = {}
-    todo: list[tuple[str, str, int]] = []
-    keys: dict[str, str] = {}
-    for rel, src in sources.items():
-        keys[rel] = _key(src, line_length)
-        hit = _load(d, keys[rel])
-        if hit is not None:
-            out[rel] = hit
-        else:
-            todo.append((rel, src, line_length))
-    workers = min(os.cpu_count() or 1, len(todo))
-    parallel = (
-        workers > 1
-        and sum(len(s) for _, s, _ in todo) >= _PARALLEL_MIN_BYTES
-        and "fork" in mp.get_all_start_methods()
-    )
-    if parallel:
-        # Largest first, so the long modules do not end up last on one worker.
-        todo.sort(key=lambda j: -len(j[1]))
-        with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
-            results = list(pool.map(_format_job, todo))
-    else:
-        results = [_format_job(j) for j in todo]
-    for (rel, _, _), text in zip(todo, results):
-        out[rel] = text
-        _store(d, keys[rel], text)
-    return {rel: out[rel] for rel in sources}
 
 
 # A comma right before a closing bracket (``[a, ]``): black explodes the brackets.

@@ -12,7 +12,7 @@ from typing import Any
 from .. import __version__, ir
 from ..diagnostics import Diagnostics
 from . import fbs_codec, hdi_codec, kernels
-from .formatting import format_many, stabilize_many
+from .formatting import stabilize_many
 from .render import env as _env
 from .naming import (
     comment_text,
@@ -49,8 +49,6 @@ class GenerateOptions:
     base_dir: Path | None = None
     # black-clean output (tests that only import the modules may skip it)
     format: bool = True
-    # run black on every whole module instead of only on the lines that need it (slow)
-    black: bool = False
     # HDI packages that get an NNRt ``kernels`` module and binding checks (see ``kernels``);
     # naming one that is not generated here is a ConfigError.
     kernels: frozenset[str] = frozenset()
@@ -153,8 +151,6 @@ def generate(
     out = dict(sorted(out.items()))
     if not options.format:
         return out
-    if options.black:
-        return format_many(out, options.line_length)
     return stabilize_many(out, options.line_length, laid)
 
 
