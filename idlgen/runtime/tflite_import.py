@@ -22,6 +22,7 @@ from .builder import ModelBuilder
 from .dtypes import from_numpy
 from .packages import tflite_package
 from .program import Program, UnsupportedModelError, target_package
+from . import host_tflite
 from .tflite_ops import unsupported_reason
 
 __all__ = ["import_tflite", "TFLITE_PACKAGE"]
@@ -39,6 +40,9 @@ class _Unsupported(Exception):
     pass
 
 
+_RESOURCE = 13  # TensorType.RESOURCE
+_MAX_NESTING = 16  # subgraphs calling subgraphs (IF / WHILE / CALL_ONCE bodies)
+
 #: Largest constant (bytes, all outputs of one operator) that folding may create.
 _FOLD_BUDGET = 16 << 20
 #: Operators never folded (none so far: every mapped operator is a pure function).
@@ -51,13 +55,28 @@ def _bad(what: str) -> DecodeError:
 
 
 class TfliteImporter:
-    def __init__(self, model: Any, package: Any, tfl: Any) -> None:
+    def __init__(
+        self,
+        model: Any,
+        package: Any,
+        tfl: Any,
+        subgraph: int = 0,
+        variables: Any = None,
+        depth: int = 0,
+    ) -> None:
         self.m = model
         self.pkg = package
         self.T = tfl
         if not model.subgraphs:
             raise UnsupportedModelError("Model", "<file>", "no subgraphs")
-        self.g = model.subgraphs[0]
+        if not 0 <= subgraph < len(model.subgraphs):
+            raise _bad(f"subgraph {subgraph}, but the model has {len(model.subgraphs)}")
+        if depth > _MAX_NESTING:
+            raise _bad(f"control flow nests subgraphs deeper than {_MAX_NESTING}")
+        self.g = model.subgraphs[subgraph]
+        self.subgraph, self.depth = subgraph, depth
+        #: Resource variables shared by every subgraph of the model (host_tflite.Variables).
+        self.vars = variables
         self.tensors = list(self.g.tensors or [])
         self.codes = list(model.operator_codes or [])
         self.b = ModelBuilder(package, name=str(self.g.name or "tflite"))
@@ -73,6 +92,8 @@ class TfliteImporter:
 
     def dtype(self, ti: int) -> np.dtype[Any]:
         t = self.t(ti)
+        if int(t.type) == _RESOURCE:  # a resource variable's handle: its id
+            return np.dtype(np.int32)
         dt = _TYPES.get(int(t.type))
         if dt is None:
             code = int(t.type)
@@ -242,7 +263,17 @@ class TfliteImporter:
                 continue
             fn = _HANDLERS.get(opname)
             if fn is None:
-                raise UnsupportedModelError(opname, node, unsupported_reason(opname))
+                ctl = _CONTROL.get(opname)
+                try:
+                    if ctl is not None:
+                        ctl(self, op, ins, outs, node)
+                    elif opname in host_tflite.KERNELS:
+                        self.on_host(opname, op, ins, outs, node, unsupported_reason(opname))
+                    else:
+                        raise UnsupportedModelError(opname, node, unsupported_reason(opname))
+                except _Unsupported as e:
+                    raise UnsupportedModelError(opname, node, str(e)) from None
+                continue
             need_in, need_out = _ARITY[opname]
             if len(ins) < need_in or len(outs) < need_out or -1 in ins[:need_in]:
                 raise _bad(
@@ -259,7 +290,9 @@ class TfliteImporter:
                 if not self.fold(fn, opname, op, ins, outs, node):
                     fn(self, op, ins, outs, node)
             except _Unsupported as e:
-                raise UnsupportedModelError(opname, node, str(e)) from None
+                if opname not in host_tflite.KERNELS:
+                    raise UnsupportedModelError(opname, node, str(e)) from None
+                self.on_host(opname, op, ins, outs, node, unsupported_reason(opname, str(e)))
         out_names = []
         for ti in self.g.outputs or []:
             ti = int(ti)
@@ -323,6 +356,59 @@ class TfliteImporter:
         for o, v in zip(outs, vals):
             self.folded[o] = np.asarray(v).astype(self.dtype(o), copy=False).reshape(self.dims(o))
         return True
+
+    def host(
+        self, opname: str, fn: Any, ins: list[int], outs: list[int], node: str, why: str
+    ) -> None:
+        """Emit a host node (see :mod:`.host`) reading ``ins`` and writing ``outs``."""
+        inputs = [self.tensor(i) if i >= 0 else -1 for i in ins]
+        specs = [(str(self.t(o).name or f"t{o}"), self.dtype(o), self.shape(o)) for o in outs]
+        idx = self.b.host(opname, fn, inputs, outputs=specs, name=node, why=why)
+        for o, i in zip(outs, idx):
+            qp = self.quant(o)
+            if qp is not None:
+                self.b.tensors[i].quantParams = [
+                    self.pkg.QuantParam(numBits=self.num_bits(o), zeroPoint=z, scale=s)
+                    for s, z in qp
+                ]
+            self.idx[o] = i
+
+    def on_host(
+        self, opname: str, op: Any, ins: list[int], outs: list[int], node: str, why: str
+    ) -> None:
+        """A builtin NNRt v2_1 cannot run: its host_tflite kernel, folded when its inputs are
+        constants, else a host node."""
+        fn = host_tflite.KERNELS[opname](op.builtin_options, [self.dtype(o) for o in outs])
+        present = [i for i in ins if i >= 0]
+        if present and all(self.data(i) is not None for i in present):
+            vals = [self.data(i) if i >= 0 else None for i in ins]
+            try:
+                res = fn(vals)  # type: ignore[arg-type]
+            except (IdlgenError, ValueError, TypeError, IndexError):
+                res = None
+            if res is not None and sum(np.asarray(r).nbytes for r in res) <= _FOLD_BUDGET:
+                for o, v in zip(outs, res):
+                    self.folded[o] = np.asarray(v).astype(self.dtype(o), copy=False)
+                return
+        self.host(opname, fn, ins, outs, node, why)
+
+    def body(self, k: int) -> host_tflite.Body:
+        """Subgraph ``k`` imported as its own program: a function from its inputs to its
+        outputs (IF branches, WHILE condition and body, CALL_ONCE initialisers)."""
+        child = TfliteImporter(self.m, self.pkg, self.T, k, self.vars, self.depth + 1)
+        child.b.nnrt_only = self.b.nnrt_only
+        prog = child.run(f"{self.b.name}:subgraph{k}")
+
+        def run(xs: list[np.ndarray]) -> list[np.ndarray]:
+            if prog._plan is None:
+                prog.recompile()
+            arrays = [
+                np.asarray(x) if dt is None else np.asarray(x, dtype=dt, order="C")
+                for x, dt in zip(xs, prog._plan.in_dtypes)
+            ]
+            return list(prog._plan(arrays))
+
+        return run
 
     def opname(self, op: Any, k: int | None = None) -> str:
         """The operator's BuiltinOperator name, after checking its opcode index."""
@@ -629,7 +715,7 @@ def import_tflite(
     tfl = tflite_package()
     model = tfl.Model.from_flatbuffer(data)
     pkg = target_package(package)
-    imp = TfliteImporter(model, pkg, tfl)
+    imp = TfliteImporter(model, pkg, tfl, variables=host_tflite.Variables())
     imp.b.nnrt_only = nnrt_only
     if input_shapes:
         _pin_inputs(imp, input_shapes)
@@ -1313,7 +1399,7 @@ def _flex_options(op: Any, node: str) -> dict[str, Any]:
     raw = bytes(op.custom_options or b"")
     if not raw:
         return {}
-    from flatbuffers import flexbuffers
+    from flatbuffers import flexbuffers  # type: ignore[import-untyped]
 
     try:
         opts = flexbuffers.Loads(raw)
@@ -1357,4 +1443,61 @@ def _detection(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], no
 
 _CUSTOM: dict[str, Callable[[TfliteImporter, Any, list[int], list[int], str], None]] = {
     "TFLite_Detection_PostProcess": _detection,
+}
+
+
+# -- control flow and resource variables: host operators --------------------------------------
+
+
+def _subgraph_index(op: Any, field: str, node: str) -> int:
+    v = getattr(op.builtin_options, field, None) if op.builtin_options is not None else None
+    if v is None:
+        raise _bad(f"{node}: no {field}")
+    return int(v)
+
+
+def _if(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    then_b = imp.body(_subgraph_index(op, "then_subgraph_index", node))
+    else_b = imp.body(_subgraph_index(op, "else_subgraph_index", node))
+    why = unsupported_reason("IF", "control flow runs on the host")
+    imp.host("IF", host_tflite.if_kernel(then_b, else_b), ins, outs, node, why)
+
+
+def _while(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    cond = imp.body(_subgraph_index(op, "cond_subgraph_index", node))
+    body = imp.body(_subgraph_index(op, "body_subgraph_index", node))
+    why = unsupported_reason("WHILE", "control flow runs on the host")
+    imp.host("WHILE", host_tflite.while_kernel(cond, body), ins, outs, node, why)
+
+
+def _call_once(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    init = imp.body(_subgraph_index(op, "init_subgraph_index", node))
+    why = unsupported_reason("CALL_ONCE", "initialises resource variables on the host")
+    imp.host("CALL_ONCE", host_tflite.call_once_kernel(init), ins, outs, node, why)
+
+
+def _variable(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    name = imp.opname(op)
+    vs = imp.vars if imp.vars is not None else host_tflite.Variables()
+    imp.vars = vs
+    why = unsupported_reason(name, "resource variables live on the host")
+    if name == "VAR_HANDLE":
+        o = op.builtin_options
+        key = f"{getattr(o, 'container', '') or ''}/{getattr(o, 'shared_name', '') or ''}"
+        if key == "/":
+            key = f"{imp.subgraph}:{node}"
+        imp.host(name, vs.handle(key), [], outs[:1], node, why)
+    elif name == "READ_VARIABLE":
+        imp.host(name, vs.read(), ins[:1], outs[:1], node, why)
+    else:
+        imp.host(name, vs.assign(), ins[:2], [], node, why)
+
+
+_CONTROL: dict[str, Callable[[TfliteImporter, Any, list[int], list[int], str], None]] = {
+    "IF": _if,
+    "WHILE": _while,
+    "CALL_ONCE": _call_once,
+    "VAR_HANDLE": _variable,
+    "READ_VARIABLE": _variable,
+    "ASSIGN_VARIABLE": _variable,
 }

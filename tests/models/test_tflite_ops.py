@@ -604,3 +604,174 @@ def test_detection_postprocess_custom_op(regular: bool) -> None:
     assert int(got["num"][0]) == n
     for k in ("boxes", "classes", "scores"):
         np.testing.assert_allclose(got[k][0, :n], want[k][0, :n], rtol=1e-5, atol=1e-5)
+
+
+# -- host operators (NNRt v2_1 has no operator for these) -------------------------------------
+
+
+def test_host_kernels_match_litert() -> None:
+    i64 = lambda *v: np.array(v, np.int32)  # noqa: E731
+    check("BROADCAST_ARGS", [In("a", i64(2, 1, 3)), In("b", i64(4, 1))], [np.int32])
+    check("ATAN2", [In("y", f32(3, 4)), In("x", f32(3, 4))], [np.float32])
+    check("MATRIX_DIAG", [In("d", f32(2, 3))], [np.float32])
+    check("MATRIX_SET_DIAG", [In("x", f32(2, 3, 4)), In("d", f32(2, 3))], [np.float32])
+    check("REVERSE_SEQUENCE", [In("x", f32(3, 5, 2)), In("n", i64(2, 5, 0))], [np.float32],
+          T.ReverseSequenceOptions(seq_dim=1, batch_dim=0))  # fmt: skip
+    check("SEGMENT_SUM", [In("x", f32(5, 3)), In("s", i64(0, 0, 1, 2, 2))], [np.float32])
+    for how in ("SUM", "PROD", "MAX", "MIN"):
+        check("UNSORTED_SEGMENT_" + how, [In("x", f32(5, 3)), In("s", i64(2, 0, 2, 1, 0)),
+                                          In("n", np.array([4], np.int32))], [np.float32])  # fmt: skip
+    check("UNIQUE", [In("x", np.array([3, 1, 3, 7, 1, 0], np.int32))], [np.int32, np.int32],
+          T.UniqueOptions(idx_out_type=T.TensorType.INT32))  # fmt: skip
+    check("DYNAMIC_UPDATE_SLICE", [In("x", f32(4, 5)), In("u", f32(2, 3)), In("s", i64(3, 1))],
+          [np.float32])  # fmt: skip
+    check("BUCKETIZE", [In("x", f32(3, 4, scale=3))], [np.int32],
+          T.BucketizeOptions(boundaries=[-1.0, 0.0, 0.5, 2.0]))  # fmt: skip
+    check("FAKE_QUANT", [In("x", f32(3, 4, scale=3))], [np.float32],
+          T.FakeQuantOptions(min=-2.0, max=3.0, num_bits=8, narrow_range=False))  # fmt: skip
+    check("CUMSUM", [In("x", R.integers(-9, 9, (3, 4)).astype(np.int32)),
+                     In("a", np.array(1, np.int32), True)], [np.int32],
+          T.CumsumOptions(exclusive=True, reverse=False))  # fmt: skip
+    check("BITWISE_XOR", [In("a", i64(5, 9, -3)), In("b", i64(3, 3, 7))], [np.int32])
+    check("RIGHT_SHIFT", [In("a", i64(5, 90, -30)), In("b", i64(1, 3, 2))], [np.int32])
+
+
+@pytest.mark.parametrize("v5", [False, True])
+def test_non_max_suppression(v5: bool) -> None:
+    rng = np.random.default_rng(3)
+    yx = rng.uniform(0, 1, (12, 2))
+    boxes = np.concatenate([yx, yx + rng.uniform(0.1, 0.4, (12, 2))], axis=1).astype(np.float32)
+    ins = [In("boxes", boxes), In("scores", rng.uniform(0, 1, 12).astype(np.float32)),
+           In("m", np.array(6, np.int32), True), In("iou", np.array(0.4, np.float32), True),
+           In("st", np.array(0.2, np.float32), True)]  # fmt: skip
+    if v5:
+        ins.append(In("sigma", np.array(0.0, np.float32), True))
+        check("NON_MAX_SUPPRESSION_V5", ins, [np.int32, np.float32, np.int32])
+    else:
+        check("NON_MAX_SUPPRESSION_V4", ins, [np.int32, np.int32])
+
+
+def test_host_nodes_are_reported_and_refused_with_nnrt_only() -> None:
+    b = TB()
+    x, y = b.input("x", [3]), b.input("y", [3])
+    z = b.tensor("z", [3])
+    b.op("ATAN2", [x, y], [z])
+    e = b.tensor("e", [3])
+    b.op("EXP", [z], [e])
+    b.outputs = [e]
+    data = b.finish()
+    p = load(data)
+    assert p.coverage() == {"nnrt_nodes": 1, "host_nodes": 1, "host_ops": {"ATAN2": 1}}
+    with pytest.raises(UnsupportedModelError, match="NNRt v2_1 has no operator for ATAN2"):
+        load(data, nnrt_only=True)
+
+
+def _counter_body(limit: int) -> tuple[TB, TB]:
+    """WHILE (i, x): cond i < limit; body (i + 1, x * 2 + 1)."""
+    cond = TB()
+    ci, cx = cond.input("i", [], np.int32), cond.input("x", [2, 3])
+    out = cond.tensor("lt", [], np.bool_)
+    cond.op("LESS", [ci, cond.const("limit", np.array(limit, np.int32))], [out])
+    cond.outputs = [out]
+    body = TB()
+    bi, bx = body.input("i", [], np.int32), body.input("x", [2, 3])
+    ni, t, nx = body.tensor("i1", [], np.int32), body.tensor("t", [2, 3]), body.tensor("x1", [2, 3])
+    body.op("ADD", [bi, body.const("one", np.array(1, np.int32))], [ni], T.AddOptions())
+    body.op("MUL", [bx, body.const("two", np.full((2, 3), 2, np.float32))], [t], T.MulOptions())
+    body.op("ADD", [t, body.const("c", np.ones((2, 3), np.float32))], [nx], T.AddOptions())
+    body.outputs = [ni, nx]
+    return cond, body
+
+
+def _litert_calls(data: bytes, feeds: list[dict[str, np.ndarray]]) -> list[dict[str, np.ndarray]]:
+    it = interp.Interpreter(
+        model_content=data,
+        num_threads=1,
+        experimental_op_resolver_type=interp.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
+    )
+    it.allocate_tensors()
+    res = []
+    for f in feeds:
+        for d in it.get_input_details():
+            it.set_tensor(d["index"], f[d["name"]])
+        it.invoke()
+        res.append(
+            {d["name"]: np.array(it.get_tensor(d["index"])) for d in it.get_output_details()}
+        )
+    return res
+
+
+def test_while_loop_runs_on_the_host() -> None:
+    b = TB()
+    i, x = b.input("i", [], np.int32), b.input("x", [2, 3])
+    cond, body = _counter_body(5)
+    ci, bi = b.subgraph(cond), b.subgraph(body)
+    oi, ox = b.tensor("oi", [], np.int32), b.tensor("ox", [2, 3])
+    b.op("WHILE", [i, x], [oi, ox], T.WhileOptions(cond_subgraph_index=ci, body_subgraph_index=bi))
+    y = b.tensor("y", [2, 3])
+    b.op("TANH", [ox], [y])
+    b.outputs = [oi, y]
+    data = b.finish()
+    feeds = {"i": np.array(1, np.int32), "x": f32(2, 3, scale=0.01)}
+    want = _litert_calls(data, [feeds])[0]
+    p = load(data)
+    got = p.run(feeds)
+    assert int(got["oi"]) == int(want["oi"]) == 5
+    np.testing.assert_allclose(got["y"], want["y"], rtol=1e-5, atol=1e-6)
+    assert p.coverage()["host_ops"] == {"WHILE": 1}
+
+
+def test_if_picks_a_branch_on_the_host() -> None:
+    def branch(code: str) -> TB:
+        t = TB()
+        a, c = t.input("a", [4]), t.input("c", [4])
+        o = t.tensor("o", [4])
+        t.op(code, [a, c], [o], T.AddOptions() if code == "ADD" else T.SubOptions())
+        t.outputs = [o]
+        return t
+
+    b = TB()
+    c, x, y = b.input("c", [], np.bool_), b.input("x", [4]), b.input("y", [4])
+    then_i, else_i = b.subgraph(branch("ADD")), b.subgraph(branch("SUB"))
+    o = b.tensor("o", [4])
+    b.op("IF", [c, x, y], [o], T.IfOptions(then_subgraph_index=then_i, else_subgraph_index=else_i))
+    b.outputs = [o]
+    data = b.finish()
+    p = load(data)
+    for cond in (True, False):
+        feeds = {"c": np.array(cond), "x": f32(4), "y": f32(4)}
+        want = _litert_calls(data, [feeds])[0]["o"]
+        np.testing.assert_allclose(p.run(feeds)["o"], want, rtol=1e-6)
+
+
+def test_call_once_and_resource_variables_keep_state_across_runs() -> None:
+    """CALL_ONCE initialises a variable to 10; every run reads it, adds x, assigns it back and
+    returns the new value (a running sum across invocations, as LiteRT keeps it)."""
+    init = TB()
+    h0 = init.tensor("h", [], np.int32)
+    init.tensors[h0].type = T.TensorType.RESOURCE
+    init.op("VAR_HANDLE", [], [h0], T.VarHandleOptions(container="", shared_name="acc"))
+    init.op("ASSIGN_VARIABLE", [h0, init.const("ten", np.full((3,), 10, np.float32))], [])
+    init.outputs = []
+    b = TB()
+    x = b.input("x", [3])
+    k = b.subgraph(init)
+    b.op("CALL_ONCE", [], [], T.CallOnceOptions(init_subgraph_index=k))
+    h = b.tensor("h", [], np.int32)
+    b.tensors[h].type = T.TensorType.RESOURCE
+    b.op("VAR_HANDLE", [], [h], T.VarHandleOptions(container="", shared_name="acc"))
+    v = b.tensor("v", [3])
+    b.op("READ_VARIABLE", [h], [v])
+    s = b.tensor("s", [3])
+    b.op("ADD", [v, x], [s], T.AddOptions())
+    b.op("ASSIGN_VARIABLE", [h, s], [])
+    b.outputs = [s]
+    data = b.finish()
+    feeds = [{"x": f32(3)} for _ in range(3)]
+    want = _litert_calls(data, feeds)
+    p = load(data)
+    for f, w in zip(feeds, want):
+        np.testing.assert_allclose(p.run(f)["s"], w["s"], rtol=1e-6)
+    assert p.coverage()["host_ops"] == {
+        "ASSIGN_VARIABLE": 1, "CALL_ONCE": 1, "READ_VARIABLE": 1, "VAR_HANDLE": 1
+    }  # fmt: skip

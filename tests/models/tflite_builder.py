@@ -29,6 +29,7 @@ class TB:
         self.ops: list[Any] = []
         self.codes: list[int] = []
         self.customs: list[str] = []
+        self.extra: list[Any] = []  # further subgraphs
         self.inputs: list[int] = []
         self.outputs: list[int] = []
         self.rng = np.random.default_rng(seed)
@@ -86,12 +87,36 @@ class TB:
         return T.OperatorCode(deprecated_builtin_code=min(c, 127), builtin_code=T.BuiltinOperator(c),
                               version=_MIN_VERSION.get(T.BuiltinOperator(c).name, 1))  # fmt: skip
 
+    def subgraph(self, child: TB) -> int:
+        """Add ``child``'s graph as a further subgraph (an IF / WHILE / CALL_ONCE body) and
+        return its index; its buffers and operator codes join this model's."""
+        off = len(self.buffers) - 1
+        self.buffers.extend(child.buffers[1:])
+        for t in child.tensors:
+            if t.buffer:
+                t.buffer += off
+        remap = {}
+        for k, c in enumerate(child.codes):
+            if c < 0:
+                key = -1 - len(self.customs)
+                self.customs.append(child.customs[-1 - c])
+            else:
+                key = c
+            if key not in self.codes:
+                self.codes.append(key)
+            remap[k] = self.codes.index(key)
+        for op in child.ops:
+            op.opcode_index = remap[op.opcode_index]
+        self.extra.append(T.SubGraph(tensors=child.tensors, inputs=child.inputs, outputs=child.outputs,
+                                     operators=child.ops, name=f"sub{len(self.extra) + 1}"))  # fmt: skip
+        return len(self.extra)
+
     def finish(self) -> bytes:
         sg = T.SubGraph(tensors=self.tensors, inputs=self.inputs, outputs=self.outputs,
                         operators=self.ops, name="main")  # fmt: skip
         m = T.Model(version=3, description="idlgen test",
                     operator_codes=[self._code(c) for c in self.codes],
-                    subgraphs=[sg], buffers=self.buffers)  # fmt: skip
+                    subgraphs=[sg, *self.extra], buffers=self.buffers)  # fmt: skip
         return m.to_flatbuffer()
 
 
