@@ -121,7 +121,7 @@ class Program:
             # silently truncate, so an array of another kind is an error (as in ``execute``)
             if isinstance(given, np.ndarray) and not np.can_cast(given.dtype, dt, "same_kind"):
                 raise ValueError(f"input {name}: expected {np.dtype(dt)}, got {given.dtype}")
-            arrays.append(np.ascontiguousarray(given, dtype=dt))
+            arrays.append(np.asarray(given, dtype=dt, order="C"))  # 0-d stays 0-d
         outs = self._plan(arrays)
         return dict(zip(self.output_names, outs))
 
