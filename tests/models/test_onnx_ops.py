@@ -405,3 +405,39 @@ def test_numpy_fold_matches_the_reference(
     ).run(None, feeds)
     assert got[0].dtype == want.dtype and got[0].shape == want.shape
     np.testing.assert_array_equal(got[0], want)
+
+
+# --- host kernels (host_onnx) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("opset,mode", [(16, "bilinear"), (16, "nearest"), (16, "bicubic"),
+                                        (20, "linear"), (20, "cubic"), (20, "nearest")])  # fmt: skip
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [0, 1])
+def test_grid_sample(opset: int, mode: str, padding: str, align: int) -> None:
+    node = helper.make_node("GridSample", ["x", "g"], ["y"], mode=mode, padding_mode=padding,
+                            align_corners=align)  # fmt: skip
+    m = _model([node], [_vi("x", [2, 3, 5, 6]), _vi("g", [2, 4, 7, 2])], [_vi("y", [2, 3, 4, 7])],
+               opset=opset)  # fmt: skip
+    g = R.uniform(-1.3, 1.3, (2, 4, 7, 2)).astype(np.float32)
+    g[0, 0, :3] = [[-1, -1], [1, 1], [0, 0]]  # corners and centre exactly
+    prog = check(m, {"x": _r(2, 3, 5, 6), "g": g}, tol=1e-5)
+    assert prog.coverage()["host_ops"] == {"GridSample": 1}
+    assert [h.fn.__module__ for h in prog.host] == ["idlgen.runtime.host_onnx"]
+
+
+@pytest.mark.parametrize("post", ["NONE", "LOGISTIC", "SOFTMAX", "SOFTMAX_ZERO"])
+@pytest.mark.parametrize("norm", ["MAX", "L1", "L2"])
+def test_linear_classifier_normalizer(post: str, norm: str) -> None:
+    ml = {"ai.onnx.ml": 1}
+    nodes = [
+        helper.make_node("LinearClassifier", ["x"], ["label", "scores"], domain="ai.onnx.ml",
+                         coefficients=_r(3 * 4).tolist(), intercepts=_r(3).tolist(),
+                         classlabels_ints=[4, 7, 9], post_transform=post),
+        helper.make_node("Normalizer", ["scores"], ["n"], domain="ai.onnx.ml", norm=norm),
+    ]  # fmt: skip
+    m = _model(nodes, [_vi("x", [5, 4])],
+               [_vi("label", [5], TensorProto.INT64), _vi("scores", [5, 3]), _vi("n", [5, 3])],
+               opset=13, domains=ml)  # fmt: skip
+    prog = check(m, {"x": _r(5, 4)})
+    assert all(h.fn.__module__ == "idlgen.runtime.host_onnx" for h in prog.host)
