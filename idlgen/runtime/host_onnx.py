@@ -172,7 +172,9 @@ def _linear_classifier(node: Any, a: dict[str, Any], ins: list[Any]) -> HostKern
     coef = np.asarray(a.get("coefficients", []), np.float32)
     inter = np.asarray(a.get("intercepts", []), np.float32)
     ints = list(a.get("classlabels_ints") or [])
-    strs = [s.decode() if isinstance(s, bytes) else str(s) for s in a.get("classlabels_strings") or []]
+    strs = [
+        s.decode() if isinstance(s, bytes) else str(s) for s in a.get("classlabels_strings") or []
+    ]
     labels: np.ndarray = np.asarray(ints, np.int64) if ints else np.asarray(strs, dtype=object)
     how = str(a.get("post_transform", "NONE"))
     k = inter.size or len(labels)

@@ -739,3 +739,41 @@ def _expand(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) ->
         _EXPAND(imp, node, a, x)
     else:
         imp.emit("BroadcastTo", {"shape": []}, [imp.tensor(x[0]), imp.tensor(sv)], node)
+
+
+# --- GatherElements as GatherNd ----------------------------------------------------------------
+
+
+@handles("GatherElements")
+def _gather_elements(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """out[..., i_axis, ...] = data[..., indices[...], ...]: GatherNd with full coordinates, the
+    other axes' coordinates constant (the position itself) and the axis' from the indices
+    (negative ones wrapped by (i + n) mod n)."""
+    dv, iv = x[0], x[1]
+    assert dv is not None and iv is not None
+    dshape, ishape = _static(dv, "GatherElements data"), _static(iv, "GatherElements indices")
+    r = len(dshape)
+    axis = _norm_axis(int(a.get("axis", 0)), r)
+    nm = _nm(node)
+    idt = iv.dtype or np.dtype(np.int64)
+    n = dshape[axis]
+    grids = list(np.meshgrid(*[np.arange(s, dtype=idt) for s in ishape], indexing="ij"))
+    col = list(ishape) + [1]
+    if iv.const is not None:
+        k = np.asarray(iv.const).astype(idt)
+        grids[axis] = np.where(k < 0, k + n, k)
+        coords = imp.b.constant(nm + ":coords", np.ascontiguousarray(np.stack(grids, -1)))
+    else:
+        nc = imp.b.constant(nm + ":n", np.array([n], idt))
+        k = _bin(imp, "AddFusion", imp.tensor(iv), nc, nm + ":i_n", idt, ishape)
+        k = _op(imp, "Mod", {}, [k, nc], nm + ":i_mod", idt, ishape)
+        k = _reshape(imp, k, col, nm + ":i_col", idt)
+        parts = []
+        for d in range(r):
+            if d == axis:
+                parts.append(k)
+            else:
+                g = np.ascontiguousarray(grids[d].reshape(col))
+                parts.append(imp.b.constant(f"{nm}:grid{d}", g))
+        coords = _op(imp, "Concat", {"axis": r}, parts, nm + ":coords", idt, list(ishape) + [r])
+    imp.emit("GatherNd", {}, [imp.tensor(dv), coords], node)

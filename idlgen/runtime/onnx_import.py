@@ -18,11 +18,11 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from idlgen.errors import ConfigError
+from idlgen.errors import ConfigError, IdlgenError
 
 from . import onnx_lowering as L
 from .builder import ModelBuilder
-from .host import host_reason
+from .host import host_reason, not_imported
 from .program import Program, UnsupportedModelError, target_package
 
 __all__ = ["import_onnx"]
@@ -305,6 +305,11 @@ class Importer:
         except _Unsupported as e:
             self._rollback(mark)
             self.on_host(node, ins, str(e))
+        except (IdlgenError, MemoryError):
+            raise
+        except Exception as e:  # noqa: BLE001 - a form the handler does not expect: not malformed
+            self._rollback(mark)
+            self.on_host(node, ins, not_imported(op, f"{type(e).__name__}: {e}"))
 
     # -- host operators -------------------------------------------------------------------------
 

@@ -441,3 +441,17 @@ def test_linear_classifier_normalizer(post: str, norm: str) -> None:
                opset=13, domains=ml)  # fmt: skip
     prog = check(m, {"x": _r(5, 4)})
     assert all(h.fn.__module__ == "idlgen.runtime.host_onnx" for h in prog.host)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("const", [False, True])
+def test_gather_elements(axis: int, const: bool) -> None:
+    ishape = [2, 3, 2]  # smaller than the data on the other axes too
+    n = [4, 5, 3][axis]
+    idx = R.integers(-n, n, ishape).astype(np.int64)
+    node = helper.make_node("GatherElements", ["x", "i"], ["y"], axis=axis)
+    inputs = [_vi("x", [4, 5, 3])] + ([] if const else [_vi("i", ishape, TensorProto.INT64)])
+    m = _model([node], inputs, [_vi("y", ishape)], {"i": idx} if const else {})
+    feeds = {"x": _r(4, 5, 3)} | ({} if const else {"i": idx})
+    prog = check(m, feeds, exact=True)
+    assert prog.coverage()["host_nodes"] == 0
