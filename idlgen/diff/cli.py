@@ -15,7 +15,7 @@ import os
 import sys
 import tarfile
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -205,6 +205,7 @@ def diff_paths(
     include_dirs: Sequence[Path] = (),
     old_include_dirs: Sequence[Path] | None = None,
     policy: str = "auto",
+    breaking: Collection[str] = ("WIRE",),
 ) -> tuple[LoadResult, LoadResult, list[Finding], Any]:
     """Load both sides and compare; returns (old, new, findings incl. policy violations, policy)."""
     lo = load_paths(
@@ -213,7 +214,7 @@ def diff_paths(
         include_dirs=include_dirs if old_include_dirs is None else old_include_dirs,
     )
     ln = load_paths(new, roots=roots, include_dirs=include_dirs)
-    findings = compare(lo.schema, ln.schema)
+    findings = compare(lo.schema, ln.schema, breaking=breaking)
     pol = hdi_version_policy(lo.schema, ln.schema, findings) if policy == "auto" else None
     if pol is not None:
         findings = findings + list(pol.findings)
@@ -295,6 +296,7 @@ def run(args: argparse.Namespace, config: Any) -> int:
             include_dirs=includes,
             old_include_dirs=old_includes,
             policy=cfg.policy,
+            breaking=cfg.breaking,
         )
         ok = _report_diags(lo, old_label) & _report_diags(ln, new_label)
         if not ok:

@@ -13,6 +13,7 @@ from typing import Any
 from ..diagnostics import Diagnostics
 from ..frontend import LoadResult
 from .cli import _display, diff_paths
+from .findings import DEFAULT_BREAKING
 from .policy import ConfigError, DiffConfig, ReportPair, apply_acceptances
 from .report import Report, render_json, render_markdown
 
@@ -50,6 +51,7 @@ def render_committed_reports(
             roots=roots,
             include_dirs=include_dirs,
             policy=config.policy if config else "auto",
+            breaking=config.breaking if config else DEFAULT_BREAKING,
         )
         if not (lo.ok and ln.ok):
             raise ValueError(f"diff report {name!r}: schema errors in {old} or {new}")

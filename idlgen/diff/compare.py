@@ -12,7 +12,7 @@ Spans are only carried along for reporting.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -20,7 +20,7 @@ from typing import Any
 from .. import ir
 from . import fbs_rules, hdi_rules
 from .decltext import decl_text, member_text, type_text
-from .findings import Finding, Severity
+from .findings import DEFAULT_BREAKING, Categories, Finding, Severity
 from .matching import Comparison, Lang, decl_kind, hdi_package_base, sign_only
 from .members import Change, MemberDiff, MemberRules, diff_members, doc_changed
 from .rules import LANG_RULES
@@ -133,6 +133,7 @@ def _enum_base(c: Comparison, o: ir.Enum, n: ir.Enum, lang: Lang) -> Iterator[Ch
             "HDI-E-06",
             f"base type changed from `{ta}` to `{tb}` ({where})",
             Severity.BREAKING if raw else Severity.WARNING,
+            ("WIRE",) if raw else (),
         )
     else:
         yield Change("FBS-E-04", f"underlying type changed from `{ta}` to `{tb}`")
@@ -182,9 +183,11 @@ def _deleted(c: Comparison, reachable: set[str], q: str) -> None:
         if used
         else "not reachable from any interface or root type"
     )
+    # Unused, only the generated class goes; a carried-over one may be there in the old version.
+    cats: Categories | None = None if used else ("SOURCE",)
     carried = hdi_rules.minor_carry_over(c, q)
     if carried:
-        sev = Severity.WARNING
+        sev, cats = Severity.WARNING, ("SOURCE",)
         how = (
             f"not declared in {carried}; a minor-version package usually carries only "
             "what changed and keeps using the older declaration, so this is breaking "
@@ -198,6 +201,7 @@ def _deleted(c: Comparison, reachable: set[str], q: str) -> None:
         old_decl=decl_text(d, lang),
         anchor=c.file_anchor(c.o.file_of[q]),
         severity=sev,
+        categories=cats,
     )
 
 
@@ -239,8 +243,13 @@ def _compare_decl(c: Comparison, do: ir.Decl, dn: ir.Decl) -> None:
         rules(c, do, dn, path)
 
 
-def compare(old: ir.Schema, new: ir.Schema) -> list[Finding]:
-    """Every change from ``old`` to ``new``, sorted most severe first (deterministic)."""
+def compare(
+    old: ir.Schema, new: ir.Schema, *, breaking: Collection[str] = DEFAULT_BREAKING
+) -> list[Finding]:
+    """Every change from ``old`` to ``new``, sorted most severe first (deterministic).
+
+    ``breaking`` names the categories whose breaks are ``breaking``; a finding that breaks only
+    other categories is a ``warning`` (``Finding.under``)."""
     c = Comparison(old, new)
     c.match()
     reachable = c.reachable_old()
@@ -252,4 +261,4 @@ def compare(old: ir.Schema, new: ir.Schema) -> list[Finding]:
         if not hdi_rules.older_minor_reached(c, do, dn):
             _compare_decl(c, do, dn)
     fbs_rules.compare_files(c)
-    return sorted(set(c.findings), key=Finding.sort_key)
+    return sorted({f.under(breaking) for f in c.findings}, key=Finding.sort_key)

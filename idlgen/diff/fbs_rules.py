@@ -14,7 +14,7 @@ from typing import Literal
 
 from .. import ir
 from .decltext import decl_text, field_text, member_text, method_text, type_text
-from .findings import Severity
+from .findings import Categories, Severity
 from .matching import Comparison, Side, attr_map, dedup_names, first_span, sign_only
 from .members import Change, MemberDiff, MemberRules, diff_members, doc_changed
 
@@ -358,11 +358,13 @@ def compare_files(c: Comparison) -> None:
     if set(roots_o) != set(roots_n):
         a = ", ".join(sorted(f.root_type for f in roots_o.values())) or "(none)"
         b = ", ".join(sorted(f.root_type for f in roots_n.values())) or "(none)"
-        sev = (
-            Severity.BREAKING
-            if roots_o and roots_n
-            else (Severity.WARNING if roots_o else Severity.INFO)
-        )
+        # Both: old buffers' root is another table. Removed: only the generated helpers go.
+        cats: Categories
+        sev, cats = Severity.INFO, ()
+        if roots_o and roots_n:
+            sev, cats = Severity.BREAKING, ("WIRE",)
+        elif roots_o:
+            sev, cats = Severity.WARNING, ("SOURCE",)
         c.emit(
             "FBS-F-01",
             "root_type",
@@ -372,6 +374,7 @@ def compare_files(c: Comparison) -> None:
             old_decl=f"root_type {a};",
             new_decl=f"root_type {b};",
             severity=sev,
+            categories=cats,
             anchor=first_span(fn),
         )
     ids_o = {f.file_identifier for f in fo if f.file_identifier}
@@ -379,7 +382,9 @@ def compare_files(c: Comparison) -> None:
     if ids_o != ids_n:
         a = ", ".join(f'"{x}"' for x in sorted(ids_o)) or "(none)"
         b = ", ".join(f'"{x}"' for x in sorted(ids_n)) or "(none)"
-        sev = Severity.WARNING if ids_o and not ids_n else Severity.BREAKING
+        removed = bool(ids_o and not ids_n)  # new readers stop checking: meaning only
+        sev = Severity.WARNING if removed else Severity.BREAKING
+        id_cats: Categories = () if removed else ("WIRE",)
         c.emit(
             "FBS-F-02",
             "file_identifier",
@@ -389,6 +394,7 @@ def compare_files(c: Comparison) -> None:
             old_decl=f"file_identifier {a};",
             new_decl=f"file_identifier {b};",
             severity=sev,
+            categories=id_cats,
             anchor=first_span(fn),
         )
     ext_o = {f.file_extension for f in fo if f.file_extension}

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from dataclasses import dataclass, field
+from collections.abc import Collection
+from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from ..ir import Span
 
-__all__ = ["Severity", "Finding"]
+__all__ = ["Severity", "Finding", "Category", "Categories", "CATEGORIES", "DEFAULT_BREAKING"]
+
+# What a change breaks: WIRE (the bytes), JSON (FlatBuffers JSON and ``to_dict`` names), SOURCE
+# (the generated Python API). ``[tool.idlgen.diff] breaking`` selects which are breaking.
+Category = Literal["WIRE", "JSON", "SOURCE"]
+Categories = tuple[Category, ...]
+CATEGORIES: Categories = ("WIRE", "JSON", "SOURCE")
+DEFAULT_BREAKING: Categories = ("WIRE",)
 
 
 class Severity(str, enum.Enum):
@@ -43,6 +52,7 @@ class Finding:
     old_decl: str = ""
     new_decl: str = ""
     anchor: Span | None = field(default=None, compare=False)
+    categories: Categories = ()  # what the change breaks, in CATEGORIES order
 
     @property
     def fingerprint(self) -> str:
@@ -53,6 +63,20 @@ class Finding:
     def location(self) -> Span | None:
         """Where to point in the new version: the entity itself, else the nearest survivor."""
         return self.new or self.anchor
+
+    def under(self, breaking: Collection[str]) -> Finding:
+        """This finding with the severity that ``breaking`` (the categories whose breaks are
+        breaking) gives it: breaking when it breaks one of them, a warning when it breaks only
+        others, else its own severity (a warning when meaning changes, info when compatible)."""
+        if any(c in breaking for c in self.categories):
+            sev = Severity.BREAKING
+        elif self.categories:
+            sev = Severity.WARNING
+        elif self.severity is Severity.BREAKING:
+            raise AssertionError(f"{self.rule}: breaking without a category")
+        else:
+            return self
+        return self if sev is self.severity else replace(self, severity=sev)
 
     def sort_key(self) -> tuple[int, str, str, str]:
         return (-self.severity.rank, self.path, self.rule, self.message)

@@ -419,6 +419,7 @@ def older_minor_reached(c: Comparison, do: ir.Decl, dn: ir.Decl) -> bool:
         old_decl=decl_text(do, lang),
         new_decl=decl_text(dn, lang),
         severity=Severity.WARNING,
+        categories=("SOURCE",),
     )
     return True
 

@@ -17,7 +17,7 @@ from typing import Literal
 
 from .. import ir
 from .decltext import decl_text
-from .findings import Finding, Severity
+from .findings import Categories, Finding, Severity
 from .members import Change, doc_changed
 from .rules import LANG_RULES, RULES
 
@@ -165,14 +165,17 @@ class Comparison:
         new_decl: Text = "",
         anchor: ir.Span | None = None,
         severity: Severity | None = None,
+        categories: Categories | None = None,
     ) -> None:
-        sev = severity or RULES[rule_id].severity
+        rule = RULES[rule_id]
+        sev = severity or rule.severity
+        cats = rule.categories if categories is None else categories
         if not isinstance(old_decl, str):
             old_decl = old_decl()
         if not isinstance(new_decl, str):
             new_decl = new_decl()
         self.findings.append(
-            Finding(rule_id, sev, path, message, old, new, old_decl, new_decl, anchor)
+            Finding(rule_id, sev, path, message, old, new, old_decl, new_decl, anchor, cats)
         )
 
     def tkey(self, t: ir.TypeRef, side: Literal["o", "n"]) -> object:
@@ -418,6 +421,7 @@ class Comparison:
                 old_decl=old_decl,
                 new_decl=new_decl,
                 severity=ch.severity,
+                categories=ch.categories,
             )
 
     @staticmethod

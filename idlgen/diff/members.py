@@ -16,7 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from .. import ir
-from .findings import Severity
+from .findings import Categories, Severity
 from .rules import LANG_RULES
 
 if TYPE_CHECKING:
@@ -47,12 +47,13 @@ Pairs = list[tuple[int, int]]
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """One event a rule reports: the rule id, the message, and a severity when the rule's
-    default does not apply."""
+    """One event a rule reports: the rule id, the message, and a severity and categories when
+    the rule's defaults do not apply."""
 
     rule: str
     message: str
     severity: Severity | None = None
+    categories: Categories | None = None
 
 
 @dataclass
@@ -154,6 +155,7 @@ def diff_members(
                 new_decl="" if b is None else partial(text, b, lang),
                 anchor=anchor,
                 severity=ch.severity,
+                categories=ch.categories,
             )
 
     for i, j in d.renamed:

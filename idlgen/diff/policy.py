@@ -17,7 +17,7 @@ from typing import Any
 from .. import ir
 from ..errors import ConfigError
 from .compare import hdi_package_base
-from .findings import Finding, Severity
+from .findings import CATEGORIES, DEFAULT_BREAKING, Categories, Finding, Severity
 from .rules import RULES
 
 __all__ = [
@@ -63,11 +63,12 @@ class DiffConfig:
     baseline: str | None = None
     policy: str = "auto"  # "auto": HDI version rules when versions are known; "none"
     reports: tuple[ReportPair, ...] = ()
+    breaking: Categories = DEFAULT_BREAKING  # the categories whose breaks are breaking
 
     @classmethod
     def from_mapping(cls, cfg: Mapping[str, Any]) -> DiffConfig:
         """Parse the ``[tool.idlgen.diff]`` table."""
-        known = {"suppress", "baseline", "policy", "reports"}
+        known = {"suppress", "baseline", "policy", "reports", "breaking"}
         unknown = sorted(set(cfg) - known)
         if unknown:
             raise ConfigError(f"[tool.idlgen.diff]: unknown key(s) {', '.join(unknown)}")
@@ -102,7 +103,23 @@ class DiffConfig:
         baseline = cfg.get("baseline")
         if baseline is not None and not isinstance(baseline, str):
             raise ConfigError("[tool.idlgen.diff] baseline: expected a file name")
-        return cls(tuple(sups), baseline, policy, tuple(pairs))
+        return cls(tuple(sups), baseline, policy, tuple(pairs), _categories(cfg))
+
+
+def _categories(cfg: Mapping[str, Any]) -> Categories:
+    """``breaking = ["WIRE", "JSON"]``: known category names, kept in CATEGORIES order."""
+    raw = cfg.get("breaking", list(DEFAULT_BREAKING))
+    if not isinstance(raw, (list, tuple)) or not all(isinstance(x, str) for x in raw):
+        raise ConfigError(
+            f"[tool.idlgen.diff] breaking: expected a list of categories ({', '.join(CATEGORIES)})"
+        )
+    unknown = sorted(set(raw) - set(CATEGORIES))
+    if unknown:
+        raise ConfigError(
+            f"[tool.idlgen.diff] breaking: unknown categor{'y' if len(unknown) == 1 else 'ies'} "
+            f"{', '.join(map(repr, unknown))} (known: {', '.join(CATEGORIES)})"
+        )
+    return tuple(c for c in CATEGORIES if c in raw)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -150,7 +167,7 @@ def hdi_version_policy(
     for base in common:
         (a, fa), (b, fb) = vo[base], vn[base]
 
-        def violation(rule_id: str, message: str) -> Finding:
+        def violation(rule_id: str, message: str, cats: Categories = ("WIRE",)) -> Finding:
             return Finding(
                 rule_id,
                 Severity.BREAKING,
@@ -160,6 +177,7 @@ def hdi_version_policy(
                 fb.span,
                 f"package {fa.namespace};",
                 f"package {fb.namespace};",
+                categories=cats,
             )
 
         if b < a:
@@ -174,6 +192,8 @@ def hdi_version_policy(
                     "HDI-PKG-01",
                     f"{len(breaking)} breaking change(s) with {bump} ({_v(a)} → {_v(b)}); "
                     "breaking changes need a new major version",
+                    # what the breaking changes break
+                    tuple(c for c in CATEGORIES if any(c in f.categories for f in breaking)),
                 )
             )
             notes.append(f"{base}: {_v(a)} → {_v(b)} has breaking changes without a major bump")

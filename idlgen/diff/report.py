@@ -133,6 +133,7 @@ def _finding_json(r: Report, f: Finding) -> dict[str, Any]:
     return {
         "rule": f.rule,
         "severity": f.severity.value,
+        "categories": list(f.categories),
         "path": f.path,
         "message": f.message,
         "old": _loc_json(r, f.old),
@@ -184,6 +185,7 @@ def sarif_dict(r: Report) -> dict[str, Any]:
         msg = f"{f.path}: {f.message}"
         if f.removed:
             msg = f"{f.path}: (removed; was at {f.old}) {f.message}"
+        msg += f.breaks_note
         results.append(
             SarifResult(
                 rule_id=f.rule,
@@ -200,7 +202,14 @@ def sarif_dict(r: Report) -> dict[str, Any]:
         )
     used = {f.rule for f in view.findings}
     rules = {rid: f"{RULES[rid].name}: {RULES[rid].why}" for rid in used if rid in RULES}
-    return sarif_log("idlgen", __version__, rules, results)
+    log = sarif_log("idlgen", __version__, rules, results)
+    # What each finding (and each rule by default) breaks, as SARIF property bags.
+    run = log["runs"][0]
+    for res, f in zip(run["results"], view.findings):
+        res["properties"] = {"categories": list(f.categories)}
+    for desc in run["tool"]["driver"]["rules"]:
+        desc["properties"] = {"categories": list(RULES[desc["id"]].categories)}
+    return log
 
 
 def render_sarif(r: Report) -> str:

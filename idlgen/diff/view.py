@@ -37,6 +37,7 @@ class FindingView:
     rule: str
     rule_name: str
     severity: str
+    categories: tuple[str, ...]
     path: str
     message: str
     old: Loc | None
@@ -49,12 +50,23 @@ class FindingView:
     removed: bool
     reason: str
 
+    @property
+    def breaks(self) -> str:
+        """``JSON, SOURCE``: what the change breaks ("" when nothing)."""
+        return ", ".join(self.categories)
+
+    @property
+    def breaks_note(self) -> str:
+        """`` [breaks JSON, SOURCE]`` after a one-line message ("" when nothing)."""
+        return f" [breaks {self.breaks}]" if self.categories else ""
+
 
 @dataclass(frozen=True, slots=True)
 class RuleView:
     id: str
     name: str
     severity: str
+    categories: tuple[str, ...]
     why: str
 
 
@@ -115,6 +127,7 @@ def build_view(
             rule=f.rule,
             rule_name=RULES[f.rule].name if f.rule in RULES else "",
             severity=f.severity.value,
+            categories=f.categories,
             path=f.path,
             message=f.message,
             old=loc(f.old),
@@ -147,7 +160,13 @@ def build_view(
         suppressed=tuple(view(f, reason) for f, reason in suppressed),
         policy=None if policy is None else PolicyView(policy.ok, policy.summary),
         rules=tuple(
-            RuleView(rid, RULES[rid].name, RULES[rid].severity.value, RULES[rid].why)
+            RuleView(
+                rid,
+                RULES[rid].name,
+                RULES[rid].severity.value,
+                RULES[rid].categories,
+                RULES[rid].why,
+            )
             for rid in used
             if rid in RULES
         ),

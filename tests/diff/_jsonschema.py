@@ -1,12 +1,13 @@
 """A validator for the subset of JSON Schema that ``report.schema.json`` uses.
 
 Supported: type (name or list), enum, required, properties, additionalProperties (bool), items,
-minimum, pattern, and local ``$ref`` (``#/...``). Anything else in the schema is an error, so
-the subset cannot silently grow past what is checked.
+uniqueItems, minimum, pattern, and local ``$ref`` (``#/...``). Anything else in the schema is an
+error, so the subset cannot silently grow past what is checked.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -22,6 +23,7 @@ _KNOWN = {
     "properties",
     "additionalProperties",
     "items",
+    "uniqueItems",
     "minimum",
     "pattern",
     "$ref",
@@ -74,6 +76,10 @@ def validate(
     if isinstance(value, list) and "items" in schema:
         for i, v in enumerate(value):
             errors += validate(v, schema["items"], root, f"{where}[{i}]")
+    if isinstance(value, list) and schema.get("uniqueItems") is True:
+        seen = [json.dumps(v, sort_keys=True) for v in value]
+        if len(set(seen)) != len(seen):
+            errors.append(f"{where}: items are not unique")
     if isinstance(value, (int, float)) and not isinstance(value, bool) and "minimum" in schema:
         if value < schema["minimum"]:
             errors.append(f"{where}: {value} < {schema['minimum']}")

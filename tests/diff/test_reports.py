@@ -161,7 +161,7 @@ def test_markdown_structure(fbs_pair: Path, capsys: pytest.CaptureFixture[str]) 
     # Breaking table with old → new locations and both declarations, before any <details>.
     first_details = md.index("<details>")
     table = md.index(
-        "| Rule | Entity | Change | Old → new location | Old declaration | New declaration |"
+        "| Rule | Breaks | Entity | Change | Old → new location | Old declaration | New declaration |"
     )
     assert table < first_details
     assert "old.fbs:" in md[table:first_details] and "new.fbs:" in md[table:first_details]

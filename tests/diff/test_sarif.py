@@ -58,6 +58,19 @@ LOCATION = {
     },
     "additionalProperties": False,
 }
+# A SARIF property bag (3.8): any keys, ``tags`` a list of unique strings. idlgen puts what a
+# finding (and a rule by default) breaks there.
+PROPERTY_BAG = {
+    "type": "object",
+    "properties": {
+        "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+        "categories": {
+            "type": "array",
+            "items": {"enum": ["WIRE", "JSON", "SOURCE"]},
+            "uniqueItems": True,
+        },
+    },
+}
 SARIF: dict[str, Any] = {
     "type": "object",
     "required": ["version", "$schema", "runs"],
@@ -88,6 +101,7 @@ SARIF: dict[str, Any] = {
                                             "properties": {
                                                 "id": {"type": "string"},
                                                 "shortDescription": TEXT,
+                                                "properties": PROPERTY_BAG,
                                             },
                                         },
                                     },
@@ -107,6 +121,7 @@ SARIF: dict[str, Any] = {
                                 "message": TEXT,
                                 "locations": {"type": "array", "items": LOCATION},
                                 "partialFingerprints": {"type": "object"},
+                                "properties": PROPERTY_BAG,
                             },
                             "additionalProperties": False,
                         },
