@@ -60,10 +60,10 @@ def _reflect(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
 
 def _cubic_coeffs(t: np.ndarray, a: float = -0.75) -> list[np.ndarray]:
     def near(s: np.ndarray) -> np.ndarray:
-        return ((a + 2) * s - (a + 3)) * s * s + 1
+        return np.asarray(((a + 2) * s - (a + 3)) * s * s + 1)
 
     def far(s: np.ndarray) -> np.ndarray:
-        return ((a * s - 5 * a) * s + 8 * a) * s - 4 * a
+        return np.asarray(((a * s - 5 * a) * s + 8 * a) * s - 4 * a)
 
     return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
@@ -98,14 +98,14 @@ def grid_sample(
             inside = (r >= 0) & (r < h) & (col >= 0) & (col < w)
             rr, cc = np.clip(r, 0, h - 1), np.clip(col, 0, w - 1)
             v = xf[batch, :, rr, cc]
-            return np.where(inside[..., None], v, 0.0)  # type: ignore[no-any-return]
+            return np.where(inside[..., None], v, 0.0)
         if padding == "border":
             r, col = np.clip(r, 0, h - 1), np.clip(col, 0, w - 1)
         else:
             col = _reflect(col.astype(np.float64), *bx).astype(np.int64)
             r = _reflect(r.astype(np.float64), *by).astype(np.int64)
             r, col = np.clip(r, 0, h - 1), np.clip(col, 0, w - 1)
-        return xf[batch, :, r, col]  # type: ignore[no-any-return]
+        return xf[batch, :, r, col]
 
     if mode == "nearest":
         out = at(fy.astype(np.int64), fx.astype(np.int64))
@@ -156,14 +156,14 @@ def _post(scores: np.ndarray, how: str) -> np.ndarray | None:
     if how == "NONE":
         return scores
     if how == "LOGISTIC":
-        return 1.0 / (1.0 + np.exp(-scores))
+        return np.asarray(1.0 / (1.0 + np.exp(-scores)))
     if how in ("SOFTMAX", "SOFTMAX_ZERO"):
         m = scores.max(axis=1, keepdims=True)
         e = np.exp(scores - m)
         if how == "SOFTMAX_ZERO":
             e = np.where(scores == 0, 0.0, e)
         s = e.sum(axis=1, keepdims=True)
-        return np.divide(e, s, out=np.zeros_like(e), where=s != 0)
+        return np.asarray(np.divide(e, s, out=np.zeros_like(e), where=s != 0))
     return None
 
 

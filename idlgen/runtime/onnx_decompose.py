@@ -760,8 +760,8 @@ def _gather_elements(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | 
     grids = list(np.meshgrid(*[np.arange(s, dtype=idt) for s in ishape], indexing="ij"))
     col = list(ishape) + [1]
     if iv.const is not None:
-        k = np.asarray(iv.const).astype(idt)
-        grids[axis] = np.where(k < 0, k + n, k)
+        ka = np.asarray(iv.const).astype(idt)
+        grids[axis] = np.where(ka < 0, ka + n, ka)
         coords = imp.b.constant(nm + ":coords", np.ascontiguousarray(np.stack(grids, -1)))
     else:
         nc = imp.b.constant(nm + ":n", np.array([n], idt))
