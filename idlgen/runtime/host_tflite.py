@@ -401,6 +401,21 @@ class Variables:
 
         return fn
 
+    def read_id(self, vid: int) -> HostKernel:
+        """Read variable ``vid`` (a TFLite variable tensor: no handle operand)."""
+
+        def fn(xs: list[np.ndarray]) -> list[np.ndarray]:
+            return [self.values[vid]]
+
+        return fn
+
+    def assign_id(self, vid: int) -> HostKernel:
+        def fn(xs: list[np.ndarray]) -> list[np.ndarray]:
+            self.values[vid] = np.array(xs[0], copy=True).reshape(self.values[vid].shape)
+            return []
+
+        return fn
+
     def assign(self) -> HostKernel:
         def fn(xs: list[np.ndarray]) -> list[np.ndarray]:
             vid = int(np.asarray(xs[0]).reshape(-1)[0])

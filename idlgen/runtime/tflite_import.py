@@ -119,8 +119,14 @@ class TfliteImporter:
         return sig if sig and len(sig) == len(dims) else dims
 
     def data(self, ti: int) -> np.ndarray | None:
+        """The tensor's constant value (None: computed at run time, or a variable tensor)."""
         if ti in self.folded:
             return self.folded[ti]
+        if bool(getattr(self.t(ti), "is_variable", False)):
+            return None
+        return self.buffer_data(ti)
+
+    def buffer_data(self, ti: int) -> np.ndarray | None:
         t = self.t(ti)
         bufs = self.m.buffers or []
         b = int(t.buffer)
@@ -171,6 +177,8 @@ class TfliteImporter:
         arr = self.data(ti)
         name = str(t.name or f"t{ti}")
         qp = self.quant(ti)
+        if bool(getattr(t, "is_variable", False)):
+            return self.read_state(ti, self.buffer_data(ti))
         if arr is not None:
             self.idx[ti] = self.b.constant(name, arr, quant=qp, num_bits=self.num_bits(ti))
             self.b.tensors[self.idx[ti]].dims = list(arr.shape)  # a scalar stays 0-d
@@ -356,6 +364,46 @@ class TfliteImporter:
         for o, v in zip(outs, vals):
             self.folded[o] = np.asarray(v).astype(self.dtype(o), copy=False).reshape(self.dims(o))
         return True
+
+    def state_key(self, ti: int) -> str:
+        return f"state:{self.subgraph}:{ti}"
+
+    def read_state(self, ti: int, init: np.ndarray | None) -> int:
+        """A TFLite variable tensor (an RNN's state): LiteRT keeps its value across runs, so
+        it is a resource variable of the host, starting from its buffer (or zeros)."""
+        dims = self.dims(ti)
+        if init is None:
+            init = np.zeros(dims, self.dtype(ti))
+        if self.b.nnrt_only:  # NNRt alone: every run starts from the initial state
+            self.idx[ti] = self.const(str(self.t(ti).name or f"t{ti}"), init, self.quant(ti))
+            return self.idx[ti]
+        if self.vars is None:
+            self.vars = host_tflite.Variables()
+        vid = self.vars.ids.setdefault(self.state_key(ti), len(self.vars.ids))
+        self.vars.values.setdefault(vid, np.array(init))
+        t = self.t(ti)
+        why = unsupported_reason("READ_VARIABLE", "a variable tensor's state lives on the host")
+        (i,) = self.b.host(
+            "READ_VARIABLE",
+            self.vars.read_id(vid),
+            [],
+            outputs=[(str(t.name or f"t{ti}"), self.dtype(ti), dims)],
+            name=f"{t.name}:read",
+            why=why,
+        )
+        self.idx[ti] = i
+        return i
+
+    def write_state(self, ti: int, value: int) -> None:
+        """After a stateful operator: its new state becomes the variable tensor's value."""
+        if not bool(getattr(self.t(ti), "is_variable", False)) or self.vars is None:
+            return
+        if self.b.nnrt_only:
+            return
+        vid = self.vars.ids[self.state_key(ti)]
+        why = unsupported_reason("ASSIGN_VARIABLE", "a variable tensor's state lives on the host")
+        self.b.host("ASSIGN_VARIABLE", self.vars.assign_id(vid), [value], outputs=[],
+                    name=f"{self.t(ti).name}:write", why=why)  # fmt: skip
 
     def host(
         self, opname: str, fn: Any, ins: list[int], outs: list[int], node: str, why: str
@@ -1501,3 +1549,95 @@ _CONTROL: dict[str, Callable[[TfliteImporter, Any, list[int], list[int], str], N
     "READ_VARIABLE": _variable,
     "ASSIGN_VARIABLE": _variable,
 }
+
+
+# -- LSTM -----------------------------------------------------------------------------------
+
+
+@_h("UNIDIRECTIONAL_SEQUENCE_LSTM")
+def _seq_lstm(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    """TFLite's sequence LSTM (gates i, f, c, o; weights [h, in] / [h, out] per gate; state
+    tensors 18, 19) onto NNRt's LSTM ([1, 4h, in] weights, gate order i, f, g, o, bias [1, 8h],
+    h0 / c0 [1, batch, out]), with an optional projection (no projection bias). Peepholes,
+    CIFG, layer normalisation and clipping have no NNRt LSTM attribute: refused. The state
+    tensors keep LiteRT's meaning: the final states are written back and the next run starts
+    from them."""
+    o = op.builtin_options
+
+    def opt(i: int) -> bool:
+        return len(ins) > i and ins[i] >= 0
+
+    if len(ins) < 20 or not all(opt(i) for i in (0, 2, 3, 4, 6, 7, 8, 18, 19)):
+        raise _bad(f"{node}: UNIDIRECTIONAL_SEQUENCE_LSTM inputs {ins}")
+    if any(opt(i) for i in (9, 10, 11)) or not opt(1):
+        raise _Unsupported("peephole or CIFG (coupled input gate) LSTM")
+    if any(opt(i) for i in range(20, 24)):
+        raise _Unsupported("layer-normalised LSTM")
+    if o is not None and (float(o.cell_clip or 0) or float(o.proj_clip or 0)):
+        raise _Unsupported("cell or projection clipping")
+    if o is not None and int(o.fused_activation_function) != 4:
+        raise _Unsupported("cell activation other than TANH")
+    ws = []
+    for i in range(1, 9):
+        w = imp.data(ins[i])
+        if w is None:
+            raise _Unsupported("weights computed at run time")
+        q = imp.quant(ins[i])
+        if q is not None and w.dtype.kind in "iu":  # dynamic-range weights: their real values
+            s = np.array([a for a, _ in q], np.float32).reshape(-1, 1)
+            z = np.array([b for _, b in q], np.float32).reshape(-1, 1)
+            w = (w.astype(np.float32) - z) * s
+        ws.append(w.astype(np.float32))
+    h, n_in = ws[0].shape
+    n_out = ws[4].shape[1]
+    biases = []
+    for i in range(12, 16):
+        bv = imp.data(ins[i]) if opt(i) else np.zeros(h, np.float32)
+        if bv is None:
+            raise _Unsupported("biases computed at run time")
+        biases.append(bv.astype(np.float32).reshape(-1))
+    proj = None
+    if opt(16):
+        pw = imp.data(ins[16])
+        if pw is None:
+            raise _Unsupported("projection computed at run time")
+        if opt(17) and np.any(imp.data(ins[17]) != 0):
+            raise _Unsupported("projection bias (NNRt's LSTM has none)")
+        proj = pw.astype(np.float32).reshape(1, n_out, h)
+    time_major = bool(o.time_major) if o is not None else False
+    x_shape = imp.shape(ins[0])
+    if len(x_shape) != 3:
+        raise _Unsupported(f"input of rank {len(x_shape)}")
+    seq, batch = (x_shape[0], x_shape[1]) if time_major else (x_shape[1], x_shape[0])
+    f32 = np.dtype(np.float32)
+    x = imp.tensor(ins[0])
+    perm = imp.const(node + ":perm", np.array([1, 0, 2], np.int32))
+    if not time_major:
+        x = imp.mid("Transpose", {}, [x, perm], f32, [seq, batch, n_in], node + ":tm")
+    w_ih = imp.const(node + ":w_ih", np.concatenate(ws[0:4]).reshape(1, 4 * h, n_in))
+    w_hh = imp.const(node + ":w_hh", np.concatenate(ws[4:8]).reshape(1, 4 * h, n_out))
+    bias = np.concatenate(biases + [np.zeros(4 * h, np.float32)]).reshape(1, 8 * h)
+    state = []
+    for i, width in ((18, n_out), (19, h)):
+        t = imp.tensor(ins[i])
+        state.append(
+            imp.mid("Reshape", {}, [t, imp.const(f"{node}:s{i}", np.array([1, batch, width], np.int32))],
+                    f32, [1, batch, width], f"{node}:state{i}")  # fmt: skip
+        )
+    inputs = [x, w_ih, w_hh, imp.const(node + ":bias", bias), state[0], state[1]]
+    if proj is not None:
+        inputs.append(imp.const(node + ":proj", proj))
+    attrs = {"bidirectional": False, "hasBias": True, "inputSize": n_in, "hiddenSize": h,
+             "numLayers": 1, "numDirections": 1, "dropout": 0.0, "zoneoutCell": 0.0,
+             "zoneoutHidden": 0.0, "projSize": n_out if proj is not None else 0}  # fmt: skip
+    rec = imp.pkg.LSTM.from_dict(attrs)
+    specs = [(node + ":y", f32, [seq, batch, n_out]), (node + ":hn", f32, [1, batch, n_out]),
+             (node + ":cn", f32, [1, batch, h])]  # fmt: skip
+    y, hn, cn = imp.b.node(rec, inputs, outputs=specs, name=node)  # type: ignore[misc]
+    if time_major:
+        imp.emit("Reshape", {}, [y, imp.const(node + ":yshape", np.array([seq, batch, n_out], np.int32))],
+                 outs, node + ":out")  # fmt: skip
+    else:
+        imp.emit("Transpose", {}, [y, perm], outs, node + ":out")
+    for i, v in ((18, hn), (19, cn)):  # the states LiteRT writes back into its variable tensors
+        imp.write_state(ins[i], v)

@@ -532,7 +532,7 @@ def test_audit_covers_every_builtin_both_ways() -> None:
 @pytest.mark.parametrize(
     "code,words",
     [("CONV_3D", "NNRt v2_1 has no operator for CONV_3D"),
-     ("UNIDIRECTIONAL_SEQUENCE_LSTM", "idlgen does not import UNIDIRECTIONAL_SEQUENCE_LSTM"),
+     ("BIDIRECTIONAL_SEQUENCE_LSTM", "idlgen does not import BIDIRECTIONAL_SEQUENCE_LSTM"),
      ("HASHTABLE_LOOKUP", "NNRt v2_1 has no operator for HASHTABLE_LOOKUP")],
 )  # fmt: skip
 def test_refusals_say_which_side_lacks_the_operator(code: str, words: str) -> None:
@@ -775,3 +775,38 @@ def test_call_once_and_resource_variables_keep_state_across_runs() -> None:
     assert p.coverage()["host_ops"] == {
         "ASSIGN_VARIABLE": 1, "CALL_ONCE": 1, "READ_VARIABLE": 1, "VAR_HANDLE": 1
     }  # fmt: skip
+
+
+@pytest.mark.parametrize("time_major", [False, True])
+@pytest.mark.parametrize("projection", [False, True])
+def test_unidirectional_sequence_lstm_keeps_its_state(time_major: bool, projection: bool) -> None:
+    """Onto NNRt's LSTM; the state tensors are LiteRT variables: a second run starts from the
+    first run's final state."""
+    seq, batch, n_in, h = 5, 2, 3, 4
+    n_out = 3 if projection else h
+    b = TB(9)
+    x = b.input("x", [seq, batch, n_in] if time_major else [batch, seq, n_in])
+    ins = [x]
+    ins += [b.const(f"wi{g}", f32(h, n_in, scale=0.5)) for g in "ifco"]
+    ins += [b.const(f"wr{g}", f32(h, n_out, scale=0.5)) for g in "ifco"]
+    ins += [-1, -1, -1]
+    ins += [b.const(f"b{g}", f32(h, scale=0.1)) for g in "ifco"]
+    ins += [b.const("proj", f32(n_out, h, scale=0.5)), -1] if projection else [-1, -1]
+    for name, width in (("out_state", n_out), ("cell_state", h)):
+        t = b.tensor(name, [batch, width])
+        b.tensors[t].is_variable = True
+        ins.append(t)
+    ins += [-1, -1, -1, -1]
+    y = b.tensor("y", [seq, batch, n_out] if time_major else [batch, seq, n_out])
+    b.op("UNIDIRECTIONAL_SEQUENCE_LSTM", ins, [y],
+         T.UnidirectionalSequenceLSTMOptions(fused_activation_function=A.TANH, time_major=time_major))  # fmt: skip
+    b.outputs = [y]
+    data = b.finish()
+    feeds = [
+        {"x": f32(*([seq, batch, n_in] if time_major else [batch, seq, n_in]))} for _ in range(2)
+    ]
+    want = _litert_calls(data, feeds)
+    p = load(data)
+    for f, w in zip(feeds, want):
+        np.testing.assert_allclose(p.run(f)["y"], w["y"], rtol=1e-4, atol=1e-5)
+    assert p.coverage()["host_ops"] == {"ASSIGN_VARIABLE": 2, "READ_VARIABLE": 2}
