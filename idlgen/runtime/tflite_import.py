@@ -1641,3 +1641,63 @@ def _seq_lstm(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], nod
         imp.emit("Transpose", {}, [y, perm], outs, node + ":out")
     for i, v in ((18, hn), (19, cn)):  # the states LiteRT writes back into its variable tensors
         imp.write_state(ins[i], v)
+
+
+# -- StableHLO element-wise operators --------------------------------------------------------
+
+_HLO_BIN = {"STABLEHLO_ADD": "AddFusion", "STABLEHLO_SUBTRACT": "SubFusion",
+            "STABLEHLO_MULTIPLY": "MulFusion", "STABLEHLO_DIVIDE": "DivFusion",
+            "STABLEHLO_MAXIMUM": "Maximum", "STABLEHLO_MINIMUM": "Minimum",
+            "STABLEHLO_POWER": "PowFusion", "STABLEHLO_REMAINDER": "Mod",
+            "STABLEHLO_AND": "LogicalAnd", "STABLEHLO_OR": "LogicalOr"}  # fmt: skip
+_HLO_UN = {"STABLEHLO_ABS": "Abs", "STABLEHLO_NEGATE": "Neg", "STABLEHLO_LOG": "Log",
+           "STABLEHLO_FLOOR": "Floor", "STABLEHLO_COSINE": "Cos", "STABLEHLO_RSQRT": "Rsqrt"}  # fmt: skip
+#: Integer semantics that differ from the NNRt operator's (truncating division, bitwise and/or).
+_HLO_FLOAT_ONLY = frozenset({"STABLEHLO_DIVIDE", "STABLEHLO_POWER", "STABLEHLO_REMAINDER"})
+
+
+@_h(*_HLO_BIN, ins=2)
+def _hlo_binary(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    name = _opname(imp, op)
+    dt = imp.dtype(ins[0])
+    if name in _HLO_FLOAT_ONLY and dt.kind != "f":
+        raise _Unsupported(f"{dt} operands (the NNRt operator's integer semantics differ)")
+    if name in ("STABLEHLO_AND", "STABLEHLO_OR") and dt != np.bool_:
+        raise _Unsupported(f"bitwise {dt} operands (NNRt's logical operators take booleans)")
+    struct = _HLO_BIN[name]
+    attrs: dict[str, Any] = {"activationType": 0} if struct.endswith("Fusion") else {}
+    if struct == "PowFusion":
+        attrs = {"scale": 1.0, "shift": 0.0}
+    imp.emit(struct, attrs, [imp.tensor(i) for i in ins[:2]], outs, node)
+
+
+@_h(*_HLO_UN, "STABLEHLO_EXPONENTIAL", "STABLEHLO_TANH", "STABLEHLO_LOGISTIC")
+def _hlo_unary(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    name = _opname(imp, op)
+    x = [imp.tensor(ins[0])]
+    if name == "STABLEHLO_EXPONENTIAL":
+        imp.emit("ExpFusion", {"base": -1.0, "scale": 1.0, "shift": 0.0}, x, outs, node)
+    elif name in ("STABLEHLO_TANH", "STABLEHLO_LOGISTIC"):
+        kind = 10 if name == "STABLEHLO_TANH" else 2
+        imp.emit("Activation", {"activationType": kind, "alpha": 0.0, "minVal": 0.0, "maxVal": 0.0,
+                                "approximate": False}, x, outs, node)  # fmt: skip
+    else:
+        imp.emit(_HLO_UN[name], {}, x, outs, node)
+
+
+@_h("STABLEHLO_SELECT", ins=3)
+def _hlo_select(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    imp.emit("Where", {}, [imp.tensor(i) for i in ins[:3]], outs, node)
+
+
+@_h("STABLEHLO_CLAMP", ins=3)
+def _hlo_clamp(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    """clamp(min, x, max) = minimum(maximum(x, min), max)."""
+    lo = imp.mid("Maximum", {}, [imp.tensor(ins[1]), imp.tensor(ins[0])], imp.float_of(outs[0]),
+                 imp.shape(outs[0]), node + ":lo")  # fmt: skip
+    imp.emit("Minimum", {}, [lo, imp.tensor(ins[2])], outs, node)
+
+
+@_h("STABLEHLO_CONVERT")
+def _hlo_convert(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    _cast(imp, op, ins, outs, node)

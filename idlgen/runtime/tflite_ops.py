@@ -67,7 +67,7 @@ TFLITE_TO_NNRT: dict[str, str] = {
     "UNSORTED_SEGMENT_MIN": _NONE, "SIGN": "Activation", "BITCAST": _NONE, "BITWISE_XOR": _NONE,
     "RIGHT_SHIFT": _NONE, "STABLEHLO_LOGISTIC": "Activation", "STABLEHLO_ADD": "AddFusion",
     "STABLEHLO_DIVIDE": "DivFusion", "STABLEHLO_MULTIPLY": "MulFusion",
-    "STABLEHLO_MAXIMUM": "Maximum", "STABLEHLO_RESHAPE": "Reshape", "STABLEHLO_CLAMP": "Clip",
+    "STABLEHLO_MAXIMUM": "Maximum", "STABLEHLO_RESHAPE": "Reshape", "STABLEHLO_CLAMP": "Maximum+Minimum",
     "STABLEHLO_CONCATENATE": "Concat", "STABLEHLO_BROADCAST_IN_DIM": "Reshape+BroadcastTo",
     "STABLEHLO_CONVOLUTION": "Conv2DFusion", "STABLEHLO_SLICE": "StridedSlice",
     "STABLEHLO_CUSTOM_CALL": _NONE, "STABLEHLO_REDUCE": "ReduceFusion", "STABLEHLO_ABS": "Abs",
@@ -105,23 +105,53 @@ def unsupported_reason(op: str, detail: str = "") -> str:
     return f"idlgen does not import {op} onto NNRt yet (NNRt v2_1 {nn}{more})"
 
 
-def audit(imported: set[str] | None = None) -> list[tuple[str, str, str]]:
+def audit(
+    imported: set[str] | None = None, host: set[str] | None = None
+) -> list[tuple[str, str, str]]:
     """One row per TFLite builtin: (builtin, NNRt v2_1 operator(s) or "", status), status one of
-    ``imported``, ``not imported yet``, ``no NNRt operator``."""
-    if imported is None:
-        from .tflite_import import _HANDLERS
+    ``imported`` (onto NNRt operators), ``host`` (NNRt v2_1 has no operator; a host kernel runs
+    it), ``not imported yet`` (NNRt has one, idlgen does not map it), ``no NNRt operator``."""
+    if imported is None or host is None:
+        from .host_tflite import KERNELS
+        from .tflite_import import _CONTROL, _HANDLERS
 
-        imported = set(_HANDLERS)
+        imported = set(_HANDLERS) if imported is None else imported
+        host = set(KERNELS) | set(_CONTROL) if host is None else host
     rows = []
     for op, nn in TFLITE_TO_NNRT.items():
         if op in imported:
             status = "imported"
+        elif op in host:
+            status = "host" if not nn else "host (not imported onto NNRt yet)"
         elif nn:
             status = "not imported yet"
         else:
             status = "no NNRt operator"
         rows.append((op, nn, status))
+    for code, nn in CUSTOM_TO_NNRT.items():
+        rows.append((f"CUSTOM {code}", nn, "imported"))
     return rows
+
+
+def markdown(all_structs: list[str] | None = None) -> str:
+    """The audit as markdown: every builtin with its NNRt v2_1 counterpart and status, then the
+    NNRt v2_1 operators no TFLite builtin maps onto."""
+    if all_structs is None:
+        from .bindings import BINDINGS
+
+        all_structs = sorted(BINDINGS)
+    rows = audit()
+    lines = ["| TFLite builtin | NNRt v2_1 | status |", "|---|---|---|"]
+    lines += [f"| {op} | {nn or '-'} | {status} |" for op, nn, status in rows]
+    counts: dict[str, int] = {}
+    for _, _, status in rows:
+        counts[status] = counts.get(status, 0) + 1
+    lines += ["", ", ".join(f"{n} {s}" for s, n in sorted(counts.items())), ""]
+    unused = nnrt_unused(all_structs)
+    lines.append(
+        f"NNRt v2_1 operators no TFLite builtin maps onto ({len(unused)}): " + ", ".join(unused)
+    )
+    return "\n".join(lines) + "\n"
 
 
 def nnrt_unused(all_structs: list[str]) -> list[str]:
@@ -130,3 +160,7 @@ def nnrt_unused(all_structs: list[str]) -> list[str]:
     for nn in list(TFLITE_TO_NNRT.values()) + list(CUSTOM_TO_NNRT.values()):
         used.update(p for p in nn.split("+") if p)
     return sorted(s for s in all_structs if s not in used)
+
+
+if __name__ == "__main__":  # python -m idlgen.runtime.tflite_ops
+    print(markdown(), end="")

@@ -810,3 +810,52 @@ def test_unidirectional_sequence_lstm_keeps_its_state(time_major: bool, projecti
     for f, w in zip(feeds, want):
         np.testing.assert_allclose(p.run(f)["y"], w["y"], rtol=1e-4, atol=1e-5)
     assert p.coverage()["host_ops"] == {"ASSIGN_VARIABLE": 2, "READ_VARIABLE": 2}
+
+
+@pytest.mark.parametrize("code", ["STABLEHLO_ADD", "STABLEHLO_MULTIPLY", "STABLEHLO_MAXIMUM",
+                                  "STABLEHLO_MINIMUM"])  # fmt: skip
+def test_stablehlo_binary_against_litert(code: str) -> None:
+    check(code, [In("x", f32(2, 3)), In("y", f32(2, 3))], [np.float32])
+
+
+@pytest.mark.parametrize(
+    "code,ref",
+    [("STABLEHLO_SUBTRACT", lambda a, b, c: a - b), ("STABLEHLO_DIVIDE", lambda a, b, c: a / b),
+     ("STABLEHLO_REMAINDER", lambda a, b, c: np.fmod(a, b)), ("STABLEHLO_POWER", lambda a, b, c: a**b),
+     ("STABLEHLO_ABS", lambda a, b, c: np.abs(a)), ("STABLEHLO_NEGATE", lambda a, b, c: -a),
+     ("STABLEHLO_EXPONENTIAL", lambda a, b, c: np.exp(a)), ("STABLEHLO_LOG", lambda a, b, c: np.log(a)),
+     ("STABLEHLO_FLOOR", lambda a, b, c: np.floor(a)), ("STABLEHLO_COSINE", lambda a, b, c: np.cos(a)),
+     ("STABLEHLO_RSQRT", lambda a, b, c: 1 / np.sqrt(a)), ("STABLEHLO_TANH", lambda a, b, c: np.tanh(a)),
+     ("STABLEHLO_LOGISTIC", lambda a, b, c: 1 / (1 + np.exp(-a))),
+     ("STABLEHLO_CLAMP", lambda a, b, c: np.minimum(np.maximum(b, a), c)),
+     ("STABLEHLO_SELECT", lambda a, b, c: np.where(a > 1, b, c))],
+)  # fmt: skip
+def test_stablehlo_elementwise_against_numpy(code: str, ref: Any) -> None:
+    """LiteRT has no kernel for these: NumPy states StableHLO's element-wise semantics."""
+    arity = {"STABLEHLO_CLAMP": 3, "STABLEHLO_SELECT": 3}.get(code, 1 if code in (
+        "STABLEHLO_ABS", "STABLEHLO_NEGATE", "STABLEHLO_EXPONENTIAL", "STABLEHLO_LOG",
+        "STABLEHLO_FLOOR", "STABLEHLO_COSINE", "STABLEHLO_RSQRT", "STABLEHLO_TANH",
+        "STABLEHLO_LOGISTIC") else 2)  # fmt: skip
+    vals = [np.abs(f32(2, 5)) + 0.5 for _ in range(3)]
+    b = TB()
+    names = ["a", "b", "c"][:arity]
+    xs = [b.input(n, [2, 5], np.bool_ if code == "STABLEHLO_SELECT" and n == "a" else np.float32)
+          for n in names]  # fmt: skip
+    y = b.tensor("y", [2, 5])
+    b.op(code, xs, [y])
+    b.outputs = [y]
+    feeds = dict(zip(names, vals))
+    if code == "STABLEHLO_SELECT":
+        feeds["a"] = vals[0] > 1
+    want = ref(vals[0], vals[1], vals[2]).astype(np.float32)
+    np.testing.assert_allclose(load(b.finish()).run(feeds)["y"], want, rtol=2e-6, atol=1e-6)
+
+
+def test_audit_markdown_lists_both_directions() -> None:
+    from idlgen.runtime.tflite_ops import markdown
+
+    text = markdown()
+    assert "| STRIDED_SLICE | StridedSlice | imported |" in text
+    assert "| WHILE | - | host |" in text
+    assert "| CONV_3D | - | no NNRt operator |" in text
+    assert "NNRt v2_1 operators no TFLite builtin maps onto" in text
