@@ -1577,6 +1577,8 @@ def _seq_lstm(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], nod
         raise _Unsupported("cell or projection clipping")
     if o is not None and int(o.fused_activation_function) != 4:
         raise _Unsupported("cell activation other than TANH")
+    if _hybrid_lstm(imp, op, ins, outs, node):
+        return
     ws = []
     for i in range(1, 9):
         w = imp.data(ins[i])
@@ -1701,3 +1703,110 @@ def _hlo_clamp(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], no
 @_h("STABLEHLO_CONVERT")
 def _hlo_convert(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
     _cast(imp, op, ins, outs, node)
+
+
+#: Longest sequence a hybrid LSTM is unrolled over (each step is ~50-90 NNRt nodes).
+_MAX_UNROLL = 512
+
+
+def _hybrid_matvec(
+    imp: TfliteImporter, x: int, rows: int, ws: list[np.ndarray], qs: list[Any], asym: bool,
+    name: str,
+) -> int:  # fmt: skip
+    """sum_k x[r, k] * W[n, k] as LiteRT's hybrid kernels compute it, for the gate weights
+    ``ws`` (int8, stacked along n) with their own scales: [rows, N] float32, no bias."""
+    f32, f64 = np.dtype(np.float32), np.dtype(np.float64)
+    k = ws[0].shape[1]
+    n = sum(w.shape[0] for w in ws)
+    q, sf = _dynamic_quant(imp, x, [rows, k], asym, name + ":dq")
+    to64 = imp.const(name + ":to64", np.array([from_numpy(f64)], np.int32))
+    q64 = imp.mid("Cast", {}, [q, to64], f64, [rows, k], name + ":q64")
+    w64 = np.concatenate([_weights64(w, qq, 0) for w, qq in zip(ws, qs)])
+    acc = imp.mid("FullConnection", {"hasBias": False, "useAxis": False, "axis": 0, "activationType": 0},
+                  [q64, imp.const(name + ":w64", w64)], f64, [rows, n], name + ":acc64")  # fmt: skip
+    to32 = imp.const(name + ":to32", np.array([from_numpy(f32)], np.int32))
+    acc32 = imp.mid("Cast", {}, [acc, to32], f32, [rows, n], name + ":acc")
+    scales = np.concatenate([np.repeat(np.float32(qq[0][0]), w.shape[0]) for w, qq in zip(ws, qs)])
+    s = imp.mid("MulFusion", {"activationType": 0}, [sf, imp.const(name + ":ws", scales)], f32,
+                [rows, n], name + ":s")  # fmt: skip
+    return imp.mid("MulFusion", {"activationType": 0}, [acc32, s], f32, [rows, n], name + ":g")
+
+
+def _hybrid_lstm(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> bool:
+    """A dynamic-range LSTM (int8 gate weights, float activations) unrolled over time as
+    LiteRT's hybrid kernel computes it: every step quantises x_t and h_{t-1} per batch row,
+    takes the integer products, and the gates start from the bias: (b + x part) + h part.
+    False when the LSTM is not hybrid (or has a projection, or an open sequence length)."""
+    x_shape = imp.shape(ins[0])
+    wts = [imp.data(ins[i]) for i in range(1, 9)]
+    qs = [imp.quant(ins[i]) for i in range(1, 9)]
+    if imp.dtype(ins[0]).kind != "f" or any(w is None or w.dtype != np.int8 for w in wts):
+        return False
+    if any(q is None or len(q) != 1 for q in qs) or (len(ins) > 16 and ins[16] >= 0):
+        return False
+    o = op.builtin_options
+    time_major = bool(o.time_major) if o is not None else False
+    if len(x_shape) != 3 or min(x_shape) < 0:
+        return False
+    seq, batch = (x_shape[0], x_shape[1]) if time_major else (x_shape[1], x_shape[0])
+    if seq > _MAX_UNROLL:
+        return False
+    asym = bool(getattr(o, "asymmetric_quantize_inputs", False)) if o is not None else False
+    f32 = np.dtype(np.float32)
+    ws = [w for w in wts if w is not None]
+    qq = [q for q in qs if q is not None]
+    h, n_in = ws[0].shape
+    n_out = ws[4].shape[1]
+    bias = np.concatenate([
+        (b.astype(np.float32).reshape(-1) if (b := imp.data(ins[i])) is not None else np.zeros(h, np.float32))
+        for i in range(12, 16)
+    ])  # fmt: skip
+    bias_t = imp.const(node + ":bias", bias)
+    x = imp.tensor(ins[0])
+    perm = imp.const(node + ":perm", np.array([1, 0, 2], np.int32))
+    if not time_major:
+        x = imp.mid("Transpose", {}, [x, perm], f32, [seq, batch, n_in], node + ":tm")
+    steps = imp.b.node(imp.pkg.Unstack.from_dict({"axis": 0}), [x],
+                       outputs=[(f"{node}:x{t}", f32, [batch, n_in]) for t in range(seq)],
+                       name=node + ":steps")  # fmt: skip
+    xs = [int(steps)] if isinstance(steps, int) else [int(v) for v in steps]
+    shape_h = imp.const(node + ":hshape", np.array([batch, n_out], np.int32))
+    shape_c = imp.const(node + ":cshape", np.array([batch, h], np.int32))
+    hprev = imp.mid(
+        "Reshape", {}, [imp.tensor(ins[18]), shape_h], f32, [batch, n_out], node + ":h0"
+    )
+    cprev = imp.mid("Reshape", {}, [imp.tensor(ins[19]), shape_c], f32, [batch, h], node + ":c0")
+    act = {"alpha": 0.0, "minVal": 0.0, "maxVal": 0.0, "approximate": False}
+    add = {"activationType": 0}
+    ys = []
+    for t, xt in enumerate(xs):
+        nm = f"{node}:t{t}"
+        gx = _hybrid_matvec(imp, xt, batch, ws[0:4], qq[0:4], asym, nm + ":x")
+        gh = _hybrid_matvec(imp, hprev, batch, ws[4:8], qq[4:8], asym, nm + ":h")
+        g = imp.mid("AddFusion", add, [bias_t, gx], f32, [batch, 4 * h], nm + ":gb")
+        g = imp.mid("AddFusion", add, [g, gh], f32, [batch, 4 * h], nm + ":g")
+        parts = imp.b.node(imp.pkg.Split.from_dict({"outputNum": 4, "sizeSplits": [h] * 4, "axis": 1}),
+                           [g], outputs=[(f"{nm}:{k}", f32, [batch, h]) for k in "ifco"],
+                           name=nm + ":split")  # fmt: skip
+        gi, gf, gc, go = (int(v) for v in parts)  # type: ignore[union-attr]
+        i_ = imp.mid("Activation", {"activationType": 2, **act}, [gi], f32, [batch, h], nm + ":i")
+        f_ = imp.mid("Activation", {"activationType": 2, **act}, [gf], f32, [batch, h], nm + ":f")
+        c_ = imp.mid("Activation", {"activationType": 10, **act}, [gc], f32, [batch, h], nm + ":cc")
+        o_ = imp.mid("Activation", {"activationType": 2, **act}, [go], f32, [batch, h], nm + ":o")
+        fc = imp.mid("MulFusion", add, [f_, cprev], f32, [batch, h], nm + ":fc")
+        ic = imp.mid("MulFusion", add, [i_, c_], f32, [batch, h], nm + ":ic")
+        cprev = imp.mid("AddFusion", add, [fc, ic], f32, [batch, h], nm + ":c")
+        tc = imp.mid(
+            "Activation", {"activationType": 10, **act}, [cprev], f32, [batch, h], nm + ":tc"
+        )
+        hprev = imp.mid("MulFusion", add, [o_, tc], f32, [batch, n_out], nm + ":h")
+        ys.append(hprev)
+    y = imp.mid("Stack", {"axis": 0}, ys, f32, [seq, batch, n_out], node + ":y")
+    if time_major:
+        imp.emit("Reshape", {}, [y, imp.const(node + ":yshape", np.array([seq, batch, n_out], np.int32))],
+                 outs, node + ":out")  # fmt: skip
+    else:
+        imp.emit("Transpose", {}, [y, perm], outs, node + ":out")
+    imp.write_state(ins[18], hprev)
+    imp.write_state(ins[19], cprev)
+    return True
