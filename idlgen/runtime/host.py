@@ -104,7 +104,10 @@ ONNX_WITHOUT_NNRT = frozenset(
 
 
 def host_reason(op: str) -> str:
-    """Why an ONNX operator without an importer handler runs on the host."""
-    if "." in op or op in ONNX_WITHOUT_NNRT:
+    """Why an ONNX operator without an importer handler runs on the host (the op audit's
+    status, :mod:`.onnx_ops`: "no operator" only when NNRt v2_1 cannot express it)."""
+    from .onnx_ops import nnrt_has_no_operator
+
+    if nnrt_has_no_operator(op):
         return no_nnrt_operator(op)
     return not_imported(op)

@@ -277,7 +277,7 @@ class Importer:
         if id(node) in self.absorbed:
             return
         if node.domain not in ("", "ai.onnx"):
-            self.on_host(node, [], f"custom domain {node.domain!r}")
+            self.on_host(node, [], host_reason(f"{node.domain}.{op}"))
             return
         ins: list[Val | None] = []
         for n in node.input:

@@ -455,3 +455,43 @@ def test_gather_elements(axis: int, const: bool) -> None:
     feeds = {"x": _r(4, 5, 3)} | ({} if const else {"i": idx})
     prog = check(m, feeds, exact=True)
     assert prog.coverage()["host_nodes"] == 0
+
+
+# --- the op audit and the importer's messages --------------------------------------------
+
+
+def test_op_audit_table_is_shipped_and_consistent() -> None:
+    from pathlib import Path
+
+    from idlgen.runtime import host
+    from idlgen.runtime import onnx_ops as T
+    from idlgen.tools import op_audit
+
+    assert op_audit.problems() == []
+    shipped = Path(__file__).resolve().parents[2] / "idlgen" / "runtime" / "ops_audit.md"
+    assert (
+        shipped.read_text() == op_audit.audit()
+    ), "run: python -m idlgen.tools.op_audit > idlgen/runtime/ops_audit.md"
+    assert len(op_audit.nnrt_operators()) == 96
+    for op in op_audit.onnx_operators():  # the host's reasons are the audit's
+        no_op = host.host_reason(op).startswith("NNRt v2_1 has no operator for")
+        assert no_op == (T.status(op) in (T.HOST, T.NO_NNRT)), op
+
+
+@pytest.mark.parametrize(
+    "op,domain,inputs,attrs,says",
+    [("NonZero", "", 1, {}, "NNRt v2_1 has no operator for NonZero"),
+     ("CumSum", "", 2, {}, "NNRt v2_1 has no operator for CumSum"),
+     ("Shrink", "", 1, {}, "idlgen does not import Shrink onto NNRt yet"),
+     ("Scaler", "ai.onnx.ml", 1, {"scale": [2.0]}, "idlgen does not import ai.onnx.ml.Scaler onto NNRt yet")],
+)  # fmt: skip
+def test_refusals_say_whether_nnrt_has_the_operator(op: str, domain: str, inputs: int,
+                                                    attrs: dict[str, Any], says: str) -> None:  # fmt: skip
+    from idlgen.runtime.program import UnsupportedModelError
+
+    ins = ["x", "ax"][:inputs]
+    node = helper.make_node(op, ins, ["y"], domain=domain, **attrs)
+    m = _model([node], [_vi("x", [3])], [_vi("y", None)], {"ax": np.array(0, np.int64)} if inputs > 1 else {},
+               domains={"ai.onnx.ml": 3} if domain else None)  # type: ignore[arg-type]  # fmt: skip
+    with pytest.raises(UnsupportedModelError, match=says):
+        load(m.SerializeToString(), nnrt_only=True)

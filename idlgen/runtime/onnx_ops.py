@@ -1,0 +1,280 @@
+"""What becomes of each ONNX operator on NNRt v2_1: the data behind the op audit
+(``python -m idlgen.tools.op_audit``, shipped as ``idlgen/runtime/ops_audit.md``) and behind the
+importer's messages ("NNRt v2_1 has no operator for X" only when that is so).
+
+Statuses:
+
+- ``mapped``: one NNRt operator (plus layout moves: Transpose/Reshape);
+- ``decomposed``: an exact composition of NNRt operators;
+- ``folded``: evaluated at load time (its inputs are constants once input dims are pinned); it
+  never becomes an NNRt node;
+- ``host``: NNRt v2_1 has no operator for it; a hand-written host kernel (``host_onnx``, or the
+  control-flow kernels) runs it;
+- ``no NNRt operator``: NNRt v2_1 has no operator or composition for it (data-dependent output
+  shapes, strings, sequences, randomness, ...); the ONNX reference implementation runs it on the
+  host;
+- ``not imported yet``: NNRt v2_1 has the operators to express it; idlgen does not lower it yet
+  (it runs on the host meanwhile).
+
+``ONNX[op] = (status, how)``; ``how`` names the NNRt structs or says why not.
+"""
+
+from __future__ import annotations
+
+__all__ = ["DECOMPOSED", "FOLDED", "HOST", "MAPPED", "NOT_YET", "NO_NNRT", "ONNX", "status",
+           "nnrt_has_no_operator"]  # fmt: skip
+
+MAPPED = "mapped"
+DECOMPOSED = "decomposed"
+FOLDED = "folded"
+HOST = "host"
+NO_NNRT = "no NNRt operator"
+NOT_YET = "not imported yet"
+
+_ACT = "Activation"
+
+ONNX: dict[str, tuple[str, str]] = {
+    # --- mapped onto one NNRt operator ---------------------------------------------------------
+    "Abs": (MAPPED, "Abs"),
+    "Add": (MAPPED, "AddFusion (MatMulFusion bias when it follows one)"),
+    "And": (MAPPED, "LogicalAnd"),
+    "ArgMax": (MAPPED, "ArgMaxFusion (select_last_index=0)"),
+    "AveragePool": (MAPPED, "AvgPoolFusion (+PadFusion for count_include_pad); 1-D as 2-D"),
+    "BatchNormalization": (MAPPED, "FusedBatchNorm, or folded into the Conv before it"),
+    "Cast": (MAPPED, "Cast"),
+    "Ceil": (MAPPED, "Ceil"),
+    "Clip": (MAPPED, "Clip (RELU6 fused into the producer)"),
+    "Concat": (MAPPED, "Concat"),
+    "ConstantOfShape": (MAPPED, "ConstantOfShape (folded when its shape is constant)"),
+    "Conv": (MAPPED, "Conv2DFusion; 1-D as 2-D with height 1"),
+    "ConvTranspose": (MAPPED, "Conv2dTransposeFusion; 1-D as 2-D"),
+    "Cos": (MAPPED, "Cos"),
+    "DepthToSpace": (MAPPED, "DepthToSpace"),
+    "DequantizeLinear": (MAPPED, "QuantDTypeCastV2 (folded for constant weights)"),
+    "Div": (MAPPED, "DivFusion"),
+    "Dropout": (MAPPED, "Activation LINEAR (inference: identity)"),
+    "Elu": (MAPPED, "Activation ELU"),
+    "Equal": (MAPPED, "Equal"),
+    "Erf": (MAPPED, "Erf"),
+    "Exp": (MAPPED, "ExpFusion"),
+    "Expand": (MAPPED, "BroadcastTo"),
+    "Flatten": (MAPPED, "Flatten"),
+    "Floor": (MAPPED, "Floor"),
+    "Gather": (MAPPED, "Gather (+Squeeze for a scalar index)"),
+    "Gelu": (MAPPED, "Activation GELU"),
+    "Gemm": (MAPPED, "MatMulFusion (alpha/beta folded into constant B/C)"),
+    "GlobalAveragePool": (MAPPED, "AvgPoolFusion global"),
+    "GlobalMaxPool": (MAPPED, "MaxPoolFusion global"),
+    "Greater": (MAPPED, "Greater"),
+    "GreaterOrEqual": (MAPPED, "GreaterEqual"),
+    "HardSwish": (MAPPED, "Activation HSWISH"),
+    "Identity": (MAPPED, "the same tensor (Activation LINEAR where it must be a node)"),
+    "InstanceNormalization": (MAPPED, "InstanceNorm; 1-D as 2-D"),
+    "LayerNormalization": (MAPPED, "LayerNormFusion"),
+    "LeakyRelu": (MAPPED, "LeakyRelu"),
+    "Less": (MAPPED, "Less"),
+    "LessOrEqual": (MAPPED, "LessEqual"),
+    "Log": (MAPPED, "Log"),
+    "LogSoftmax": (MAPPED, "LogSoftmax"),
+    "LSTM": (MAPPED, "LSTM (gates reordered)"),
+    "MatMul": (MAPPED, "MatMulFusion"),
+    "Max": (MAPPED, "Maximum / Eltwise MAXIMUM"),
+    "MaxPool": (MAPPED, "MaxPoolFusion; 1-D as 2-D"),
+    "Min": (MAPPED, "Minimum"),
+    "Mod": (MAPPED, "Mod (fmod=1, or integers)"),
+    "Mul": (MAPPED, "MulFusion"),
+    "Neg": (MAPPED, "Neg"),
+    "Not": (MAPPED, "LogicalNot"),
+    "Or": (MAPPED, "LogicalOr"),
+    "Pad": (MAPPED, "PadFusion (constant, reflect)"),
+    "Pow": (MAPPED, "PowFusion"),
+    "PRelu": (MAPPED, "PReLUFusion"),
+    "QuantizeLinear": (MAPPED, "QuantDTypeCastV2"),
+    "Range": (MAPPED, "Range (folded when constant)"),
+    "Reciprocal": (MAPPED, "Reciprocal"),
+    "ReduceL1": (MAPPED, "ReduceFusion ASUM"),
+    "ReduceL2": (MAPPED, "ReduceFusion L2"),
+    "ReduceMax": (MAPPED, "ReduceFusion MAX"),
+    "ReduceMean": (MAPPED, "ReduceFusion MEAN"),
+    "ReduceMin": (MAPPED, "ReduceFusion MIN"),
+    "ReduceProd": (MAPPED, "ReduceFusion PROD"),
+    "ReduceSum": (MAPPED, "ReduceFusion SUM"),
+    "ReduceSumSquare": (MAPPED, "ReduceFusion SUM_SQUARE"),
+    "Relu": (MAPPED, "Activation RELU (fused into the producer)"),
+    "Reshape": (MAPPED, "Reshape"),
+    "Resize": (MAPPED, "Resize (H, W; pytorch_half_pixel as half_pixel)"),
+    "Round": (MAPPED, "Round"),
+    "Shape": (MAPPED, "Shape (folded when the shape is static)"),
+    "Sigmoid": (MAPPED, "Activation SIGMOID (x*sigmoid(x): SWISH)"),
+    "Sign": (MAPPED, "Activation SIGN"),
+    "Sin": (MAPPED, "Sin"),
+    "Slice": (MAPPED, "SliceFusion; StridedSlice with steps"),
+    "Softmax": (MAPPED, "Softmax"),
+    "Softplus": (MAPPED, "Activation SOFTPLUS"),
+    "Softsign": (MAPPED, "Activation SOFTSIGN"),
+    "SpaceToDepth": (MAPPED, "SpaceToDepth"),
+    "Split": (MAPPED, "Split"),
+    "Sqrt": (MAPPED, "Sqrt"),
+    "Squeeze": (MAPPED, "Squeeze"),
+    "Sub": (MAPPED, "SubFusion"),
+    "Sum": (MAPPED, "AddFusion / Eltwise SUM"),
+    "Tanh": (MAPPED, "Activation TANH"),
+    "Tile": (MAPPED, "TileFusion"),
+    "TopK": (MAPPED, "TopKFusion (largest=1)"),
+    "Transpose": (MAPPED, "Transpose (or MatMulFusion transposeB)"),
+    "Unsqueeze": (MAPPED, "Unsqueeze"),
+    "Upsample": (MAPPED, "Resize"),
+    "Where": (MAPPED, "Where"),
+    # --- exact compositions ---------------------------------------------------------------------
+    "ConvInteger": (DECOMPOSED, "Cast, SubFusion, Conv2DFusion in int32"),
+    "DynamicQuantizeLinear": (DECOMPOSED, "ReduceFusion, Maximum, Minimum, DivFusion, Round, Clip, Cast"),
+    "Einsum": (DECOMPOSED, "ReduceFusion, Transpose, Reshape, MatMulFusion (1-2 operands, no "
+               "diagonals; other forms on the host)"),
+    "GatherElements": (DECOMPOSED, "GatherNd with constant coordinates (Concat, Mod)"),
+    "GRU": (DECOMPOSED, "unrolled: MatMulFusion, Split, AddFusion/MulFusion/SubFusion with fused "
+            "SIGMOID/TANH, Concat"),
+    "HardSigmoid": (DECOMPOSED, "Activation HSIGMOID, or MulFusion + AddFusion RELU1"),
+    "MatMulInteger": (DECOMPOSED, "Cast, SubFusion, MatMulFusion in int32"),
+    "RNN": (DECOMPOSED, "unrolled: MatMulFusion, AddFusion with the fused activation, Concat"),
+    # --- folded at load time only ---------------------------------------------------------------
+    "Constant": (FOLDED, "a constant tensor"),
+    "Size": (FOLDED, "static shapes (Shape and ReduceFusion PROD would compute it)"),
+    "EyeLike": (FOLDED, "a constant for a static shape"),
+    "HannWindow": (FOLDED, "constant size"),
+    "HammingWindow": (FOLDED, "constant size"),
+    "BlackmanWindow": (FOLDED, "constant size"),
+    "MelWeightMatrix": (FOLDED, "constant inputs"),
+    # --- host kernels ---------------------------------------------------------------------------
+    "GridSample": (HOST, "host_onnx.grid_sample (data-dependent gather with interpolation)"),
+    "If": (HOST, "branches imported as NNRt subgraphs; the choice runs on the host"),
+    "Loop": (HOST, "body imported as an NNRt subgraph; the iteration runs on the host"),
+    "ai.onnx.ml.LinearClassifier": (HOST, "host_onnx"),
+    "ai.onnx.ml.Normalizer": (HOST, "host_onnx"),
+    "ai.onnx.ml.ZipMap": (HOST, "a sequence of maps (not a tensor)"),
+    # --- NNRt v2_1 has no operator --------------------------------------------------------------
+    "Acos": (NO_NNRT, "no inverse trigonometric operators"),
+    "Asin": (NO_NNRT, "no inverse trigonometric operators"),
+    "Atan": (NO_NNRT, "no inverse trigonometric operators"),
+    "Bernoulli": (NO_NNRT, "random"),
+    "BitCast": (NO_NNRT, "no bit reinterpretation"),
+    "BitShift": (NO_NNRT, "no bitwise operators"),
+    "BitwiseAnd": (NO_NNRT, "no bitwise operators"),
+    "BitwiseNot": (NO_NNRT, "no bitwise operators"),
+    "BitwiseOr": (NO_NNRT, "no bitwise operators"),
+    "BitwiseXor": (NO_NNRT, "no bitwise operators"),
+    "Compress": (NO_NNRT, "data-dependent output shape"),
+    "ConcatFromSequence": (NO_NNRT, "sequences"),
+    "CumProd": (NO_NNRT, "no scan operators"),
+    "CumSum": (NO_NNRT, "no scan operators"),
+    "DFT": (NO_NNRT, "no complex/FFT operators"),
+    "Det": (NO_NNRT, "no matrix decompositions"),
+    "ImageDecoder": (NO_NNRT, "image file decoding"),
+    "MaxUnpool": (NO_NNRT, "data-dependent scatter of pooling indices (MaxPoolFusion has no indices)"),
+    "MaxRoiPool": (NO_NNRT, "data-dependent regions"),
+    "Multinomial": (NO_NNRT, "random"),
+    "NonMaxSuppression": (NO_NNRT, "data-dependent output shape (DetectionPostProcess is SSD-only)"),
+    "NonZero": (NO_NNRT, "data-dependent output shape"),
+    "Optional": (NO_NNRT, "optional values"),
+    "OptionalGetElement": (NO_NNRT, "optional values"),
+    "OptionalHasElement": (NO_NNRT, "optional values"),
+    "RandomNormal": (NO_NNRT, "random"),
+    "RandomNormalLike": (NO_NNRT, "random"),
+    "RandomUniform": (NO_NNRT, "random"),
+    "RandomUniformLike": (NO_NNRT, "random"),
+    "RegexFullMatch": (NO_NNRT, "strings"),
+    "ReverseSequence": (NO_NNRT, "data-dependent per-batch lengths"),
+    "RoiAlign": (NO_NNRT, "data-dependent regions with interpolation"),
+    "Scan": (NO_NNRT, "scan bodies over sequence slices"),
+    "SequenceAt": (NO_NNRT, "sequences"),
+    "SequenceConstruct": (NO_NNRT, "sequences"),
+    "SequenceEmpty": (NO_NNRT, "sequences"),
+    "SequenceErase": (NO_NNRT, "sequences"),
+    "SequenceInsert": (NO_NNRT, "sequences"),
+    "SequenceLength": (NO_NNRT, "sequences"),
+    "SequenceMap": (NO_NNRT, "sequences"),
+    "SplitToSequence": (NO_NNRT, "sequences"),
+    "STFT": (NO_NNRT, "no complex/FFT operators"),
+    "StringConcat": (NO_NNRT, "strings"),
+    "StringNormalizer": (NO_NNRT, "strings"),
+    "StringSplit": (NO_NNRT, "strings"),
+    "TfIdfVectorizer": (NO_NNRT, "n-gram counting"),
+    "Unique": (NO_NNRT, "data-dependent output shape"),
+    "DeformConv": (NO_NNRT, "data-dependent sampling offsets"),
+    "Col2Im": (NO_NNRT, "overlapping scatter-add of blocks"),
+    "ai.onnx.ml.ArrayFeatureExtractor": (NO_NNRT, "ai.onnx.ml"),
+    "ai.onnx.ml.CastMap": (NO_NNRT, "maps"),
+    "ai.onnx.ml.CategoryMapper": (NO_NNRT, "strings"),
+    "ai.onnx.ml.DictVectorizer": (NO_NNRT, "maps"),
+    "ai.onnx.ml.LabelEncoder": (NO_NNRT, "string/int lookup tables"),
+    "ai.onnx.ml.SVMClassifier": (NO_NNRT, "kernel SVM"),
+    "ai.onnx.ml.SVMRegressor": (NO_NNRT, "kernel SVM"),
+    "ai.onnx.ml.TreeEnsemble": (NO_NNRT, "decision trees"),
+    "ai.onnx.ml.TreeEnsembleClassifier": (NO_NNRT, "decision trees"),
+    "ai.onnx.ml.TreeEnsembleRegressor": (NO_NNRT, "decision trees"),
+    # --- expressible, not imported yet ----------------------------------------------------------
+    "Acosh": (NOT_YET, "Log(x + Sqrt(x*x - 1))"),
+    "AffineGrid": (NOT_YET, "MatMulFusion with a constant base grid"),
+    "ArgMin": (NOT_YET, "ArgMaxFusion of Neg"),
+    "Asinh": (NOT_YET, "Log(x + Sqrt(x*x + 1))"),
+    "Atanh": (NOT_YET, "Log((1 + x) / (1 - x)) / 2"),
+    "Attention": (NOT_YET, "MatMulFusion, Softmax, ..."),
+    "CastLike": (NOT_YET, "Cast"),
+    "CausalConvWithState": (NOT_YET, "Concat, Conv2DFusion, SliceFusion"),
+    "Celu": (NOT_YET, "Activation ELU on x/alpha, MulFusion"),
+    "CenterCropPad": (NOT_YET, "SliceFusion / PadFusion (static shapes)"),
+    "Cosh": (NOT_YET, "ExpFusion, AddFusion, MulFusion"),
+    "GatherND": (NOT_YET, "GatherNd (batch_dims=0)"),
+    "GlobalLpPool": (NOT_YET, "ReduceFusion L2 / ASUM (p = 2 / 1)"),
+    "GroupNormalization": (NOT_YET, "Reshape, LayerNormFusion, MulFusion, AddFusion"),
+    "Hardmax": (NOT_YET, "ArgMaxFusion, OneHot"),
+    "IsInf": (NOT_YET, "Equal(Abs(x), inf)"),
+    "IsNaN": (NOT_YET, "NotEqual(x, x)"),
+    "LinearAttention": (NOT_YET, "MatMulFusion, ..."),
+    "LpNormalization": (NOT_YET, "L2NormalizeFusion (p = 2), ReduceFusion ASUM + DivFusion"),
+    "LpPool": (NOT_YET, "Square, AvgPoolFusion, MulFusion, Sqrt (p = 2)"),
+    "LRN": (NOT_YET, "LRN (odd size; alpha / size)"),
+    "Mean": (NOT_YET, "Eltwise SUM, DivFusion"),
+    "MeanVarianceNormalization": (NOT_YET, "ReduceFusion MEAN, SubFusion, Sqrt, DivFusion"),
+    "Mish": (NOT_YET, "Activation SOFTPLUS, TANH, MulFusion"),
+    "NegativeLogLikelihoodLoss": (NOT_YET, "GatherElements-style GatherNd, ReduceFusion"),
+    "OneHot": (NOT_YET, "OneHot"),
+    "QLinearConv": (NOT_YET, "QuantDTypeCastV2, Conv2DFusion, QuantDTypeCastV2"),
+    "QLinearMatMul": (NOT_YET, "QuantDTypeCastV2, MatMulFusion, QuantDTypeCastV2"),
+    "ReduceLogSum": (NOT_YET, "ReduceFusion SUM, Log"),
+    "ReduceLogSumExp": (NOT_YET, "ReduceFusion MAX, SubFusion, ExpFusion, ReduceFusion SUM, Log"),
+    "RMSNormalization": (NOT_YET, "ReduceFusion MEAN of Square, Rsqrt, MulFusion"),
+    "RotaryEmbedding": (NOT_YET, "Gather, MulFusion, AddFusion, Concat"),
+    "Scatter": (NOT_YET, "ScatterNd with coordinates, Where"),
+    "ScatterElements": (NOT_YET, "ScatterNd with coordinates, Where / AddFusion"),
+    "ScatterND": (NOT_YET, "ScatterNd, Where / AddFusion"),
+    "Selu": (NOT_YET, "Activation SELU (default alpha/gamma) or ELU + MulFusion"),
+    "Shrink": (NOT_YET, "Greater, Less, Where, AddFusion"),
+    "Sinh": (NOT_YET, "ExpFusion, SubFusion, MulFusion"),
+    "SoftmaxCrossEntropyLoss": (NOT_YET, "LogSoftmax, GatherNd, ReduceFusion"),
+    "SwiGLU": (NOT_YET, "Split, Activation SWISH, MulFusion"),
+    "Swish": (NOT_YET, "Activation SWISH (alpha = 1), MulFusion"),
+    "Tan": (NOT_YET, "DivFusion(Sin, Cos)"),
+    "TensorScatter": (NOT_YET, "ScatterNd, Where"),
+    "ThresholdedRelu": (NOT_YET, "Greater, Where"),
+    "Trilu": (NOT_YET, "Where with a constant mask"),
+    "Xor": (NOT_YET, "NotEqual on booleans"),
+    "ai.onnx.ml.Binarizer": (NOT_YET, "Greater, Cast"),
+    "ai.onnx.ml.FeatureVectorizer": (NOT_YET, "Concat"),
+    "ai.onnx.ml.Imputer": (NOT_YET, "NotEqual, Where"),
+    "ai.onnx.ml.LinearRegressor": (NOT_YET, "MatMulFusion, AddFusion"),
+    "ai.onnx.ml.OneHotEncoder": (NOT_YET, "OneHot (integer categories)"),
+    "ai.onnx.ml.Scaler": (NOT_YET, "SubFusion, MulFusion"),
+}  # fmt: skip
+
+
+def status(op: str) -> str:
+    """The audit status of ``op`` (``domain.op`` outside the default domain)."""
+    hit = ONNX.get(op)
+    if hit is not None:
+        return hit[0]
+    return NO_NNRT if "." in op else NOT_YET
+
+
+def nnrt_has_no_operator(op: str) -> bool:
+    """True only when NNRt v2_1 has no operator (nor composition) for ``op``."""
+    return status(op) in (HOST, NO_NNRT)
