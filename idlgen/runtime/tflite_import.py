@@ -1199,7 +1199,12 @@ def _transpose_conv(
             extra.append(-total)
     wq = imp.quant(ins[1])
     if wq is not None and len(wq) > 1:
-        raise _Unsupported("per-channel quantised weights (the axis moves with the transpose)")
+        # per output channel (axis 0), which the transpose moves last: the executor would
+        # dequantise them anyway, so they are dequantised here, with its formula
+        from .quant import QuantParams, dequantize
+
+        qp = QuantParams(np.array([a for a, _ in wq]), np.array([z for _, z in wq]))
+        w, wq = dequantize(w, qp, axis=0), None
     wt = np.ascontiguousarray(w.transpose(3, 1, 2, 0))
     attrs = {"kernelSize": [kh, kw], "stride": [sh, sw], "dilation": [1, 1], "padMode": 0,
              "padList": pads, "group": 1, "inChannel": ic, "outChannel": oc,

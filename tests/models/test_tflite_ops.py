@@ -890,3 +890,23 @@ def test_hybrid_lstm_matches_litert(asym: bool) -> None:
     p = load(data)
     for f, w in zip(feeds, _litert_calls(data, feeds)):
         assert np.max(np.abs(p.run(f)["y"] - w["y"])) <= 1e-6 * np.max(np.abs(w["y"]))
+
+
+def test_uint8_models_and_int8_transpose_conv() -> None:
+    """TF1-style uint8 quantisation (asymmetric weights) and a per-channel int8 TRANSPOSE_CONV
+    (the channel axis moves with the weight transpose) within one quantum of LiteRT."""
+    x = R.integers(0, 256, (1, 8, 8, 3)).astype(np.uint8)
+    qx, qw, qb, qy = ([0.02], [128], 0), ([0.01], [120], 0), ([0.0002], [0], 0), ([0.05], [100], 0)
+    w = R.integers(0, 256, (4, 3, 3, 3)).astype(np.uint8)
+    bias = In("b", R.integers(-500, 500, 4).astype(np.int32), True, qb)
+    check("CONV_2D", [In("x", x, quant=qx), In("w", w, True, qw), bias], [np.uint8],
+          T.Conv2DOptions(padding=T.Padding.SAME, stride_w=1, stride_h=1,
+                          fused_activation_function=A.RELU6), out_quant=[qy])  # fmt: skip
+    check("SOFTMAX", [In("x", R.integers(0, 256, (2, 10)).astype(np.uint8), quant=([0.1], [128], 0))],
+          [np.uint8], T.SoftmaxOptions(beta=1.0), out_quant=[([1 / 256], [0], 0)])  # fmt: skip
+    xi = R.integers(-128, 128, (1, 4, 5, 3)).astype(np.int8)
+    wt = R.integers(-127, 128, (6, 3, 3, 3)).astype(np.int8)
+    check("TRANSPOSE_CONV", [In("os", i32(1, 8, 10, 6), True), In("w", wt, True, ([0.01] * 6, [0] * 6, 0)),
+                             In("x", xi, quant=([0.02], [0], 0))], [np.int8],
+          T.TransposeConvOptions(padding=T.Padding.SAME, stride_w=2, stride_h=2),
+          out_quant=[([0.1], [3], 0)])  # fmt: skip
