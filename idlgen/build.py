@@ -2,9 +2,15 @@
 
 Nothing is written unless the whole generation succeeded, and then the changed files are
 committed as one crash-safe step (see ``outtree``: staging dir, journal, lock). A manifest (``.idlgen-manifest.json``, committed with the output)
-lists the files idlgen produced, so a later build removes the stale ones and nothing else. A
-cache file (``.idlgen-cache.json``, not meant for version control) lets a build whose inputs,
-options and generator are unchanged skip parsing and generation.
+lists the files idlgen produced, so a later build removes the stale ones and nothing else.
+
+A build cache lets a build whose inputs, options and generator are unchanged skip parsing and
+generation. It lives in the user cache directory (``IDLGEN_CACHE_DIR``, else
+``$XDG_CACHE_HOME/idlgen`` or ``~/.cache/idlgen``; ``IDLGEN_CACHE_DIR=""`` disables it), one
+file per output directory, never in the output tree: nothing a pull request commits can make
+a build answer "unchanged". A hit still hashes every output file against the digests of what
+idlgen generated, so a tampered file is regenerated. A ``.idlgen-cache.json`` left in the
+output by older versions is never read, and a build deletes it.
 """
 
 from __future__ import annotations
@@ -32,7 +38,43 @@ from .outtree import contained, read_regular, safe_rel
 __all__ = ["BuildResult", "expand_inputs", "run_build", "MANIFEST", "CACHE"]
 
 MANIFEST = ".idlgen-manifest.json"
-CACHE = ".idlgen-cache.json"
+CACHE = ".idlgen-cache.json"  # the legacy in-tree cache: never read, deleted by a build
+
+
+def cache_file(out: Path) -> Path | None:
+    """The build cache of output directory ``out`` in the user cache dir (None: disabled)."""
+    configured = os.environ.get("IDLGEN_CACHE_DIR")
+    if configured == "":
+        return None
+    base = (
+        Path(configured)
+        if configured
+        else (Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "idlgen")
+    )
+    name = hashlib.sha256(os.fsencode(out)).hexdigest()[:40]
+    return base / "build" / f"{name}.json"
+
+
+def _write_cache(out: Path, data: str) -> None:
+    """Best effort: write the cache atomically (a temp file renamed over it)."""
+    path = cache_file(out)
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(data, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only or full cache dir costs speed, not correctness
+
+
+def _load_cache(out: Path) -> dict[str, object]:
+    path = cache_file(out)
+    if path is None:
+        return {}
+    cache = _read_json(path)
+    return cache if cache.get("out") == str(out) else {}
 
 
 @dataclass
@@ -108,11 +150,12 @@ def _under(p: Path, bases: Sequence[Path]) -> bool:
 def _cache_hit(out: Path, key: str, cfg: Config, diags: Diagnostics) -> list[str] | None:
     """The output list when the cache says nothing changed and the files are intact.
 
-    The cache is a file in the (untrusted) output tree: entries naming files outside the
-    inputs or the output (elsewhere, ``..``, through symlinks) are ignored with a warning and
-    never read.
+    The cache lives in the user cache dir, never in the (untrusted) output tree; even so,
+    entries naming files outside the inputs or the output (elsewhere, ``..``, through symlinks)
+    are ignored with a warning and never read, and every output file is hashed against the
+    digest of what idlgen generated for this key.
     """
-    cache = _read_json(out / CACHE)
+    cache = _load_cache(out)
     if cache.get("key") != key:
         return None
     sources = cache.get("sources")
@@ -246,7 +289,7 @@ def run_build(
             if hit is not None:
                 result.cached = True
                 result.unchanged = hit
-                diags.extend(_replay(_read_json(out / CACHE), result))
+                diags.extend(_replay(_load_cache(out), result))
                 return result, diags
             job.run()
             if created and diags.has_errors:
@@ -351,15 +394,19 @@ class _Job:
             if data is not None:
                 sources[str(real)] = hashlib.sha256(data).hexdigest()
         cache = {
+            "out": str(out),
             "key": self.key,
             "sources": sources,
             "outputs": {rel: _sha(text) for rel, text in files.items()},
             "diagnostics": _diags_to_json(diags),
         }
-        changed[CACHE] = json.dumps(cache, indent=1, sort_keys=True) + "\n"
-        outtree.commit(out, changed, removed)
+        legacy = contained(out, CACHE)
+        drop = [CACHE] if legacy is not None and read_regular(legacy) is not None else []
+        if changed or removed or drop:
+            outtree.commit(out, changed, removed + drop)
+        _write_cache(out, json.dumps(cache, indent=1, sort_keys=True) + "\n")
         tick("write", len(files), len(files))
-        result.written = sorted(set(changed) - {CACHE})
+        result.written = sorted(changed)
         result.removed = removed
 
     def _previous_files(self, current: set[str]) -> list[str]:

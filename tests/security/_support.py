@@ -44,6 +44,24 @@ def build(idl: Path, out: Path, *extra: str) -> tuple[int, str, str]:
     return run("build", str(idl), "--root", f"ohos.hdi:{idl}", "--out", str(out), *extra)
 
 
+def cache_path(out: Path) -> Path:
+    """The build cache of ``out`` (in the user cache dir, never in the output tree)."""
+    from idlgen.build import cache_file
+
+    p = cache_file(out.resolve())
+    assert p is not None, "IDLGEN_CACHE_DIR is empty: the build cache is disabled"
+    return p
+
+
+def drop_cache(out: Path) -> None:
+    """Forget the build cache of ``out`` so that the next build regenerates."""
+    from idlgen.build import cache_file
+
+    p = cache_file(out.resolve())
+    if p is not None and p.exists():
+        p.unlink()
+
+
 def snapshot(root: Path) -> dict[str, bytes]:
     """Every file below ``root`` except the cache and bytecode (symlinks as their target)."""
     snap: dict[str, bytes] = {}

@@ -17,7 +17,7 @@ import pytest
 from idlgen import outtree
 from tests.conftest import REPO
 
-from ._support import SECRET, build, make_project, run, snapshot
+from ._support import SECRET, build, drop_cache, make_project, run, snapshot
 
 NNRT = REPO / "schemas" / "hdi" / "nnrt"
 KILLS = int(os.environ.get("IDLGEN_KILL_ITERATIONS", "20"))
@@ -92,7 +92,7 @@ def test_crash_at_every_step_of_the_commit(tmp_path: Path, monkeypatch: pytest.M
         "package ohos.hdi.demo.v1_0;\nstruct More { long y; };\n"
     )
     shutil.copytree(ref_old, ref_new)
-    (ref_new / ".idlgen-cache.json").unlink()
+    drop_cache(ref_new)
     assert build(new_idl, ref_new)[0] == 0
     old, new = _managed(ref_old), _managed(ref_new)
     assert old != new
@@ -101,7 +101,7 @@ def test_crash_at_every_step_of_the_commit(tmp_path: Path, monkeypatch: pytest.M
     while True:
         out = tmp_path / f"out{k}"
         shutil.copytree(ref_old, out)
-        (out / ".idlgen-cache.json").unlink()
+        drop_cache(out)
         calls = {"n": 0}
 
         def step(fn):  # type: ignore[no-untyped-def]
@@ -142,7 +142,7 @@ def test_leftover_staging_dir_is_cleaned(tmp_path: Path, monkeypatch: pytest.Mon
     stage = tmp_path / "gen" / outtree.STAGE
     (stage / "ohos").mkdir(parents=True)
     (stage / "ohos" / "half.py").write_text("partial")
-    (tmp_path / "gen" / ".idlgen-cache.json").unlink()
+    drop_cache(tmp_path / "gen")
     assert build(idl, tmp_path / "gen")[0] == 0
     assert not stage.exists()
 
@@ -261,7 +261,7 @@ def test_hostile_journal_stays_inside(tmp_path: Path, monkeypatch: pytest.Monkey
     (out / outtree.JOURNAL).write_text(
         '{"write": ["keep.txt", "../x"], "delete": ["../victim/keep.txt", "/etc/hostname"]}'
     )
-    (out / ".idlgen-cache.json").unlink()
+    drop_cache(out)
     rc, _, err = build(idl, out)
     assert rc == 0 and "outside the output" in err
     assert (victim / "keep.txt").read_text() == SECRET and not (out / "keep.txt").exists()

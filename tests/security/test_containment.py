@@ -13,7 +13,7 @@ from idlgen.build import CACHE, MANIFEST
 from idlgen.frontend.fbs.loader import load as load_fbs
 from idlgen.frontend.hdi.loader import load as load_hdi
 
-from ._support import SECRET, build, make_project, run, snapshot
+from ._support import SECRET, build, cache_path, drop_cache, make_project, run, snapshot
 
 
 @pytest.fixture()
@@ -43,7 +43,7 @@ def test_manifest_entries_outside_are_ignored(proj: Path, entry: str) -> None:
     manifest = json.loads((out / MANIFEST).read_text())
     manifest["files"].append(entry)
     (out / MANIFEST).write_text(json.dumps(manifest))
-    (out / CACHE).unlink()
+    drop_cache(out)
     rc, _, err = build(proj / "idl", out)
     assert rc == 0
     assert "IDL006" in err and "ignoring manifest entry" in err, err
@@ -57,7 +57,7 @@ def test_symlinked_dir_in_output_is_not_written_through(proj: Path) -> None:
     # A committed tree where a generated package directory is a symlink to elsewhere.
     (out / "ohos" / "hdi" / "demo").rename(proj / "moved")
     (out / "ohos" / "hdi" / "demo").symlink_to(proj / "victim")
-    (out / CACHE).unlink()
+    drop_cache(out)
     rc, _, err = build(proj / "idl", out)
     assert rc == 1 and "IDL005" in err and "symlink" in err
     _victim_intact(proj)
@@ -75,7 +75,7 @@ def test_symlinked_managed_file_is_replaced_not_followed(proj: Path) -> None:
     assert target.is_file()
     target.unlink()
     target.symlink_to(proj / "victim" / "keep.txt")
-    (out / CACHE).unlink()
+    drop_cache(out)
     rc, _, _ = build(proj / "idl", out)
     assert rc == 0
     assert not target.is_symlink() and SECRET not in target.read_text()
@@ -102,7 +102,7 @@ def test_directory_in_place_of_a_generated_file(proj: Path) -> None:
     target.unlink()
     target.mkdir()
     (target / "inner.txt").write_text("x")
-    (out / CACHE).unlink()
+    drop_cache(out)
     before = snapshot(out)
     rc, _, err = build(proj / "idl", out)
     assert rc == 1 and "IDL005" in err and "in the way" in err
@@ -126,18 +126,18 @@ def test_output_that_is_a_symlink_is_refused(proj: Path) -> None:
 def test_cache_entries_outside_are_never_read(proj: Path) -> None:
     out = proj / "gen"
     assert build(proj / "idl", out)[0] == 0
-    cache = json.loads((out / CACHE).read_text())
+    cache = json.loads(cache_path(out).read_text())
     fifo = proj / "victim" / "fifo"
     os.mkfifo(fifo)  # reading it would hang the build
     cache["sources"][str(fifo)] = "0" * 64
-    (out / CACHE).write_text(json.dumps(cache))
+    cache_path(out).write_text(json.dumps(cache))
     rc, _, err = build(proj / "idl", out)
     assert rc == 0 and "ignoring cache entry outside the inputs" in err
     fifo.unlink()
     # outputs naming '..' are ignored as well
-    cache = json.loads((out / CACHE).read_text())
+    cache = json.loads(cache_path(out).read_text())
     cache["outputs"]["../victim/keep.txt"] = "0" * 64
-    (out / CACHE).write_text(json.dumps(cache))
+    cache_path(out).write_text(json.dumps(cache))
     rc, _, err = build(proj / "idl", out)
     assert rc == 0 and "ignoring cache entry outside the output" in err
     _victim_intact(proj)
@@ -146,7 +146,7 @@ def test_cache_entries_outside_are_never_read(proj: Path) -> None:
 def test_replayed_cache_diagnostics_never_show_foreign_files(proj: Path) -> None:
     out = proj / "gen"
     assert build(proj / "idl", out)[0] == 0
-    cache = json.loads((out / CACHE).read_text())
+    cache = json.loads(cache_path(out).read_text())
     victim = str(proj / "victim" / "keep.txt")
     cache["diagnostics"] = [
         {
@@ -167,7 +167,7 @@ def test_replayed_cache_diagnostics_never_show_foreign_files(proj: Path) -> None
         },
         {"severity": "bogus", "code": "X3", "message": "m", "span": None, "help": [], "notes": []},
     ]
-    (out / CACHE).write_text(json.dumps(cache))
+    cache_path(out).write_text(json.dumps(cache))
     rc, stdout, err = build(proj / "idl", out)
     assert rc == 0 and "(cached)" in stdout
     assert "X1" in err and SECRET not in err + stdout and "X2" not in err and "X3" not in err
@@ -182,7 +182,7 @@ def test_fifo_under_a_managed_name_does_not_hang(proj: Path) -> None:
     os.mkfifo(out / "fifo.json")
     (out / MANIFEST).unlink()
     os.mkfifo(out / MANIFEST)
-    (out / CACHE).unlink()
+    drop_cache(out)
     os.mkfifo(out / CACHE)
     rc, _, _ = build(proj / "idl", out)
     assert rc == 0 and stat.S_ISREG(target.lstat().st_mode)
