@@ -1,6 +1,7 @@
 """ONNX operators lowered as exact compositions of NNRt v2_1 operators.
 
-Registered into ``onnx_import.HANDLERS`` when that module is imported (it imports this one last):
+``install(HANDLERS)`` files these into the importer's handler registry (``onnx_import`` calls it
+once; this module never imports ``onnx_import``):
 
 - 1-D windows (Conv, ConvTranspose, pooling, InstanceNormalization, BatchNormalization on
   ``[N, C, L]``) run as 2-D ones on ``[N, C, 1, L]`` (height 1);
@@ -21,12 +22,45 @@ order (GRU's ``(1 - z) * n + z * h`` is computed as ``n + z * (h - n)``).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import onnx_lowering as L
-from .onnx_import import HANDLERS, Importer, Val, _i32, _norm_axis, handles
+from .onnx_values import Val
+
+if TYPE_CHECKING:
+    from .onnx_import import Importer
+
+Handler = Callable[["Importer", Any, dict[str, Any], list["Val | None"]], None]
+#: This module's handlers, by ONNX op type (``install`` merges them into the importer's).
+HANDLERS: dict[str, Handler] = {}
+handles = L.registry(HANDLERS)
+_WRAP: list[str] = []  # 2-D window handlers that also take 1-D inputs
+
+
+def install(registry: dict[str, Handler]) -> None:
+    """Add this module's handlers to the importer's ``registry``; the 2-D window handlers there
+    learn 1-D inputs (run as 2-D with height 1)."""
+    _BEFORE.update(registry)
+    for op in _WRAP:
+        if op in registry:
+            registry[op] = _windowed(registry[op])
+    registry.update(HANDLERS)
+    _IMPORTER.update(registry)
+
+
+_IMPORTER: dict[str, Handler] = {}  # the importer's registry once installed (ConvInteger's Conv)
+_BEFORE: dict[str, Handler] = {}  # the importer's own handlers (Expand with a constant shape)
+
+
+def _i32(imp: Importer, name: str, vals: Sequence[int]) -> int:
+    return imp.b.constant(name, np.array(list(vals), np.int32))
+
+
+def _norm_axis(axis: int, rank: int) -> int:
+    return axis + rank if axis < 0 else axis
+
 
 _Unsupported = L.NotExpressible
 
@@ -173,9 +207,7 @@ def _lift_1d(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None], i
             imp.fusable[o] = imp.fusable.pop(o4)
 
 
-def _windowed(op: str) -> None:
-    inner = HANDLERS[op]
-
+def _windowed(inner: Handler) -> Handler:
     def handler(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
         xv = x[0]
         if xv is not None and xv.shape is not None and len(xv.shape) == 3:
@@ -183,11 +215,10 @@ def _windowed(op: str) -> None:
         else:
             inner(imp, node, a, x)
 
-    HANDLERS[op] = handler
+    return handler
 
 
-for _w in _WINDOWED:
-    _windowed(_w)
+_WRAP.extend(_WINDOWED)
 
 
 # --- GRU / RNN -------------------------------------------------------------------------------
@@ -690,7 +721,7 @@ def _conv_integer(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | Non
         z = np.asarray(z).reshape((-1,) + (1,) * (w.ndim - 1))
     wi = imp.const(nm + ":w_i32", np.ascontiguousarray(w - z))
     new = onnx.helper.make_node("Conv", [xi.name, wi.name], list(node.output), name=nm, **a)
-    HANDLERS["Conv"](imp, new, a, [xi, wi])
+    _IMPORTER["Conv"](imp, new, a, [xi, wi])
 
 
 # --- generators left to run time (not folded: inputs computed, or over the fold budget) --------
@@ -727,16 +758,13 @@ def _range(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> 
     imp.emit("Range", attrs, ins, node)
 
 
-_EXPAND = HANDLERS["Expand"]
-
-
 @handles("Expand")
 def _expand(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
     """BroadcastTo with the shape as an attribute when it is constant, else as input[1]."""
     sv = x[1]
     assert sv is not None and x[0] is not None
     if sv.const is not None:
-        _EXPAND(imp, node, a, x)
+        _BEFORE["Expand"](imp, node, a, x)
     else:
         imp.emit("BroadcastTo", {"shape": []}, [imp.tensor(x[0]), imp.tensor(sv)], node)
 

@@ -22,6 +22,7 @@ from idlgen.errors import ConfigError, IdlgenError
 
 from . import onnx_lowering as L
 from .builder import ModelBuilder
+from .onnx_values import Val
 from .host import host_reason, not_imported
 from .program import Program, UnsupportedModelError, target_package
 
@@ -32,16 +33,6 @@ _TO_NCHW = (0, 3, 1, 2)
 _AXIS_NHWC = (0, 3, 1, 2)  # NCHW axis a lives at physical axis _AXIS_NHWC[a]
 
 
-@dataclass
-class Val:
-    """One ONNX value: its NNRt tensor (once materialised), logical shape and layout."""
-
-    name: str
-    dtype: np.dtype[Any] | None
-    shape: tuple[int, ...] | None  # logical (ONNX) shape, -1 = unknown dim
-    idx: int | None = None
-    nhwc: bool = False
-    const: np.ndarray | None = None
 
 
 _MOVES = frozenset({"Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Concat", "Split",
@@ -1441,4 +1432,6 @@ def import_onnx(
     return imp.run(source)
 
 
-from . import onnx_decompose as _decompose  # noqa: E402,F401  (registers its handlers)
+from . import onnx_decompose as _decompose  # noqa: E402  (exact compositions onto NNRt)
+
+_decompose.install(HANDLERS)
