@@ -144,7 +144,9 @@ def test_usage_errors_suggest_and_exit_2(project: Path, capsys: pytest.CaptureFi
     assert not (project / "gen").exists()
 
 
-@pytest.mark.parametrize("command", ["build", "check", "parse", "diff", "completion", "version"])
+@pytest.mark.parametrize(
+    "command", ["build", "check", "parse", "diff", "convert", "annotate", "completion", "version"]
+)
 def test_help_has_examples_and_exit_codes(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([command, "--help"]) == 0
     out = capsys.readouterr().out
@@ -172,7 +174,7 @@ def test_bash_completion_completes_commands_options_and_choices(
     assert main(["completion", "bash"]) == 0
     script = capsys.readouterr().out
     assert _bash_complete(script, "idlgen bu") == ["build"]
-    assert set(_bash_complete(script, "idlgen c")) == {"check", "completion"}
+    assert set(_bash_complete(script, "idlgen c")) == {"check", "completion", "convert"}
     assert _bash_complete(script, "idlgen build --ou") == ["--out"]
     assert _bash_complete(script, "idlgen parse --format s") == ["sarif"]
     assert "--fail-on" in _bash_complete(script, "idlgen diff --")

@@ -4,6 +4,8 @@ adds them to its parser and calls :func:`run` with the merged configuration)."""
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -80,6 +82,8 @@ def _read(name: str) -> bytes:
     if name == "-":
         return sys.stdin.buffer.read()
     try:
+        if not stat.S_ISREG(os.stat(name).st_mode):  # no FIFO, device or directory
+            raise ConfigError(f"{name}: not a regular file")
         return Path(name).read_bytes()
     except OSError as e:
         raise ConfigError(f"cannot read {name}: {e.strerror or e}") from None
@@ -128,7 +132,11 @@ def run(args: argparse.Namespace, roots: dict[str, Path], include: list[Path]) -
         if args.command == "convert":
             out = _convert(args, compiled)
         else:
-            out = _annotate(args, compiled)
+            text, problem = _annotate(args, compiled)
+            _write(args.out, text)  # printed even for a malformed binary, then exit 1
+            if problem is not None:
+                raise problem
+            return 0
     except DecodeError as e:
         print(f"idlgen: error: {e}", file=sys.stderr)
         return 1
@@ -147,11 +155,20 @@ def _convert(args: argparse.Namespace, compiled: Any) -> bytes:
     return text.encode("utf-8")
 
 
-def _annotate(args: argparse.Namespace, compiled: Any) -> bytes:
-    from .regions import annotate, render_json, render_text
+def _annotate(args: argparse.Namespace, compiled: Any) -> tuple[bytes, DecodeError | None]:
+    """The annotation, and the first problem of a malformed binary (printed, then exit 1)."""
+    from .annotate import annotate, render_json, render_text
 
     data = _read(args.binary)
-    regions = annotate(compiled, data, size_prefixed=args.size_prefixed)
+    claims = annotate(compiled, data, size_prefixed=args.size_prefixed)
     if args.annotate_format == "json":
-        return render_json(compiled, args.binary, data, regions).encode("utf-8")
-    return render_text(compiled, args.schema, args.binary, data, regions).encode("utf-8")
+        text = render_json(compiled, args.binary, data, claims)
+    else:
+        text = render_text(compiled, args.schema, args.binary, data, claims)
+    error = None
+    if claims.problems:
+        offset, message = claims.problems[0]
+        more = len(claims.problems) - 1
+        suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+        error = DecodeError(f"malformed {compiled.qualname}: {message}{suffix}", offset=offset)
+    return text.encode("utf-8"), error
