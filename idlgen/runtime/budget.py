@@ -99,6 +99,13 @@ def check_shape(shape: Iterable[Any], itemsize: int, what: str) -> None:
         raise MemoryBudgetError(f"{what} of shape {dims}", size, limit)
 
 
+# ONNX operators whose result has the broadcast shape of their inputs.
+_BROADCASTING = frozenset({"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Mean", "Sum",
+                           "Where", "Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual",
+                           "And", "Or", "Xor", "BitShift", "PRelu", "BitwiseAnd", "BitwiseOr",
+                           "BitwiseXor"})  # fmt: skip
+
+
 def check_fold(
     op: str,
     attrs: dict[str, Any],
@@ -157,7 +164,7 @@ def check_fold(
         if len(pads) == 2 * x.ndim:
             sizes.append(nbytes([d + pads[i] + pads[i + x.ndim] for i, d in
                                  enumerate(x.shape)], 8))  # fmt: skip
-    elif len(present) > 1:
+    elif op in _BROADCASTING and len(present) > 1:
         # elementwise operators broadcast their inputs: the result is that big
         r = max(p.ndim for p in present)
         dims = [1] * r

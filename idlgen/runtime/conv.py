@@ -187,52 +187,39 @@ def conv2d(
         # last row): one more matrix column instead of a pass over the output. A 1x1 conv's
         # matrix is x itself, so there it pays only when copying x is cheaper than that pass.
         fold = bias is not None and direct and o > 2 * c and _FOLD_1X1
+        geom = (kh, kw, sh, sw, dh, dw)
         if direct and not fold:
             cols = xp.reshape(p, c)  # 1x1: the input already is the matrix
+            wm = _with_bias(_transposed(w.reshape(o, -1)), None)
+            out = gemm(cols, wm).reshape(n, oh, ow, o)
         else:
             # im2col into a reused buffer (the matrix is a temporary, often the largest one).
             kk = k + 1 if fold else k
-            cols = W.scratch("cols", (p, kk), dt)
-            if direct:
-                cols[:, :c] = xp.reshape(p, c)
+            # One GEMM call: row blocks re-pack the weight matrix per call, which costs more
+            # here than keeping the output block in cache for the bias and activation passes
+            # saves. Only a matrix over _COLS_MAX bytes is cut into blocks of output rows (so a
+            # big image needs a bounded buffer, not one of gigabytes).
+            wm = _with_bias(_transposed(w.reshape(o, -1)), bias if fold else None)
+            isz = np.dtype(dt).itemsize
+            if p * kk * isz <= _COLS_MAX:
+                cols = W.scratch("cols", (p, kk), dt)
+                _im2col(xp, cols, oh, ow, geom, c, kk, direct)
+                if fold:
+                    cols[:, k] = 1
+                out = gemm(cols, wm).reshape(n, oh, ow, o)
             else:
-                isz = cols.itemsize
-                if dw == 1 and xp.flags.c_contiguous:
-                    # Undilated columns: a kernel row's kw*C inputs are one contiguous run, so
-                    # the copy's inner loop is kw times longer (it dominates for small C).
-                    xs = xp.strides
-                    src = np.lib.stride_tricks.as_strided(
-                        xp,
-                        shape=(n, oh, ow, kh, kw * c),
-                        strides=(xs[0], sh * xs[1], sw * xs[2], dh * xs[1], isz),
-                        writeable=False,
-                    )
-                    dst = np.lib.stride_tricks.as_strided(
-                        cols,
-                        shape=(n, oh, ow, kh, kw * c),
-                        strides=(oh * ow * kk * isz, ow * kk * isz, kk * isz, kw * c * isz, isz),
-                    )
-                    np.copyto(dst, src)
-                else:
-                    dst = np.lib.stride_tricks.as_strided(
-                        cols,
-                        shape=(n, oh, ow, kh, kw, c),
-                        strides=(
-                            oh * ow * kk * isz,
-                            ow * kk * isz,
-                            kk * isz,
-                            kw * c * isz,
-                            c * isz,
-                            isz,
-                        ),
-                    )
-                    np.copyto(dst, W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw))
-            if fold:
-                cols[:, k] = 1
-        # One GEMM call: row blocks re-pack the weight matrix per call, which costs more here
-        # than keeping the output block in cache for the bias and activation passes saves.
-        wm = _with_bias(_transposed(w.reshape(o, -1)), bias if fold else None)
-        out = gemm(cols, wm).reshape(n, oh, ow, o)
+                rows = max(1, _COLS_MAX // (ow * kk * isz))
+                buf = W.scratch("cols", (min(rows, oh) * ow, kk), dt)
+                out = np.empty((n, oh, ow, o), dtype=dt)
+                for b in range(n):
+                    for r0 in range(0, oh, rows):
+                        r1 = min(oh, r0 + rows)
+                        xs = xp[b : b + 1, r0 * sh : (r1 - 1) * sh + (kh - 1) * dh + 1]
+                        cols = buf[: (r1 - r0) * ow]
+                        _im2col(xs, cols, r1 - r0, ow, geom, c, kk, direct)
+                        if fold:
+                            cols[:, k] = 1
+                        out[b, r0:r1] = gemm(cols, wm).reshape(r1 - r0, ow, o)
         if bias is not None and not fold:
             out += bias.astype(dt, copy=False)
         return [fused(_out(out, res_dt), activation, op, inplace=True)]
@@ -254,6 +241,52 @@ def conv2d(
     if bias is not None:
         out += bias.astype(dt, copy=False)
     return [fused(_out(out, res_dt), activation, op, inplace=True)]
+
+
+# An im2col matrix over this many bytes is built and multiplied in blocks of output rows.
+_COLS_MAX = 32 << 20
+
+
+def _im2col(
+    xp: np.ndarray,
+    cols: np.ndarray,
+    oh: int,
+    ow: int,
+    geom: tuple[int, int, int, int, int, int],
+    c: int,
+    kk: int,
+    direct: bool,
+) -> None:
+    """Fill ``cols`` ([N*oh*ow, kk], kk >= kh*kw*C) with the patches of the padded ``xp``."""
+    kh, kw, sh, sw, dh, dw = geom
+    n = xp.shape[0]
+    if direct:
+        cols[:, :c] = xp.reshape(-1, c)
+        return
+    isz = cols.itemsize
+    if dw == 1 and xp.flags.c_contiguous:
+        # Undilated columns: a kernel row's kw*C inputs are one contiguous run, so the copy's
+        # inner loop is kw times longer (it dominates for small C).
+        xs = xp.strides
+        src = np.lib.stride_tricks.as_strided(
+            xp,
+            shape=(n, oh, ow, kh, kw * c),
+            strides=(xs[0], sh * xs[1], sw * xs[2], dh * xs[1], isz),
+            writeable=False,
+        )
+        dst = np.lib.stride_tricks.as_strided(
+            cols,
+            shape=(n, oh, ow, kh, kw * c),
+            strides=(oh * ow * kk * isz, ow * kk * isz, kk * isz, kw * c * isz, isz),
+        )
+        np.copyto(dst, src)
+    else:
+        dst = np.lib.stride_tricks.as_strided(
+            cols,
+            shape=(n, oh, ow, kh, kw, c),
+            strides=(oh * ow * kk * isz, ow * kk * isz, kk * isz, kw * c * isz, c * isz, isz),
+        )
+        np.copyto(dst, W.patches(xp, oh, ow, kh, kw, sh, sw, dh, dw))
 
 
 # Output elements per block of the row-block depthwise loop: bounds the scratch product.

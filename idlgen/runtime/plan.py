@@ -161,6 +161,94 @@ def _specialised(node: Any, st: _Step, consts: dict[int, np.ndarray]) -> Kernel 
     return transpose
 
 
+def _bare(fn: Kernel | None) -> Kernel | None:
+    """The bare NumPy call for the most frequent small kernels (Neg, clamp Activations, Add /
+    Sub / Mul with or without a fused clamp) on float arrays of one dtype: the same ufuncs the
+    kernel runs, without its argument handling, which is most of the cost of a small node. Any
+    other input (integers, mixed dtypes, shapes that do not broadcast) goes to the kernel
+    itself, which computes or raises as usual. Float warnings are silenced for the whole run
+    (``CompiledModel.__call__``), as the kernels silence them."""
+    from . import activations as A
+    from . import elementwise as E
+
+    func = getattr(fn, "func", None)
+    kw: dict[str, Any] = getattr(fn, "keywords", None) or {}
+    if fn is None or func is None:
+        return None
+    full = fn
+    nd = np.ndarray
+    if func is E.neg and not kw:
+        negative = np.negative
+
+        def neg(raw: Sequence[np.ndarray]) -> list[np.ndarray]:
+            x = raw[0] if len(raw) == 1 else None
+            if type(x) is nd and x.dtype.kind == "f":
+                return [negative(x)]
+            return full(raw)
+
+        return neg
+    if func is A.activation:
+        code = int(kw.get("activation_type", -1))
+        if code not in A._EXACT:
+            return None
+        spec = A.ACTIVATIONS[code]
+        params = A._Params(float(kw.get("alpha", 0.0)), float(kw.get("min_val", 0.0)),
+                           float(kw.get("max_val", 0.0)), bool(kw.get("approximate", False)))  # fmt: skip
+        if code == 16 and not params.max_val > params.min_val:
+            return None  # the kernel's error
+        sfn = spec.fn
+        if code == 1:  # the entry's np.maximum(x, 0), against a zero of x's dtype (no casting)
+            zeros = {np.dtype(t): np.dtype(t).type(0) for t in (np.float16, np.float32, np.float64)}
+            maximum = np.maximum
+
+            def relu(raw: Sequence[np.ndarray]) -> list[np.ndarray]:
+                x = raw[0]
+                if type(x) is nd:
+                    z = zeros.get(x.dtype)
+                    if z is not None:
+                        out = maximum(x, z)
+                        if type(out) is nd:
+                            return [out]
+                return full(raw)
+
+            return relu
+
+        def act(raw: Sequence[np.ndarray]) -> list[np.ndarray]:
+            x = raw[0]
+            if type(x) is nd and x.dtype.kind == "f":
+                out = sfn(x, params)
+                if type(out) is nd and out.dtype is x.dtype:
+                    return [out]
+            return full(raw)
+
+        return act
+    ufunc = {E.add: np.add, E.sub: np.subtract, E.mul: np.multiply}.get(func)
+    if ufunc is None or set(kw) - {"activation"}:
+        return None
+    code = int(kw.get("activation", 0))
+    if code and code not in A._CLAMPS:
+        return None
+    fused = A.fused
+    op = {E.add: "AddFusion", E.sub: "SubFusion", E.mul: "MulFusion"}[func]
+
+    def arith(raw: Sequence[np.ndarray]) -> list[np.ndarray]:
+        if len(raw) == 2:
+            a, b = raw
+            if type(a) is nd and type(b) is nd and a.dtype is b.dtype and a.dtype.kind == "f":
+                try:
+                    out = ufunc(a, b)
+                except ValueError:
+                    return full(raw)
+                if code:
+                    if type(out) is not nd:
+                        return full(raw)
+                    out = fused(out, code, op, inplace=True)
+                return [out]
+        return full(raw)
+
+    return arith
+
+
 def _dequantizer(qp: Q.QuantParams) -> Callable[[np.ndarray], np.ndarray]:
     """``Q.dequantize(a, qp, axis=0)`` with what depends only on ``qp`` resolved once: for 8-bit
     per-tensor parameters, the lookup in the same table ``Q.dequantize`` uses."""
@@ -283,7 +371,7 @@ class CompiledModel:
                     st.deq = None
                     st.conv_override = True
                 if st.deq is None and not st.pre:
-                    st.fast = _specialised(node, st, self.consts) or st.fn
+                    st.fast = _specialised(node, st, self.consts) or _bare(st.fn) or st.fn
             for t in st.outs:
                 dt = _declared(tensors[t])
                 qp = _qp(tensors[t]) if dt is not None and _is_quant(tensors[t], dt) else None
@@ -311,15 +399,21 @@ class CompiledModel:
 
     def __call__(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         arrays = check_inputs(inputs, self.in_dtypes, self.in_dims, self.in_names.__getitem__)
-        values: list[Any] = [None] * self.n
-        for i, arr in self.consts.items():
-            values[i] = arr
+        template: list[Any] | None = getattr(self, "_template", None)
+        if template is None:
+            template = [None] * self.n
+            for i, arr in self.consts.items():
+                template[i] = arr
+            self._template = template
+        values: list[Any] = template.copy()
         for ti, a in zip(self.inputs, arrays):
             values[ti] = a
-        if self._unrolled is not None:
-            self._unrolled(values)
-        else:
-            self._loop(values)
+        # as every kernel does: float overflow / invalid / divide give inf / NaN, no warning
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if self._unrolled is not None:
+                self._unrolled(values)
+            else:
+                self._loop(values)
         result = []
         given = {id(a) for a in inputs}
         # check_model saw that every output is an input, a constant or a node's output.

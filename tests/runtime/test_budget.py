@@ -27,15 +27,13 @@ AS_LIMIT = 1536 << 20  # address space of the child: enough for Python, NumPy an
 
 def run_capped(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[int, str]:
     """``idlgen run ARGS`` in a child limited to AS_LIMIT bytes of address space and 120 s."""
-    code = textwrap.dedent(
-        f"""
+    code = textwrap.dedent(f"""
         import resource, sys
         resource.setrlimit(resource.RLIMIT_AS, ({AS_LIMIT}, {AS_LIMIT}))
         sys.path.insert(0, {str(ROOT)!r})
         from idlgen.cli import main
         sys.exit(main(["run"] + sys.argv[1:]))
-        """
-    )
+        """)
     e = dict(os.environ, OPENBLAS_NUM_THREADS="1", **(env or {}))
     e.pop(budget.ENV, None) if env is None or budget.ENV not in env else None
     r = subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, env=e, capture_output=True,
@@ -108,7 +106,8 @@ def test_constant_of_shape_fold_is_refused(tmp_path: Path) -> None:
     (tmp_path / "m.onnx").write_bytes(constant_of_shape_onnx([20000, 20000]))
     rc, out = run_capped(["m.onnx", "--output-dir", "out"], tmp_path)
     assert rc == 1, out
-    assert "ConstantOfShape" in out and "memory budget" in out
+    # refused when folded at load time, or by the declared shape of its output
+    assert "memory budget" in out and ("ConstantOfShape" in out or "[20000, 20000]" in out)
 
 
 def test_wide_pool_window_runs_bounded(tmp_path: Path) -> None:
@@ -216,7 +215,13 @@ def _pool_reference(x: np.ndarray, k: tuple[int, int], s: tuple[int, int], pads:
 @pytest.mark.parametrize("kind", ["max", "avg"])
 @pytest.mark.parametrize(
     "k, s",
-    [((3, 10**9), (1, 1)), ((10**9, 2), (2, 1)), ((7, 9), (3, 2)), ((1, 1), (1, 1)), ((5, 5), (4, 7))],
+    [
+        ((3, 10**9), (1, 1)),
+        ((10**9, 2), (2, 1)),
+        ((7, 9), (3, 2)),
+        ((1, 1), (1, 1)),
+        ((5, 5), (4, 7)),
+    ],
 )
 def test_pool_same_windows_match_the_definition(kind: str, k: tuple[int, int], s: tuple[int, int]) -> None:  # fmt: skip
     from idlgen.runtime import _window as W
