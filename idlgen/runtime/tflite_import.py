@@ -656,9 +656,12 @@ def _leaky(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: 
 @_h("SOFTMAX")
 def _softmax(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
     beta = float(op.builtin_options.beta) if op.builtin_options is not None else 1.0
-    if beta != 1.0:
-        raise _Unsupported(f"beta={beta}: NNRt Softmax has no temperature")
-    imp.emit("Softmax", {"axis": [-1]}, [imp.tensor(ins[0])], outs, node)
+    x = imp.tensor(ins[0])
+    if beta != 1.0:  # softmax(beta * x): the temperature as a multiplication first
+        b = imp.const(node + ":beta", np.array(beta, imp.float_of(ins[0])))
+        x = imp.mid("MulFusion", {"activationType": 0}, [x, b], imp.float_of(ins[0]),
+                    imp.shape(ins[0]), node + ":scaled")  # fmt: skip
+    imp.emit("Softmax", {"axis": [-1]}, [x], outs, node)
 
 
 @_h("CONCATENATION")
@@ -718,12 +721,13 @@ def _resize(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node:
         raise _Unsupported("size computed at run time")
     align, half = bool(o.align_corners), bool(o.half_pixel_centers)
     bilinear = _opname(imp, op) == "RESIZE_BILINEAR"
-    if half and not bilinear:
-        raise _Unsupported("half_pixel_centers on nearest neighbour (TFLite rounds differently)")
     ctm = 1 if align else (2 if half else 0)
+    # nearest (TFLite): align_corners rounds o * scale half away from zero; half_pixel_centers
+    # takes floor((o + 0.5) * scale), the half-pixel source rounded half up; else floor
+    nearest = 2 if (align or half) else 3
     attrs = {"method": 0 if bilinear else 1, "newHeight": 0, "newWidth": 0, "preserveAspectRatio": False,
              "coordinateTransformMode": ctm, "cubicCoeff": -0.75, "excludeOutside": 0,
-             "extrapolationValue": 0.0, "nearestMode": 4 if align else 3}  # fmt: skip
+             "extrapolationValue": 0.0, "nearestMode": nearest}  # fmt: skip
     imp.emit(
         "Resize",
         attrs,

@@ -916,3 +916,26 @@ def test_uint8_models_and_int8_transpose_conv() -> None:
                              In("x", xi, quant=([0.02], [0], 0))], [np.int8],
           T.TransposeConvOptions(padding=T.Padding.SAME, stride_w=2, stride_h=2),
           out_quant=[([0.1], [3], 0)])  # fmt: skip
+
+
+@pytest.mark.parametrize("code", ["RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR"])
+@pytest.mark.parametrize("align,half", [(False, True), (True, False), (False, False)])
+def test_resize_modes(code: str, align: bool, half: bool) -> None:
+    """Nearest with half_pixel_centers was refused; nearest with align_corners rounded wrong."""
+    opts_t = (
+        T.ResizeNearestNeighborOptions
+        if code == "RESIZE_NEAREST_NEIGHBOR"
+        else T.ResizeBilinearOptions
+    )
+    for (h, w), (oh, ow) in [
+        ((4, 6), (8, 12)),
+        ((6, 9), (4, 5)),
+        ((7, 3), (14, 2)),
+        ((9, 9), (6, 6)),
+    ]:
+        check(code, [In("x", f32(1, h, w, 2)), In("s", i32(oh, ow), True)], [np.float32],
+              opts_t(align_corners=align, half_pixel_centers=half))  # fmt: skip
+
+
+def test_softmax_with_temperature() -> None:
+    check("SOFTMAX", [In("x", f32(2, 7, scale=3))], [np.float32], T.SoftmaxOptions(beta=0.3))
