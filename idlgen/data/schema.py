@@ -87,6 +87,8 @@ def _fbs(schema: ir.Schema, me: ir.SchemaFile, root_type: str | None) -> Compile
     else:
         q = _pick(tables, root_type, "table")
     desc = validation_descriptors(schema)[q]
+    if me.file_identifier:  # flatc finishes any root type with the schema's file_identifier
+        desc.identifier = me.file_identifier
     desc.prepare()
     return Compiled("fbs", q, desc, me.path, schema)
 

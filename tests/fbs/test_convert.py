@@ -23,6 +23,7 @@ from . import strategies
 from .common import (
     FBS,
     TESTS,
+    flatc,
     flatc_binary,
     flatc_json,
     include_dirs,
@@ -189,3 +190,21 @@ def test_size_prefixed() -> None:
     data = to_binary(c, '{ name: "x" }', size_prefixed=True)
     assert int.from_bytes(data[:4], "little") == len(data) - 4
     assert to_json(c, data, size_prefixed=True) == to_json(c, data[4:])
+
+
+def test_other_root_type_as_flatc(tmp_path: Path) -> None:
+    """--root-type names any table; flatc still writes the schema's file_identifier."""
+    need_flatc()
+    c = compile_schema(FEATURES, root_type="A")
+    text = '{ x: 5, s: "other" }'
+    (tmp_path / "a.json").write_text(text)
+    r = flatc("-b", "--root-type", "Ex.A", "-o", tmp_path, FEATURES, tmp_path / "a.json")
+    assert r.returncode == 0, r.stderr
+    theirs = (tmp_path / "a.bin").read_bytes()
+    assert to_binary(c, text) == theirs
+    r = flatc(
+        "--json", "--strict-json", "--root-type", "Ex.A", "-o", tmp_path / "j", FEATURES,
+        "--", tmp_path / "a.bin",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert to_json(c, theirs) == (tmp_path / "j" / "a.json").read_text()
