@@ -4,7 +4,7 @@ input read from ``.npy``, the outputs of ``idlgen run`` together) may exceed it.
 
 The default is 256 MiB (``DEFAULT_MAX_MEMORY``); the environment variable ``IDLGEN_MAX_MEMORY``
 changes it: a byte count with an optional ``K``/``M``/``G``/``T`` suffix (powers of 1024), e.g.
-``IDLGEN_MAX_MEMORY=2G``. Sizes are computed with Python integers from the shape *before* the
+``IDLGEN_MAX_MEMORY=2G`` (at least 1 MiB). Sizes are computed with Python integers from the shape *before* the
 allocation, so a hostile dimension (``[1e5, 1e5, 100]``) is refused without touching memory.
 Exceeding the budget raises :class:`MemoryBudgetError` (an ``IdlgenError``: ``idlgen run`` exits
 1).
@@ -32,6 +32,8 @@ __all__ = [
 
 ENV = "IDLGEN_MAX_MEMORY"
 DEFAULT_MAX_MEMORY = 256 << 20
+#: The smallest budget: a lower ``IDLGEN_MAX_MEMORY`` counts as this (1 MiB).
+MIN_MAX_MEMORY = 1 << 20
 
 _UNITS = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
@@ -73,7 +75,7 @@ def max_memory() -> int:
         m = re.fullmatch(r"\s*(\d+)\s*([KMGTB]?)(?:I?B)?\s*", raw.upper())
         if m is None:
             raise IdlgenError(f"{ENV}={raw!r}: expected a byte count such as 512M or 2G")
-        value = int(m.group(1)) * _UNITS[m.group(2)]
+        value = max(int(m.group(1)) * _UNITS[m.group(2)], MIN_MAX_MEMORY)
     _cache = (raw, value)
     return value
 
@@ -85,6 +87,8 @@ def nbytes(shape: Iterable[Any], itemsize: int) -> int:
 
 def check_bytes(size: int, what: str) -> None:
     """Refuse ``size`` bytes of ``what`` when over the budget."""
+    if size <= MIN_MAX_MEMORY:  # always within budget: no environment lookup on hot paths
+        return
     limit = max_memory()
     if size > limit:
         raise MemoryBudgetError(what, int(size), limit)
@@ -94,6 +98,8 @@ def check_shape(shape: Iterable[Any], itemsize: int, what: str) -> None:
     """Refuse an array of ``shape`` and ``itemsize`` when it would exceed the budget."""
     dims = [int(d) for d in shape]
     size = math.prod(max(d, 0) for d in dims) * int(itemsize)
+    if size <= MIN_MAX_MEMORY:
+        return
     limit = max_memory()
     if size > limit:
         raise MemoryBudgetError(f"{what} of shape {dims}", size, limit)

@@ -137,9 +137,9 @@ def test_npy_header_larger_than_its_file_is_a_read_error(tmp_path: Path) -> None
 
 
 def test_budget_is_configurable(tmp_path: Path) -> None:
-    (tmp_path / "m.onnx").write_bytes(constant_of_shape_onnx([300, 300]))  # 720 KB as float64
-    rc, out = run_capped(["m.onnx", "--output-dir", "out"], tmp_path, {budget.ENV: "64K"})
-    assert rc == 1 and "64 KiB" in out, out
+    (tmp_path / "m.onnx").write_bytes(constant_of_shape_onnx([500, 600]))  # 1.2 MB as float32
+    rc, out = run_capped(["m.onnx", "--output-dir", "out"], tmp_path, {budget.ENV: "1M"})
+    assert rc == 1 and "1 MiB" in out, out
     rc, out = run_capped(["m.onnx", "--output-dir", "out"], tmp_path, {budget.ENV: "16M"})
     assert rc == 0, out
 
@@ -149,7 +149,13 @@ def test_budget_is_configurable(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "raw, value",
-    [("1024", 1024), ("64K", 64 << 10), ("2g", 2 << 30), ("512MiB", 512 << 20), (" 3 M ", 3 << 20)],
+    [
+        ("1024", 1 << 20),
+        ("4096K", 4 << 20),
+        ("2g", 2 << 30),
+        ("512MiB", 512 << 20),
+        (" 3 M ", 3 << 20),
+    ],
 )
 def test_max_memory_parses_the_env(monkeypatch: pytest.MonkeyPatch, raw: str, value: int) -> None:
     monkeypatch.setenv(budget.ENV, raw)
