@@ -29,6 +29,10 @@ __all__ = [
     "escape_md_message",
     "clip",
     "visible_surrogates",
+    "could_start_command",
+    "log_line",
+    "log_text",
+    "log_json",
     "MAX_VALUE_CHARS",
 ]
 
@@ -56,12 +60,60 @@ def _one_line(s: str) -> str:
     return "".join(_visible(ch) if _needs_escape(ch) else ch for ch in s)
 
 
+# The Actions runner's parsers (actions/runner ActionCommand): a v2 command is a line that
+# starts with ``::`` after C#'s ``TrimStart()``, which trims every Unicode white space
+# (U+0009-U+000D, U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028/9, U+202F, U+205F, U+3000);
+# a v1 command is ``##[name ...]`` *anywhere* in a line. Python's ``str.lstrip()`` trims a
+# superset of that set (it adds U+001C-U+001F), so whatever the runner would trim, we trim.
+_V1 = "##["
+_V1_SAFE = "#\\x23["  # shown as text; no longer ``##[``
+
+
 def _no_command(out: str) -> str:
-    stripped = out.lstrip(" ")
+    stripped = out.lstrip()
     if stripped.startswith(":"):  # ``::cmd::`` at the start of a log line
         pad = len(out) - len(stripped)
         out = out[:pad] + "\\x3a" + stripped[1:]
+    if _V1 in out:
+        out = out.replace(_V1, _V1_SAFE)
     return out
+
+
+def could_start_command(line: str) -> bool:
+    """Whether the runner could read ``line`` as a workflow command (v2 or v1)."""
+    return line.lstrip().startswith("::") or _V1 in line
+
+
+def log_line(line: str) -> str:
+    """A whole line for a CI log (a quoted source line, a composed message): no command."""
+    return _no_command(line) if could_start_command(line) else line
+
+
+def log_text(text: str, *, own_commands: bool = False) -> str:
+    """Every line of ``text`` made safe for a CI log. With ``own_commands`` a line that starts
+    with ``::`` in its first column is idlgen's own annotation (``--format github``; every
+    value in it is escaped, so no schema text can start a line) and is kept."""
+    if "::" not in text and _V1 not in text:
+        return text
+    # split as the runner reads lines (.NET ReadLine: \n, \r, \r\n), keeping the breaks
+    parts = _LINE_BREAKS.split(text)
+    for i in range(0, len(parts), 2):
+        line = parts[i]
+        if own_commands and line.startswith("::"):
+            parts[i] = line.replace(_V1, _V1_SAFE) if _V1 in line else line
+        else:
+            parts[i] = log_line(line)
+    return "".join(parts)
+
+
+_LINE_BREAKS = re.compile(r"(\r\n|\r|\n)")
+
+
+def log_json(text: str) -> str:
+    """A JSON document for a CI log: ``##[`` inside a string becomes ``#\\u0023[`` (the same
+    string to a JSON reader). No JSON line can start with ``::`` (strings hold no raw
+    newlines), so nothing else changes."""
+    return text.replace(_V1, "#\\u0023[") if _V1 in text else text
 
 
 def escape_text(s: str) -> str:

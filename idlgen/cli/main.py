@@ -26,6 +26,7 @@ from .. import __version__
 from .gctuning import batch_gc, no_cyclic_gc
 from ..config import Config, ConfigError, load_config
 from ..diagnostics import Diagnostics, render_all, render_github, to_json
+from ..escaping import log_json, log_text
 from ..extras import compiler_hint, missing_compiler
 
 __all__ = ["main", "build_parser"]
@@ -269,17 +270,17 @@ def _print_diags(diags: Diagnostics, sources: dict[str, str], fmt: str) -> None:
     if fmt == "sarif":
         from ..sarif import diagnostics_sarif, dumps
 
-        print(dumps(diagnostics_sarif(diags, __version__)), end="")
+        print(log_json(dumps(diagnostics_sarif(diags, __version__))), end="")
         return
     if fmt == "json":
-        print(to_json(diags))
+        print(log_json(to_json(diags)))
         return
     if not diags:
         return
     if fmt == "github":
-        print(render_github(diags))
+        print(log_text(render_github(diags), own_commands=True))
     else:
-        print(render_all(diags, sources), file=sys.stderr)
+        print(log_text(render_all(diags, sources)), file=sys.stderr)
         errors = sum(d.is_error for d in diags)
         warnings = len(diags) - errors
         print(f"idlgen: {errors} error(s), {warnings} warning(s)", file=sys.stderr)
@@ -375,7 +376,7 @@ def _cmd_build(args: argparse.Namespace, check: bool) -> int:
             for rel in res.extra:
                 print(f"would remove: {out}/{rel}" if out else rel, file=info)
             for d in res.diffs:
-                info.write(d)
+                info.write(log_text(d))  # generated code quotes schema doc comments
             print(
                 f"idlgen: {len(res.stale) + len(res.extra)} file(s) out of date; "
                 "run 'idlgen build' and commit the result",

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import render_all
-from ..escaping import escape_text, visible_surrogates
+from ..escaping import escape_text, log_json, log_text, visible_surrogates
 from ..frontend import LoadResult
 from .compare import compare
 from .findings import Finding
@@ -190,7 +190,7 @@ def _report_diags(res: LoadResult, label: str) -> bool:
     if res.diagnostics:
         text = render_all(res.diagnostics, res.sources)
         if text:
-            print(text, file=sys.stderr)
+            print(log_text(text), file=sys.stderr)
     if not res.ok:
         print(f"idlgen diff: {escape_text(label)} has schema errors", file=sys.stderr)
     return res.ok
@@ -327,6 +327,12 @@ def run(args: argparse.Namespace, config: Any) -> int:
             text = render(report, args.format)
         if not text.isascii():  # a name that is not UTF-8 left in a message: never exit 123
             text = text.encode("utf-8", "replace").decode("utf-8")
+        # A CI log: no line may read as a workflow command except --format github's own. A
+        # user template's own lines are its author's (values in it are escaped for its context).
+        if template is None and args.format in ("json", "sarif"):
+            text = log_json(text)
+        elif template is None:
+            text = log_text(text, own_commands=args.format == "github")
         sys.stdout.write(text)
         sys.stdout.flush()
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
