@@ -2,7 +2,9 @@
 
 Writing follows src/idl_gen_text.cpp: fields in declaration order, only fields that would be
 stored (defaults omitted, ``key`` fields always; for a value decoded from bytes, exactly the
-fields the buffer stored, explicit defaults and deprecated fields included), unions as
+fields the buffer stored, explicit defaults and deprecated fields included, and key-sorted
+vectors in the stored order, as for a value read from JSON: flatc's sort is not stable, so
+sorting again could swap equal keys), unions as
 ``x_type`` + ``x``, enum members by their schema names (bit_flags as space-separated names),
 doubles with 12 and floats with 6 fixed decimals minus trailing zeros, non-ASCII escaped as
 ``\\uXXXX``. Reading accepts what flatc's parser accepts: unquoted keys, single-quoted
