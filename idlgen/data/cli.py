@@ -117,6 +117,7 @@ def _looks_like_json(name: str, data: bytes) -> bool:
 def run(args: argparse.Namespace, roots: dict[str, Path], include: list[Path]) -> int:
     """Run ``convert`` or ``annotate``: 0 ok, 1 bad data (a DecodeError), 2 usage/schema."""
     from ..diagnostics import render_all
+    from ..escaping import log_text
     from .schema import SchemaFailure, compile_schema
 
     try:
@@ -124,7 +125,7 @@ def run(args: argparse.Namespace, roots: dict[str, Path], include: list[Path]) -
             Path(args.schema), root_type=args.root_type, roots=roots, include_dirs=include
         )
     except SchemaFailure as e:
-        print(render_all(e.diagnostics, e.sources), file=sys.stderr)
+        print(log_text(render_all(e.diagnostics, e.sources)), file=sys.stderr)
         raise ConfigError(f"{args.schema}: the schema has errors") from None
     if args.size_prefixed and compiled.kind != "fbs":
         raise ConfigError("--size-prefixed is for FlatBuffers")
@@ -138,7 +139,7 @@ def run(args: argparse.Namespace, roots: dict[str, Path], include: list[Path]) -
                 raise problem
             return 0
     except DecodeError as e:
-        print(f"idlgen: error: {e}", file=sys.stderr)
+        print(log_text(f"idlgen: error: {e}"), file=sys.stderr)
         return 1
     _write(args.out, out)
     return 0
