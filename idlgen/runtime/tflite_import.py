@@ -77,6 +77,8 @@ class TfliteImporter:
         self.subgraph, self.depth = subgraph, depth
         #: Resource variables shared by every subgraph of the model (host_tflite.Variables).
         self.vars = variables
+        #: The file's bytes (buffers stored after the FlatBuffer are read from them).
+        self.file: bytes | None = None
         self.tensors = list(self.g.tensors or [])
         self.codes = list(model.operator_codes or [])
         self.b = ModelBuilder(package, name=str(self.g.name or "tflite"))
@@ -137,9 +139,13 @@ class TfliteImporter:
         buf = bufs[b]
         raw = bytes(buf.data or b"")
         if not raw:
-            if int(buf.offset) > 1:
-                raise _Unsupported(f"buffer {b} is stored after the FlatBuffer (offset/size)")
-            return None
+            off, size = int(buf.offset or 0), int(buf.size or 0)
+            if off <= 1:
+                return None
+            # stored after the FlatBuffer (models over 2 GB): offset/size into the file
+            if self.file is None or off + size > len(self.file):
+                raise _bad(f"buffer {b} lies at {off}+{size}, past the end of the file")
+            raw = bytes(self.file[off : off + size])
         dt = self.dtype(ti)
         shape = self.dims(ti)
         n = math.prod(shape)
@@ -299,7 +305,9 @@ class TfliteImporter:
                     fn(self, op, ins, outs, node)
             except _Unsupported as e:
                 if opname not in host_tflite.KERNELS:
-                    raise UnsupportedModelError(opname, node, str(e)) from None
+                    raise UnsupportedModelError(
+                        opname, node, unsupported_reason(opname, str(e))
+                    ) from None
                 self.on_host(opname, op, ins, outs, node, unsupported_reason(opname, str(e)))
         out_names = []
         for ti in self.g.outputs or []:
@@ -444,6 +452,7 @@ class TfliteImporter:
         """Subgraph ``k`` imported as its own program: a function from its inputs to its
         outputs (IF branches, WHILE condition and body, CALL_ONCE initialisers)."""
         child = TfliteImporter(self.m, self.pkg, self.T, k, self.vars, self.depth + 1)
+        child.file = self.file
         child.b.nnrt_only = self.b.nnrt_only
         prog = child.run(f"{self.b.name}:subgraph{k}")
 
@@ -523,7 +532,8 @@ def _conv(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: s
     o = op.builtin_options
     w = imp.data(ins[1])
     if w is None:
-        raise _Unsupported("weights computed at run time")
+        _conv_runtime_weights(imp, op, ins, outs, node)
+        return
     x_shape = imp.shape(ins[0])
     if len(x_shape) != 4 or w.ndim != 4 or 0 in w.shape:
         raise _bad(f"{node}: convolution of a {x_shape} input with {list(w.shape)} weights")
@@ -551,21 +561,23 @@ def _conv(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: s
 def _fc(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
     o = op.builtin_options
     w = imp.data(ins[1])
-    if w is None:
-        raise _Unsupported("weights computed at run time")
     if o is not None and int(o.weights_format) != 0:
         raise _Unsupported("shuffled weights format")
     has_bias = len(ins) > 2 and ins[2] >= 0
     keep = bool(o.keep_num_dims) if o is not None else False
     x_shape = imp.shape(ins[0])
     act = _act(o) if o is not None else 0
-    if _is_hybrid(imp, ins[0], ins[1]) and w.ndim == 2:
+    if w is not None and _is_hybrid(imp, ins[0], ins[1]) and w.ndim == 2:
         asym = bool(getattr(o, "asymmetric_quantize_inputs", False)) if o is not None else False
         _hybrid_fc(imp, ins, outs, node, w, x_shape, has_bias, act, asym)
         return
     inputs = [
         imp.tensor(ins[0]),
-        imp.const(imp.t(ins[1]).name or node + ":w", w, imp.quant(ins[1])),
+        (
+            imp.tensor(ins[1])
+            if w is None
+            else imp.const(imp.t(ins[1]).name or node + ":w", w, imp.quant(ins[1]))
+        ),
     ]
     if has_bias:
         inputs.append(imp.tensor(ins[2]))
@@ -667,9 +679,14 @@ def _softmax(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node
 @_h("CONCATENATION")
 def _concat(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
     o = op.builtin_options
-    if _act(o):
-        raise _Unsupported("fused activation on CONCATENATION")
-    imp.emit("Concat", {"axis": int(o.axis)}, [imp.tensor(i) for i in ins], outs, node)
+    xs = [imp.tensor(i) for i in ins]
+    if _act(o):  # Concat, then the activation
+        y = imp.mid("Concat", {"axis": int(o.axis)}, xs, imp.float_of(outs[0]), imp.shape(outs[0]),
+                    node + ":concat")  # fmt: skip
+        imp.emit("Activation", {"activationType": _act(o), "alpha": 0.0, "minVal": 0.0,
+                                "maxVal": 0.0, "approximate": False}, [y], outs, node)  # fmt: skip
+        return
+    imp.emit("Concat", {"axis": int(o.axis)}, xs, outs, node)
 
 
 _REDUCE = {"MEAN": 0, "REDUCE_MAX": 1, "REDUCE_MIN": 2, "REDUCE_PROD": 3, "SUM": 4}
@@ -679,18 +696,14 @@ _REDUCE = {"MEAN": 0, "REDUCE_MAX": 1, "REDUCE_MIN": 2, "REDUCE_PROD": 3, "SUM":
 def _reduce(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
     keep = bool(op.builtin_options.keep_dims) if op.builtin_options is not None else False
     axes = imp.data(ins[1])
-    if axes is None:
-        raise _Unsupported("axes computed at run time")
+    ax = imp.tensor(ins[1]) if axes is None else imp.const(node + ":axes", axes.astype(np.int32))
     imp.emit("ReduceFusion", {"keepDims": keep, "mode": _REDUCE[_opname(imp, op)], "reduceToEnd": False,
-                              "coeff": 1.0}, [imp.tensor(ins[0]), imp.const(node + ":axes", axes.astype(np.int32))],
-             outs, node)  # fmt: skip
+                              "coeff": 1.0}, [imp.tensor(ins[0]), ax], outs, node)  # fmt: skip
 
 
 @_h("PAD", "PADV2", ins=2)
 def _pad(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
     pads = imp.data(ins[1])
-    if pads is None:
-        raise _Unsupported("paddings computed at run time")
     value = 0.0
     if len(ins) > 2 and ins[2] >= 0:
         cv = imp.data(ins[2])
@@ -701,6 +714,10 @@ def _pad(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: st
         if cq is not None and cv.dtype.kind in "iu":  # a quantised pad value: its real value
             value = float((value - cq[0][1]) * cq[0][0])
     # A quantised PAD fills with the zero point, i.e. real 0: the executor pads the real values.
+    if pads is None:  # paddings at run time: PadFusion's input 1
+        imp.emit("PadFusion", {"paddings": [], "paddingMode": 0, "constantValue": value},
+                 [imp.tensor(ins[0]), imp.tensor(ins[1])], outs, node)  # fmt: skip
+        return
     imp.emit("PadFusion", {"paddings": pads.astype(int).tolist(), "paddingMode": 0, "constantValue": value},
              [imp.tensor(ins[0])], outs, node)  # fmt: skip
 
@@ -717,8 +734,6 @@ def _squeeze(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node
 def _resize(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
     o = op.builtin_options
     size = imp.data(ins[1])
-    if size is None:
-        raise _Unsupported("size computed at run time")
     align, half = bool(o.align_corners), bool(o.half_pixel_centers)
     bilinear = _opname(imp, op) == "RESIZE_BILINEAR"
     ctm = 1 if align else (2 if half else 0)
@@ -731,7 +746,14 @@ def _resize(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node:
     imp.emit(
         "Resize",
         attrs,
-        [imp.tensor(ins[0]), imp.const(node + ":size", size.astype(np.int32))],
+        [
+            imp.tensor(ins[0]),
+            (
+                imp.tensor(ins[1])
+                if size is None
+                else imp.const(node + ":size", size.astype(np.int32))
+            ),
+        ],
         outs,
         node,
     )
@@ -768,6 +790,7 @@ def import_tflite(
     model = tfl.Model.from_flatbuffer(data)
     pkg = target_package(package)
     imp = TfliteImporter(model, pkg, tfl, variables=host_tflite.Variables())
+    imp.file = data
     imp.b.nnrt_only = nnrt_only
     if input_shapes:
         _pin_inputs(imp, input_shapes)
@@ -1819,3 +1842,31 @@ def _hybrid_lstm(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], 
     imp.write_state(ins[18], hprev)
     imp.write_state(ins[19], cprev)
     return True
+
+
+def _conv_runtime_weights(
+    imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str
+) -> None:
+    """CONV_2D / DEPTHWISE_CONV_2D whose weights are computed at run time: NNRt's Conv2DFusion
+    takes them as an input tensor (depthwise [1, H, W, C*M] moved to [C*M, H, W, 1])."""
+    o = op.builtin_options
+    x_shape, w_shape = imp.shape(ins[0]), imp.shape(ins[1])
+    if len(x_shape) != 4 or len(w_shape) != 4 or min(w_shape) < 0 or x_shape[3] < 0:
+        raise _Unsupported(f"run-time weights {w_shape} for a {x_shape} input")
+    w = imp.tensor(ins[1])
+    in_c = x_shape[3]
+    if type(o).__name__ == "DepthwiseConv2DOptions":
+        moved = [w_shape[3], w_shape[1], w_shape[2], 1]
+        w = imp.mid("Transpose", {}, [w, imp.const(node + ":perm", np.array([3, 1, 2, 0], np.int32))],
+                    imp.float_of(ins[1]), moved, node + ":w")  # fmt: skip
+        group, out_c, kh, kw = in_c, moved[0], moved[1], moved[2]
+    else:
+        group, out_c, kh, kw = in_c // w_shape[3], w_shape[0], w_shape[1], w_shape[2]
+    attrs = {"kernelSize": [kh, kw], "stride": [int(o.stride_h), int(o.stride_w)],
+             "dilation": [int(o.dilation_h_factor), int(o.dilation_w_factor)], "padMode": _pad_mode(o),
+             "padList": [0, 0, 0, 0], "group": group, "inChannel": in_c, "outChannel": out_c,
+             "activationType": _act(o)}  # fmt: skip
+    inputs = [imp.tensor(ins[0]), w]
+    if len(ins) > 2 and ins[2] >= 0:
+        inputs.append(imp.tensor(ins[2]))
+    imp.emit("Conv2DFusion", attrs, inputs, outs, node)

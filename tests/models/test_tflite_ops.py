@@ -939,3 +939,47 @@ def test_resize_modes(code: str, align: bool, half: bool) -> None:
 
 def test_softmax_with_temperature() -> None:
     check("SOFTMAX", [In("x", f32(2, 7, scale=3))], [np.float32], T.SoftmaxOptions(beta=0.3))
+
+
+def test_run_time_operands() -> None:
+    """Weights, axes, paddings and sizes computed at run time are NNRt input tensors."""
+    x = f32(1, 6, 6, 3)
+    check("CONV_2D", [In("x", x), In("w", f32(4, 3, 3, 3)), In("b", f32(4), True)], [np.float32],
+          T.Conv2DOptions(padding=T.Padding.SAME, stride_w=1, stride_h=1))  # fmt: skip
+    check("DEPTHWISE_CONV_2D", [In("x", x), In("w", f32(1, 3, 3, 3)), In("b", f32(3), True)],
+          [np.float32], T.DepthwiseConv2DOptions(padding=T.Padding.VALID, stride_w=1, stride_h=1,
+                                                 depth_multiplier=1))  # fmt: skip
+    check("FULLY_CONNECTED", [In("x", f32(2, 5)), In("w", f32(3, 5))], [np.float32],
+          T.FullyConnectedOptions())  # fmt: skip
+    check("SUM", [In("x", x), In("a", i32(1, 2))], [np.float32], T.ReducerOptions(keep_dims=True))
+    check("PAD", [In("x", x), In("p", np.array([[0, 0], [1, 2], [0, 1], [0, 0]], np.int32))],
+          [np.float32], shapes=[[1, 9, 7, 3]])  # fmt: skip
+
+
+def test_concatenation_with_activation_and_offset_buffers() -> None:
+    """A fused activation on CONCATENATION (LiteRT's float kernel refuses it; int8 converters
+    emit it) and weights stored after the FlatBuffer (offset/size, as in models over 2 GB)."""
+    b = TB()
+    x, y = b.input("x", [2, 3]), b.input("y", [2, 2])
+    c = b.tensor("c", [2, 5])
+    b.op(
+        "CONCATENATION",
+        [x, y],
+        [c],
+        T.ConcatenationOptions(axis=1, fused_activation_function=A.RELU6),
+    )
+    w = b.const("w", f32(4, 5))
+    o = b.tensor("o", [2, 4])
+    b.op("FULLY_CONNECTED", [c, w], [o], T.FullyConnectedOptions())
+    b.outputs = [o]
+    feeds = {"x": f32(2, 3, scale=5), "y": f32(2, 2, scale=5)}
+    inline = b.finish()
+    raw = np.frombuffer(bytes(b.buffers[-1].data), np.float32).reshape(4, 5)
+    want = np.clip(np.concatenate([feeds["x"], feeds["y"]], 1), 0, 6) @ raw.T
+    np.testing.assert_allclose(load(inline).run(feeds)["o"], want, rtol=1e-5)
+    b.buffers[-1] = T.Buffer(offset=2, size=raw.nbytes)  # placeholder, same encoded size
+    n = len(b.finish())
+    b.buffers[-1] = T.Buffer(offset=n, size=raw.nbytes)
+    data = b.finish()
+    assert len(data) == n
+    np.testing.assert_allclose(load(data + raw.tobytes()).run(feeds)["o"], want, rtol=1e-5)
