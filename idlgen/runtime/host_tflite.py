@@ -330,6 +330,38 @@ def _nms(opts: Any, dts: Sequence[np.dtype[Any]]) -> HostKernel:
     return fn
 
 
+@_k("RFFT2D")
+def _rfft2d(opts: Any, dts: Sequence[np.dtype[Any]]) -> HostKernel:
+    """Real 2-D FFT over the last two axes, the input cropped / zero-padded to fft_length."""
+
+    def fn(xs: list[np.ndarray]) -> list[np.ndarray]:
+        x, n = _need("RFFT2D", xs, 2)
+        fh, fw = (int(v) for v in n.reshape(-1)[:2])
+        if x.ndim < 2 or fh <= 0 or fw <= 0:
+            raise KernelError("RFFT2D", f"fft_length {[fh, fw]} for a {x.shape} input")
+        return [np.fft.rfft2(x.astype(np.float64), s=(fh, fw)).astype(np.complex64)]
+
+    return fn
+
+
+def complex_part(name: str) -> Maker:
+    """The maker for COMPLEX_ABS / REAL / IMAG when the file carries no options."""
+    f = {"COMPLEX_ABS": np.abs, "REAL": np.real, "IMAG": np.imag}[name]
+
+    def make(opts: Any, dts: Sequence[np.dtype[Any]]) -> HostKernel:
+        def fn(xs: list[np.ndarray]) -> list[np.ndarray]:
+            (z,) = _need(name, xs, 1)
+            return [np.asarray(f(z)).astype(np.float32 if z.dtype == np.complex64 else np.float64)]
+
+        return fn
+
+    return make
+
+
+for _name in ("COMPLEX_ABS", "REAL", "IMAG"):
+    KERNELS[_name] = complex_part(_name)
+
+
 # -- control flow and resource variables ---------------------------------------------------------
 
 Body = Callable[[list[np.ndarray]], list[np.ndarray]]

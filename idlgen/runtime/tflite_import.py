@@ -41,6 +41,7 @@ class _Unsupported(Exception):
 
 
 _RESOURCE = 13  # TensorType.RESOURCE
+_COMPLEX = {8: np.complex64, 11: np.complex128}  # NNRt has no complex DataType
 _MAX_NESTING = 16  # subgraphs calling subgraphs (IF / WHILE / CALL_ONCE bodies)
 
 #: Largest constant (bytes, all outputs of one operator) that folding may create.
@@ -96,6 +97,8 @@ class TfliteImporter:
         t = self.t(ti)
         if int(t.type) == _RESOURCE:  # a resource variable's handle: its id
             return np.dtype(np.int32)
+        if int(t.type) in _COMPLEX:  # only host operators (RFFT2D, COMPLEX_ABS, ...) see these
+            return np.dtype(_COMPLEX[int(t.type)])
         dt = _TYPES.get(int(t.type))
         if dt is None:
             code = int(t.type)
@@ -418,7 +421,11 @@ class TfliteImporter:
     ) -> None:
         """Emit a host node (see :mod:`.host`) reading ``ins`` and writing ``outs``."""
         inputs = [self.tensor(i) if i >= 0 else -1 for i in ins]
-        specs = [(str(self.t(o).name or f"t{o}"), self.dtype(o), self.shape(o)) for o in outs]
+        specs = [
+            (str(self.t(o).name or f"t{o}"), None if self.dtype(o).kind == "c" else self.dtype(o),
+             self.shape(o))
+            for o in outs
+        ]  # fmt: skip
         idx = self.b.host(opname, fn, inputs, outputs=specs, name=node, why=why)
         for o, i in zip(outs, idx):
             qp = self.quant(o)

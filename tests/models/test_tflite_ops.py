@@ -983,3 +983,25 @@ def test_concatenation_with_activation_and_offset_buffers() -> None:
     data = b.finish()
     assert len(data) == n
     np.testing.assert_allclose(load(data + raw.tobytes()).run(feeds)["o"], want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("part", ["COMPLEX_ABS", "REAL", "IMAG"])
+def test_rfft2d_spectrum_on_the_host(part: str) -> None:
+    """An audio front end: RFFT2D then |z| (or its parts); complex values live on the host."""
+    b = TB()
+    x = b.input("x", [2, 6, 12])
+    z = b.tensor("z", [2, 8, 9], np.complex64)
+    b.op("RFFT2D", [x, b.const("n", i32(8, 16))], [z], T.Rfft2dOptions())
+    y = b.tensor("y", [2, 8, 9])
+    b.op(part, [z], [y])
+    s = b.tensor("s", [2, 8, 9])
+    if part == "COMPLEX_ABS":
+        b.op("SQRT", [y], [s])
+    b.outputs = [s if part == "COMPLEX_ABS" else y]
+    data = b.finish()
+    feeds = {"x": f32(2, 6, 12)}
+    want = next(iter(_litert(data, feeds).values()))
+    p = load(data)
+    got = next(iter(p.run(feeds).values()))
+    assert np.max(np.abs(got - want)) <= 1e-5 * np.max(np.abs(want))
+    assert p.coverage()["host_ops"] == {"RFFT2D": 1, part: 1}

@@ -15,7 +15,8 @@ from generated import tflite as T
 _TYPE = {np.dtype(np.float32): T.TensorType.FLOAT32, np.dtype(np.float16): T.TensorType.FLOAT16,
          np.dtype(np.int32): T.TensorType.INT32, np.dtype(np.int8): T.TensorType.INT8,
          np.dtype(np.uint8): T.TensorType.UINT8, np.dtype(np.int64): T.TensorType.INT64,
-         np.dtype(np.int16): T.TensorType.INT16, np.dtype(np.bool_): T.TensorType.BOOL}  # fmt: skip
+         np.dtype(np.int16): T.TensorType.INT16, np.dtype(np.bool_): T.TensorType.BOOL,
+         np.dtype(np.complex64): T.TensorType.COMPLEX64}  # fmt: skip
 
 
 # Operators whose first registered LiteRT kernel version is above 1.
