@@ -346,7 +346,10 @@ def _rfft2d(opts: Any, dts: Sequence[np.dtype[Any]]) -> HostKernel:
 
 def complex_part(name: str) -> Maker:
     """The maker for COMPLEX_ABS / REAL / IMAG when the file carries no options."""
-    f = {"COMPLEX_ABS": np.abs, "REAL": np.real, "IMAG": np.imag}[name]
+    parts: dict[str, Callable[[np.ndarray], Any]] = {
+        "COMPLEX_ABS": np.abs, "REAL": np.real, "IMAG": np.imag
+    }  # fmt: skip
+    f = parts[name]
 
     def make(opts: Any, dts: Sequence[np.dtype[Any]]) -> HostKernel:
         def fn(xs: list[np.ndarray]) -> list[np.ndarray]:
