@@ -20,9 +20,16 @@ from typing import Any
 from .. import ir
 from . import fbs_rules, hdi_rules
 from .decltext import decl_text, member_text, type_text
-from .findings import DEFAULT_BREAKING, Categories, Finding, Severity
+from .findings import (
+    DEFAULT_BREAKING,
+    Categories,
+    Finding,
+    Severity,
+    report_order,
+    resolve_causes,
+)
 from .matching import Comparison, Lang, decl_kind, hdi_package_base, sign_only
-from .members import Change, MemberDiff, MemberRules, diff_members, doc_changed
+from .members import Change, MemberDiff, MemberRules, diff_members, doc_changed, first_shift_cause
 from .rules import LANG_RULES
 
 __all__ = ["compare", "hdi_package_base"]
@@ -64,15 +71,18 @@ def _enum_changed(ids: EnumIds, d: MemberDiff[ir.EnumMember], i: int, j: int) ->
     if a.value == b.value:
         return
     inserted = [d.new[k].name for k in d.added]
+    # an implicit value moves with the members before it
+    cause = "" if b.expr else first_shift_cause(d, i, j, exact=False)
     if ids.shifted and not b.expr and inserted:
         more = ", …" if len(inserted) > 3 else ""
         yield Change(
             ids.shifted,
             f"implicit value shifted from {a.value} to {b.value} by an inserted member "
             f"({', '.join(f'`{x}`' for x in inserted[:3])}{more})",
+            cause=cause,
         )
     else:
-        yield Change(ids.value, f"value changed from {a.value} to {b.value}")
+        yield Change(ids.value, f"value changed from {a.value} to {b.value}", cause=cause)
 
 
 def enum_values(ids: EnumIds) -> MemberRules[ir.EnumMember]:
@@ -261,4 +271,4 @@ def compare(
         if not hdi_rules.older_minor_reached(c, do, dn):
             _compare_decl(c, do, dn)
     fbs_rules.compare_files(c)
-    return sorted({f.under(breaking) for f in c.findings}, key=Finding.sort_key)
+    return report_order(resolve_causes({f.under(breaking) for f in c.findings}))

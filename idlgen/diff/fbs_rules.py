@@ -8,15 +8,17 @@ presence, attributes) are one generator shared by renamed and matched table fiel
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from .. import ir
 from .decltext import decl_text, field_text, member_text, method_text, type_text
 from .findings import Categories, Severity
 from .matching import Comparison, Side, attr_map, dedup_names, first_span, sign_only
-from .members import Change, MemberDiff, MemberRules, diff_members, doc_changed
+from .members import Change, MemberDiff, MemberRules, diff_members, doc_changed, first_shift_cause
 
 __all__ = [
     "compare_table",
@@ -93,10 +95,17 @@ def _table_removed(d: MemberDiff[ir.Field], i: int) -> Iterator[Change]:
     yield Change("FBS-T-03", f"{was}field `{a.name}` deleted{tail}")
 
 
+def _slot_width(f: ir.Field) -> int:
+    """A union (or vector of unions) field takes two slots: the hidden _type field and the value."""
+    t = f.type.element if isinstance(f.type, ir.Vector) else f.type
+    return 2 if isinstance(t, ir.Ref) and t.kind is ir.RefKind.UNION else 1
+
+
 def _table_changed(d: MemberDiff[ir.Field], i: int, j: int) -> Iterator[Change]:
     a, b = d.old[i], d.new[j]
     if a.slot != b.slot:
-        yield Change("FBS-T-02", f"slot changed from {a.slot} to {b.slot}")
+        cause = first_shift_cause(d, i, j, lambda f: f.slot, _slot_width)
+        yield Change("FBS-T-02", f"slot changed from {a.slot} to {b.slot}", cause=cause)
     yield from field_changes(d.c, a, b, check_type=True)
 
 
@@ -202,7 +211,11 @@ def _struct_changed(d: MemberDiff[ir.Field], i: int, j: int) -> Iterator[Change]
     a, b = d.old[i], d.new[j]
     lo, ln = d.data
     if lo.offsets[i] != ln.offsets[j]:
-        yield Change("FBS-S-01", f"offset changed from {lo.offsets[i]} to {ln.offsets[j]}")
+        yield Change(
+            "FBS-S-01",
+            f"offset changed from {lo.offsets[i]} to {ln.offsets[j]}",
+            cause=first_shift_cause(d, i, j),
+        )
     if not d.c.same_type(a.type, b.type):
         if d.c.signedness_only(a.type, b.type):
             yield Change(
@@ -262,7 +275,11 @@ def compare_struct(c: Comparison, o: ir.Struct, n: ir.Struct, path: str) -> None
 def _union_changed(d: MemberDiff[ir.UnionMember], i: int, j: int) -> Iterator[Change]:
     a, b = d.old[i], d.new[j]
     if a.value != b.value:
-        yield Change("FBS-U-01", f"discriminant changed from {a.value} to {b.value}")
+        yield Change(
+            "FBS-U-01",
+            f"discriminant changed from {a.value} to {b.value}",
+            cause=first_shift_cause(d, i, j, lambda m: m.value),
+        )
     if not d.c.same_type(a.type, b.type):
         yield Change("FBS-U-03", f"member type changed from {_types(a.type, b.type)}")
 
@@ -353,6 +370,8 @@ def compare_files(c: Comparison) -> None:
     fn = [f for f in c.n.schema.files if f.language == "fbs"]
     if not fo or not fn:
         return
+    # where a removal is annotated in the new version: its first declaration (a real line)
+    anchor = next((d.span for f in fn for d in f.decls if d.span is not None), first_span(fn))
     roots_o = {c.canon_o.get(c.resolve_root(c.o, f), f.root_type): f for f in fo if f.root_type}
     roots_n = {c.canon_n.get(c.resolve_root(c.n, f), f.root_type): f for f in fn if f.root_type}
     if set(roots_o) != set(roots_n):
@@ -369,13 +388,13 @@ def compare_files(c: Comparison) -> None:
             "FBS-F-01",
             "root_type",
             f"root_type changed from {a} to {b}",
-            old=first_span(roots_o.values()),
-            new=first_span(roots_n.values()),
+            old=file_decl_span(roots_o.values(), "root_type"),
+            new=file_decl_span(roots_n.values(), "root_type"),
             old_decl=f"root_type {a};",
             new_decl=f"root_type {b};",
             severity=sev,
             categories=cats,
-            anchor=first_span(fn),
+            anchor=anchor,
         )
     ids_o = {f.file_identifier for f in fo if f.file_identifier}
     ids_n = {f.file_identifier for f in fn if f.file_identifier}
@@ -389,13 +408,13 @@ def compare_files(c: Comparison) -> None:
             "FBS-F-02",
             "file_identifier",
             f"file_identifier changed from {a} to {b}",
-            old=first_span(f for f in fo if f.file_identifier),
-            new=first_span(f for f in fn if f.file_identifier),
+            old=file_decl_span((f for f in fo if f.file_identifier), "file_identifier"),
+            new=file_decl_span((f for f in fn if f.file_identifier), "file_identifier"),
             old_decl=f"file_identifier {a};",
             new_decl=f"file_identifier {b};",
             severity=sev,
             categories=id_cats,
-            anchor=first_span(fn),
+            anchor=anchor,
         )
     ext_o = {f.file_extension for f in fo if f.file_extension}
     ext_n = {f.file_extension for f in fn if f.file_extension}
@@ -408,8 +427,44 @@ def compare_files(c: Comparison) -> None:
             f"file_extension changed from {a} to {b}",
             old_decl=f'file_extension "{a}";',
             new_decl=f'file_extension "{b}";',
-            anchor=first_span(fn),
+            old=file_decl_span((f for f in fo if f.file_extension), "file_extension"),
+            new=file_decl_span((f for f in fn if f.file_extension), "file_extension"),
+            anchor=anchor,
         )
+
+
+# A file-level declaration: `root_type T;`, `file_identifier "ABCD";`, `file_extension "x";`.
+_FILE_DECL = {
+    "root_type": re.compile(r"\broot_type\s+[A-Za-z_][\w.]*\s*;"),
+    "file_identifier": re.compile(r'\bfile_identifier\s*"[^"\n]*"\s*;'),
+    "file_extension": re.compile(r'\bfile_extension\s*"[^"\n]*"\s*;'),
+}
+# Strings stay as they are; comments are blanked (newlines kept) before searching.
+_STRING_OR_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/', re.S)
+
+
+def file_decl_span(files: Iterable[ir.SchemaFile], keyword: str) -> ir.Span | None:
+    """Where the first of ``files`` declares ``keyword`` (the IR keeps the value, not the
+    place): found in the file's text with comments blanked, else the file's first line."""
+    for f in files:
+        path = next((d.span.file for d in f.decls if d.span is not None), f.path)
+        try:
+            text = Path(path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return first_span([f])
+        blank = _STRING_OR_COMMENT.sub(
+            lambda m: m.group() if m.group().startswith('"') else re.sub(r"[^\n]", " ", m.group()),
+            text,
+        )
+        m = _FILE_DECL[keyword].search(blank)
+        if m is None:
+            return first_span([f])
+        line = text.count("\n", 0, m.start()) + 1
+        col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+        end_line = text.count("\n", 0, m.end()) + 1
+        end_col = m.end() - (text.rfind("\n", 0, m.end()) + 1) + 1
+        return ir.Span(path, line, col, end_line, end_col)
+    return None
 
 
 def same_default(a: ir.DefaultValue, b: ir.DefaultValue) -> bool:

@@ -16,7 +16,7 @@ from ..ir import hdi_layout as hdi_layout
 from .decltext import decl_text, field_text, member_text, method_text, param_text, type_text
 from .findings import Severity
 from .matching import Comparison, Side, dedup_names, hdi_package_base
-from .members import Change, MemberDiff, MemberRules, diff_members, out_of_order
+from .members import Change, MemberDiff, MemberRules, diff_members, first_shift_cause, out_of_order
 
 __all__ = [
     "compare_struct",
@@ -252,7 +252,10 @@ def _method_added(d: MemberDiff[ir.Method], j: int) -> Iterator[Change]:
 def _method_changed(d: MemberDiff[ir.Method], i: int, j: int) -> Iterator[Change]:
     o, n = d.old[i], d.new[j]
     if o.cmd_id != n.cmd_id:
-        yield Change("HDI-M-02", f"command id changed from {o.cmd_id} to {n.cmd_id}")
+        shifted_by = first_shift_cause(d, i, j, lambda m: m.cmd_id)
+        yield Change(
+            "HDI-M-02", f"command id changed from {o.cmd_id} to {n.cmd_id}", cause=shifted_by
+        )
     if o.oneway != n.oneway:
         yield Change("HDI-M-09", f"[oneway] {'added' if n.oneway else 'removed'}")
     diff_members(d.c, PARAMS, "hdi", f"{d.path}.{n.name}", o, n, o.params, n.params)

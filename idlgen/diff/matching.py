@@ -166,6 +166,7 @@ class Comparison:
         anchor: ir.Span | None = None,
         severity: Severity | None = None,
         categories: Categories | None = None,
+        cause: str = "",
     ) -> None:
         rule = RULES[rule_id]
         sev = severity or rule.severity
@@ -175,7 +176,7 @@ class Comparison:
         if not isinstance(new_decl, str):
             new_decl = new_decl()
         self.findings.append(
-            Finding(rule_id, sev, path, message, old, new, old_decl, new_decl, anchor, cats)
+            Finding(rule_id, sev, path, message, old, new, old_decl, new_decl, anchor, cats, cause)
         )
 
     def tkey(self, t: ir.TypeRef, side: Literal["o", "n"]) -> object:
@@ -422,6 +423,7 @@ class Comparison:
                 new_decl=new_decl,
                 severity=ch.severity,
                 categories=ch.categories,
+                cause=ch.cause,
             )
 
     @staticmethod

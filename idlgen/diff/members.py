@@ -54,6 +54,7 @@ class Change:
     message: str
     severity: Severity | None = None
     categories: Categories | None = None
+    cause: str = ""  # the entity path of the root cause, when this change only follows from it
 
 
 @dataclass
@@ -156,6 +157,7 @@ def diff_members(
                 anchor=anchor,
                 severity=ch.severity,
                 categories=ch.categories,
+                cause=ch.cause,
             )
 
     for i, j in d.renamed:
@@ -178,6 +180,48 @@ def diff_members(
         if rules.doc:
             emit(doc_changed(lang, old[i], new[j]), i, j)
     return d
+
+
+def first_shift_cause(
+    d: MemberDiff[M],
+    i: int,
+    j: int,
+    key: Callable[[M], int | None] | None = None,
+    width: Callable[[M], int] | None = None,
+    *,
+    exact: bool = True,
+) -> str:
+    """The root cause of a member (old index ``i``, new index ``j``) whose position-derived
+    number (slot, offset, command id, implicit value, discriminant) changed: the entity path of
+    the first member added or removed before it, when those additions and removals account for
+    the whole shift (else "": a renumbering of its own). ``key`` gives a member's number
+    (default: its position), ``width`` how many numbers it takes (default 1); ``exact=False``
+    takes any addition or removal before it (an implicit enum value follows the member before
+    it, whatever that member's value)."""
+    num = key or (lambda m: None)
+    size = width or (lambda m: 1)
+
+    def at(members: Sequence[M], k: int) -> int | None:
+        return k if key is None else num(members[k])
+
+    mine_old, mine_new = at(d.old, i), at(d.new, j)
+    if mine_old is None or mine_new is None:
+        return ""
+    before: list[tuple[int, int, str]] = []
+    shift = 0
+    for k in d.added:
+        n = at(d.new, k)
+        if n is not None and n < mine_new:
+            before.append((n, 0, d.new[k].name))
+            shift += size(d.new[k])
+    for k in d.removed:
+        n = at(d.old, k)
+        if n is not None and n < mine_old:
+            before.append((n, 1, d.old[k].name))
+            shift -= size(d.old[k])
+    if not before or (exact and shift != mine_new - mine_old):
+        return ""
+    return f"{d.path}.{min(before)[2]}"
 
 
 def doc_changed(lang: Lang, a: object, b: object) -> Iterator[Change]:

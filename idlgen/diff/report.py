@@ -20,7 +20,7 @@ from typing import Any
 from .. import __version__
 from ..ir import Span
 from ..sarif import Level, SarifLocation, SarifResult, dumps, sarif_log
-from .findings import Finding, Severity
+from .findings import Finding, Severity, report_order
 from .policy import VersionPolicy
 from .rules import RULES
 from .templating import render_builtin, render_user
@@ -58,7 +58,7 @@ class Report:
     display: Callable[[str], str] = _identity
 
     def __post_init__(self) -> None:
-        self.findings = sorted(self.findings, key=Finding.sort_key)
+        self.findings = report_order(self.findings)
         self.suppressed = sorted(self.suppressed, key=lambda fr: fr[0].sort_key())
 
     def counts(self) -> dict[str, int]:
@@ -141,6 +141,7 @@ def _finding_json(r: Report, f: Finding) -> dict[str, Any]:
         "fingerprint": f.fingerprint,
         "old_decl": f.old_decl or None,
         "new_decl": f.new_decl or None,
+        "cause": f.cause or None,
     }
 
 
@@ -185,7 +186,7 @@ def sarif_dict(r: Report) -> dict[str, Any]:
         msg = f"{f.path}: {f.message}"
         if f.removed:
             msg = f"{f.path}: (removed; was at {f.old}) {f.message}"
-        msg += f.breaks_note
+        msg += f.breaks_note + f.cause_note
         results.append(
             SarifResult(
                 rule_id=f.rule,
@@ -205,8 +206,10 @@ def sarif_dict(r: Report) -> dict[str, Any]:
     log = sarif_log("idlgen", __version__, rules, results)
     # What each finding (and each rule by default) breaks, as SARIF property bags.
     run = log["runs"][0]
-    for res, f in zip(run["results"], view.findings):
-        res["properties"] = {"categories": list(f.categories)}
+    for res, raw in zip(run["results"], r.findings):  # view.findings follow r.findings
+        res["properties"] = {"categories": list(raw.categories)}
+        if raw.cause:
+            res["properties"]["cause"] = raw.cause  # the root cause's fingerprint
     for desc in run["tool"]["driver"]["rules"]:
         desc["properties"] = {"categories": list(RULES[desc["id"]].categories)}
     return log

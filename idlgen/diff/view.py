@@ -49,6 +49,8 @@ class FindingView:
     fingerprint: str
     removed: bool
     reason: str
+    cause: str = ""  # the root cause's entity path when this finding follows from another one
+    follows: int = 0  # how many findings follow from this one (a root cause)
 
     @property
     def breaks(self) -> str:
@@ -59,6 +61,15 @@ class FindingView:
     def breaks_note(self) -> str:
         """`` [breaks JSON, SOURCE]`` after a one-line message ("" when nothing)."""
         return f" [breaks {self.breaks}]" if self.categories else ""
+
+    @property
+    def cause_note(self) -> str:
+        """`` (follows from Type.member)`` / `` (root cause of 5 more)`` ("" when neither)."""
+        if self.cause:
+            return f" (follows from {self.cause})"
+        if self.follows:
+            return f" (root cause of {self.follows} more)"
+        return ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +133,14 @@ def build_view(
             name = shown[span.file] = display(span.file)
         return Loc(name, span.line, span.col, span.end_line, span.end_col)
 
+    root_path = {f.fingerprint: f.path for f in findings if not f.cause}
+    for f, _ in suppressed:
+        root_path.setdefault(f.fingerprint, f.path)
+    follows: dict[str, int] = {}
+    for f in findings:
+        if f.cause in root_path:
+            follows[f.cause] = follows.get(f.cause, 0) + 1
+
     def view(f: Finding, reason: str = "") -> FindingView:
         return FindingView(
             rule=f.rule,
@@ -139,6 +158,8 @@ def build_view(
             fingerprint=f.fingerprint,
             removed=f.new is None and f.old is not None,
             reason=reason,
+            cause=root_path.get(f.cause, "") if f.cause else "",
+            follows=0 if f.cause else follows.get(f.fingerprint, 0),
         )
 
     fs = tuple(view(f) for f in findings)
