@@ -171,3 +171,13 @@ def test_a_missing_runtime_is_an_error_not_a_silent_skip(
     assert _build(root, tmp_path / "out") == 123
     assert "idlgen.runtime.bindings" in capsys.readouterr().err
     assert not (tmp_path / "out" / "ohos").exists()
+
+
+def test_changing_the_selection_is_not_answered_from_the_cache(tmp_path: Path) -> None:
+    root = _copy_nnrt(tmp_path)
+    out = tmp_path / "out"
+    kernels = out / "ohos/hdi/nnrt/v2_1/kernels.py"
+    assert _build(root, out) == 0 and kernels.is_file()
+    assert main(["build", str(root), "--root", f"ohos.hdi:{root}", "--out", str(out), "-q"]) == 0
+    assert not kernels.exists()  # removed: the previous build's file, no longer produced
+    assert _build(root, out) == 0 and kernels.is_file()
