@@ -1645,7 +1645,7 @@ def _seq_lstm(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], nod
         if opt(17) and np.any(imp.data(ins[17]) != 0):
             raise _Unsupported("projection bias (NNRt's LSTM has none)")
         proj = pw.astype(np.float32).reshape(1, n_out, h)
-    time_major = bool(o.time_major) if o is not None else False
+    time_major = bool(getattr(o, "time_major", True)) if o is not None else False
     x_shape = imp.shape(ins[0])
     if len(x_shape) != 3:
         raise _Unsupported(f"input of rank {len(x_shape)}")
@@ -1784,7 +1784,7 @@ def _hybrid_lstm(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], 
     if any(q is None or len(q) != 1 for q in qs) or (len(ins) > 16 and ins[16] >= 0):
         return False
     o = op.builtin_options
-    time_major = bool(o.time_major) if o is not None else False
+    time_major = bool(getattr(o, "time_major", True)) if o is not None else False
     if len(x_shape) != 3 or min(x_shape) < 0:
         return False
     seq, batch = (x_shape[0], x_shape[1]) if time_major else (x_shape[1], x_shape[0])
@@ -1877,3 +1877,33 @@ def _conv_runtime_weights(
     if len(ins) > 2 and ins[2] >= 0:
         inputs.append(imp.tensor(ins[2]))
     imp.emit("Conv2DFusion", attrs, inputs, outs, node)
+
+
+@_h("LSTM")
+def _lstm_step(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    """The one-step LSTM builtin (kernel_type FULL): the sequence LSTM over a sequence of one,
+    time-major ([1, batch, in] in, [1, batch, out] out); its state tensors carry the sequence."""
+    import dataclasses
+
+    o = op.builtin_options
+    if o is not None and int(getattr(o, "kernel_type", 0) or 0) != 0:
+        raise _Unsupported("the BASIC kernel type (a fused 4-gate weight)")
+    if not ins or ins[0] < 0 or not outs:
+        raise _bad(f"{node}: LSTM inputs {ins} outputs {outs}")
+    x_shape, y_shape = imp.shape(ins[0]), imp.shape(outs[0])
+    if len(x_shape) != 2 or len(y_shape) != 2:
+        raise _Unsupported(f"input of rank {len(x_shape)}")
+
+    def alias(ti: int, dims: list[int]) -> int:
+        t = imp.t(ti)
+        fake = dataclasses.replace(t, shape=dims, shape_signature=dims, buffer=0)
+        imp.tensors.append(fake)
+        return len(imp.tensors) - 1
+
+    x3 = alias(ins[0], [1] + x_shape)
+    imp.idx[x3] = imp.mid("Reshape", {}, [imp.tensor(ins[0]), imp.const(node + ":x3", np.array([1] + x_shape, np.int32))],
+                          imp.float_of(ins[0]), [1] + x_shape, node + ":x3")  # fmt: skip
+    y3 = alias(outs[0], [1] + y_shape)
+    _seq_lstm(imp, op, [x3] + ins[1:], [y3] + outs[1:], node)
+    imp.emit("Reshape", {}, [imp.idx[y3], imp.const(node + ":y2", np.array(y_shape, np.int32))],
+             outs[:1], node + ":y")  # fmt: skip

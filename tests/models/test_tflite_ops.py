@@ -1005,3 +1005,35 @@ def test_rfft2d_spectrum_on_the_host(part: str) -> None:
     got = next(iter(p.run(feeds).values()))
     assert np.max(np.abs(got - want)) <= 1e-5 * np.max(np.abs(want))
     assert p.coverage()["host_ops"] == {"RFFT2D": 1, part: 1}
+
+
+@pytest.mark.parametrize("hybrid", [False, True])
+def test_one_step_lstm_builtin(hybrid: bool) -> None:
+    """The LSTM builtin (one step per run, the state carried by its variable tensors)."""
+    batch, n_in, h = 2, 5, 4
+    b = TB(12)
+    x = b.input("x", [batch, n_in])
+    ins = [x]
+
+    def w(name: str, *shape: int) -> int:
+        v = f32(*shape, scale=0.5)
+        if hybrid:
+            wq, q = _int8_weights(v, None)
+            return b.const(name, wq, q)
+        return b.const(name, v)
+
+    ins += [w("wi" + g, h, n_in) for g in "ifco"] + [w("wr" + g, h, h) for g in "ifco"]
+    ins += [-1, -1, -1] + [b.const("b" + g, f32(h, scale=0.1)) for g in "ifco"] + [-1, -1]
+    for name in ("out_state", "cell_state"):
+        t = b.tensor(name, [batch, h])
+        b.tensors[t].is_variable = True
+        ins.append(t)
+    ins += [-1] * 4
+    y = b.tensor("y", [batch, h])
+    b.op("LSTM", ins, [y], T.LSTMOptions(fused_activation_function=A.TANH))
+    b.outputs = [y]
+    data = b.finish()
+    feeds = [{"x": f32(batch, n_in)} for _ in range(3)]
+    p = load(data)
+    for f, want in zip(feeds, _litert_calls(data, feeds)):
+        assert np.max(np.abs(p.run(f)["y"] - want["y"])) <= 1e-5 * np.max(np.abs(want["y"]))
