@@ -805,3 +805,392 @@ def _gather_elements(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | 
                 parts.append(imp.b.constant(f"{nm}:grid{d}", g))
         coords = _op(imp, "Concat", {"axis": r}, parts, nm + ":coords", idt, list(ishape) + [r])
     imp.emit("GatherNd", {}, [imp.tensor(dv), coords], node)
+
+
+# --- more elementwise / indexing compositions --------------------------------------------------
+
+
+def _in(imp: Importer, xv: Val | None) -> tuple[int, bool, list[int], np.dtype[Any]]:
+    """``xv``'s tensor in its current layout, the layout, its physical dims and dtype."""
+    assert xv is not None
+    nhwc = xv.const is None and xv.nhwc
+    t = imp.tensor(xv, nhwc)
+    return t, nhwc, [int(d) for d in imp.b.tensors[t].dims], xv.dtype or np.dtype(np.float32)
+
+
+def _k(imp: Importer, name: str, value: Any, dt: Any) -> int:
+    return imp.b.constant(name, np.array(value, dtype=dt))
+
+
+@handles("IsNaN")
+def _isnan(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    t, nhwc, _, _ = _in(imp, x[0])
+    imp.emit("NotEqual", {}, [t, t], node, nhwc=nhwc)
+
+
+@handles("IsInf")
+def _isinf(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    t, nhwc, dims, dt = _in(imp, x[0])
+    pos, neg = int(a.get("detect_positive", 1)), int(a.get("detect_negative", 1))
+    nm = _nm(node)
+    if pos and neg:
+        t = _op(imp, "Abs", {}, [t], nm + ":abs", dt, dims)
+    value = np.inf if pos else -np.inf if neg else np.nan  # neither: nothing equals NaN
+    imp.emit("Equal", {}, [t, _k(imp, nm + ":inf", value, dt)], node, nhwc=nhwc)
+
+
+@handles("Xor")
+def _xor(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    va, vb = x[0], x[1]
+    assert va is not None and vb is not None
+    imp.emit("NotEqual", {}, [imp.tensor(va), imp.tensor(vb)], node)
+
+
+@handles("CastLike")
+def _cast_like(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    from .dtypes import from_numpy
+
+    t, nhwc, _, _ = _in(imp, x[0])
+    assert x[1] is not None
+    to = x[1].dtype
+    if to is None:
+        raise _Unsupported("target type unknown")
+    code = imp.b.constant(_nm(node) + ":to", np.array([from_numpy(to)], np.int32))
+    imp.emit("Cast", {}, [t, code], node, nhwc=nhwc)
+
+
+@handles("ArgMin")
+def _argmin(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """ArgMax of -x: the first minimum is the first maximum of the negation."""
+    if int(a.get("select_last_index", 0)):
+        raise _Unsupported("select_last_index=1")
+    xv = x[0]
+    assert xv is not None
+    dt = xv.dtype or np.dtype(np.float32)
+    if dt.kind == "u":
+        raise _Unsupported("unsigned input (negation wraps)")
+    shape = list(_static(xv, "ArgMin input"))
+    neg = _op(imp, "Neg", {}, [imp.tensor(xv)], _nm(node) + ":neg", dt, shape)
+    attrs = {"axis": int(a.get("axis", 0)), "topK": 1, "keepDims": bool(a.get("keepdims", 1)),
+             "outMaxValue": False}  # fmt: skip
+    imp.emit("ArgMaxFusion", attrs, [neg], node)
+
+
+@handles("Mean")
+def _mean(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    vals = [v for v in x if v is not None]
+    dt, shape = _out_info(imp, node.output[0], "Mean output")
+    nm = _nm(node)
+    ids = [imp.tensor(v) for v in vals]
+    if len(ids) == 1:
+        total = ids[0]
+    elif len(ids) == 2:
+        total = _bin(imp, "AddFusion", ids[0], ids[1], nm + ":sum", dt, shape)
+    else:
+        total = _op(imp, "Eltwise", {"mode": 1}, ids, nm + ":sum", dt, shape)
+    imp.emit("DivFusion", {"activationType": 0}, [total, _k(imp, nm + ":n", len(ids), dt)], node)
+
+
+_SELU_ALPHA, _SELU_GAMMA = 1.67326319217681884765625, 1.05070102214813232421875
+
+
+@handles("Selu")
+def _selu(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """gamma * ELU(x, alpha) (Activation SELU is this with ONNX's default constants)."""
+    t, nhwc, dims, dt = _in(imp, x[0])
+    alpha, gamma = float(a.get("alpha", _SELU_ALPHA)), float(a.get("gamma", _SELU_GAMMA))
+    nm = _nm(node)
+    elu = _op(imp, "Activation", L.activation(4, alpha=alpha), [t], nm + ":elu", dt, dims)
+    imp.emit("MulFusion", {"activationType": 0}, [elu, _k(imp, nm + ":gamma", gamma, dt)], node,
+             nhwc=nhwc)  # fmt: skip
+
+
+@handles("Celu")
+def _celu(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """alpha * ELU(x / alpha, 1)."""
+    t, nhwc, dims, dt = _in(imp, x[0])
+    alpha = float(a.get("alpha", 1.0))
+    nm = _nm(node)
+    s = _bin(imp, "DivFusion", t, _k(imp, nm + ":alpha", alpha, dt), nm + ":xa", dt, dims)
+    elu = _op(imp, "Activation", L.activation(4, alpha=1.0), [s], nm + ":elu", dt, dims)
+    imp.emit("MulFusion", {"activationType": 0}, [elu, _k(imp, nm + ":alpha2", alpha, dt)], node,
+             nhwc=nhwc)  # fmt: skip
+
+
+@handles("ThresholdedRelu")
+def _thresholded_relu(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    t, nhwc, dims, dt = _in(imp, x[0])
+    nm = _nm(node)
+    gt = _op(imp, "Greater", {}, [t, _k(imp, nm + ":alpha", float(a.get("alpha", 1.0)), dt)],
+             nm + ":gt", np.bool_, dims)  # fmt: skip
+    imp.emit("Where", {}, [gt, t, _k(imp, nm + ":zero", 0, dt)], node, nhwc=nhwc)
+
+
+@handles("Shrink")
+def _shrink(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    t, nhwc, dims, dt = _in(imp, x[0])
+    lam, bias = float(a.get("lambd", 0.5)), float(a.get("bias", 0.0))
+    nm = _nm(node)
+    lo = _op(imp, "Less", {}, [t, _k(imp, nm + ":-l", -lam, dt)], nm + ":lo", np.bool_, dims)
+    hi = _op(imp, "Greater", {}, [t, _k(imp, nm + ":l", lam, dt)], nm + ":hi", np.bool_, dims)
+    up = _bin(imp, "AddFusion", t, _k(imp, nm + ":b", bias, dt), nm + ":up", dt, dims)
+    down = _bin(imp, "SubFusion", t, _k(imp, nm + ":b2", bias, dt), nm + ":down", dt, dims)
+    inner = _op(imp, "Where", {}, [hi, down, _k(imp, nm + ":0", 0, dt)], nm + ":in", dt, dims)
+    imp.emit("Where", {}, [lo, up, inner], node, nhwc=nhwc)
+
+
+@handles("Mish")
+def _mish(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    t, nhwc, dims, dt = _in(imp, x[0])
+    nm = _nm(node)
+    sp = _op(imp, "Activation", L.activation(9), [t], nm + ":softplus", dt, dims)
+    th = _op(imp, "Activation", L.activation(_TANH), [sp], nm + ":tanh", dt, dims)
+    imp.emit("MulFusion", {"activationType": 0}, [t, th], node, nhwc=nhwc)
+
+
+@handles("Swish")
+def _swish(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    t, nhwc, dims, dt = _in(imp, x[0])
+    alpha = float(a.get("alpha", 1.0))
+    if alpha == 1.0:
+        imp.emit("Activation", L.activation(18), [t], node, nhwc=nhwc)
+        return
+    nm = _nm(node)
+    ax = _bin(imp, "MulFusion", t, _k(imp, nm + ":alpha", alpha, dt), nm + ":ax", dt, dims)
+    sg = _op(imp, "Activation", L.activation(_SIGMOID), [ax], nm + ":sig", dt, dims)
+    imp.emit("MulFusion", {"activationType": 0}, [t, sg], node, nhwc=nhwc)
+
+
+@handles("Tan")
+def _tan(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    t, nhwc, dims, dt = _in(imp, x[0])
+    nm = _nm(node)
+    s = _op(imp, "Sin", {}, [t], nm + ":sin", dt, dims)
+    c = _op(imp, "Cos", {}, [t], nm + ":cos", dt, dims)
+    imp.emit("DivFusion", {"activationType": 0}, [s, c], node, nhwc=nhwc)
+
+
+@handles("Trilu")
+def _trilu(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    xv = x[0]
+    assert xv is not None
+    shape = _static(xv, "Trilu input")
+    kv = x[1] if len(x) > 1 else None
+    if kv is not None and kv.const is None:
+        raise _Unsupported("k computed at run time")
+    k = int(np.asarray(kv.const).reshape(-1)[0]) if kv is not None and kv.const is not None else 0
+    rows, cols = shape[-2], shape[-1]
+    if int(a.get("upper", 1)):
+        mask = np.triu(np.ones((rows, cols), bool), k)
+    else:
+        mask = np.tril(np.ones((rows, cols), bool), k)
+    nm = _nm(node)
+    dt = xv.dtype or np.dtype(np.float32)
+    m = imp.b.constant(nm + ":mask", mask)
+    imp.emit("Where", {}, [m, imp.tensor(xv), _k(imp, nm + ":zero", 0, dt)], node)
+
+
+@handles("Hardmax")
+def _hardmax(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """OneHot(ArgMax(x)) along the axis (the first maximum wins, as in ONNX)."""
+    xv = x[0]
+    assert xv is not None
+    shape = list(_static(xv, "Hardmax input"))
+    r = len(shape)
+    axis = _norm_axis(int(a.get("axis", -1 if imp.opset >= 13 else 1)), r)
+    if imp.opset < 13 and axis != r - 1:
+        raise _Unsupported(f"opset {imp.opset} axis={axis}: a flattened 2-D hardmax")
+    nm = _nm(node)
+    dt = xv.dtype or np.dtype(np.float32)
+    reduced = shape[:axis] + shape[axis + 1 :]
+    am = _op(imp, "ArgMaxFusion", {"axis": axis, "topK": 1, "keepDims": False, "outMaxValue": False},
+             [imp.tensor(xv)], nm + ":argmax", np.int32, reduced)  # fmt: skip
+    ins = [am, _k(imp, nm + ":depth", [shape[axis]], np.int32), _k(imp, nm + ":on", 1, dt),
+           _k(imp, nm + ":off", 0, dt)]  # fmt: skip
+    imp.emit("OneHot", {"axis": axis}, ins, node)
+
+
+@handles("OneHot")
+def _one_hot(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    iv, dv, vv = x[0], x[1], x[2]
+    assert iv is not None and dv is not None and vv is not None
+    if dv.const is None or vv.const is None:
+        raise _Unsupported("depth/values computed at run time")
+    nm = _nm(node)
+    depth = int(np.asarray(dv.const).reshape(-1)[0])
+    off, on = np.asarray(vv.const).reshape(-1)[:2]
+    ins = [imp.tensor(iv), _k(imp, nm + ":depth", [depth], np.int32),
+           imp.b.constant(nm + ":on", np.asarray(on)), imp.b.constant(nm + ":off", np.asarray(off))]  # fmt: skip
+    imp.emit("OneHot", {"axis": int(a.get("axis", -1))}, ins, node)
+
+
+@handles("GatherND")
+def _gather_nd(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    if int(a.get("batch_dims", 0)):
+        raise _Unsupported("batch_dims > 0")
+    assert x[0] is not None and x[1] is not None
+    imp.emit("GatherNd", {}, [imp.tensor(x[0]), imp.tensor(x[1])], node)
+
+
+def _scatter(imp: Importer, node: Any, data: Val, coords: int, upd: Val, reduction: str) -> None:
+    """ONNX scatter of ``upd`` into ``data`` at full ``coords`` via NNRt ScatterNd (which adds
+    into zeros): ``add`` is data + ScatterNd(updates); ``none`` takes ScatterNd(updates) where
+    ScatterNd(ones) marks a position (indices are unique, as ONNX requires for ``none``)."""
+    dshape = list(_static(data, "scatter data"))
+    ushape = list(_static(upd, "scatter updates"))
+    dt = data.dtype or np.dtype(np.float32)
+    nm = _nm(node)
+    shp = imp.b.constant(nm + ":shape", np.array(dshape, np.int32))
+    sc = _op(imp, "ScatterNd", {}, [coords, imp.tensor(upd), shp], nm + ":scatter", dt, dshape)
+    if reduction == "add":
+        imp.emit("AddFusion", {"activationType": 0}, [imp.tensor(data), sc], node)
+        return
+    if reduction != "none":
+        raise _Unsupported(f"reduction={reduction}")
+    ones = imp.b.constant(nm + ":ones", np.ones(ushape, np.float32))
+    hits = _op(imp, "ScatterNd", {}, [coords, ones, shp], nm + ":hits", np.float32, dshape)
+    mask = _op(imp, "Greater", {}, [hits, _k(imp, nm + ":z", 0, np.float32)], nm + ":mask",
+               np.bool_, dshape)  # fmt: skip
+    imp.emit("Where", {}, [mask, sc, imp.tensor(data)], node)
+
+
+@handles("ScatterND")
+def _scatter_nd(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    dv, iv, uv = x[0], x[1], x[2]
+    assert dv is not None and iv is not None and uv is not None
+    dshape = _static(dv, "ScatterND data")
+    if iv.const is not None:
+        k = np.asarray(iv.const).astype(np.int64)
+        lim = np.array(dshape[: k.shape[-1]])
+        coords = imp.b.constant(
+            _nm(node) + ":idx", np.ascontiguousarray(np.where(k < 0, k + lim, k))
+        )
+    else:
+        coords = imp.tensor(iv)
+    _scatter(imp, node, dv, coords, uv, str(a.get("reduction", "none")))
+
+
+@handles("ScatterElements", "Scatter")
+def _scatter_elements(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    dv, iv, uv = x[0], x[1], x[2]
+    assert dv is not None and iv is not None and uv is not None
+    dshape, ishape = _static(dv, "ScatterElements data"), _static(iv, "ScatterElements indices")
+    axis = _norm_axis(int(a.get("axis", 0)), len(dshape))
+    n = dshape[axis]
+    nm = _nm(node)
+    grids = list(np.meshgrid(*[np.arange(s, dtype=np.int64) for s in ishape], indexing="ij"))
+    if iv.const is not None:
+        ka = np.asarray(iv.const).astype(np.int64)
+        grids[axis] = np.where(ka < 0, ka + n, ka)
+        coords = imp.b.constant(nm + ":coords", np.ascontiguousarray(np.stack(grids, -1)))
+    else:
+        idt = iv.dtype or np.dtype(np.int64)
+        col = list(ishape) + [1]
+        nc = imp.b.constant(nm + ":n", np.array([n], idt))
+        k = _bin(imp, "AddFusion", imp.tensor(iv), nc, nm + ":i_n", idt, ishape)
+        k = _op(imp, "Mod", {}, [k, nc], nm + ":i_mod", idt, ishape)
+        k = _reshape(imp, k, col, nm + ":i_col", idt)
+        parts = [k if d == axis else imp.b.constant(f"{nm}:grid{d}", np.ascontiguousarray(
+                 grids[d].reshape(col).astype(idt))) for d in range(len(dshape))]  # fmt: skip
+        coords = _op(imp, "Concat", {"axis": len(dshape)}, parts, nm + ":coords", idt,
+                     list(ishape) + [len(dshape)])  # fmt: skip
+    _scatter(imp, node, dv, coords, uv, str(a.get("reduction", "none")))
+
+
+def _reduce_axes(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> list[int]:
+    xv = x[0]
+    assert xv is not None
+    r = len(_static(xv, node.op_type + " input"))
+    av = x[1] if len(x) > 1 else None
+    if av is not None and av.const is None:
+        raise _Unsupported("axes computed at run time")
+    axes = [
+        int(v) for v in (av.const if av is not None and av.const is not None else a.get("axes", []))
+    ]
+    if not axes:
+        if int(a.get("noop_with_empty_axes", 0)):
+            raise _Unsupported("noop_with_empty_axes=1")
+        axes = list(range(r))
+    return sorted(_norm_axis(ax, r) for ax in axes)
+
+
+@handles("ReduceLogSum", "ReduceLogSumExp")
+def _reduce_log(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """log(sum(x)); log-sum-exp with the maximum taken out first (as onnxruntime does)."""
+    xv = x[0]
+    assert xv is not None
+    axes = _reduce_axes(imp, node, a, x)
+    shape = list(_static(xv, "input"))
+    dt = xv.dtype or np.dtype(np.float32)
+    nm = _nm(node)
+    kept = [1 if d in axes else s for d, s in enumerate(shape)]
+    ax = _i32(imp, nm + ":axes", axes)
+    red = {"keepDims": True, "reduceToEnd": False, "coeff": 1.0}
+    t = imp.tensor(xv)
+    if node.op_type == "ReduceLogSum":
+        s = _op(imp, "ReduceFusion", {**red, "mode": 4}, [t, ax], nm + ":sum", dt, kept)
+        y = _op(imp, "Log", {}, [s], nm + ":log", dt, kept)
+    else:
+        m = _op(imp, "ReduceFusion", {**red, "mode": 1}, [t, ax], nm + ":max", dt, kept)
+        d = _bin(imp, "SubFusion", t, m, nm + ":shift", dt, shape)
+        e = _op(imp, "ExpFusion", dict(L.EXP), [d], nm + ":exp", dt, shape)
+        s = _op(imp, "ReduceFusion", {**red, "mode": 4}, [e, ax], nm + ":sum", dt, kept)
+        lg = _op(imp, "Log", {}, [s], nm + ":log", dt, kept)
+        y = _bin(imp, "AddFusion", lg, m, nm + ":lse", dt, kept)
+    if int(a.get("keepdims", 1)):
+        _set(imp, node.output[0], dt, kept, y)
+    else:
+        out = [s for d, s in enumerate(shape) if d not in axes]
+        sq = _op(imp, "Squeeze", {"axis": axes}, [y], node.output[0], dt, out)
+        _set(imp, node.output[0], dt, out, sq)
+
+
+@handles("LpNormalization")
+def _lp_normalization(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    xv = x[0]
+    assert xv is not None
+    p = int(a.get("p", 2))
+    if p not in (1, 2):
+        raise _Unsupported(f"p={p}")
+    shape = list(_static(xv, "LpNormalization input"))
+    axis = _norm_axis(int(a.get("axis", -1)), len(shape))
+    dt = xv.dtype or np.dtype(np.float32)
+    nm = _nm(node)
+    kept = [1 if d == axis else s for d, s in enumerate(shape)]
+    attrs = {"keepDims": True, "mode": 8 if p == 2 else 6, "reduceToEnd": False, "coeff": 1.0}
+    t = imp.tensor(xv)
+    norm = _op(
+        imp, "ReduceFusion", attrs, [t, _i32(imp, nm + ":axes", [axis])], nm + ":norm", dt, kept
+    )
+    imp.emit("DivFusion", {"activationType": 0}, [t, norm], node)
+
+
+@handles("GlobalLpPool")
+def _global_lp_pool(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    xv = x[0]
+    assert xv is not None
+    p = int(a.get("p", 2))
+    if p not in (1, 2):
+        raise _Unsupported(f"p={p}")
+    r = len(_static(xv, "GlobalLpPool input"))
+    attrs = {"keepDims": True, "mode": 8 if p == 2 else 6, "reduceToEnd": False, "coeff": 1.0}
+    ax = _i32(imp, _nm(node) + ":axes", list(range(2, r)))
+    imp.emit("ReduceFusion", attrs, [imp.tensor(xv), ax], node)
+
+
+@handles("LRN")
+def _lrn(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """NNRt LRN sums squares over channels c-r..c+r and scales by alpha; ONNX divides alpha by
+    the window size (odd sizes only: an even ONNX window is not centred)."""
+    xv = x[0]
+    assert xv is not None
+    size = int(a["size"])
+    if size % 2 == 0:
+        raise _Unsupported(f"size={size} (an even window is not centred)")
+    shape = _static(xv, "LRN input")
+    if len(shape) != 4:
+        raise _Unsupported(f"rank {len(shape)}")
+    attrs = {"depthRadius": (size - 1) // 2, "bias": float(a.get("bias", 1.0)),
+             "alpha": float(a.get("alpha", 1e-4)) / size, "beta": float(a.get("beta", 0.75)),
+             "normRegion": "ACROSS_CHANNELS"}  # fmt: skip
+    imp.emit("LRN", attrs, [imp.tensor(xv, True)], node, nhwc=True)

@@ -52,7 +52,7 @@ def check(m: Any, feeds: dict[str, np.ndarray], tol: float = 1e-5, exact: bool =
             assert g.dtype == w.dtype, (n, g.dtype, w.dtype)
             np.testing.assert_array_equal(g, w, err_msg=n)
         else:
-            scale = max(float(np.max(np.abs(w))), 1.0)
+            scale = max(float(np.max(np.abs(w), where=np.isfinite(w), initial=0.0)), 1.0)
             np.testing.assert_allclose(g, w, atol=tol * scale, rtol=0, err_msg=n)
     return prog
 
@@ -482,7 +482,7 @@ def test_op_audit_table_is_shipped_and_consistent() -> None:
     "op,domain,inputs,attrs,says",
     [("NonZero", "", 1, {}, "NNRt v2_1 has no operator for NonZero"),
      ("CumSum", "", 2, {}, "NNRt v2_1 has no operator for CumSum"),
-     ("Shrink", "", 1, {}, "idlgen does not import Shrink onto NNRt yet"),
+     ("Cosh", "", 1, {}, "idlgen does not import Cosh onto NNRt yet"),
      ("Scaler", "ai.onnx.ml", 1, {"scale": [2.0]}, "idlgen does not import ai.onnx.ml.Scaler onto NNRt yet")],
 )  # fmt: skip
 def test_refusals_say_whether_nnrt_has_the_operator(op: str, domain: str, inputs: int,
@@ -495,3 +495,136 @@ def test_refusals_say_whether_nnrt_has_the_operator(op: str, domain: str, inputs
                domains={"ai.onnx.ml": 3} if domain else None)  # type: ignore[arg-type]  # fmt: skip
     with pytest.raises(UnsupportedModelError, match=says):
         load(m.SerializeToString(), nnrt_only=True)
+
+
+# --- the second batch of compositions ---------------------------------------------------------
+
+_X = (2, 3, 4, 5)
+UNARY_CASES: list[tuple[str, dict[str, Any], int]] = [
+    ("IsNaN", {}, TensorProto.BOOL),
+    ("IsInf", {}, TensorProto.BOOL),
+    ("IsInf", {"detect_negative": 0}, TensorProto.BOOL),
+    ("IsInf", {"detect_positive": 0}, TensorProto.BOOL),
+    ("Selu", {}, F),
+    ("Selu", {"alpha": 2.0, "gamma": 0.5}, F),
+    ("Celu", {"alpha": 0.7}, F),
+    ("ThresholdedRelu", {"alpha": 0.3}, F),
+    ("Shrink", {"lambd": 0.4, "bias": 0.1}, F),
+    ("Mish", {}, F),
+    ("Tan", {}, F),
+    ("Hardmax", {"axis": 1}, F),
+    ("Hardmax", {}, F),
+    ("ArgMin", {"axis": 2, "keepdims": 0}, TensorProto.INT64),
+    ("LpNormalization", {"axis": 1, "p": 2}, F),
+    ("LpNormalization", {"axis": -1, "p": 1}, F),
+    ("GlobalLpPool", {"p": 2}, F),
+    ("LRN", {"size": 3, "alpha": 0.01, "beta": 0.6, "bias": 1.5}, F),
+    ("ReduceLogSum", {"axes": [1, 3], "keepdims": 0}, F),
+    ("ReduceLogSum", {"keepdims": 0}, F),
+    ("ReduceLogSumExp", {"axes": [2], "keepdims": 1}, F),
+    ("ReduceLogSumExp", {"keepdims": 0}, F),
+]
+
+
+@pytest.mark.parametrize("op,attrs,out_type", UNARY_CASES)
+@pytest.mark.parametrize("after_conv", [False, True])
+def test_unary_compositions(
+    op: str, attrs: dict[str, Any], out_type: int, after_conv: bool
+) -> None:
+    """Each on a plain input and on an NHWC value (after a Conv)."""
+    opset = 18 if op.startswith("Reduce") or op == "Mish" else 17
+    if op.startswith("Reduce") and "axes" in attrs:
+        axes = attrs.pop("axes")
+        node = helper.make_node(op, ["h", "axes"], ["y"], **attrs)
+        inits = {"axes": np.array(axes, np.int64)}
+    else:
+        node = helper.make_node(op, ["h"], ["y"], **attrs)
+        inits = {}
+    nodes = [node]
+    if after_conv:
+        nodes.insert(0, helper.make_node("Conv", ["x", "w"], ["h"], kernel_shape=[1, 1]))
+        inits["w"] = _r(3, 3, 1, 1) * (0.2 if op == "Tan" else 1.0)
+    else:
+        nodes.insert(0, helper.make_node("Identity", ["x"], ["h"]))
+    m = _model(nodes, [_vi("x", list(_X))], [helper.make_tensor_value_info("y", out_type, None)],
+               inits, opset=opset)  # fmt: skip
+    x = _r(*_X) * 2
+    if op == "Tan":
+        x = np.clip(x, -1.3, 1.3)  # away from the poles, where sin/cos and tan part ways
+    if op == "ReduceLogSum" and not after_conv:
+        x = np.abs(x)
+    if op in ("IsNaN", "IsInf") and not after_conv:
+        x.reshape(-1)[:4] = [np.nan, np.inf, -np.inf, 0]
+    prog = check(m, {"x": x}, tol=1e-5)
+    assert prog.coverage()["host_nodes"] == 0
+
+
+def test_swish_opset24_or_skip() -> None:
+    try:
+        m = _model([helper.make_node("Swish", ["x"], ["y"], alpha=0.5)], [_vi("x", [3, 4])],
+                   [_vi("y", [3, 4])], opset=24)  # fmt: skip
+        _ort(m, {"x": _r(3, 4)})
+    except Exception:  # noqa: BLE001 - an onnxruntime without opset 24
+        pytest.skip("onnxruntime has no Swish")
+    from idlgen.runtime.program import UnsupportedModelError
+
+    try:
+        check(m, {"x": _r(3, 4)})
+    except UnsupportedModelError as e:
+        if "opset" not in str(e):
+            raise
+        pytest.skip("opset 24 models are not imported")
+
+
+def test_binary_compositions() -> None:
+    B = TensorProto.BOOL
+    nodes = [
+        helper.make_node("Xor", ["p", "q"], ["xor"]),
+        helper.make_node("CastLike", ["a", "i"], ["cl"]),
+        helper.make_node("Mean", ["a", "b", "c"], ["mean3"]),
+        helper.make_node("Mean", ["a", "b"], ["mean2"]),
+        helper.make_node("Trilu", ["a", "k"], ["triu"]),
+        helper.make_node("Trilu", ["a"], ["tril"], upper=0),
+    ]
+    m = _model(nodes, [_vi("p", [3, 4], B), _vi("q", [3, 4], B), _vi("a", [2, 3, 4]), _vi("b", [2, 3, 4]),
+                       _vi("c", [3, 4]), _vi("i", [1], TensorProto.INT32)],
+               [_vi("xor", [3, 4], B), _vi("cl", [2, 3, 4], TensorProto.INT32), _vi("mean3", [2, 3, 4]),
+                _vi("mean2", [2, 3, 4]), _vi("triu", [2, 3, 4]), _vi("tril", [2, 3, 4])],
+               {"k": np.array(1, np.int64)})  # fmt: skip
+    feeds = {"p": R.random((3, 4)) > 0.5, "q": R.random((3, 4)) > 0.5, "a": _r(2, 3, 4) * 5,
+             "b": _r(2, 3, 4), "c": _r(3, 4), "i": np.array([1], np.int32)}  # fmt: skip
+    prog = check(m, feeds)
+    assert prog.coverage()["host_nodes"] == 0
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_one_hot_gather_nd(axis: int) -> None:
+    I64 = TensorProto.INT64
+    nodes = [helper.make_node("OneHot", ["i", "d", "v"], ["oh"], axis=axis),
+             helper.make_node("GatherND", ["x", "gi"], ["g"])]  # fmt: skip
+    inits = {"d": np.array(5, np.int64), "v": np.array([-1.0, 2.0], np.float32)}
+    m = _model(nodes, [_vi("i", [2, 3], I64), _vi("x", [4, 5, 6]), _vi("gi", [3, 2], I64)],
+               [_vi("oh", None), _vi("g", [3, 6])], inits)  # type: ignore[list-item]  # fmt: skip
+    feeds = {"i": R.integers(-5, 5, (2, 3)).astype(np.int64), "x": _r(4, 5, 6),
+             "gi": np.array([[0, 1], [-1, 4], [2, -2]], np.int64)}  # fmt: skip
+    prog = check(m, feeds)
+    assert prog.coverage()["host_nodes"] == 0
+
+
+@pytest.mark.parametrize("reduction", ["none", "add"])
+@pytest.mark.parametrize("const_idx", [False, True])
+def test_scatters(reduction: str, const_idx: bool) -> None:
+    I64 = TensorProto.INT64
+    nd_idx = np.array([[0, 1], [2, -1]], np.int64)
+    el_idx = np.array([[1, 0, 2], [-1, 2, 0]], np.int64)  # unique per column
+    nodes = [helper.make_node("ScatterND", ["x", "ni", "nu"], ["snd"], reduction=reduction),
+             helper.make_node("ScatterElements", ["x2", "ei", "eu"], ["sel"], axis=0, reduction=reduction)]  # fmt: skip
+    idx_in = [] if const_idx else [_vi("ni", [2, 2], I64), _vi("ei", [2, 3], I64)]
+    inits = {"ni": nd_idx, "ei": el_idx} if const_idx else {}
+    m = _model(nodes, [_vi("x", [3, 4, 5]), _vi("nu", [2, 5]), _vi("x2", [3, 4]), _vi("eu", [2, 3])] + idx_in,
+               [_vi("snd", [3, 4, 5]), _vi("sel", [3, 4])], inits, opset=18)  # fmt: skip
+    feeds = {"x": _r(3, 4, 5), "nu": _r(2, 5), "x2": _r(3, 4), "eu": _r(2, 3)}
+    if not const_idx:
+        feeds |= {"ni": nd_idx, "ei": el_idx}
+    prog = check(m, feeds)
+    assert prog.coverage()["host_nodes"] == 0
