@@ -335,7 +335,7 @@ class Importer:
 
             described = [(n, v.dtype, v.shape) for n, v in zip(extra, outer) if v is not None]
             try:
-                fn = control_kernel(node, self.model.opset_import, ins, described)
+                fn = control_kernel(node, self.model.opset_import, ins, described, self.b)
             except UnsupportedModelError as e:
                 self.refuse(node, f"{why}; its body: {e}")
         if fn is None:
@@ -1230,6 +1230,11 @@ def _fold_into_matmul(imp: Importer, node: Any, xv: Val, perm: list[int]) -> boo
     if va is None:
         return False
     imp.absorbed.add(id(mm))
+    out_dt, out_shape = imp.info.get(mm.output[0], (None, None))
+    if (out_shape is None or any(d < 0 for d in out_shape)) and va.shape and xv.shape:
+        if all(d >= 0 for d in va.shape + xv.shape) and len(va.shape) >= 2:
+            batch = np.broadcast_shapes(va.shape[:-2], xv.shape[:-2])
+            imp.info[mm.output[0]] = (out_dt or va.dtype, (*batch, va.shape[-2], xv.shape[-2]))
     imp.emit("MatMulFusion", {"transposeA": False, "transposeB": True, "activationType": 0},
              [imp.tensor(va), imp.tensor(xv)], mm, fusable=True)  # fmt: skip
     return True
