@@ -146,3 +146,20 @@ def test_tied_keys_agree_with_flatc() -> None:
         assert theirs["b" + k] == ours[k], k
         assert theirs["d" + k] == desc.encode(decoded[k]), k
         assert theirs["r" + k] == desc.encode(read[k]), k
+
+
+def test_union_of_aliases_of_one_table() -> None:
+    """monster_test's AnyAmbiguousAliases (M1, M2, M3: all Monster): the field is typed
+    ``Monster | None``, and ``to_dict`` used to call ``UnionValue.to_dict`` (AttributeError)."""
+    need_shared()
+    from .common import TESTS
+
+    _, rt = runtime(TESTS / "monster_test.fbs")
+    M = rt["MyGame.Example.Monster"]
+    m = M(name="a", any_ambiguous=fb.UnionValue("M2", M(name="x")))
+    d = m.to_dict()
+    assert list(d["any_ambiguous"]) == ["M2"] and d["any_ambiguous"]["M2"]["name"] == "x"
+    back = M.from_dict(d)
+    assert back == m and back.to_flatbuffer() == m.to_flatbuffer()
+    decoded = M.from_flatbuffer(m.to_flatbuffer())
+    assert M.from_dict(decoded.to_dict()) == decoded
