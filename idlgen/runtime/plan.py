@@ -222,6 +222,26 @@ def _bare(fn: Kernel | None) -> Kernel | None:
             return full(raw)
 
         return act
+    if func is A.leaky_relu and set(kw) <= {"negative_slope"}:
+        slope = float(kw.get("negative_slope", 0.0))
+        if not 0.0 < slope <= 1.0:
+            return None
+        # where(x > 0, x, x * a) == maximum(x, x * a) for 0 < a <= 1, NaN, inf and -0.0
+        # included (a is rounded to x's dtype first, as the table entry does)
+        slopes = {np.dtype(t): np.dtype(t).type(slope) for t in (np.float32, np.float64)}
+        multiply, maximum = np.multiply, np.maximum
+
+        def leaky(raw: Sequence[np.ndarray]) -> list[np.ndarray]:
+            x = raw[0]
+            if type(x) is nd and x.ndim:
+                a = slopes.get(x.dtype)
+                if a is not None:
+                    out = multiply(x, a)
+                    maximum(x, out, out=out)
+                    return [out]
+            return full(raw)
+
+        return leaky
     ufunc = {E.add: np.add, E.sub: np.subtract, E.mul: np.multiply}.get(func)
     if ufunc is None or set(kw) - {"activation"}:
         return None
@@ -278,7 +298,7 @@ def _quantizer(qp: Q.QuantParams, dt: np.dtype[Any] | None) -> Callable[[np.ndar
     zp = qp.zero_point.astype(f32).reshape(())[()]
     lo, hi = Q._range(dt, qp.num_bits)
     flo, fhi, half = f32(lo), f32(hi), f32(0.5)
-    mul, add, cps, trunc = np.multiply, np.add, np.copysign, np.trunc
+    mul, add, cps, clip = np.multiply, np.add, np.copysign, np.clip
     mn, mx, isnan = np.minimum, np.maximum, np.isnan
 
     def quant(x: np.ndarray) -> np.ndarray:
@@ -288,9 +308,14 @@ def _quantizer(qp: Q.QuantParams, dt: np.dtype[Any] | None) -> Callable[[np.ndar
         add(v, zp, out=v)
         r = cps(half, v)
         add(r, v, out=r)
-        trunc(r, out=r)
-        mn(r, fhi, out=r)  # NaN propagates through both, as through np.clip
-        mx(r, flo, out=r)
+        # clamp before the cast instead of trunc + clamp: the cast truncates toward zero, and
+        # truncating then clamping to the integer bounds gives the same integers. NaN passes
+        # both clamps (as through np.clip) and becomes 0 below.
+        if r.size > 4096:
+            clip(r, flo, fhi, out=r)
+        else:
+            mn(r, fhi, out=r)
+            mx(r, flo, out=r)
         if r.size and isnan(r.sum()):
             r[isnan(r)] = 0.0
         q: np.ndarray = r.astype(dt)
@@ -378,7 +403,7 @@ class CompiledModel:
                 st.conv.append((dt, None if st.conv_override else qp))
             self.steps.append(st)
         if host:
-            self.steps = _with_host_steps(model, order, self.steps, host)
+            self.steps = _with_host_steps(model, order, self.steps, host, buffers)
         # Per step for the lean loop: (kernel or None when the step needs the full path, input
         # slots, output slots, declared output dtypes, slots to free).
         self._lean: list[tuple[Any, list[int], list[int], list[Any], list[int]]] = []
@@ -541,12 +566,15 @@ class CompiledModel:
             values[t] = None
 
 
-def _host_step(model: Any, h: HostNode) -> _Step:
+def _host_step(model: Any, h: HostNode, buffers: Buffers) -> _Step:
     st = _Step()
     st.where = f"host node {h.name!r} ({h.op})"
     st.ins = [t for t in h.inputs if t >= 0]
     st.outs = list(h.outputs)
     fn = h.fn
+    bind = getattr(fn, "bind", None)
+    if bind is not None:  # control flow: its bodies are subgraphs of this very model
+        fn = bind(model, buffers)
     if len(st.ins) != len(h.inputs):
         present = [t >= 0 for t in h.inputs]
 
@@ -563,7 +591,7 @@ def _host_step(model: Any, h: HostNode) -> _Step:
 
 
 def _with_host_steps(
-    model: Any, order: list[int], steps: list[_Step], host: Sequence[HostNode]
+    model: Any, order: list[int], steps: list[_Step], host: Sequence[HostNode], buffers: Buffers
 ) -> list[_Step]:
     """NNRt steps (in ``order``) and host steps merged: a host node runs after the NNRt nodes
     emitted before it. The merged order is checked: every value is written before it is read."""
@@ -574,10 +602,10 @@ def _with_host_steps(
     merged: list[_Step] = []
     by_node = dict(zip(order, steps))
     for k, ni in enumerate(emitted):
-        merged += [_host_step(model, h) for h in at.pop(k, [])]
+        merged += [_host_step(model, h, buffers) for h in at.pop(k, [])]
         merged.append(by_node[ni])
     for hs in at.values():
-        merged += [_host_step(model, h) for h in hs]
+        merged += [_host_step(model, h, buffers) for h in hs]
     ready = {int(i) for i in model.inputIndex}
     ready.update(i for i, t in enumerate(model.allTensors) if has_constant(t))
     for st in merged:
