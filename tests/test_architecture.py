@@ -85,7 +85,7 @@ LAYERS: tuple[Layer, ...] = (
         "runtime",
         ("idlgen.runtime.*",),
         ("base", "wire", "registry"),
-        libs=("numpy",),
+        libs=("numpy", "flatbuffers"),
         lazy=("onnx",),
         what="NumPy kernels, bindings, execution plan, model builder and model import",
     ),
@@ -157,6 +157,13 @@ LAYERS: tuple[Layer, ...] = (
         what="schema compatibility: matching, rules, policy, reports",
     ),
     Layer(
+        "data",
+        ("idlgen.data.*",),
+        ("base", "support", "ir", "wire", "frontend", "backend"),
+        what="`idlgen convert` / `idlgen annotate`: a schema compiled in memory, its bytes "
+        "converted and labelled through the wire codecs",
+    ),
+    Layer(
         "settings",
         ("idlgen.config", "idlgen.outtree", "idlgen.extras"),
         ("base", "support"),
@@ -165,7 +172,17 @@ LAYERS: tuple[Layer, ...] = (
     Layer(
         "driver",
         ("idlgen.build", "idlgen.cli.*", "idlgen.__main__"),
-        ("base", "support", "ir", "frontend", "backend", "diff", "settings", "run-command"),
+        (
+            "base",
+            "support",
+            "ir",
+            "frontend",
+            "backend",
+            "diff",
+            "data",
+            "settings",
+            "run-command",
+        ),
         what="the command line and `build`: load, generate, write",
     ),
 )
@@ -179,6 +196,7 @@ DYNAMIC_IMPORTS: dict[str, str] = {
     "idlgen.runtime.builder": "the `kernels` module of the package a model is built against",
     "idlgen.wire.flatbuffers.descriptors": "the generated module of a descriptor's namespace",
     "idlgen.tools.onnx_conformance": "the `--package` to run and its `kernels` module",
+    "idlgen.data.schema": "a module of the package it generated in memory",
 }
 
 #: Literal string imports outside the registry that are known and still to be fixed (each is

@@ -15,7 +15,9 @@ OPT_IN_BY_CI = {"heavy"}  # needs network model downloads: not run by .ci/run
 
 def _functions(path: str) -> set[str]:
     tree = ast.parse((REPO / path).read_text(encoding="utf-8"))
-    return {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return {
+        n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
 
 
 def test_every_tier_entry_names_a_test() -> None:
