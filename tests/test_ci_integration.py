@@ -248,7 +248,7 @@ def test_action_diff_annotates_summarises_and_keeps_one_sticky_comment(
     assert len(handler.comments) == 3 and handler.comments[2]["body"] == body
     assert handler.comments[1] == PLANTED  # the planted marker was not taken over
     methods = [m for m, *_ in handler.log]
-    assert methods == ["GET", "POST", "GET", "PATCH"]
+    assert methods == ["GET", "GET", "POST", "GET", "GET", "PATCH"]  # GET /user, then comments
     assert all(auth == "Bearer secret-token" for *_, auth in handler.log)
     assert handler.log[-1][1] == "/repos/o/r/issues/comments/102"
 
@@ -256,7 +256,7 @@ def test_action_diff_annotates_summarises_and_keeps_one_sticky_comment(
     env["INPUT_COMMENT"] = "false"
     r = run()
     assert r.returncode == 0 and "PR comment" not in r.stdout
-    assert len(handler.log) == 4  # no comment requests
+    assert len(handler.log) == 6  # no comment requests
 
 
 def test_action_check_and_bad_command(project: Path) -> None:
@@ -334,3 +334,141 @@ def test_pre_commit_try_repo_runs_both_hooks(tmp_path: Path) -> None:
     _git(project, "commit", "-qam", "regenerated")
     r = try_repo("idlgen-check")
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+# --- issue 20, point 1: the Action trusts only the base branch ----------------------------------
+
+
+def _pr_repo(project: Path) -> None:
+    _git(project, "init", "-q", "-b", "main")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-q", "-m", "base")
+
+
+def _action_env(api: str, tmp_path: Path, **extra: str) -> dict[str, str]:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 5}}))
+    base = dict(
+        INPUT_COMMAND="diff",
+        INPUT_BASE_REF="main",
+        INPUT_FAIL_ON="breaking",
+        INPUT_COMMENT="true",
+        GITHUB_API_URL=api,
+        GITHUB_REPOSITORY="o/r",
+        GITHUB_EVENT_PATH=str(event),
+        GITHUB_TOKEN="secret-token",
+        GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"),
+    )
+    return _env(**{**base, **extra})
+
+
+def _run_action(project: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(SCRIPT)], cwd=project, env=env, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git missing")
+def test_action_uses_the_base_config_not_the_prs(
+    project: Path, tmp_path: Path, fake_github: tuple[str, type[_FakeGitHub]]
+) -> None:
+    """A PR that suppresses every rule and points include at / gets neither applied."""
+    api, handler = fake_github
+    secret = tmp_path / "secret.fbs"
+    secret.write_text("SECRET-7731")
+    _pr_repo(project)
+    (project / "idl/demo/v1_0/Types.idl").write_text(NEW)  # breaking
+    (project / "pyproject.toml").write_text(
+        PYPROJECT
+        + f'include = ["{tmp_path}"]\n'
+        + '[tool.idlgen.diff]\nsuppress = [{ rule = "*", path = "*", reason = "trust me" }]\n'
+    )
+    r = _run_action(project, _action_env(api, tmp_path))
+    assert r.returncode == 1, r.stdout + r.stderr  # the breaking change still fails
+    assert "::warning::idlgen: the pull request changes [tool.idlgen]" in r.stdout
+    body = handler.comments[-1]["body"]
+    assert body.startswith("<!-- idlgen-diff -->\n")
+    assert "changes idlgen's configuration" in body and "`diff`" in body and "`include`" in body
+    assert "Point" in body and "breaking" in body
+    assert "SECRET-7731" not in r.stdout + r.stderr + body
+    assert not list(project.glob(".idlgen-base-*"))  # the trusted copy is cleaned up
+    # the PR's baseline file is not the base's: it is not applied either
+    (project / "pyproject.toml").write_text(
+        PYPROJECT + '[tool.idlgen.diff]\nbaseline = "baseline.json"\n'
+    )
+    (project / "baseline.json").write_text('{"findings": []}\n')
+    _git(project, "add", "pyproject.toml", "baseline.json")
+    _git(project, "commit", "-q", "-m", "baseline", "--", "pyproject.toml", "baseline.json")
+    r = subprocess.run(
+        [sys.executable, "-m", "idlgen", "diff", "--against", "main", "--update-baseline"],
+        cwd=project, env=_env(), capture_output=True, text=True,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    accepting = (project / "baseline.json").read_text()
+    (project / "baseline.json").write_text('{"findings": []}\n')
+    (project / "baseline.json").write_text(accepting)  # the PR accepts its own break
+    r = _run_action(project, _action_env(api, tmp_path))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "diff.baseline file baseline.json" in handler.comments[-1]["body"]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git missing")
+def test_action_check_uses_the_base_config(project: Path, tmp_path: Path) -> None:
+    _pr_repo(project)
+    r = _run_action(project, _action_env("http://127.0.0.1:9", tmp_path, INPUT_COMMAND="check"))
+    assert r.returncode == 1 and "stale" in r.stdout + r.stderr  # nothing generated yet
+    (project / "pyproject.toml").write_text(PYPROJECT.replace('out = "gen"', 'out = "elsewhere"'))
+    r = _run_action(project, _action_env("http://127.0.0.1:9", tmp_path, INPUT_COMMAND="check"))
+    assert "elsewhere" not in r.stdout + r.stderr and "gen" in r.stdout + r.stderr
+    assert "the pull request changes [tool.idlgen] (out)" in r.stdout
+
+
+def test_idlgen_gets_no_token_or_actions_variables(project: Path, tmp_path: Path) -> None:
+    """A stand-in ``idlgen`` module records the environment the Action gives it."""
+    fake = tmp_path / "fake"
+    (fake / "idlgen").mkdir(parents=True)
+    dump = tmp_path / "env.json"
+    (fake / "idlgen" / "__init__.py").write_text("")
+    (fake / "idlgen" / "__main__.py").write_text(
+        f"import json, os\nopen({str(dump)!r}, 'w').write(json.dumps(dict(os.environ)))\n"
+    )
+    env = _env(
+        INPUT_COMMAND="check",
+        GITHUB_TOKEN="secret-token",
+        INPUT_GITHUB_TOKEN="secret-token",
+        ACTIONS_RUNTIME_TOKEN="rt",
+        ACTIONS_ID_TOKEN_REQUEST_TOKEN="idt",
+        ACTIONS_ID_TOKEN_REQUEST_URL="http://127.0.0.1:9/oidc",
+        ACTIONS_CACHE_URL="http://127.0.0.1:9/cache",
+        ACTIONS_RESULTS_URL="http://127.0.0.1:9/results",
+        GH_TOKEN="gh",
+        GITHUB_REPOSITORY="o/r",
+    )
+    env["PYTHONPATH"] = str(fake)
+    r = _run_action(project, env)
+    assert r.returncode == 0, r.stderr
+    seen = json.loads(dump.read_text())
+    assert "secret-token" not in json.dumps(seen)
+    assert not [k for k in seen if k.startswith("ACTIONS_") or "TOKEN" in k]
+    assert seen["GITHUB_REPOSITORY"] == "o/r"  # the rest is passed on
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git missing")
+def test_sticky_comment_is_the_tokens_own(
+    project: Path, tmp_path: Path, fake_github: tuple[str, type[_FakeGitHub]]
+) -> None:
+    """Another bot quoting the marker is left alone; with a token whose identity GET /user
+    tells, only that login's comment is updated."""
+    api, handler = fake_github
+    other_bot = {"id": 3, "body": "quoting <!-- idlgen-diff -->", "user": {"login": "renovate[bot]", "type": "Bot"}}  # fmt: skip
+    handler.comments.append(dict(other_bot))
+    _pr_repo(project)
+    (project / "idl/demo/v1_0/Types.idl").write_text(NEW)
+    r = _run_action(project, _action_env(api, tmp_path))
+    assert "PR comment created" in r.stdout, r.stdout + r.stderr
+    assert handler.comments[2] == other_bot and len(handler.comments) == 4
+    r = _run_action(project, _action_env(api, tmp_path))
+    assert "PR comment updated" in r.stdout and len(handler.comments) == 4
+    assert handler.comments[2] == other_bot and handler.comments[1] == PLANTED
+    assert ("GET", "/user") in [(m, p) for m, p, *_ in handler.log]
