@@ -51,6 +51,9 @@ class ModelBuilder:
         self.nnrt_only = nnrt_only
         #: Operators that run on the host between NNRt nodes (see :mod:`.host`).
         self.host_nodes: list[HostNode] = []
+        #: Control-flow bodies: (subgraph name, its nodes, inputs, outputs), placed after the
+        #: main graph's nodes by ``build`` (see :meth:`body`).
+        self._bodies: list[tuple[str, list[Any], list[int], list[int]]] = []
         self.name = name
         self.fd = fd
         self._encode = encode
@@ -188,6 +191,63 @@ class ModelBuilder:
         )
         return out_idx
 
+    def body(
+        self, name: str, model: Any, buffers: dict[int, bytes], host: Sequence[HostNode]
+    ) -> list[HostNode]:
+        """Absorb a control-flow branch or body (an imported ``model`` with its constant
+        ``buffers`` and ``host`` nodes) as subgraph ``<model name>_<name>`` of this model: its
+        tensors join ``allTensors`` (constants rebased into the shared buffer), its nodes follow
+        the main graph's. Returns its host nodes with their tensor indices moved along; the
+        host kernel finds the subgraph by name when it is bound to the final ``Model``."""
+        off = len(self.tensors)
+        data = buffers.get(0, b"")
+        pad = (-len(self._data)) % _ALIGN
+        self._data.extend(b"\0" * pad)
+        base = len(self._data)
+        self._data.extend(data)
+        for t in model.allTensors:
+            t = type(t).from_dict(t.to_dict()) if hasattr(t, "to_dict") else t
+            if t.data is not None and t.data.dataSize:
+                t.data = self.pkg.SharedBuffer(
+                    fd=self.fd,
+                    bufferSize=0,
+                    offset=int(t.data.offset) + base,
+                    dataSize=int(t.data.dataSize),
+                )
+            self.tensors.append(t)
+        nodes = []
+        for n in model.nodes:
+            nodes.append(
+                self.pkg.Node(
+                    name=n.name,
+                    nodeType=n.nodeType,
+                    nodeAttr=bytes(n.nodeAttr),
+                    inputIndex=[int(i) + off for i in n.inputIndex],
+                    outputIndex=[int(i) + off for i in n.outputIndex],
+                    quantType=n.quantType,
+                )
+            )
+        self._bodies.append(
+            (
+                f"{self.name}_{name}",
+                nodes,
+                [int(i) + off for i in model.inputIndex],
+                [int(i) + off for i in model.outputIndex],
+            )
+        )
+        return [
+            HostNode(
+                h.op,
+                h.name,
+                tuple(i + off if i >= 0 else i for i in h.inputs),
+                tuple(i + off for i in h.outputs),
+                h.fn,
+                h.position,
+                h.why,
+            )
+            for h in host
+        ]
+
     def _encode_attrs(self, attrs: Any) -> bytes:
         if self._encode is not None:
             return bytes(self._encode(attrs))
@@ -226,11 +286,23 @@ class ModelBuilder:
         subs = [sub]
         if self.host_nodes:
             subs += self._segments()
+        nodes = list(self.nodes)
+        for name, body, ins, outs in self._bodies:
+            start = len(nodes)
+            nodes += body
+            subs.append(
+                p.SubGraph(
+                    name=name,
+                    inputIndices=ins,
+                    outputIndices=outs,
+                    nodeIndices=list(range(start, len(nodes))),
+                )
+            )
         model = p.Model(
             name=self.name,
             inputIndex=list(self.inputs),
             outputIndex=list(self.outputs),
-            nodes=list(self.nodes),
+            nodes=nodes,
             allTensors=list(self.tensors),
             subGraph=subs,
         )

@@ -68,7 +68,8 @@ def _tflite(
             d, package=package, source=source, input_shapes=shapes, nnrt_only=nnrt_only
         )
 
-    return _decoded(importer, data, package, source, "TFLite")
+    program: Program = _decoded(importer, data, package, source, "TFLite")
+    return program
 
 
 def _onnx(model: Any, shapes: Shapes, nnrt_only: bool, package: Any, source: str) -> Program:
@@ -80,9 +81,11 @@ def _onnx(model: Any, shapes: Shapes, nnrt_only: bool, package: Any, source: str
     base = pin_input_dims(proto, pinned) if pinned else proto
 
     def imported(m: Any) -> Program:
-        return _decoded(
+        program: Program
+        program = _decoded(
             lambda mm, **kw: import_onnx(mm, nnrt_only=nnrt_only, **kw), m, package, source, "ONNX"
         )
+        return program
 
     if not open_dims(base):
         return imported(base)

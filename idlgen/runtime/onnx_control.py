@@ -10,12 +10,16 @@ reference implementation is not used for these: its ``Loop`` ignores an omitted 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
+
+import functools
 
 import numpy as np
 
-from .host import HostKernel
+from idlgen.errors import IdlgenError
+
+from .host import HostKernel, HostNode
 
 __all__ = ["MAX_ITERATIONS", "control_kernel"]
 
@@ -56,60 +60,161 @@ def _body_program(
     return load(m)
 
 
+class _Control:
+    """A control-flow host kernel: ``pick(arrays) -> (body index, body feeds)`` steps, run by
+    ``step``. Called directly it runs the bodies as the Programs they were imported as; bound to
+    the final ``Model`` (``bind``) it runs them as that Model's own subgraphs."""
+
+    def __init__(self, programs: list[Any], names: list[str], host: list[list[HostNode]]) -> None:
+        self.programs, self.names, self.host = programs, names, host
+        self.run_body: Callable[[int, list[np.ndarray]], list[np.ndarray]] = self._run_program
+
+    def _run_program(self, k: int, feeds: list[np.ndarray]) -> list[np.ndarray]:
+        prog = self.programs[k]
+        out = prog.run(dict(zip(prog.input_names, feeds)))
+        return [np.asarray(out[n]) for n in prog.output_names]
+
+    def bound(
+        self, model: Any, buffers: Any
+    ) -> Callable[[int, list[np.ndarray]], list[np.ndarray]]:
+        from .plan import compile_model
+
+        plans: dict[int, Any] = {}
+        subs = {s.name: s for s in model.subGraph}
+        for k, name in enumerate(self.names):
+            sub = subs.get(f"{model.name}_{name}")
+            if sub is None:
+                continue
+            view = type(model)(
+                name=sub.name,
+                inputIndex=list(sub.inputIndices),
+                outputIndex=list(sub.outputIndices),
+                nodes=model.nodes,
+                allTensors=model.allTensors,
+                subGraph=[sub],
+            )
+            plans[k] = compile_model(view, buffers, host=self.host[k])
+
+        def run(k: int, feeds: list[np.ndarray]) -> list[np.ndarray]:
+            plan = plans.get(k)
+            if plan is None:
+                return self._run_program(k, feeds)
+            arrays = [
+                np.asarray(a) if dt is None else np.asarray(a, dtype=dt)
+                for a, dt in zip(feeds, plan.in_dtypes)
+            ]
+            try:
+                return [np.asarray(o) for o in plan(arrays)]
+            except (IdlgenError, ValueError):
+                # a shape the body's static import does not fit: the body's own Program
+                # imports it for these shapes
+                return self._run_program(k, feeds)
+
+        return run
+
+
 def control_kernel(
-    node: Any, opsets: Sequence[Any], ins: Sequence[Any], outer: Sequence[tuple[str, Any, Any]]
+    node: Any,
+    opsets: Sequence[Any],
+    ins: Sequence[Any],
+    outer: Sequence[tuple[str, Any, Any]],
+    builder: Any = None,
 ) -> HostKernel | None:
     """The host kernel for an ``If`` or ``Loop`` node (None for other operators). ``ins`` are
     the node's input values (``Val``-like: ``dtype``), ``outer`` (name, dtype, shape) of the
     values its bodies read from the enclosing graph; the kernel takes the node's inputs (None
-    where omitted) followed by the outer values."""
+    where omitted) followed by the outer values. With ``builder``, the bodies become subgraphs
+    of the model being built (``ModelBuilder.body``) and the kernel runs them there."""
     from onnx import helper
 
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
     n_outer = len(outer)
+    label = _label(node)
     if node.op_type == "If":
-        then = _body_program(attrs["then_branch"], opsets, outer, [])
-        other = _body_program(attrs["else_branch"], opsets, outer, [])
+        progs = [
+            _body_program(attrs["then_branch"], opsets, outer, []),
+            _body_program(attrs["else_branch"], opsets, outer, []),
+        ]
+        ctl = _absorb(builder, progs, [f"{label}_then", f"{label}_else"])
 
-        def run_if(arrays: list[np.ndarray]) -> list[np.ndarray]:
-            cond, values = arrays[0], arrays[len(arrays) - n_outer :]
-            branch = then if bool(np.asarray(cond).reshape(-1)[0]) else other
-            out = branch.run(dict(zip(branch.input_names, values)))
-            return [np.asarray(out[n]) for n in branch.output_names]
+        def make_if(ctl: _Control) -> HostKernel:
+            def run_if(arrays: list[np.ndarray]) -> list[np.ndarray]:
+                cond, values = arrays[0], arrays[len(arrays) - n_outer :]
+                branch = 0 if bool(np.asarray(cond).reshape(-1)[0]) else 1
+                return ctl.run_body(branch, list(values))
 
-        return run_if
+            return run_if
+
+        return _with_bind(make_if, ctl)
     if node.op_type == "Loop":
         body = attrs["body"]
         n_carried = len(node.input) - 2
         carried_types = [getattr(v, "dtype", None) for v in list(ins)[2 : 2 + n_carried]]
         prog = _body_program(body, opsets, outer, [np.int64, np.bool_, *carried_types])
-        names = prog.input_names
+        ctl = _absorb(builder, [prog], [f"{label}_body"])
 
-        def run_loop(arrays: list[np.ndarray]) -> list[np.ndarray]:
-            trip, cond = arrays[0], arrays[1]
-            carried = list(arrays[2 : 2 + n_carried])
-            values = arrays[len(arrays) - n_outer :] if n_outer else []
-            limit = int(np.asarray(trip).reshape(-1)[0]) if trip is not None else None
-            go = bool(np.asarray(cond).reshape(-1)[0]) if cond is not None else True
-            scans: list[list[np.ndarray]] = []
-            i = 0
-            while go and (limit is None or i < limit):
-                if limit is None and i >= MAX_ITERATIONS:
-                    raise ValueError(f"Loop ran {MAX_ITERATIONS} iterations without stopping")
-                feeds = [np.array(i, np.int64), np.array(go, np.bool_), *carried, *values]
-                out = prog.run(dict(zip(names, feeds)))
-                res = [np.asarray(out[n]) for n in prog.output_names]
-                go = bool(res[0].reshape(-1)[0])
-                carried = res[1 : 1 + n_carried]
-                for k, s in enumerate(res[1 + n_carried :]):
-                    if len(scans) <= k:
-                        scans.append([])
-                    scans[k].append(s)
-                i += 1
-            n_scan = len(node.output) - n_carried
-            stacked = [np.stack(s) if s else np.zeros((0,), np.float32) for s in scans]
-            stacked += [np.zeros((0,), np.float32)] * (n_scan - len(stacked))
-            return [*carried, *stacked]
+        def make_loop(ctl: _Control) -> HostKernel:
+            return functools.partial(_loop, ctl, n_carried, n_outer, len(node.output) - n_carried)
 
-        return run_loop
+        return _with_bind(make_loop, ctl)
     return None
+
+
+def _loop(
+    ctl: _Control, n_carried: int, n_outer: int, n_scan: int, arrays: list[np.ndarray]
+) -> list[np.ndarray]:
+    """ONNX ``Loop``: iterate while the condition holds and the trip count lasts, carrying
+    values and stacking the scan outputs."""
+    trip, cond = arrays[0], arrays[1]
+    carried = list(arrays[2 : 2 + n_carried])
+    values = arrays[len(arrays) - n_outer :] if n_outer else []
+    limit = int(np.asarray(trip).reshape(-1)[0]) if trip is not None else None
+    go = bool(np.asarray(cond).reshape(-1)[0]) if cond is not None else True
+    scans: list[list[np.ndarray]] = []
+    i = 0
+    while go and (limit is None or i < limit):
+        if limit is None and i >= MAX_ITERATIONS:
+            raise ValueError(f"Loop ran {MAX_ITERATIONS} iterations without stopping")
+        feeds = [np.array(i, np.int64), np.array(go, np.bool_), *carried, *values]
+        res = ctl.run_body(0, feeds)
+        go = bool(res[0].reshape(-1)[0])
+        carried = res[1 : 1 + n_carried]
+        for k, s in enumerate(res[1 + n_carried :]):
+            if len(scans) <= k:
+                scans.append([])
+            scans[k].append(s)
+        i += 1
+    stacked = [np.stack(s) if s else np.zeros((0,), np.float32) for s in scans]
+    stacked += [np.zeros((0,), np.float32)] * (n_scan - len(stacked))
+    return [*carried, *stacked]
+
+
+def _label(node: Any) -> str:
+    raw = node.name or (node.output[0] if node.output else node.op_type)
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in raw)
+
+
+def _absorb(builder: Any, progs: list[Any], names: list[str]) -> _Control:
+    """The bodies as subgraphs of the model ``builder`` makes (those imported without a
+    ``model``, whose graph waits for run-time shapes, stay Programs of their own)."""
+    host: list[list[HostNode]] = []
+    for prog, name in zip(progs, names):
+        if builder is not None and prog.model is not None:
+            host.append(builder.body(name, prog.model, prog.buffers, prog.host))
+        else:
+            host.append([])
+    return _Control(progs, names, host)
+
+
+def _with_bind(make: Callable[[_Control], HostKernel], ctl: _Control) -> HostKernel:
+    """``make(ctl)`` plus ``.bind(model, buffers)``: the same kernel with its bodies run as the
+    final model's subgraphs (see ``plan._host_step``)."""
+    fn = make(ctl)
+
+    def bind(model: Any, buffers: Any) -> HostKernel:
+        local = _Control(ctl.programs, ctl.names, ctl.host)
+        local.run_body = ctl.bound(model, buffers)
+        return make(local)
+
+    fn.bind = bind  # type: ignore[attr-defined]
+    return fn

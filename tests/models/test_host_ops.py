@@ -55,12 +55,30 @@ def test_if_runs_on_the_host_between_nnrt_segments(scale: float) -> None:
     p = load(m)
     cov = p.coverage()
     assert cov["host_ops"] == {"If": 1} and cov["nnrt_nodes"] >= 3
-    # the NNRt nodes before and after the host node are separate subgraphs of the same Model
-    segs = [s for s in p.model.subGraph[1:]]
-    assert [s.name.rsplit("_", 1)[-1] for s in segs] == ["nnrt0", "nnrt1"]
-    assert sorted(i for s in segs for i in s.nodeIndices) == list(range(len(p.model.nodes)))
+    # The NNRt nodes before and after the host node are two subgraphs of the same Model, and so
+    # are the branches; the main subgraph runs only the main graph's nodes.
+    subs = {s.name.removeprefix(p.model.name + "_"): s for s in p.model.subGraph[1:]}
+    assert sorted(subs) == ["if_else", "if_then", "nnrt0", "nnrt1"]
+    main = list(p.model.subGraph[0].nodeIndices)
+    assert sorted(main) == sorted(list(subs["nnrt0"].nodeIndices) + list(subs["nnrt1"].nodeIndices))
+    branches = list(subs["if_then"].nodeIndices) + list(subs["if_else"].nodeIndices)
+    assert sorted(main + branches) == list(range(len(p.model.nodes)))
+    assert len(subs["if_then"].nodeIndices) == len(subs["if_else"].nodeIndices) == 1
     x = (np.random.default_rng(1).standard_normal((2, 3)) * scale).astype(np.float32)
     np.testing.assert_allclose(p.run({"x": x})["w"], _ort(m, {"x": x})[0], rtol=1e-6)
+
+
+def test_branches_run_as_subgraphs_of_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kernel runs the branch from the Model's own subgraph, not from a separate Program."""
+    from idlgen.runtime import onnx_control
+
+    def no(*_: object) -> object:
+        raise AssertionError("branch ran outside the model")
+
+    monkeypatch.setattr(onnx_control._Control, "_run_program", no)
+    m = _if_model()
+    x = np.full((2, 3), 2.0, np.float32)
+    np.testing.assert_allclose(load(m).run({"x": x})["w"], _ort(m, {"x": x})[0], rtol=1e-6)
 
 
 def test_nnrt_only_refuses_control_flow_with_the_true_reason() -> None:
@@ -88,6 +106,7 @@ def test_loop_with_a_carried_value() -> None:
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
     p = load(m)
     assert p.coverage()["host_ops"] == {"Loop": 1}
+    assert [s.name for s in p.model.subGraph][-1] == f"{p.model.name}_loop_body"
     feeds = {"x": np.arange(4, dtype=np.float32), "n": np.array(5, np.int64)}
     np.testing.assert_array_equal(p.run(feeds)["acc"], _ort(m, feeds)[0])
 
