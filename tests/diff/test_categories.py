@@ -150,3 +150,16 @@ def test_readme_rule_table_matches_the_catalogue() -> None:
         r.id: (r.name, r.severity.value, ", ".join(r.categories) or "—") for r in RULES.values()
     }
     assert table == expected
+
+
+def test_default_severity_agrees_with_categories_on_nnrt() -> None:
+    """On the real NNRt v1_0 → v2_1 diff, a finding is breaking exactly when it breaks WIRE."""
+    hdi = ROOT / "schemas" / "hdi"
+    lo = load_paths([hdi / "nnrt" / "v1_0"], roots={"ohos.hdi": hdi})
+    ln = load_paths([hdi / "nnrt" / "v2_1"], roots={"ohos.hdi": hdi})
+    fs = compare(lo.schema, ln.schema)
+    assert fs
+    for f in fs:
+        assert (f.severity is Severity.BREAKING) == ("WIRE" in f.categories), f
+        if f.categories and "WIRE" not in f.categories:
+            assert f.severity is Severity.WARNING, f
