@@ -1907,3 +1907,61 @@ def _lstm_step(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], no
     _seq_lstm(imp, op, [x3] + ins[1:], [y3] + outs[1:], node)
     imp.emit("Reshape", {}, [imp.idx[y3], imp.const(node + ":y2", np.array(y_shape, np.int32))],
              outs[:1], node + ":y")  # fmt: skip
+
+
+@_h("BIDIRECTIONAL_SEQUENCE_LSTM")
+def _bidi_lstm(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    """Two sequence LSTMs: forward over x, backward over x reversed in time (its outputs put
+    back in time order); merged along the last axis or as two outputs. No auxiliary input."""
+    import dataclasses
+
+    o = op.builtin_options
+    if len(ins) < 39 or not outs:
+        raise _bad(f"{node}: BIDIRECTIONAL_SEQUENCE_LSTM inputs {ins} outputs {outs}")
+    if any(i >= 0 for i in ins[39:48]):
+        raise _Unsupported("auxiliary inputs")
+    merge = bool(getattr(o, "merge_outputs", False)) if o is not None else False
+    time_major = bool(getattr(o, "time_major", True)) if o is not None else True
+    x_shape = imp.shape(ins[0])
+    if len(x_shape) != 3:
+        raise _Unsupported(f"input of rank {len(x_shape)}")
+    t_axis = 0 if time_major else 1
+    n_fw = imp.shape(ins[35])[-1]
+    n_bw = imp.shape(ins[37])[-1]
+
+    def alias(ti: int, dims: list[int]) -> int:
+        fake = dataclasses.replace(imp.t(ti), shape=dims, shape_signature=dims, buffer=0,
+                                   is_variable=False)  # fmt: skip
+        imp.tensors.append(fake)
+        return len(imp.tensors) - 1
+
+    def reverse_time(src: int, dims: list[int], name: str) -> int:
+        begin = [-1 if a == t_axis else 0 for a in range(3)]
+        strides = [-1 if a == t_axis else 1 for a in range(3)]
+        keep = sum(1 << a for a in range(3) if a != t_axis)
+        return imp.mid("StridedSlice", {"beginMask": keep, "endMask": 7, "ellipsisMask": 0,
+                                        "newAxisMask": 0, "shrinkAxisMask": 0},
+                       [src, imp.const(name + ":b", np.array(begin, np.int32)),
+                        imp.const(name + ":e", np.zeros(3, np.int32)),
+                        imp.const(name + ":s", np.array(strides, np.int32))],
+                       np.float32, dims, name)  # fmt: skip
+
+    ydims = list(x_shape)
+    fw_dims, bw_dims = ydims[:2] + [n_fw], ydims[:2] + [n_bw]
+    fw_out = alias(outs[0], fw_dims)
+    fw_ins = [ins[0]] + ins[1:18] + [ins[35], ins[36]] + [-1] * 4
+    _seq_lstm(imp, op, fw_ins, [fw_out], node + ":fw")
+    x_rev = alias(ins[0], list(x_shape))
+    imp.idx[x_rev] = reverse_time(imp.tensor(ins[0]), list(x_shape), node + ":xrev")
+    bw_out = alias(outs[-1], bw_dims)
+    bw_ins = [x_rev] + ins[18:35] + [ins[37], ins[38]] + [-1] * 4
+    _seq_lstm(imp, op, bw_ins, [bw_out], node + ":bw")
+    bw = reverse_time(imp.idx[bw_out], bw_dims, node + ":bwrev")
+    if merge:
+        imp.emit("Concat", {"axis": 2}, [imp.idx[fw_out], bw], outs[:1], node)
+        return
+    shape = imp.const(node + ":fwshape", np.array(fw_dims, np.int32))
+    imp.emit("Reshape", {}, [imp.idx[fw_out], shape], outs[:1], node + ":fwout")
+    if len(outs) > 1:
+        shape = imp.const(node + ":bwshape", np.array(bw_dims, np.int32))
+        imp.emit("Reshape", {}, [bw, shape], outs[1:2], node + ":bwout")

@@ -532,7 +532,7 @@ def test_audit_covers_every_builtin_both_ways() -> None:
 @pytest.mark.parametrize(
     "code,words",
     [("CONV_3D", "NNRt v2_1 has no operator for CONV_3D"),
-     ("BIDIRECTIONAL_SEQUENCE_LSTM", "idlgen does not import BIDIRECTIONAL_SEQUENCE_LSTM"),
+     ("REDUCE_WINDOW", "idlgen does not import REDUCE_WINDOW"),
      ("HASHTABLE_LOOKUP", "NNRt v2_1 has no operator for HASHTABLE_LOOKUP")],
 )  # fmt: skip
 def test_refusals_say_which_side_lacks_the_operator(code: str, words: str) -> None:
@@ -1037,3 +1037,56 @@ def test_one_step_lstm_builtin(hybrid: bool) -> None:
     p = load(data)
     for f, want in zip(feeds, _litert_calls(data, feeds)):
         assert np.max(np.abs(p.run(f)["y"] - want["y"])) <= 1e-5 * np.max(np.abs(want["y"]))
+
+
+def _bidi(merge: bool, hybrid: bool) -> bytes:
+    seq, batch, n_in, h = 4, 2, 3, 5
+    b = TB(13)
+    r = np.random.default_rng(13)
+    x = b.input("x", [batch, seq, n_in])
+
+    def w(name: str, *shape: int) -> int:
+        v = (r.standard_normal(shape) * 0.5).astype(np.float32)
+        if hybrid:
+            wq, q = _int8_weights(v, None)
+            return b.const(name, wq, q)
+        return b.const(name, v)
+
+    ins = [x]
+    for d in ("fw", "bw"):
+        ins += [w(f"{d}wi{g}", h, n_in) for g in "ifco"] + [w(f"{d}wr{g}", h, h) for g in "ifco"]
+        ins += [-1, -1, -1]
+        ins += [
+            b.const(f"{d}b{g}", (r.standard_normal(h) * 0.1).astype(np.float32)) for g in "ifco"
+        ]
+        ins += [-1, -1]
+    for name in ("fw_h", "fw_c", "bw_h", "bw_c"):
+        t = b.tensor(name, [batch, h])
+        b.tensors[t].is_variable = True
+        ins.append(t)
+    ins += [-1] * 9
+    outs = [b.tensor("fw", [batch, seq, 2 * h if merge else h])]
+    if not merge:
+        outs.append(b.tensor("bw", [batch, seq, h]))
+    b.op("BIDIRECTIONAL_SEQUENCE_LSTM", ins, outs,
+         T.BidirectionalSequenceLSTMOptions(fused_activation_function=A.TANH, merge_outputs=merge,
+                                            time_major=False))  # fmt: skip
+    b.outputs = outs
+    return b.finish()
+
+
+@pytest.mark.parametrize("merge", [False, True])
+@pytest.mark.parametrize("hybrid", [False, True])
+def test_bidirectional_sequence_lstm(merge: bool, hybrid: bool) -> None:
+    """Forward and reversed-time LSTMs. LiteRT's float kernel with merge_outputs reads memory
+    it never wrote (two interpreters disagree on the forward half), so merged outputs are
+    compared with LiteRT's two separate outputs, concatenated."""
+    feeds = [{"x": f32(2, 4, 3)} for _ in range(2)]
+    want = _litert_calls(_bidi(False, hybrid), feeds)
+    p = load(_bidi(merge, hybrid))
+    for f, wv in zip(feeds, want):
+        got = p.run(f)
+        if merge:
+            wv = {"fw": np.concatenate([wv["fw"], wv["bw"]], axis=-1)}
+        for k, v in wv.items():
+            assert np.max(np.abs(got[k] - v)) <= 1e-5 * np.max(np.abs(v)), k
