@@ -239,6 +239,10 @@ def _acts(a: dict[str, Any], default: list[str], dirs: int) -> list[int]:
 
 @handles("GRU", "RNN")
 def _recurrent(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """Unrolled over the sequence with both directions stacked (``D`` = 1 or 2): every step
+    works on ``[D, 1, batch, *]`` tensors with batched MatMulFusion, so a bidirectional layer
+    costs the nodes of one direction. The input projections of all steps are one MatMulFusion
+    per gate group; the reverse direction reads the sequence through one Gather."""
     gru = node.op_type == "GRU"
     g = 3 if gru else 1
     x = list(x) + [None] * (6 - len(x))
@@ -259,103 +263,105 @@ def _recurrent(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None])
     direction = a.get("direction", "forward")
     acts = _acts(a, ["Sigmoid", "Tanh"] if gru else ["Tanh"], dirs)
     per = len(acts) // dirs
+    if acts[:per] != acts[per:] and dirs == 2:
+        raise _Unsupported("different activations per direction")
+    f, gact = acts[0], acts[1 if gru else 0]
     lbr = bool(int(a.get("linear_before_reset", 0)))
     dt = wc.dtype
     b = np.zeros((dirs, 2 * g * h), dt) if bv is None else np.asarray(bv.const, dt)
+    wb, rb = b[:, : g * h], b[:, g * h :]
     nm = _nm(node)
-    x2 = _reshape(imp, imp.tensor(xs), [seq * batch, isz], nm + ":x2", dt)
-    ys: list[int] = []
-    lasts: list[int] = []
+    rev = [d == 1 if direction == "bidirectional" else direction == "reverse" for d in range(dirs)]
+    rev_idx = imp.b.constant(nm + ":rev", np.arange(seq - 1, -1, -1, dtype=np.int32))
+    ax0 = _i32(imp, nm + ":axis0", [0])
+    xt = imp.tensor(xs)
+    srcs = []
     for d in range(dirs):
-        reverse = direction == "reverse" or (direction == "bidirectional" and d == 1)
-        f, gact = acts[d * per], acts[d * per + (1 if gru else 0)]
-        wb, rb = b[d, : g * h], b[d, g * h :]
-        p = f"{nm}:d{d}"
-        if gru:
-            xbias = wb + np.concatenate([rb[: 2 * h], rb[2 * h :] * 0 if lbr else rb[2 * h :]])
+        t = xt
+        if rev[d]:
+            t = _op(imp, "Gather", {}, [xt, rev_idx, ax0], f"{nm}:x_rev", dt, [seq, batch, isz])
+        srcs.append(_reshape(imp, t, [1, seq * batch, isz], f"{nm}:x{d}", dt))
+    xd = srcs[0] if dirs == 1 else _op(imp, "Concat", {"axis": 0}, srcs, nm + ":xd", dt,
+                                       [dirs, seq * batch, isz])  # fmt: skip
+    # Gate groups: GRU (z, r) and n; RNN one. Input-side biases: W's, plus R's where they add.
+    if gru:
+        groups = [(0, 2 * h), (2 * h, 3 * h)]
+        xbias = wb + np.concatenate([rb[:, : 2 * h], rb[:, 2 * h :] * (0 if lbr else 1)], axis=1)
+    else:
+        groups = [(0, h)]
+        xbias = wb + rb
+    mm = {"transposeA": False, "transposeB": False, "activationType": 0}
+    xsteps: list[list[int]] = []
+    for k, (lo, hi) in enumerate(groups):
+        wt = np.ascontiguousarray(np.transpose(wc[:, lo:hi, :], (0, 2, 1)))  # [D, in, k]
+        bias = np.ascontiguousarray(xbias[:, None, lo:hi])  # [D, 1, k]
+        xw = _op(imp, "MatMulFusion", mm, [xd, imp.b.constant(f"{nm}:w{k}", wt),
+                 imp.b.constant(f"{nm}:xb{k}", bias)], f"{nm}:xw{k}", dt,
+                 [dirs, seq * batch, hi - lo])  # fmt: skip
+        xw = _reshape(imp, xw, [dirs, seq, batch, hi - lo], f"{nm}:xw{k}_4", dt)
+        if seq > 1:
+            xsteps.append(_split(imp, xw, [1] * seq, 1, f"{nm}:xw{k}_t", dt,
+                                 [dirs, seq, batch, hi - lo]))  # fmt: skip
         else:
-            xbias = wb + rb
-        wt = imp.b.constant(p + ":wT", np.ascontiguousarray(wc[d].T))
-        xw = _op(imp, "MatMulFusion", {"transposeA": False, "transposeB": False, "activationType": 0},
-                 [x2, wt, imp.b.constant(p + ":xb", np.ascontiguousarray(xbias))], p + ":xw", dt,
-                 [seq * batch, g * h])  # fmt: skip
-        steps = (
-            _split(imp, xw, [batch] * seq, 0, p + ":xw_t", dt, [seq * batch, g * h])
-            if seq > 1
-            else [xw]
-        )
-        hv = h0
-        if hv is not None:
-            (hsl,) = imp._node("SliceFusion", {"axes": [0]},
-                               [imp.tensor(hv), _i32(imp, p + ":h0b", [d]), _i32(imp, p + ":h0s", [1])],
-                               [(p + ":h0_3", dt, [1, batch, h])], p + ":h0")  # fmt: skip
-            hcur = _reshape(imp, hsl, [batch, h], p + ":h0_2", dt)
+            xsteps.append([xw])
+    rt = np.transpose(rc, (0, 2, 1))[:, None]  # [D, 1, h, g*h]
+    sh = [dirs, 1, batch, h]
+    if h0 is not None:
+        hcur = _reshape(imp, imp.tensor(h0), sh, nm + ":h0", dt)
+    else:
+        hcur = imp.b.constant(nm + ":h0", np.zeros(sh, dt))
+    if gru:
+        r_zr = imp.b.constant(nm + ":rzr", np.ascontiguousarray(rt[..., : 2 * h]))
+        r_n = imp.b.constant(nm + ":rn", np.ascontiguousarray(rt[..., 2 * h :]))
+        rbn = imp.b.constant(nm + ":rbn", np.ascontiguousarray(rb[:, None, None, 2 * h :]))
+    else:
+        r_all = imp.b.constant(nm + ":r", np.ascontiguousarray(rt))
+    hs: list[int] = []
+    s2 = [dirs, 1, batch, 2 * h]
+    for t in range(seq):
+        q = f"{nm}:t{t}"
+        if not gru:
+            hr = _op(imp, "MatMulFusion", mm, [hcur, r_all], q + ":hr", dt, sh)
+            hcur = _bin(imp, "AddFusion", xsteps[0][t], hr, q + ":h", dt, sh, f)
+            hs.append(hcur)
+            continue
+        hzr = _op(imp, "MatMulFusion", mm, [hcur, r_zr], q + ":hzr", dt, s2)
+        zr = _bin(imp, "AddFusion", xsteps[0][t], hzr, q + ":zr", dt, s2, f)
+        z, rg = _split(imp, zr, [h, h], 3, q + ":zrs", dt, s2)
+        if lbr:
+            hn = _op(imp, "MatMulFusion", mm, [hcur, r_n, rbn], q + ":hn", dt, sh)
+            rn = _bin(imp, "MulFusion", rg, hn, q + ":rn", dt, sh)
         else:
-            hcur = imp.b.constant(p + ":zeros", np.zeros((batch, h), dt))
-        rt = rc[d].T  # [h, g*h]
-        if gru and not lbr:
-            r_zr = imp.b.constant(p + ":rzrT", np.ascontiguousarray(rt[:, : 2 * h]))
-            r_n = imp.b.constant(p + ":rnT", np.ascontiguousarray(rt[:, 2 * h :]))
-        else:
-            r_all = imp.b.constant(p + ":rT", np.ascontiguousarray(rt))
-            rbias = np.concatenate([np.zeros(2 * h, dt), rb[2 * h :]]) if gru else None
-            r_b = (
-                imp.b.constant(p + ":rb", np.ascontiguousarray(rbias))
-                if rbias is not None
-                else None
-            )
-        outs_t: list[int] = [0] * seq
-        order = range(seq - 1, -1, -1) if reverse else range(seq)
-        mm = {"transposeA": False, "transposeB": False, "activationType": 0}
-        bh = [batch, h]
-        for t in order:
-            q = f"{p}:t{t}"
-            if not gru:
-                hr = _op(imp, "MatMulFusion", mm, [hcur, r_all], q + ":hr", dt, bh)
-                hcur = _bin(imp, "AddFusion", steps[t], hr, q + ":h", dt, bh, f)
-                outs_t[t] = hcur
-                continue
-            xzr, xn = _split(imp, steps[t], [2 * h, h], 1, q + ":xs", dt, [batch, 3 * h])
-            if lbr:
-                hr = _op(imp, "MatMulFusion", mm, [hcur, r_all, r_b], q + ":hr", dt, [batch, 3 * h])  # type: ignore[list-item]
-                hzr, hn = _split(imp, hr, [2 * h, h], 1, q + ":hs", dt, [batch, 3 * h])
-                zr = _bin(imp, "AddFusion", xzr, hzr, q + ":zr", dt, [batch, 2 * h], f)
-                z, rg = _split(imp, zr, [h, h], 1, q + ":zrs", dt, [batch, 2 * h])
-                rn = _bin(imp, "MulFusion", rg, hn, q + ":rn", dt, bh)
-            else:
-                hzr = _op(imp, "MatMulFusion", mm, [hcur, r_zr], q + ":hzr", dt, [batch, 2 * h])
-                zr = _bin(imp, "AddFusion", xzr, hzr, q + ":zr", dt, [batch, 2 * h], f)
-                z, rg = _split(imp, zr, [h, h], 1, q + ":zrs", dt, [batch, 2 * h])
-                rh = _bin(imp, "MulFusion", rg, hcur, q + ":rh", dt, bh)
-                rn = _op(imp, "MatMulFusion", mm, [rh, r_n], q + ":rn", dt, bh)
-            n = _bin(imp, "AddFusion", xn, rn, q + ":n", dt, bh, gact)
-            diff = _bin(imp, "SubFusion", hcur, n, q + ":hmn", dt, bh)
-            zd = _bin(imp, "MulFusion", z, diff, q + ":zd", dt, bh)
-            hcur = _bin(imp, "AddFusion", n, zd, q + ":h", dt, bh)
-            outs_t[t] = hcur
-        lasts.append(_reshape(imp, hcur, [1, batch, h], p + ":hn", dt))
-        if node.output and node.output[0]:
-            cat = (
-                _op(imp, "Concat", {"axis": 0}, outs_t, p + ":ycat", dt, [seq * batch, h])
-                if seq > 1
-                else outs_t[0]
-            )
-            ys.append(_reshape(imp, cat, [seq, 1, batch, h], p + ":y", dt))
-    outs = list(node.output) + [""] * 2
+            rh = _bin(imp, "MulFusion", rg, hcur, q + ":rh", dt, sh)
+            rn = _op(imp, "MatMulFusion", mm, [rh, r_n], q + ":rn", dt, sh)
+        n = _bin(imp, "AddFusion", xsteps[1][t], rn, q + ":n", dt, sh, gact)
+        diff = _bin(imp, "SubFusion", hcur, n, q + ":hmn", dt, sh)
+        zd = _bin(imp, "MulFusion", z, diff, q + ":zd", dt, sh)
+        hcur = _bin(imp, "AddFusion", n, zd, q + ":h", dt, sh)
+        hs.append(hcur)
+    outs = list(node.output) + ["", ""]
     if outs[0]:
-        y = (
-            ys[0]
-            if dirs == 1
-            else _op(imp, "Concat", {"axis": 1}, ys, outs[0], dt, [seq, dirs, batch, h])
-        )
-        _set(imp, outs[0], dt, (seq, dirs, batch, h), y)
+        full = [dirs, seq, batch, h]
+        y = hs[0] if seq == 1 else _op(imp, "Concat", {"axis": 1}, hs, nm + ":ys", dt, full)
+        if any(rev):  # steps of a reverse direction run back in time
+            one = [1, seq, batch, h]
+            parts = _split(imp, y, [1] * dirs, 0, nm + ":yd", dt, full) if dirs > 1 else [y]
+            ax1 = _i32(imp, nm + ":axis1", [1])
+            parts = [_op(imp, "Gather", {}, [p, rev_idx, ax1], f"{nm}:y{d}_fwd", dt, one)
+                     if rev[d] else p for d, p in enumerate(parts)]  # fmt: skip
+            y = (
+                parts[0]
+                if dirs == 1
+                else _op(imp, "Concat", {"axis": 0}, parts, nm + ":yc", dt, full)
+            )
+        out = [seq, dirs, batch, h]
+        if dirs == 1:
+            yo = _reshape(imp, y, out, outs[0], dt)
+        else:
+            yo = _transpose(imp, y, [1, 0, 2, 3], outs[0], dt, out)
+        _set(imp, outs[0], dt, out, yo)
     if outs[1]:
-        yh = (
-            lasts[0]
-            if dirs == 1
-            else _op(imp, "Concat", {"axis": 0}, lasts, outs[1], dt, [dirs, batch, h])
-        )
-        _set(imp, outs[1], dt, (dirs, batch, h), yh)
+        _set(imp, outs[1], dt, (dirs, batch, h), _reshape(imp, hcur, [dirs, batch, h], outs[1], dt))
 
 
 # --- Slice with steps, HardSigmoid -----------------------------------------------------------

@@ -73,9 +73,9 @@ def _r(*shape: int) -> np.ndarray:
 
 @pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
 @pytest.mark.parametrize("lbr", [0, 1])
-@pytest.mark.parametrize("with_h0", [False, True])
-def test_gru(direction: str, lbr: int, with_h0: bool) -> None:
-    seq, batch, isz, h = 5, 2, 3, 4
+@pytest.mark.parametrize("with_h0,seq", [(False, 5), (True, 5), (True, 1)])
+def test_gru(direction: str, lbr: int, with_h0: bool, seq: int) -> None:
+    batch, isz, h = 2, 3, 4
     d = 2 if direction == "bidirectional" else 1
     inits = {"W": _r(d, 3 * h, isz), "R": _r(d, 3 * h, h), "B": _r(d, 6 * h)}
     ins = ["x", "W", "R", "B", "", "h0" if with_h0 else ""]
@@ -89,7 +89,7 @@ def test_gru(direction: str, lbr: int, with_h0: bool) -> None:
     check(m, feeds)
 
 
-@pytest.mark.parametrize("direction", ["forward", "bidirectional"])
+@pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
 @pytest.mark.parametrize("act", ["Tanh", "Relu"])
 def test_rnn(direction: str, act: str) -> None:
     seq, batch, isz, h = 4, 1, 3, 5
