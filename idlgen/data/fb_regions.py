@@ -69,6 +69,7 @@ class _Walk:
         self.data = data
         self.n = len(data)
         self.seen: set[tuple[str, int]] = set()
+        self.vtables: dict[int, tuple[tuple[int, ...], list[tuple[int, int]]]] = {}
         self.todo: list[tuple[Any, ...]] = []
 
     # -- helpers ---------------------------------------------------------------------------
@@ -119,12 +120,7 @@ class _Walk:
                     )  # fmt: skip
             off += size * count
         # internal and trailing padding of the struct
-        for i in range(p, min(p + desc.size, self.n)):
-            if self.c.free[i]:
-                j = i
-                while j < min(p + desc.size, self.n) and self.c.free[j]:
-                    j += 1
-                self.c.claim(i, j - i, "padding", section, f"uint8_t[{j - i}]", "", "padding")
+        self.padding(p, min(p + desc.size, self.n), section)
 
     def table(self, desc: Any, pos: int, section_name: str) -> None:
         if ("table", pos) in self.seen:
@@ -162,19 +158,25 @@ class _Walk:
             tsize = self.n - pos
         nslots = (vsize - 4) >> 1
         by_slot = desc._by_slot
-        offs = struct.unpack_from(f"<{nslots}H", self.data, vt + 4)
-        if not self.c.spend(nslots):
-            return
-        for slot, o in enumerate(offs):
-            r = by_slot[slot] if slot < len(by_slot) else None
-            name = self._slot_name(desc, slot)
-            if first:
+        cached = self.vtables.get(vt)
+        if cached is None:  # read (and labelled) once, however many tables share it
+            offs = struct.unpack_from(f"<{nslots}H", self.data, vt + 4)
+            present = [(slot, o) for slot, o in enumerate(offs) if o]
+            self.vtables[vt] = cached = (offs, present)
+            if not self.c.spend(nslots):
+                return
+            for slot, o in enumerate(offs):
                 self.c.claim(
                     vt + 4 + 2 * slot, 2, "vtable", vsec, "VOffset16", str(o),
-                    f"offset to field `{name}` (id: {slot})" + ("" if o else " <absent>"),
+                    f"offset to field `{self._slot_name(desc, slot)}` (id: {slot})"
+                    + ("" if o else " <absent>"),
                 )  # fmt: skip
-            if not o:
-                continue
+        elif not self.c.spend(1 + len(cached[1])):
+            return
+        offs, present = cached
+        for slot, o in present:
+            r = by_slot[slot] if slot < len(by_slot) else None
+            name = self._slot_name(desc, slot)
             if r is None and not name.endswith("_type"):
                 continue  # an unknown field: its bytes stay a gap inside the table
             p = pos + o
@@ -197,17 +199,19 @@ class _Walk:
                 continue
             self.field(desc, r, pos, p, o, tsize, offs, section)
         # the table's own padding
-        end = min(pos + tsize, self.n)
-        i = pos
-        while i < end:
-            if not self.c.free[i]:
-                i += 1
-                continue
-            j = i
-            while j < end and self.c.free[j]:
-                j += 1
+        self.padding(pos, min(pos + tsize, self.n), section)
+
+    def padding(self, start: int, end: int, section: str) -> None:
+        """Claim the bytes of ``[start, end)`` nothing else explained as the object's padding."""
+        if not self.c.spend(max(0, end - start) // 8):
+            return
+        free = self.c.free
+        i = free.find(1, start, end)
+        while i >= 0:
+            j = free.find(0, i, end)
+            j = end if j < 0 else j
             self.c.claim(i, j - i, "padding", section, f"uint8_t[{j - i}]", "", "padding")
-            i = j
+            i = free.find(1, j, end)
 
     @staticmethod
     def _slot_name(desc: Any, slot: int) -> str:

@@ -243,3 +243,31 @@ def test_cli_text_and_json(tmp_path: Path) -> None:
     assert {r["kind"] for r in doc["regions"]} <= set(KINDS)
     rc, _, err = _run(["annotate", str(FEATURES), "-"], stdin=b"\x01\x02")
     assert rc == 1 and "idlgen: error:" in err
+
+
+def test_hostile_sharing_is_bounded() -> None:
+    """A vector of 30,000 tables that all share one vtable claiming 65,535-byte tables: the
+    walk stops at its budget (a few times the buffer size) with a problem, every byte labelled."""
+    import struct
+    import time
+
+    c = _compiled(FEATURES)
+    slot = next(r.slot for r in c.codec._rf if r.f.name == "kts")
+    n = 1 << 18
+    buf = bytearray(n)
+    struct.pack_into("<I4s", buf, 0, 64, b"EXMP")
+    struct.pack_into("<HH", buf, 16, 4 + 2 * (slot + 1), 8)  # the root's vtable
+    struct.pack_into("<H", buf, 16 + 4 + 2 * slot, 4)
+    struct.pack_into("<iI", buf, 64, 64 - 16, 128 - 68)  # root table: kts at 128
+    struct.pack_into("<HH", buf, 8, 4, 0xFFFF)  # the shared KT vtable
+    count = 30000
+    struct.pack_into("<I", buf, 128, count)
+    base = 132 + 4 * count
+    for i in range(count):
+        p, t = 132 + 4 * i, base + 4 * i
+        struct.pack_into("<I", buf, p, t - p)
+        struct.pack_into("<i", buf, t, t - 8)
+    start = time.monotonic()
+    kinds, problems = _ours(c, bytes(buf))
+    assert time.monotonic() - start < 30
+    assert problems and len(kinds) == n
