@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import _window as W
+from . import budget
 from .activations import _CLAMPS, fused
 from .errors import KernelError
 
@@ -163,6 +164,7 @@ def conv2d(
     oh, pt, pb = W.conv_geometry(op, h, kh, sh, dh, int(pad_mode), t, b)
     ow, pl, pr = W.conv_geometry(op, wd, kw, sw, dw, int(pad_mode), l, r)
     dt = _float_dtype(x, w)
+    budget.check_shape((n, oh, ow, o), dt.itemsize, f"{op} output")
     if (
         g > 1
         and cg == 1
@@ -590,7 +592,10 @@ def conv2d_transpose(
     x = x.astype(dt, copy=False)
     w = w.astype(dt, copy=False)
     cg = c // g
+    budget.check_shape((n, max(full_h, pt + oh), max(full_w, pl + ow), o), dt.itemsize,
+                       "Conv2dTransposeFusion output")  # fmt: skip
     buf = np.zeros((n, max(full_h, pt + oh), max(full_w, pl + ow), o), dtype=dt)
+    budget.check_shape((n * h * wd, kh * kw * og), dt.itemsize, "Conv2dTransposeFusion columns")
     for gi in range(g):
         xs = x[..., gi * cg : (gi + 1) * cg].reshape(n * h * wd, cg)
         cols = (xs @ w[gi * cg : (gi + 1) * cg].reshape(cg, kh * kw * og)).reshape(

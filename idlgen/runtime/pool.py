@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import _window as W
+from . import budget
 from .activations import fused
 from .errors import KernelError
 
@@ -45,6 +46,9 @@ def _setup(
     _, h, wd, _ = x.shape
     oh, pt, pb = W.pool_geometry(op, h, kh, sh, int(pad_mode), t, b, ceil_mode)
     ow, pl, pr = W.pool_geometry(op, wd, kw, sw, int(pad_mode), l, r, ceil_mode)
+    budget.check_shape(
+        (x.shape[0], oh, max(ow, wd), x.shape[3]), max(x.itemsize, 4), f"{op} output"
+    )
     return x, (kh, kw, sh, sw, oh, ow, pt, pb, pl, pr)
 
 
