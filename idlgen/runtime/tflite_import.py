@@ -1965,3 +1965,115 @@ def _bidi_lstm(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], no
     if len(outs) > 1:
         shape = imp.const(node + ":bwshape", np.array(bw_dims, np.int32))
         imp.emit("Reshape", {}, [bw, shape], outs[1:2], node + ":bwout")
+
+
+# -- RNN: no NNRt operator, but an exact unrolling onto FullConnection / AddFusion ----------
+
+
+def _rnn_weights(imp: TfliteImporter, ins: list[int]) -> tuple[Any, ...]:
+    w, r = imp.data(ins[1]), imp.data(ins[2])
+    bias = imp.data(ins[3]) if len(ins) > 3 and ins[3] >= 0 else None
+    if w is None or r is None or (len(ins) > 3 and ins[3] >= 0 and bias is None):
+        raise _Unsupported("weights computed at run time")
+    wq, rq = imp.quant(ins[1]), imp.quant(ins[2])
+    hybrid = imp.dtype(ins[0]).kind == "f" and w.dtype == np.int8 and r.dtype == np.int8
+    if hybrid and (wq is None or rq is None or len(wq) != 1 or len(rq) != 1):
+        raise _Unsupported("dynamic-range weights without one scale each")
+    if not hybrid:
+
+        def real(a: np.ndarray, q: Any) -> np.ndarray:
+            if q is not None and a.dtype.kind in "iu":
+                return ((a.astype(np.float32) - q[0][1]) * np.float32(q[0][0])).astype(np.float32)
+            return a.astype(np.float32)
+
+        w, r = real(w, wq), real(r, rq)
+    b = np.zeros(w.shape[0], np.float32) if bias is None else bias.astype(np.float32).reshape(-1)
+    return w, r, b, wq, rq, hybrid
+
+
+def _rnn_steps(
+    imp: TfliteImporter,
+    xs: list[int],
+    batch: int,
+    h0: int,
+    weights: tuple[Any, ...],
+    act: int,
+    asym: bool,
+    node: str,
+) -> tuple[list[int], int]:
+    """h_t = act(b + W x_t + R h_{t-1}) for each step (LiteRT's order of the two sums);
+    returns the outputs and the last state."""
+    w, r, b, wq, rq, hybrid = weights
+    units = w.shape[0]
+    f32 = np.dtype(np.float32)
+    add = {"activationType": 0}
+    bias = imp.const(node + ":bias", b)
+    w_t, r_t = None, None
+    if not hybrid:
+        w_t, r_t = imp.const(node + ":w", w), imp.const(node + ":r", r)
+    fc = {"hasBias": False, "useAxis": False, "axis": 0, "activationType": 0}
+    h, ys = h0, []
+    for t, xt in enumerate(xs):
+        nm = f"{node}:t{t}"
+        if hybrid:
+            gx = _hybrid_matvec(imp, xt, batch, [w], [wq], asym, nm + ":x")
+            gh = _hybrid_matvec(imp, h, batch, [r], [rq], asym, nm + ":h")
+        else:
+            gx = imp.mid("FullConnection", fc, [xt, w_t], f32, [batch, units], nm + ":x")  # type: ignore[list-item]
+            gh = imp.mid("FullConnection", fc, [h, r_t], f32, [batch, units], nm + ":h")  # type: ignore[list-item]
+        g = imp.mid("AddFusion", add, [bias, gx], f32, [batch, units], nm + ":gb")
+        h = imp.mid("AddFusion", {"activationType": act}, [g, gh], f32, [batch, units], nm + ":ht")
+        ys.append(h)
+    return ys, h
+
+
+@_h("RNN", "UNIDIRECTIONAL_SEQUENCE_RNN", ins=5)
+def _rnn(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    """Basic RNN cell (one step, or a sequence unrolled): NNRt v2_1 has no RNN operator, the
+    recurrence is FullConnection and AddFusion with the fused activation; dynamic-range
+    weights quantise x_t and h_{t-1} per batch row as LiteRT does. The state tensor keeps its
+    value across runs."""
+    o = op.builtin_options
+    act = _act(o) if o is not None else 0
+    asym = bool(getattr(o, "asymmetric_quantize_inputs", False)) if o is not None else False
+    weights = _rnn_weights(imp, ins)
+    units, n_in = weights[0].shape
+    x_shape = imp.shape(ins[0])
+    f32 = np.dtype(np.float32)
+    step = _opname(imp, op) == "RNN"
+    if step:
+        if len(x_shape) != 2 or x_shape[0] < 0:
+            raise _Unsupported(f"input {x_shape}")
+        seq, batch, time_major = 1, x_shape[0], True
+    else:
+        time_major = bool(getattr(o, "time_major", False)) if o is not None else False
+        if len(x_shape) != 3 or min(x_shape) < 0 or max(x_shape[:2]) > _MAX_UNROLL:
+            raise _Unsupported(f"input {x_shape} (a known sequence length is unrolled)")
+        seq, batch = (x_shape[0], x_shape[1]) if time_major else (x_shape[1], x_shape[0])
+    x = imp.tensor(ins[0])
+    if step:
+        xs = [x]
+    else:
+        perm = imp.const(node + ":perm", np.array([1, 0, 2], np.int32))
+        if not time_major:
+            x = imp.mid("Transpose", {}, [x, perm], f32, [seq, batch, n_in], node + ":tm")
+        st = imp.b.node(imp.pkg.Unstack.from_dict({"axis": 0}), [x],
+                        outputs=[(f"{node}:x{t}", f32, [batch, n_in]) for t in range(seq)],
+                        name=node + ":steps")  # fmt: skip
+        xs = [int(st)] if isinstance(st, int) else [int(v) for v in st]
+    h_in = 4
+    h0 = imp.mid("Reshape", {}, [imp.tensor(ins[h_in]), imp.const(node + ":hs", np.array([batch, units], np.int32))],
+                 f32, [batch, units], node + ":h0")  # fmt: skip
+    ys, h = _rnn_steps(imp, xs, batch, h0, weights, act, asym, node)
+    if step:
+        imp.emit("Reshape", {}, [h, imp.const(node + ":ys", np.array([batch, units], np.int32))], outs[:1],
+                 node + ":out")  # fmt: skip
+    else:
+        y = imp.mid("Stack", {"axis": 0}, ys, f32, [seq, batch, units], node + ":y")
+        if time_major:
+            imp.emit("Reshape", {}, [y, imp.const(node + ":ys", np.array([seq, batch, units], np.int32))],
+                     outs[:1], node + ":out")  # fmt: skip
+        else:
+            imp.emit("Transpose", {}, [y, imp.const(node + ":back", np.array([1, 0, 2], np.int32))],
+                     outs[:1], node + ":out")  # fmt: skip
+    imp.write_state(ins[h_in], h)

@@ -1090,3 +1090,37 @@ def test_bidirectional_sequence_lstm(merge: bool, hybrid: bool) -> None:
             wv = {"fw": np.concatenate([wv["fw"], wv["bw"]], axis=-1)}
         for k, v in wv.items():
             assert np.max(np.abs(got[k] - v)) <= 1e-5 * np.max(np.abs(v)), k
+
+
+@pytest.mark.parametrize("code", ["RNN", "UNIDIRECTIONAL_SEQUENCE_RNN"])
+@pytest.mark.parametrize("hybrid,asym", [(False, False), (True, False), (True, True)])
+def test_rnn_unrolled(code: str, hybrid: bool, asym: bool) -> None:
+    """NNRt has no RNN operator; the recurrence unrolls exactly (and keeps its state)."""
+    seq, batch, n_in, units = 4, 2, 3, 5
+    b = TB(14)
+    shape = [batch, n_in] if code == "RNN" else [batch, seq, n_in]
+    x = b.input("x", shape)
+
+    def w(name: str, *s: int) -> int:
+        v = f32(*s, scale=0.5)
+        if hybrid:
+            wq, q = _int8_weights(v, None)
+            return b.const(name, wq, q)
+        return b.const(name, v)
+
+    hs = b.tensor("h", [batch, units])
+    b.tensors[hs].is_variable = True
+    y = b.tensor("y", shape[:-1] + [units])
+    ins = [x, w("w", units, n_in), w("r", units, units), b.const("b", f32(units, scale=0.1)), hs]
+    if code == "RNN":
+        opts: Any = T.RNNOptions(fused_activation_function=A.TANH, asymmetric_quantize_inputs=asym)
+    else:
+        opts = T.SequenceRNNOptions(time_major=False, fused_activation_function=A.TANH,
+                                    asymmetric_quantize_inputs=asym)  # fmt: skip
+    b.op(code, ins, [y], opts)
+    b.outputs = [y]
+    data = b.finish()
+    feeds = [{"x": f32(*shape)} for _ in range(3)]
+    p = load(data)
+    for f, want in zip(feeds, _litert_calls(data, feeds)):
+        assert np.max(np.abs(p.run(f)["y"] - want["y"])) <= 1e-5 * np.max(np.abs(want["y"]))
