@@ -6,7 +6,14 @@ output to ``DIR/<name>.npy``. ``--compare`` also runs the model's own runtime (o
 LiteRT interpreter from ``ai-edge-litert``) when installed and prints the largest differences.
 Needs only the runtime install (numpy, flatbuffers; ``onnx`` for ``.onnx``).
 
-Exit codes: 0 success, 1 the model cannot be imported or run, 2 usage error.
+Model files and ``.npy`` inputs are untrusted: every array they make idlgen allocate (declared
+and computed shapes, folded constants, window buffers, ``.npy`` contents, the outputs before any
+is written) is checked first against one memory budget, 256 MiB per array by default
+(``IDLGEN_MAX_MEMORY``, e.g. ``512M``, ``2G``; see :mod:`idlgen.runtime.budget`). Exceeding it is
+an error naming the tensor or node, exit 1.
+
+Exit codes: 0 success, 1 the model cannot be imported or run (or exceeds the memory budget),
+2 usage error.
 """
 
 from __future__ import annotations
@@ -93,6 +100,9 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="idlgen run",
         description="Import an ONNX or TFLite model onto NNRt v2_1 and run it with NumPy.",
+        epilog="Every array a model or .npy file makes idlgen allocate is checked first against "
+        "a memory budget of 256 MiB per array; IDLGEN_MAX_MEMORY (e.g. 512M, 2G) changes it. "
+        "Exceeding it exits 1.",
     )
     p.add_argument("model", metavar="MODEL", help="a .onnx or .tflite file")
     p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
