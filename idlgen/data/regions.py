@@ -113,6 +113,7 @@ class Claims:
     def finish(self) -> list[Region]:
         """Fill the gaps (zeros: padding, as flatc says; anything else: unreachable) and return
         every region in offset order."""
+        self.budget = max(self.budget, 0) + self.n + 1  # the gaps hold at most n bytes
         for i, j in list(self.gaps()):
             chunk = self.data[i:j]
             if not chunk.strip(b"\0"):
