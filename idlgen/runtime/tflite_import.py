@@ -1983,8 +1983,9 @@ def _rnn_weights(imp: TfliteImporter, ins: list[int]) -> tuple[Any, ...]:
 
         def real(a: np.ndarray, q: Any) -> np.ndarray:
             if q is not None and a.dtype.kind in "iu":
-                return ((a.astype(np.float32) - q[0][1]) * np.float32(q[0][0])).astype(np.float32)
-            return a.astype(np.float32)
+                v = (a.astype(np.float32) - q[0][1]) * np.float32(q[0][0])
+                return np.asarray(v, dtype=np.float32)
+            return np.asarray(a, dtype=np.float32)
 
         w, r = real(w, wq), real(r, rq)
     b = np.zeros(w.shape[0], np.float32) if bias is None else bias.astype(np.float32).reshape(-1)
