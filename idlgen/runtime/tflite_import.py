@@ -2041,7 +2041,7 @@ def _rnn(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: st
     units, n_in = weights[0].shape
     x_shape = imp.shape(ins[0])
     f32 = np.dtype(np.float32)
-    step = _opname(imp, op) == "RNN"
+    step = _opname(imp, op) == "RNN" if not isinstance(op, _SeqOp) else False
     if step:
         if len(x_shape) != 2 or x_shape[0] < 0:
             raise _Unsupported(f"input {x_shape}")
@@ -2078,3 +2078,73 @@ def _rnn(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: st
             imp.emit("Transpose", {}, [y, imp.const(node + ":back", np.array([1, 0, 2], np.int32))],
                      outs[:1], node + ":out")  # fmt: skip
     imp.write_state(ins[h_in], h)
+
+
+@_h("BIDIRECTIONAL_SEQUENCE_RNN", ins=9)
+def _bidi_rnn(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    """A forward and a reversed-time sequence RNN (no auxiliary input)."""
+    import dataclasses
+
+    o = op.builtin_options
+    if any(i >= 0 for i in ins[9:12]):
+        raise _Unsupported("auxiliary inputs")
+    merge = bool(getattr(o, "merge_outputs", False)) if o is not None else False
+    time_major = bool(getattr(o, "time_major", True)) if o is not None else True
+    x_shape = imp.shape(ins[0])
+    if len(x_shape) != 3 or min(x_shape) < 0:
+        raise _Unsupported(f"input {x_shape}")
+    t_axis = 0 if time_major else 1
+    seq_opts = imp.T.SequenceRNNOptions(
+        time_major=time_major,
+        fused_activation_function=getattr(o, "fused_activation_function", 0) if o else 0,
+        asymmetric_quantize_inputs=(
+            bool(getattr(o, "asymmetric_quantize_inputs", False)) if o else False
+        ),
+    )
+    step_op = dataclasses.replace(op, builtin_options=seq_opts)
+
+    def alias(ti: int, dims: list[int]) -> int:
+        fake = dataclasses.replace(imp.t(ti), shape=dims, shape_signature=dims, buffer=0,
+                                   is_variable=False)  # fmt: skip
+        imp.tensors.append(fake)
+        return len(imp.tensors) - 1
+
+    def reverse_time(src: int, dims: list[int], name: str) -> int:
+        begin = [-1 if a == t_axis else 0 for a in range(3)]
+        strides = [-1 if a == t_axis else 1 for a in range(3)]
+        keep = sum(1 << a for a in range(3) if a != t_axis)
+        return imp.mid("StridedSlice", {"beginMask": keep, "endMask": 7, "ellipsisMask": 0,
+                                        "newAxisMask": 0, "shrinkAxisMask": 0},
+                       [src, imp.const(name + ":b", np.array(begin, np.int32)),
+                        imp.const(name + ":e", np.zeros(3, np.int32)),
+                        imp.const(name + ":s", np.array(strides, np.int32))],
+                       np.float32, dims, name)  # fmt: skip
+
+    units_fw, units_bw = imp.shape(ins[1])[0], imp.shape(ins[5])[0]
+    lead = x_shape[:2]
+    fw_out, bw_out = alias(outs[0], lead + [units_fw]), alias(outs[-1], lead + [units_bw])
+    _rnn_seq(imp, step_op, ins[0:5], [fw_out], node + ":fw")
+    x_rev = alias(ins[0], list(x_shape))
+    imp.idx[x_rev] = reverse_time(imp.tensor(ins[0]), list(x_shape), node + ":xrev")
+    _rnn_seq(imp, step_op, [x_rev] + ins[5:9], [bw_out], node + ":bw")
+    bw = reverse_time(imp.idx[bw_out], lead + [units_bw], node + ":bwrev")
+    if merge:
+        imp.emit("Concat", {"axis": 2}, [imp.idx[fw_out], bw], outs[:1], node)
+        return
+    shape = imp.const(node + ":fws", np.array(lead + [units_fw], np.int32))
+    imp.emit("Reshape", {}, [imp.idx[fw_out], shape], outs[:1], node + ":fwout")
+    if len(outs) > 1:
+        shape = imp.const(node + ":bws", np.array(lead + [units_bw], np.int32))
+        imp.emit("Reshape", {}, [bw, shape], outs[1:2], node + ":bwout")
+
+
+class _SeqOp:
+    """An operator seen as UNIDIRECTIONAL_SEQUENCE_RNN (a direction of a bidirectional RNN)."""
+
+    def __init__(self, op: Any) -> None:
+        self.builtin_options = op.builtin_options
+        self.opcode_index = op.opcode_index
+
+
+def _rnn_seq(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    _rnn(imp, _SeqOp(op), ins, outs, node)

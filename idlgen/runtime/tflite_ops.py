@@ -30,7 +30,7 @@ TFLITE_TO_NNRT: dict[str, str] = {
     "UNIDIRECTIONAL_SEQUENCE_RNN": "FullConnection+AddFusion", "GATHER": "Gather", "BATCH_TO_SPACE_ND": "BatchToSpaceND",
     "SPACE_TO_BATCH_ND": "SpaceToBatchND", "TRANSPOSE": "Transpose", "MEAN": "ReduceFusion",
     "SUB": "SubFusion", "DIV": "DivFusion", "SQUEEZE": "Squeeze", "UNIDIRECTIONAL_SEQUENCE_LSTM": "LSTM",
-    "STRIDED_SLICE": "StridedSlice", "BIDIRECTIONAL_SEQUENCE_RNN": _NONE, "EXP": "ExpFusion",
+    "STRIDED_SLICE": "StridedSlice", "BIDIRECTIONAL_SEQUENCE_RNN": "FullConnection+AddFusion+StridedSlice", "EXP": "ExpFusion",
     "TOPK_V2": "TopKFusion", "SPLIT": "Split", "LOG_SOFTMAX": "LogSoftmax", "DELEGATE": _NONE,
     "BIDIRECTIONAL_SEQUENCE_LSTM": "LSTM", "CAST": "Cast", "PRELU": "PReLUFusion",
     "MAXIMUM": "Maximum", "ARG_MAX": "ArgMaxFusion", "MINIMUM": "Minimum", "LESS": "Less",

@@ -1124,3 +1124,47 @@ def test_rnn_unrolled(code: str, hybrid: bool, asym: bool) -> None:
     p = load(data)
     for f, want in zip(feeds, _litert_calls(data, feeds)):
         assert np.max(np.abs(p.run(f)["y"] - want["y"])) <= 1e-5 * np.max(np.abs(want["y"]))
+
+
+def _bidi_rnn(merge: bool, hybrid: bool) -> bytes:
+    seq, batch, n_in, units = 4, 2, 3, 5
+    b = TB(15)
+    r = np.random.default_rng(15)
+    x = b.input("x", [batch, seq, n_in])
+
+    def w(name: str, *s: int) -> int:
+        v = (r.standard_normal(s) * 0.5).astype(np.float32)
+        if hybrid:
+            wq, q = _int8_weights(v, None)
+            return b.const(name, wq, q)
+        return b.const(name, v)
+
+    ins = [x]
+    for d in ("fw", "bw"):
+        h = b.tensor(d + "_h", [batch, units])
+        b.tensors[h].is_variable = True
+        ins += [w(d + "w", units, n_in), w(d + "r", units, units),
+                b.const(d + "b", (r.standard_normal(units) * 0.1).astype(np.float32)), h]  # fmt: skip
+    ins += [-1, -1, -1]
+    outs = [b.tensor("fw", [batch, seq, 2 * units if merge else units])]
+    if not merge:
+        outs.append(b.tensor("bw", [batch, seq, units]))
+    b.op("BIDIRECTIONAL_SEQUENCE_RNN", ins, outs,
+         T.BidirectionalSequenceRNNOptions(time_major=False, fused_activation_function=A.TANH,
+                                           merge_outputs=merge))  # fmt: skip
+    b.outputs = outs
+    return b.finish()
+
+
+@pytest.mark.parametrize("merge", [False, True])
+@pytest.mark.parametrize("hybrid", [False, True])
+def test_bidirectional_sequence_rnn(merge: bool, hybrid: bool) -> None:
+    feeds = [{"x": f32(2, 4, 3)} for _ in range(2)]
+    want = _litert_calls(_bidi_rnn(False, hybrid), feeds)
+    p = load(_bidi_rnn(merge, hybrid))
+    for f, wv in zip(feeds, want):
+        got = p.run(f)
+        if merge:
+            wv = {"fw": np.concatenate([wv["fw"], wv["bw"]], axis=-1)}
+        for k, v in wv.items():
+            assert np.max(np.abs(got[k] - v)) <= 1e-5 * np.max(np.abs(v)), k
