@@ -115,7 +115,7 @@ def _cache_key(cfg: Config, inputs: Sequence[Path], extra: str) -> str:
     h.update(
         repr((list(map(str, cfg.include)), cfg.line_length, str(cfg.base_dir), extra)).encode()
     )
-    h.update(repr(sorted(cfg.kernels)).encode())
+    h.update(repr("auto" if cfg.kernels is None else sorted(cfg.kernels)).encode())
     return h.hexdigest()
 
 

@@ -31,8 +31,9 @@ class Config:
     base_dir: Path = field(default_factory=Path.cwd)
     # The raw [tool.idlgen.diff] table (rules, suppressions, committed reports).
     diff: Mapping[str, Any] = field(default_factory=dict)
-    # HDI packages that get NNRt kernel stubs and binding checks (``kernels``, ``--kernels``).
-    kernels: frozenset[str] = frozenset()
+    # HDI packages that get NNRt kernel stubs and binding checks (``kernels``, ``--kernels``);
+    # None: NNRt's own packages (``ohos.hdi.nnrt.vN_M`` declaring ``enum NodeType``).
+    kernels: frozenset[str] | None = None
     source: Path | None = None
     # Whether ``source`` holds a [tool.idlgen] table (an explicit --config may not).
     table_found: bool = False
@@ -150,8 +151,11 @@ def load_config(
         raise ConfigError(f"{base}: [tool.idlgen.diff] must be a table")
     # kernels names packages of the configured inputs: an INPUT on the command line replaces
     # both; --kernels adds to the list.
-    final_kernels = frozenset(([] if inputs else _strings(table, "kernels", base)) + [*kernels])
-    for name in sorted(final_kernels):
+    configured = None if inputs or "kernels" not in table else _strings(table, "kernels", base)
+    final_kernels: frozenset[str] | None = (
+        None if configured is None and not kernels else frozenset([*(configured or []), *kernels])
+    )
+    for name in sorted(final_kernels or ()):
         if not all(part.isidentifier() for part in name.split(".")):
             raise ConfigError(f"kernels: '{name}' is not a package name (like ohos.hdi.nnrt.v2_1)")
     return Config(

@@ -109,6 +109,18 @@ def test_a_package_not_selected_is_plain_schema(
             del sys.modules[name]
 
 
+def test_nnrt_packages_get_kernels_when_nothing_is_selected(tmp_path: Path) -> None:
+    """The contract's case: building NNRt's HDI with no kernels key and no flag gives its
+    packages a kernels module, identical to the committed one."""
+    root = _copy_nnrt(tmp_path)
+    out = tmp_path / "out"
+    args = ["build", str(root), "--root", f"ohos.hdi:{root}", "--out", str(out), "-q"]
+    assert main(args) == 0
+    body = (out / "ohos/hdi/nnrt/v2_1/kernels.py").read_text().split("\n", 1)[1]
+    committed = REPO / "generated/ohos/hdi/nnrt/v2_1/kernels.py"
+    assert body == committed.read_text().split("\n", 1)[1]
+
+
 def test_selected_packages_get_kernels(tmp_path: Path) -> None:
     root = _copy_nnrt(tmp_path)
     shutil.copytree(REPO / "schemas/hdi/nnrt/v1_0", root / "nnrt/v1_0")
@@ -178,6 +190,13 @@ def test_changing_the_selection_is_not_answered_from_the_cache(tmp_path: Path) -
     out = tmp_path / "out"
     kernels = out / "ohos/hdi/nnrt/v2_1/kernels.py"
     assert _build(root, out) == 0 and kernels.is_file()
-    assert main(["build", str(root), "--root", f"ohos.hdi:{root}", "--out", str(out), "-q"]) == 0
+    # the same inputs, configured with kernels turned off
+    cfg = tmp_path / "pyproject.toml"
+    cfg.write_text(
+        f'[tool.idlgen]\ninputs = ["{root.name}"]\nout = "{out.name}"\n'
+        f'roots = ["ohos.hdi:{root.name}"]\nkernels = []\n',
+        encoding="utf-8",
+    )
+    assert main(["build", "--config", str(cfg), "-q"]) == 0
     assert not kernels.exists()  # removed: the previous build's file, no longer produced
     assert _build(root, out) == 0 and kernels.is_file()

@@ -51,7 +51,7 @@ class GenerateOptions:
     format: bool = True
     # HDI packages that get an NNRt ``kernels`` module and binding checks (see ``kernels``);
     # naming one that is not generated here is a ConfigError.
-    kernels: frozenset[str] = frozenset()
+    kernels: frozenset[str] | None = None
 
 
 def _rel(path: str, base: Path | None) -> str:
@@ -113,8 +113,12 @@ def generate(
     _check_class_names(names, diags)
     _check_layout(sorted(files, key=lambda f: f.path), packages, names, diags)
     hdi = {ns for ns, fs in pkg_files.items() if any(f.language == "hdi" for f in fs)}
-    kernels.check_selection(options.kernels, hdi)
-    for ns in sorted(options.kernels):
+    if options.kernels is None:
+        selected = kernels.nnrt_packages(pkg_files)
+    else:
+        kernels.check_selection(options.kernels, hdi)
+        selected = set(options.kernels)
+    for ns in sorted(selected):
         header = header_for(pkg_sources[ns], options.base_dir)
         for mod, src in kernels.package_modules(
             ns, pkg_files[ns], schema, names, header, diags, options.line_length

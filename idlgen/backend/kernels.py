@@ -1,8 +1,9 @@
 """The NNRt ``kernels`` module: typed operator stubs bound to the NumPy runtime.
 
-A package gets one when the build selects it (``[tool.idlgen] kernels``, ``--kernels``); it
-must declare ``enum NodeType`` and attribute structs named after its members (NNRt's
-NodeAttrTypes.idl). The pairing is derived by name and checked, and so is the hand-written
+A package gets one when the build selects it (``[tool.idlgen] kernels``, ``--kernels``) or,
+when nothing is selected, when it is one of NNRt's own packages (``ohos.hdi.nnrt.vN_M``
+declaring ``enum NodeType``); it must declare ``enum NodeType`` and attribute structs named
+after its members (NNRt's NodeAttrTypes.idl). The pairing is derived by name and checked, and so is the hand-written
 binding table (``idlgen.runtime.bindings``): a struct without a NodeType partner, a NodeType
 member without a struct, or a field the table does not decide is a build error. Any other
 package, whatever its enum names, is plain schema.
@@ -11,7 +12,8 @@ package, whatever its enum names, is plain schema.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Collection
+import re
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from .. import ir
@@ -45,6 +47,26 @@ def _convert(t: ir.TypeRef, x: str) -> str:
             return f"[int(e) for e in {x}]"
         return f"list({x})"
     return x
+
+
+#: NNRt's own HDI packages: what gets kernels when the build selects none explicitly.
+NNRT_PACKAGE = re.compile(r"ohos\.hdi\.nnrt\.v\d+_\d+\Z")
+
+
+def nnrt_packages(pkg_files: Mapping[str, Sequence[ir.SchemaFile]]) -> set[str]:
+    """The default selection: packages named like NNRt's (``ohos.hdi.nnrt.v2_1``) that declare
+    ``enum NodeType``. A user's own package is plain schema whatever its enums are called."""
+    return {
+        ns
+        for ns, fs in pkg_files.items()
+        if NNRT_PACKAGE.match(ns)
+        and any(
+            isinstance(d, ir.Enum) and d.name == "NodeType" and d.namespace == ns
+            for f in fs
+            if f.language == "hdi"
+            for d in f.decls
+        )
+    }
 
 
 def check_selection(selected: Collection[str], packages: Collection[str]) -> None:
