@@ -695,14 +695,6 @@ def _resize(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) ->
     if not any(c is not None and c.size for c in consts):
         raise _Unsupported("scales/sizes computed at run time")
     size_in = L.resize_size(a, consts[0], consts[1], shape)
-    if a.get("coordinate_transformation_mode") == "pytorch_half_pixel":
-        out = imp.info.get(node.output[0], (None, None))[1]
-        if (
-            out is None
-            or len(out) != 4
-            or any(o == 1 and i != 1 for o, i in zip(out[2:], shape[2:]))
-        ):
-            raise _Unsupported("pytorch_half_pixel with an output length of 1 (or unknown)")
     s = imp.b.constant((node.name or node.output[0]) + ":size", size_in)
     imp.emit("Resize", attrs, [imp.tensor(xv, True), s], node, nhwc=True)
 

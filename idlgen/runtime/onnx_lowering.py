@@ -181,6 +181,21 @@ def resize_attrs(a: dict[str, Any], *, upsample: bool = False) -> dict[str, Any]
 def resize_size(a: dict[str, Any], scales: Any, sizes: Any, shape: tuple[int, ...]) -> np.ndarray:
     """Resize's size input: float32 H/W scales, or int32 H/W sizes, from the ONNX scales or sizes
     (``axes`` applied) of an NCHW input of ``shape``; NNRt resizes H and W only."""
+    out = _resize_size(a, scales, sizes, shape)
+    if a.get("coordinate_transformation_mode") == "pytorch_half_pixel":
+        hw = (
+            [int(np.floor(shape[2] * out[0])), int(np.floor(shape[3] * out[1]))]
+            if out.dtype.kind == "f"
+            else [int(v) for v in out]
+        )
+        if any(o == 1 and i != 1 for o, i in zip(hw, shape[2:])):
+            raise NotExpressible(
+                "pytorch_half_pixel with an output length of 1 (not half_pixel there)"
+            )
+    return out
+
+
+def _resize_size(a: dict[str, Any], scales: Any, sizes: Any, shape: tuple[int, ...]) -> np.ndarray:
     axes = list(a.get("axes", [0, 1, 2, 3]))
     if scales is not None and np.asarray(scales).size:
         full = dict(zip(axes, [float(v) for v in np.asarray(scales).reshape(-1)]))
