@@ -373,7 +373,9 @@ class TfliteImporter:
         finally:
             self.b, self.idx = saved
         for o, v in zip(outs, vals):
-            self.folded[o] = np.asarray(v).astype(self.dtype(o), copy=False).reshape(self.dims(o))
+            a = np.asarray(v).astype(self.dtype(o), copy=False)
+            dims = self.dims(o)
+            self.folded[o] = a.reshape(dims) if math.prod(dims) == a.size else a
         return True
 
     def state_key(self, ti: int) -> str:

@@ -1168,3 +1168,52 @@ def test_bidirectional_sequence_rnn(merge: bool, hybrid: bool) -> None:
             wv = {"fw": np.concatenate([wv["fw"], wv["bw"]], axis=-1)}
         for k, v in wv.items():
             assert np.max(np.abs(got[k] - v)) <= 1e-5 * np.max(np.abs(v)), k
+
+
+def _i8(*s: int) -> np.ndarray:
+    return R.integers(-128, 128, s).astype(np.int8)
+
+
+_QA, _QB, _QO = ([0.05], [3], 0), ([0.03], [-10], 0), ([0.04], [5], 0)
+_QPOS = ([0.05], [-128], 0)
+
+
+def _pos(*s: int) -> np.ndarray:
+    return (np.abs(_i8(*s).astype(np.int16)) % 127 + 1).astype(np.int8)
+
+
+@pytest.mark.parametrize(
+    "code,ins,opts,oq",
+    [("ADD", lambda: [In("a", _i8(2, 8), quant=_QA), In("b", _i8(2, 8), quant=_QB)], T.AddOptions(), _QO),
+     ("SUB", lambda: [In("a", _i8(2, 8), quant=_QA), In("b", _i8(2, 8), quant=_QB)], T.SubOptions(), _QO),
+     ("MUL", lambda: [In("a", _i8(2, 8), quant=_QA), In("b", _i8(2, 8), quant=_QB)], T.MulOptions(), _QO),
+     ("DIV", lambda: [In("a", _i8(2, 8), quant=_QA), In("b", _pos(2, 8), quant=_QPOS)], T.DivOptions(), _QO),
+     ("SQUARED_DIFFERENCE", lambda: [In("a", _i8(2, 8), quant=_QA), In("b", _i8(2, 8), quant=_QB)], None, _QO),
+     ("MAXIMUM", lambda: [In("a", _i8(2, 8), quant=_QA), In("b", _i8(2, 8), quant=_QA)], None, _QA),
+     ("RSQRT", lambda: [In("a", _pos(2, 8), quant=_QPOS)], None, _QO),
+     ("SQRT", lambda: [In("a", _pos(2, 8), quant=_QPOS)], None, _QO),
+     ("LOG", lambda: [In("a", _pos(2, 8), quant=_QPOS)], None, _QO),
+     ("EXP", lambda: [In("a", _i8(2, 8), quant=([0.02], [0], 0))], None, _QO),
+     ("LOGISTIC", lambda: [In("a", _i8(2, 8), quant=_QA)], None, ([1 / 256], [-128], 0)),
+     ("TANH", lambda: [In("a", _i8(2, 8), quant=_QA)], None, ([1 / 128], [0], 0)),
+     ("HARD_SWISH", lambda: [In("a", _i8(2, 8), quant=_QA)], None, _QO),
+     ("GELU", lambda: [In("a", _i8(2, 8), quant=_QA)], T.GeluOptions(), _QO),
+     ("LEAKY_RELU", lambda: [In("a", _i8(2, 8), quant=_QA)], T.LeakyReluOptions(alpha=0.2), _QO),
+     ("SOFTMAX", lambda: [In("a", _i8(2, 8), quant=_QA)], T.SoftmaxOptions(beta=1.0), ([1 / 256], [-128], 0)),
+     ("LOG_SOFTMAX", lambda: [In("a", _i8(2, 8), quant=_QA)], T.LogSoftmaxOptions(), ([16 / 256], [127], 0)),
+     ("L2_NORMALIZATION", lambda: [In("a", _i8(2, 8), quant=_QA)], T.L2NormOptions(), ([1 / 128], [0], 0)),
+     ("MEAN", lambda: [In("a", _i8(2, 4, 8), quant=_QA), In("x", i32(1), True)], T.ReducerOptions(), _QO),
+     ("SUM", lambda: [In("a", _i8(2, 4, 8), quant=_QA), In("x", i32(1), True)], T.ReducerOptions(), _QO),
+     ("BATCH_MATMUL", lambda: [In("a", _i8(2, 3, 8), quant=([0.05], [0], 0)),
+                               In("b", _i8(2, 8, 4), quant=([0.03], [0], 0))], T.BatchMatMulOptions(), _QO),
+     ("PRELU", lambda: [In("a", _i8(1, 3, 3, 4), quant=_QA),
+                        In("s", _i8(1, 1, 4), True, quant=([0.01], [0], 0))], None, _QO),
+     ("AVERAGE_POOL_2D", lambda: [In("a", _i8(1, 6, 6, 3), quant=_QA)],
+      T.Pool2DOptions(padding=T.Padding.SAME, stride_w=2, stride_h=2, filter_width=3, filter_height=3), _QA),
+     ("RESIZE_BILINEAR", lambda: [In("a", _i8(1, 3, 4, 2), quant=_QA), In("s", i32(6, 7), True)],
+      T.ResizeBilinearOptions(half_pixel_centers=True), _QA)],
+)  # fmt: skip
+def test_int8_operators_within_one_quantum(code: str, ins: Any, opts: Any, oq: Any) -> None:
+    """Full-integer operators as the executor runs them (dequantise, float kernel, requantise)
+    against LiteRT's integer kernels."""
+    check(code, ins(), [np.int8], opts, out_quant=[oq])
