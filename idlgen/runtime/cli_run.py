@@ -81,10 +81,10 @@ def load_npy(file: str) -> np.ndarray:
             version = np.lib.format.read_magic(f)
             if version == (1, 0):
                 shape, _, dtype = np.lib.format.read_array_header_1_0(f)
-            else:
+            else:  # 2.0 and 3.0 headers differ only in their text encoding
                 shape, _, dtype = np.lib.format.read_array_header_2_0(f)
-        except (ValueError, OSError):
-            shape = None  # not a plain .npy header: np.load gives its own error below
+        except (ValueError, OSError, SyntaxError, UnicodeDecodeError):
+            shape = None
         if shape is not None:
             need = budget.nbytes(shape, dtype.itemsize)
             budget.check_shape(shape, dtype.itemsize, "the array")
@@ -92,6 +92,14 @@ def load_npy(file: str) -> np.ndarray:
             if dtype.itemsize and need > have:
                 raise ValueError(f"header declares {list(shape)} {dtype} ({need} bytes) but the "
                                  f"file holds {have} bytes of data")  # fmt: skip
+    if shape is None:
+        # a header this reader does not parse: map the file (nothing is read or allocated), size
+        # what numpy found, and only then copy it into memory
+        mm = np.load(file, mmap_mode="r", allow_pickle=False)
+        if not isinstance(mm, np.ndarray):
+            raise ValueError("not a .npy array")
+        budget.check_shape(mm.shape, mm.dtype.itemsize, "the array")
+        return np.array(mm)
     arr: np.ndarray = np.load(file, allow_pickle=False)
     return arr
 

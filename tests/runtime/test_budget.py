@@ -240,3 +240,17 @@ def test_pool_same_windows_match_the_definition(kind: str, k: tuple[int, int], s
     ow, pl, _ = W.same_pads(5, k[1], s[1])
     want = _pool_reference(x, k, s, (pt, 0, pl, 0), oh, ow, kind)
     np.testing.assert_allclose(y, want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_npy_headers_of_every_version_are_sized_first(tmp_path: Path, version: int) -> None:
+    from idlgen.runtime.cli_run import load_npy
+
+    hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000,), }"
+    hdr = hdr + " " * (118 - len(hdr)) + "\n"
+    size = len(hdr).to_bytes(2 if version == 1 else 4, "little")
+    (tmp_path / "big.npy").write_bytes(b"\x93NUMPY" + bytes([version, 0]) + size + hdr.encode())
+    with pytest.raises(budget.MemoryBudgetError):
+        load_npy(str(tmp_path / "big.npy"))
+    np.save(tmp_path / "ok.npy", np.arange(6, dtype=np.int16).reshape(2, 3))
+    np.testing.assert_array_equal(load_npy(str(tmp_path / "ok.npy")), np.arange(6).reshape(2, 3))
