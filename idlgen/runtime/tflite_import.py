@@ -1787,11 +1787,12 @@ def _hybrid_lstm(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], 
         return False
     o = op.builtin_options
     time_major = bool(getattr(o, "time_major", True)) if o is not None else False
-    if len(x_shape) != 3 or min(x_shape) < 0:
+    if len(x_shape) != 3:
         return False
     seq, batch = (x_shape[0], x_shape[1]) if time_major else (x_shape[1], x_shape[0])
-    if seq > _MAX_UNROLL:
-        return False
+    if not 0 <= seq <= _MAX_UNROLL:
+        raise _Unsupported("a dynamic-range LSTM over a sequence of unknown length (unrolled)")
+    batch = _known_batch(imp, batch, ins[18])
     asym = bool(getattr(o, "asymmetric_quantize_inputs", False)) if o is not None else False
     f32 = np.dtype(np.float32)
     ws = [w for w in wts if w is not None]
@@ -2045,14 +2046,17 @@ def _rnn(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: st
     f32 = np.dtype(np.float32)
     step = _opname(imp, op) == "RNN" if not isinstance(op, _SeqOp) else False
     if step:
-        if len(x_shape) != 2 or x_shape[0] < 0:
+        if len(x_shape) != 2:
             raise _Unsupported(f"input {x_shape}")
         seq, batch, time_major = 1, x_shape[0], True
     else:
         time_major = bool(getattr(o, "time_major", False)) if o is not None else False
-        if len(x_shape) != 3 or min(x_shape) < 0 or max(x_shape[:2]) > _MAX_UNROLL:
-            raise _Unsupported(f"input {x_shape} (a known sequence length is unrolled)")
+        if len(x_shape) != 3:
+            raise _Unsupported(f"input {x_shape}")
         seq, batch = (x_shape[0], x_shape[1]) if time_major else (x_shape[1], x_shape[0])
+        if not 0 <= seq <= _MAX_UNROLL:
+            raise _Unsupported(f"input {x_shape} (a known sequence length is unrolled)")
+    batch = _known_batch(imp, batch, ins[4])
     x = imp.tensor(ins[0])
     if step:
         xs = [x]
@@ -2150,3 +2154,11 @@ class _SeqOp:
 
 def _rnn_seq(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
     _rnn(imp, _SeqOp(op), ins, outs, node)
+
+
+def _known_batch(imp: TfliteImporter, batch: int, state: int) -> int:
+    """An open batch dimension (-1) takes the state tensor's (what LiteRT allocates)."""
+    if batch >= 0 or state < 0:
+        return batch
+    dims = imp.shape(state)
+    return dims[0] if dims and dims[0] > 0 else batch
