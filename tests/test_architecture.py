@@ -164,6 +164,13 @@ LAYERS: tuple[Layer, ...] = (
         "converted and labelled through the wire codecs",
     ),
     Layer(
+        "fmt",
+        ("idlgen.fmt.*",),
+        ("base", "support", "ir", "frontend", "settings"),
+        what="`idlgen fmt`: the canonical layout of `.idl`/`.fbs` text from its tokens and "
+        "comments, checked by the front end's parsers",
+    ),
+    Layer(
         "settings",
         ("idlgen.config", "idlgen.outtree", "idlgen.extras"),
         ("base", "support"),
@@ -180,6 +187,7 @@ LAYERS: tuple[Layer, ...] = (
             "backend",
             "diff",
             "data",
+            "fmt",
             "settings",
             "run-command",
         ),

@@ -32,9 +32,9 @@ from ..extras import compiler_hint, missing_compiler
 __all__ = ["main", "build_parser"]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 123
-COMPILER_COMMANDS = ("build", "check", "parse", "diff", "convert", "annotate")
+COMPILER_COMMANDS = ("build", "check", "parse", "diff", "convert", "annotate", "fmt")
 # commands that never read diff's flags
-_NO_DIFF = ("build", "check", "parse", "version", "run", "convert", "annotate")
+_NO_DIFF = ("build", "check", "parse", "version", "run", "convert", "annotate", "fmt")
 DIAG_FORMATS = ("text", "github", "json", "sarif")
 # Third-party modules a command may lack, and the extra that provides each.
 _EXTRA_OF = {"lark": "compiler", "jinja2": "compiler", "black": "compiler", "onnx": "onnx"}
@@ -217,6 +217,9 @@ def build_parser(*, diff: bool = True) -> argparse.ArgumentParser:
     from ..data.cli import add_parsers as _data_parsers  # convert, annotate (argparse only)
 
     _data_parsers(sub, _doc)
+    from ..fmt.cli import add_parsers as _fmt_parsers  # fmt (argparse only)
+
+    _fmt_parsers(sub, _doc)
 
     sub.add_parser(
         "version",
@@ -491,6 +494,10 @@ def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
         return _cmd_build(args, args.command == "check")
     if args.command == "parse":
         return _cmd_parse(args)
+    if args.command == "fmt":
+        from ..fmt.cli import run as run_fmt
+
+        return run_fmt(args)
     if args.command in ("convert", "annotate"):
         from ..data.cli import run as run_data
 
