@@ -1200,3 +1200,60 @@ def _lrn(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> No
              "alpha": float(a.get("alpha", 1e-4)) / size, "beta": float(a.get("beta", 0.75)),
              "normRegion": "ACROSS_CHANNELS"}  # fmt: skip
     imp.emit("LRN", attrs, [imp.tensor(xv, True)], node, nhwc=True)
+
+
+# --- Pad: edge / wrap / negative pads ----------------------------------------------------------
+
+_TO_PHYS = (0, 3, 1, 2)  # NCHW axis a lives at NHWC axis _TO_PHYS[a]
+
+
+def pad_gather(
+    imp: Importer, node: Any, xv: Val, rows: list[list[int]], mode: str, value: float
+) -> None:
+    """Pad by gathering each padded axis at ``arange(-before, n + after)`` folded back into
+    range: clamped (``edge``), modulo n (``wrap``), mirrored (``reflect``); negative pads crop.
+    Constant padding of the positive parts is one PadFusion on the gathered (cropped) result."""
+    shape = list(_static(xv, "Pad input"))
+    rank = len(shape)
+    nhwc = xv.const is None and xv.nhwc and rank == 4
+    t = imp.tensor(xv, nhwc)
+    dt = xv.dtype or np.dtype(np.float32)
+    nm = _nm(node)
+    phys = [int(d) for d in imp.b.tensors[t].dims] if xv.const is None else list(shape)
+    rest = [[0, 0] for _ in range(rank)]
+    steps = []
+    for ax, (b, e) in enumerate(rows):
+        n = shape[ax]
+        if mode == "constant":
+            # crop the negative parts by gathering; pad the positive ones with PadFusion
+            rest[ax] = [max(b, 0), max(e, 0)]
+            b, e = min(b, 0), min(e, 0)
+        if b == 0 and e == 0:
+            continue
+        base = max(-b, 0)  # crop first, then pad relative to what is left (as onnxruntime)
+        m = n - base - max(-e, 0)
+        idx = np.arange(-max(b, 0), m + max(e, 0))
+        if mode == "edge":
+            idx = np.clip(idx, 0, m - 1)
+        elif mode == "wrap":
+            idx = np.mod(idx, m)
+        elif mode == "reflect":
+            period = 2 * (m - 1) if m > 1 else 1
+            idx = np.mod(idx, period)
+            idx = np.where(idx >= m, period - idx, idx)
+        steps.append((ax, (idx + base).astype(np.int32)))
+    for k, (ax, idx) in enumerate(steps):
+        p = _TO_PHYS[ax] if nhwc else ax
+        phys[p] = len(idx)
+        t = _op(imp, "Gather", {}, [t, imp.b.constant(f"{nm}:idx{k}", idx), _i32(imp, f"{nm}:ax{k}", [p])],
+                f"{nm}:g{k}", dt, phys)  # fmt: skip
+    if any(v for row in rest for v in row):
+        prow = [rest[i] for i in _TO_NHWC] if nhwc else rest
+        attrs = {"paddings": prow, "paddingMode": 0, "constantValue": float(value)}
+        imp.emit("PadFusion", attrs, [t], node, nhwc=nhwc)
+        return
+    odt, oshape = _out_info(imp, node.output[0], "Pad output")
+    imp.vals[node.output[0]] = Val(node.output[0], odt, oshape, t, nhwc)
+
+
+_TO_NHWC = (0, 2, 3, 1)

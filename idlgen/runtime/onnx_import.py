@@ -1130,7 +1130,7 @@ def _pad(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> No
     xv = x[0]
     assert xv is not None and xv.shape is not None
     mode = a.get("mode", "constant")
-    if mode not in ("constant", "reflect"):
+    if mode not in ("constant", "reflect", "edge", "wrap"):
         raise _Unsupported(f"mode={mode}")
     pv = x[1] if len(x) > 1 else None
     if pv is not None and pv.const is None:
@@ -1154,6 +1154,11 @@ def _pad(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> No
         else float(a.get("value", 0.0))
     )
     nhwc = xv.const is None and xv.nhwc and rank == 4
+    if mode in ("edge", "wrap") or any(p < 0 for row in rows for p in row):
+        from .onnx_decompose import pad_gather
+
+        pad_gather(imp, node, xv, rows, mode, value)
+        return
     if nhwc:
         rows = [rows[i] for i in _TO_NHWC]
     imp.emit("PadFusion", {"paddings": rows, "paddingMode": 0 if mode == "constant" else 1, "constantValue": value},

@@ -86,7 +86,7 @@ ONNX: dict[str, tuple[str, str]] = {
     "Neg": (MAPPED, "Neg"),
     "Not": (MAPPED, "LogicalNot"),
     "Or": (MAPPED, "LogicalOr"),
-    "Pad": (MAPPED, "PadFusion (constant, reflect)"),
+    "Pad": (MAPPED, "PadFusion (constant, reflect); Gather for edge, wrap and negative pads"),
     "Pow": (MAPPED, "PowFusion"),
     "PRelu": (MAPPED, "PReLUFusion"),
     "QuantizeLinear": (MAPPED, "QuantDTypeCastV2"),

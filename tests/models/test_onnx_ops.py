@@ -628,3 +628,25 @@ def test_scatters(reduction: str, const_idx: bool) -> None:
         feeds |= {"ni": nd_idx, "ei": el_idx}
     prog = check(m, feeds)
     assert prog.coverage()["host_nodes"] == 0
+
+
+@pytest.mark.parametrize("mode", ["edge", "wrap", "reflect", "constant"])
+@pytest.mark.parametrize("pads", [[0, 0, 1, 2, 0, 0, 2, 1], [0, 1, -1, 0, 0, 0, 2, -2]])
+@pytest.mark.parametrize("after_conv", [False, True])
+def test_pad_modes(mode: str, pads: list[int], after_conv: bool) -> None:
+    if mode == "reflect" and min(pads) < 0:
+        pytest.skip("onnxruntime rejects negative pads with reflect")
+    inits: dict[str, np.ndarray] = {"p": np.array(pads, np.int64), "c": np.array(1.5, np.float32)}
+    first = (helper.make_node("Conv", ["x", "w"], ["h"], kernel_shape=[1, 1]) if after_conv
+             else helper.make_node("Identity", ["x"], ["h"]))  # fmt: skip
+    if after_conv:
+        inits["w"] = _r(3, 3, 1, 1)
+    nodes = [
+        first,
+        helper.make_node(
+            "Pad", ["h", "p", "c"] if mode == "constant" else ["h", "p"], ["y"], mode=mode
+        ),
+    ]
+    m = _model(nodes, [_vi("x", [1, 3, 4, 5])], [_vi("y", None)], inits, opset=19)  # type: ignore[arg-type]
+    prog = check(m, {"x": _r(1, 3, 4, 5)})
+    assert prog.coverage()["host_nodes"] == 0
