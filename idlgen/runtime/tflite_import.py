@@ -2162,3 +2162,68 @@ def _known_batch(imp: TfliteImporter, batch: int, state: int) -> int:
         return batch
     dims = imp.shape(state)
     return dims[0] if dims and dims[0] > 0 else batch
+
+
+@_h("SVDF", ins=3)
+def _svdf(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    """SVDF (NNRt v2_1 has no such operator; exact composition): the state [batch, filters,
+    memory] drops its oldest column and appends x . W_feature^T; the output sums state x
+    W_time over memory, then over each unit's ``rank`` filters, plus bias, then activation.
+    The state tensor keeps its value across runs (host variable)."""
+    o = op.builtin_options
+    if len(ins) < 5 or ins[4] < 0:
+        raise _bad(f"{node}: SVDF needs its state tensor (input 4)")
+    rank = int(getattr(o, "rank", 1) or 1) if o is not None else 1
+    act = _act(o) if o is not None else 0
+    wf, wt = imp.data(ins[1]), imp.data(ins[2])
+    if wf is None or wt is None:
+        raise _Unsupported("weights computed at run time")
+    if imp.dtype(ins[0]).kind != "f" or wf.dtype.kind != "f" or wt.dtype.kind != "f":
+        raise _Unsupported("quantised SVDF (integer or dynamic-range weights)")
+    n_filters, n_in = wf.shape
+    mem = wt.shape[1]
+    if n_filters % rank or wt.shape[0] != n_filters:
+        raise _bad(f"{node}: SVDF filters {wf.shape} / {wt.shape} with rank {rank}")
+    units = n_filters // rank
+    x_shape = imp.shape(ins[0])
+    batch = _known_batch(imp, x_shape[0] if x_shape else -1, ins[4])
+    f32 = np.dtype(np.float32)
+    add = {"activationType": 0}
+    state = imp.mid("Reshape", {}, [imp.tensor(ins[4]), imp.const(node + ":s3", np.array([batch, n_filters, mem], np.int32))],
+                    f32, [batch, n_filters, mem], node + ":state")  # fmt: skip
+    old = imp.mid("StridedSlice", {"beginMask": 3, "endMask": 7, "ellipsisMask": 0, "newAxisMask": 0,
+                                   "shrinkAxisMask": 0},
+                  [state, imp.const(node + ":b", np.array([0, 0, 1], np.int32)),
+                   imp.const(node + ":e", np.zeros(3, np.int32)), imp.const(node + ":st", np.ones(3, np.int32))],
+                  f32, [batch, n_filters, mem - 1], node + ":old")  # fmt: skip
+    fc = {"hasBias": False, "useAxis": False, "axis": 0, "activationType": 0}
+    feat = imp.mid("FullConnection", fc, [imp.tensor(ins[0]), imp.const(node + ":wf", wf.astype(np.float32))],
+                   f32, [batch, n_filters], node + ":feat")  # fmt: skip
+    feat3 = imp.mid("Reshape", {}, [feat, imp.const(node + ":f3", np.array([batch, n_filters, 1], np.int32))],
+                    f32, [batch, n_filters, 1], node + ":feat3")  # fmt: skip
+    new = imp.mid("Concat", {"axis": 2}, [old, feat3], f32, [batch, n_filters, mem], node + ":new")
+    prod = imp.mid("MulFusion", add, [new, imp.const(node + ":wt", wt.astype(np.float32))], f32,
+                   [batch, n_filters, mem], node + ":prod")  # fmt: skip
+    rf = {"keepDims": False, "mode": 4, "reduceToEnd": False, "coeff": 1.0}
+    per_filter = imp.mid("ReduceFusion", rf, [prod, imp.const(node + ":ax2", np.array([2], np.int32))], f32,
+                         [batch, n_filters], node + ":time")  # fmt: skip
+    grouped = imp.mid("Reshape", {}, [per_filter, imp.const(node + ":u3", np.array([batch, units, rank], np.int32))],
+                      f32, [batch, units, rank], node + ":units")  # fmt: skip
+    y = imp.mid("ReduceFusion", rf, [grouped, imp.const(node + ":ax2b", np.array([2], np.int32))], f32,
+                [batch, units], node + ":rank")  # fmt: skip
+    if len(ins) > 3 and ins[3] >= 0:
+        imp.emit("AddFusion", {"activationType": act}, [y, imp.tensor(ins[3])], outs[:1], node)
+    elif act:
+        imp.emit("Activation", {"activationType": act, "alpha": 0.0, "minVal": 0.0, "maxVal": 0.0,
+                                "approximate": False}, [y], outs[:1], node)  # fmt: skip
+    else:
+        imp.emit(
+            "Reshape",
+            {},
+            [y, imp.const(node + ":y", np.array([batch, units], np.int32))],
+            outs[:1],
+            node,
+        )
+    flat = imp.mid("Reshape", {}, [new, imp.const(node + ":sflat", np.array([batch, n_filters * mem], np.int32))],
+                   f32, [batch, n_filters * mem], node + ":stateout")  # fmt: skip
+    imp.write_state(ins[4], flat)

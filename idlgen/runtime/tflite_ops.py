@@ -25,7 +25,7 @@ TFLITE_TO_NNRT: dict[str, str] = {
     "LSTM": "LSTM", "MAX_POOL_2D": "MaxPoolFusion", "MUL": "MulFusion", "RELU": "Activation",
     "RELU_N1_TO_1": "Activation", "RELU6": "Activation", "RESHAPE": "Reshape",
     "RESIZE_BILINEAR": "Resize", "RNN": "FullConnection+AddFusion", "SOFTMAX": "Softmax", "SPACE_TO_DEPTH": "SpaceToDepth",
-    "SVDF": _NONE, "TANH": "Activation", "CONCAT_EMBEDDINGS": _NONE, "SKIP_GRAM": _NONE,
+    "SVDF": "FullConnection+StridedSlice+Concat+MulFusion+ReduceFusion", "TANH": "Activation", "CONCAT_EMBEDDINGS": _NONE, "SKIP_GRAM": _NONE,
     "CALL": _NONE, "CUSTOM": _NONE, "EMBEDDING_LOOKUP_SPARSE": _NONE, "PAD": "PadFusion",
     "UNIDIRECTIONAL_SEQUENCE_RNN": "FullConnection+AddFusion", "GATHER": "Gather", "BATCH_TO_SPACE_ND": "BatchToSpaceND",
     "SPACE_TO_BATCH_ND": "SpaceToBatchND", "TRANSPOSE": "Transpose", "MEAN": "ReduceFusion",
