@@ -1242,10 +1242,10 @@ def pad_gather(
             idx = np.mod(idx, period)
             idx = np.where(idx >= m, period - idx, idx)
         steps.append((ax, (idx + base).astype(np.int32)))
-    for k, (ax, idx) in enumerate(steps):
+    for k, (ax, gidx) in enumerate(steps):
         p = _TO_PHYS[ax] if nhwc else ax
-        phys[p] = len(idx)
-        t = _op(imp, "Gather", {}, [t, imp.b.constant(f"{nm}:idx{k}", idx), _i32(imp, f"{nm}:ax{k}", [p])],
+        phys[p] = len(gidx)
+        t = _op(imp, "Gather", {}, [t, imp.b.constant(f"{nm}:idx{k}", gidx), _i32(imp, f"{nm}:ax{k}", [p])],
                 f"{nm}:g{k}", dt, phys)  # fmt: skip
     if any(v for row in rest for v in row):
         prow = [rest[i] for i in _TO_NHWC] if nhwc else rest
