@@ -2227,3 +2227,33 @@ def _svdf(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: s
     flat = imp.mid("Reshape", {}, [new, imp.const(node + ":sflat", np.array([batch, n_filters * mem], np.int32))],
                    f32, [batch, n_filters * mem], node + ":stateout")  # fmt: skip
     imp.write_state(ins[4], flat)
+
+
+def _mp_transpose_conv_bias(
+    imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str
+) -> None:
+    """MediaPipe's CUSTOM Convolution2DTransposeBias (input, weights [O, kH, kW, I], bias;
+    options a TfLiteTransposeConvParams struct: padding, stride_w, stride_h as int32): TFLite's
+    TRANSPOSE_CONV with a bias, to the output tensor's static shape."""
+    import dataclasses
+    import struct
+    from types import SimpleNamespace
+
+    raw = bytes(op.custom_options or b"")
+    if len(raw) < 12 or len(ins) < 2 or not outs:
+        raise _bad(f"{node}: Convolution2DTransposeBias options {len(raw)} bytes, inputs {ins}")
+    padding, sw, sh = struct.unpack_from("<iii", raw)
+    if padding not in (1, 2) or sw <= 0 or sh <= 0:
+        raise _bad(f"{node}: Convolution2DTransposeBias padding {padding}, strides {sw}x{sh}")
+    dims = imp.dims(outs[0])
+    fake = dataclasses.replace(imp.t(outs[0]), shape=[4], shape_signature=[4], buffer=0,
+                               type=2, quantization=None, is_variable=False)  # fmt: skip
+    imp.tensors.append(fake)
+    shape_ti = len(imp.tensors) - 1
+    imp.folded[shape_ti] = np.array(dims, np.int32)
+    opts = imp.T.TransposeConvOptions(padding=0 if padding == 1 else 1, stride_w=sw, stride_h=sh)
+    tc_ins = [shape_ti, ins[1], ins[0]] + ([ins[2]] if len(ins) > 2 and ins[2] >= 0 else [])
+    _transpose_conv(imp, SimpleNamespace(builtin_options=opts), tc_ins, outs[:1], node)
+
+
+_CUSTOM["Convolution2DTransposeBias"] = _mp_transpose_conv_bias

@@ -86,7 +86,10 @@ TFLITE_TO_NNRT: dict[str, str] = {
 }  # fmt: skip
 
 #: CUSTOM operators (by ``custom_code``) that an NNRt v2_1 operator expresses.
-CUSTOM_TO_NNRT: dict[str, str] = {"TFLite_Detection_PostProcess": "DetectionPostProcess"}
+CUSTOM_TO_NNRT: dict[str, str] = {
+    "TFLite_Detection_PostProcess": "DetectionPostProcess",
+    "Convolution2DTransposeBias": "Conv2dTransposeFusion",  # MediaPipe
+}
 
 
 def _counterpart(op: str) -> str:

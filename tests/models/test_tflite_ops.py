@@ -1239,3 +1239,31 @@ def test_svdf_keeps_its_memory(rank: bool, bias: bool) -> None:
     p = load(data)
     for f, want in zip(feeds, _litert_calls(data, feeds)):
         np.testing.assert_allclose(p.run(f)["y"], want["y"], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("pad", [T.Padding.SAME, T.Padding.VALID])
+def test_mediapipe_convolution_transpose_bias(pad: Any) -> None:
+    """MediaPipe's CUSTOM Convolution2DTransposeBias is TRANSPOSE_CONV with a bias: compared
+    with LiteRT running that builtin (LiteRT has no kernel for the custom operator)."""
+    import struct
+
+    x, w, bias = f32(1, 4, 5, 3), f32(6, 3, 3, 3), f32(6)
+    oh, ow = (8, 10) if pad == T.Padding.SAME else (9, 11)
+    ref = TB()
+    xi = ref.input("x", [1, 4, 5, 3])
+    y = ref.tensor("y", [1, oh, ow, 6])
+    ref.op("TRANSPOSE_CONV", [ref.const("os", i32(1, oh, ow, 6)), ref.const("w", w), xi, ref.const("b", bias)],
+           [y], T.TransposeConvOptions(padding=pad, stride_w=2, stride_h=2))  # fmt: skip
+    ref.outputs = [y]
+    want = _litert(ref.finish(), {"x": x})["y"]
+    b = TB()
+    xi = b.input("x", [1, 4, 5, 3])
+    y = b.tensor("y", [1, oh, ow, 6])
+    raw = struct.pack("<iii", 1 if pad == T.Padding.SAME else 2, 2, 2)
+    b.codes.append(-1)
+    b.customs.append("Convolution2DTransposeBias")
+    b.ops.append(T.Operator(opcode_index=0, inputs=[xi, b.const("w", w), b.const("b", bias)],
+                            outputs=[y], custom_options=raw))  # fmt: skip
+    b.outputs = [y]
+    got = load(b.finish()).run({"x": x})["y"]
+    assert np.max(np.abs(got - want)) <= 1e-5 * np.max(np.abs(want))
