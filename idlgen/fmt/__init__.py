@@ -63,6 +63,9 @@ def format_text(text: str, path: str, language: str | None = None) -> Formatted:
     lang = language or language_of(path)
     if lang is None:
         raise ValueError(f"{path}: not an .idl or .fbs file")
+    if text.startswith("\ufeff"):  # a byte order mark stays, and the rest is formatted
+        rest = format_text(text[1:], path, lang)
+        return Formatted("\ufeff" + rest.text, rest.diagnostics)
     diags = Diagnostics()
     _syntax(lang, path, text, diags)
     if diags.has_errors:

@@ -30,6 +30,7 @@ class Piece:
     space: bool = False  # a space before it (when on the same line as the previous piece)
     breakable: bool = False  # the line may break before it (after a top-level comma)
     forced: bool = False  # the line must break before it (after a // comment)
+    comment: bool = False
     col: int = 0  # a multi-line comment: its column in the source
 
 
@@ -61,13 +62,13 @@ class Printer:
         return len(self.blocks)
 
     # ---- lines
-    def _emit(self, line: str) -> None:
+    def _emit(self, line: str, strip: bool = True) -> None:
         if self.out and (self.blank or self.force_blank) and not self.just_opened:
             self.out.append("")
         self.blank = self.force_blank = False
         self.just_opened = self.bare_open = False
         self.close_open = False
-        self.out.append(line.rstrip())
+        self.out.append(line.rstrip() if strip else line)
 
     def start_line(self, tok: Tok) -> None:
         """``tok`` begins a new line between statements: remember a blank line before it."""
@@ -109,22 +110,25 @@ class Printer:
             for j, p in enumerate(seg):
                 if j > 0 and p.space:
                     line += " "
-                if "\n" in p.text:
+                if p.comment:
                     first, *rest = self.keep_comment(p.text, p.col, len(line)).split("\n")
-                    lines.append(line + first)
-                    lines.extend(rest[:-1])
-                    line = rest[-1]
+                    if rest:
+                        lines.append(line + first)
+                        lines.extend(rest[:-1])
+                        line = rest[-1]
+                    else:
+                        line += first
                 else:
                     line += p.text
         lines.append(line)
         for ln in lines:
-            self._emit(ln)
+            self._emit(ln, strip=False)
 
     # ---- comments
     def trailing(self, text: str, col: int) -> None:
         """A comment that followed code on its line: it stays after that code."""
         if self.cur:
-            self.add(Piece(text, space=True, col=col))
+            self.add(Piece(text, space=True, col=col, comment=True))
             if text.startswith("//"):
                 self.break_next = True
             return
@@ -133,8 +137,8 @@ class Printer:
             return
         last = self.out[-1] + " "
         first, *rest = self.keep_comment(text, col, len(last)).split("\n")
-        self.out[-1] = (last + first).rstrip()
-        self.out.extend(r.rstrip() for r in rest)
+        self.out[-1] = last + first
+        self.out.extend(rest)
         self.bare_open = False
         if text.startswith("//"):
             self.close_open = False
@@ -142,16 +146,15 @@ class Printer:
     def own_line(self, text: str, col: int, nl: int) -> None:
         """A comment on a line of its own."""
         if self.cur:  # inside a statement: on a continuation line of its own
-            self.add(Piece(text, forced=True, col=col))
+            self.add(Piece(text, forced=True, col=col, comment=True))
             self.break_next = True
             return
         if nl >= 2:
             self.blank = True
         indent = self.unit * self.depth
         lines = self.keep_comment(text, col, indent).split("\n")
-        self._emit(" " * indent + lines[0])
-        for ln in lines[1:]:
-            self.out.append(ln.rstrip())
+        self._emit(" " * indent + lines[0], strip=False)
+        self.out.extend(lines[1:])
 
     # ---- blocks
     def open(self, kind: str, closer: str) -> None:
