@@ -171,6 +171,14 @@ LAYERS: tuple[Layer, ...] = (
         "comments, checked by the front end's parsers",
     ),
     Layer(
+        "lsp",
+        ("idlgen.lsp.*",),
+        ("base", "support", "ir", "frontend", "fmt", "settings"),
+        libs=("pygls", "lsprotocol"),
+        what="`idlgen lsp`: the language server (workspace of files and open buffers, cached "
+        "analyses, hover with wire facts, definition, references, symbols, completion, fmt)",
+    ),
+    Layer(
         "settings",
         ("idlgen.config", "idlgen.outtree", "idlgen.extras"),
         ("base", "support"),
@@ -188,6 +196,7 @@ LAYERS: tuple[Layer, ...] = (
             "diff",
             "data",
             "fmt",
+            "lsp",
             "settings",
             "run-command",
         ),

@@ -217,6 +217,9 @@ def build_parser(*, diff: bool = True) -> argparse.ArgumentParser:
     from ..data.cli import add_parsers as _data_parsers  # convert, annotate (argparse only)
 
     _data_parsers(sub, _doc)
+    from ..lsp.cli import add_parsers as _lsp_parsers  # lsp (argparse only; pygls when run)
+
+    _lsp_parsers(sub, _doc)
     from ..fmt.cli import add_parsers as _fmt_parsers  # fmt (argparse only)
 
     _fmt_parsers(sub, _doc)
@@ -498,6 +501,10 @@ def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
         from ..fmt.cli import run as run_fmt
 
         return run_fmt(args)
+    if args.command == "lsp":
+        from ..lsp.cli import run as run_lsp
+
+        return run_lsp(args)
     if args.command in ("convert", "annotate"):
         from ..data.cli import run as run_data
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..ir import Schema, SchemaFile
 from .contract import Frontend, LoadResult
+from .files import overlay as _overlay
 
 __all__ = ["SUFFIXES", "load"]
 
@@ -30,6 +31,7 @@ def load(
     roots: Mapping[str, Path] | None = None,
     include_dirs: Sequence[Path] = (),
     inferred_roots: Mapping[str, Path] | None = None,
+    overlay: Mapping[Path, str] | None = None,
 ) -> LoadResult:
     """Load ``.idl`` and ``.fbs`` files (mixed is fine) into one schema.
 
@@ -37,7 +39,14 @@ def load(
     ``include_dirs`` are FlatBuffers include paths (also searched for HDI imports that no root
     maps). ``inferred_roots`` are HDI roots guessed from file locations: used for lookups like
     ``roots`` but not trusted as places imports may come from (see ``hdi.loader.load``).
+    ``overlay`` maps files to text that replaces what is on disk (an editor's open buffers; see
+    ``files.overlay``).
     """
+    if overlay:
+        with _overlay(overlay):
+            return load(
+                paths, roots=roots, include_dirs=include_dirs, inferred_roots=inferred_roots
+            )
     merged = LoadResult(Schema(()))
     files: list[SchemaFile] = []
     for suffix in SUFFIXES:
