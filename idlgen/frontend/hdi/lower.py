@@ -243,6 +243,7 @@ class Lowerer:
     def lower_all(self) -> list[ir.SchemaFile]:
         out = []
         bad = self._check_value_nesting()
+        bad |= self._check_sequence_cycles(bad)
         for qual in bad:
             self.structs[qual] = None  # unions are skipped below
         for f in self.files:
@@ -344,7 +345,8 @@ class Lowerer:
                 "HDI315",
                 f"'{t.rsplit('.', 1)[1]}' contains itself by value: {chain}",
                 edge[0],
-                help=["hold one of them in a List<…> or array instead"],
+                help=["HDI has no recursive types: not even a List<…> or array of itself "
+                      "(HDI317)"],
             )
             # Dropping the target of every back edge leaves a DAG; marking the whole cycle
             # instead would cost quadratic time when many back edges share a long path.
@@ -362,6 +364,70 @@ class Lowerer:
         # weight 1 per by-value member, 0 per `extends`
         depth_first(roots, edges_of, cycle, done, weight=lambda e: int(not e[1]))
         return bad
+
+    def _held_edges(self, qual: str) -> list[tuple[str, tuple[Span, bool]]]:
+        """(struct/union, where) for every struct or union a struct or union names anywhere in
+        its members' types (by value, in List<…>, Map<…>, arrays) or extends."""
+        entry = self.index[qual]
+        d = entry.raw
+        assert isinstance(d, (A.RawStruct, A.RawUnion))
+        out: list[tuple[str, tuple[Span, bool]]] = []
+        parent = d.parent if isinstance(d, A.RawStruct) else None
+        todo = [m.type for m in d.members] + ([parent] if parent is not None else [])
+        while todo:
+            t = todo.pop()
+            todo.extend(t.args)
+            if t.kind != "named":
+                continue
+            target = self._lookup(entry.file, t.name)
+            if target is not None and self.index[target].kind in _AGGREGATES:
+                out.append((target, (t.span, t is parent)))
+        return out
+
+    def _check_sequence_cycles(self, bad: set[str]) -> set[str]:
+        """A struct or union that reaches itself through a List<…>, Map<…> or array (HDI317).
+
+        hdi-gen declares a struct only after its members, so ``struct Node { List<Node> kids; }``
+        is its error "this type was not declared in this scope", and so is any cycle (one of
+        its structs names another not yet declared); the Parcel codec of such a struct would
+        need itself before it exists. By-value cycles are HDI315's and already in ``bad``.
+        Returns the targets of the reported back edges, to leave out of the IR.
+        """
+        found: set[str] = set()
+        edges: dict[str, list[tuple[str, tuple[Span, bool]]]] = {}
+
+        def edges_of(q: str) -> list[tuple[str, tuple[Span, bool]]]:
+            e = edges.get(q)
+            if e is None:
+                e = edges[q] = [x for x in self._held_edges(q) if x[0] not in bad]
+            return e
+
+        def cycle(path: Sequence[str], i: int, edge: tuple[Span, bool], members: int) -> None:
+            t = path[i]
+            if not members:  # a cycle of `extends` alone is HDI310's ("extends itself")
+                return
+            span = edge[0]
+            chain = " -> ".join(cycle_names(path, i, t, lambda q: q.rsplit(".", 1)[-1]))
+            self.diags.error(
+                "HDI317",
+                f"'{t.rsplit('.', 1)[1]}' holds itself through a sequence: {chain}",
+                span,
+                help=[
+                    "hdi-gen rejects this: a struct is declared only after its members "
+                    "('this type was not declared in this scope')"
+                ],
+            )
+            found.add(t)
+
+        roots = [
+            q
+            for q, entry in self.index.items()
+            if entry.kind in _AGGREGATES
+            and isinstance(entry.raw, (A.RawStruct, A.RawUnion))
+            and q not in bad
+        ]
+        depth_first(roots, edges_of, cycle, weight=lambda e: int(not e[1]))
+        return found
 
     def _check_file_kind(self, f: _File) -> None:
         ifaces = [d for d in f.raw.decls if isinstance(d, A.RawInterface)]
