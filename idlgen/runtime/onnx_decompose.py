@@ -123,14 +123,18 @@ def _set(imp: Importer, out: str, dt: Any, shape: Dims, idx: int) -> None:
 
 def _static(v: Val | None, what: str) -> tuple[int, ...]:
     if v is None or v.shape is None or any(d < 0 for d in v.shape):
-        raise _Unsupported(f"{what} of unknown shape (pin input dims with load(input_shapes=...))")
+        raise L.ShapeUnknown(
+            f"{what} of unknown shape (pin input dims with load(input_shapes=...))"
+        )
     return v.shape
 
 
 def _out_info(imp: Importer, name: str, what: str) -> tuple[np.dtype[Any], tuple[int, ...]]:
     dt, shape = imp.info.get(name, (None, None))
     if dt is None or shape is None or any(d < 0 for d in shape):
-        raise _Unsupported(f"{what} of unknown shape (pin input dims with load(input_shapes=...))")
+        raise L.ShapeUnknown(
+            f"{what} of unknown shape (pin input dims with load(input_shapes=...))"
+        )
     return dt, shape
 
 
@@ -175,7 +179,7 @@ def _lift_1d(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None], i
             continue
         if k == 1 and node.op_type in ("Conv", "ConvTranspose"):
             if v.const is None:
-                raise _Unsupported("weights computed at run time")
+                raise L.ShapeUnknown("weights computed at run time")
             v = imp.const(v.name + ":w_h1", np.ascontiguousarray(v.const[:, :, None, :]))
         names.append(v.name)
         ins.append(v)
@@ -253,7 +257,7 @@ def _recurrent(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None])
         raise _Unsupported("clip")
     assert xs is not None and w is not None and r is not None
     if w.const is None or r.const is None or (bv is not None and bv.const is None):
-        raise _Unsupported("weights computed at run time")
+        raise L.ShapeUnknown("weights computed at run time")
     seq, batch, isz = _static(xs, node.op_type + " input")
     wc, rc = w.const, r.const
     dirs, h = wc.shape[0], wc.shape[1] // g
@@ -667,7 +671,7 @@ def _int32_operand(imp: Importer, v: Val, zp: Val | None, name: str, axis: int |
     shape = list(_static(v, name))
     if zp is not None and zp.const is None:
         if v.const is not None or _prod(_static(zp, "zero point")) != 1:
-            raise _Unsupported("a zero point vector computed at run time")
+            raise L.ShapeUnknown("a zero point vector computed at run time")
         zs = list(zp.shape or ())
         zt = _cast(imp, imp.tensor(zp), i32, name + ":zp", zs)
         t = _cast(imp, imp.tensor(v), i32, name + ":i32", shape)
@@ -716,7 +720,7 @@ def _conv_integer(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | Non
     xv, wv, zx, zw = x[:4]
     assert xv is not None and wv is not None
     if wv.const is None:
-        raise _Unsupported("weights computed at run time")
+        raise L.ShapeUnknown("weights computed at run time")
     nm = _nm(node)
     shape = _static(xv, "ConvInteger input")
     xi = Val(nm + ":x_i32", np.dtype(np.int32), shape, _int32_operand(imp, xv, zx, nm + ":x", None))
@@ -983,7 +987,7 @@ def _trilu(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> 
     shape = _static(xv, "Trilu input")
     kv = x[1] if len(x) > 1 else None
     if kv is not None and kv.const is None:
-        raise _Unsupported("k computed at run time")
+        raise L.ShapeUnknown("k computed at run time")
     k = int(np.asarray(kv.const).reshape(-1)[0]) if kv is not None and kv.const is not None else 0
     rows, cols = shape[-2], shape[-1]
     if int(a.get("upper", 1)):
@@ -1021,7 +1025,7 @@ def _one_hot(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -
     iv, dv, vv = x[0], x[1], x[2]
     assert iv is not None and dv is not None and vv is not None
     if dv.const is None or vv.const is None:
-        raise _Unsupported("depth/values computed at run time")
+        raise L.ShapeUnknown("depth/values computed at run time")
     nm = _nm(node)
     depth = int(np.asarray(dv.const).reshape(-1)[0])
     off, on = np.asarray(vv.const).reshape(-1)[:2]
@@ -1109,7 +1113,7 @@ def _reduce_axes(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None
     r = len(_static(xv, node.op_type + " input"))
     av = x[1] if len(x) > 1 else None
     if av is not None and av.const is None:
-        raise _Unsupported("axes computed at run time")
+        raise L.ShapeUnknown("axes computed at run time")
     axes = [
         int(v) for v in (av.const if av is not None and av.const is not None else a.get("axes", []))
     ]

@@ -294,6 +294,9 @@ class Importer:
         try:
             fn(self, node, a, ins)
         except _Unsupported as e:
+            if isinstance(e, L.ShapeUnknown) and self._open_dims():
+                # Pinned dims make this lowerable: the loader imports per input shape.
+                raise UnsupportedModelError(op, node.name or node.output[0], str(e)) from None
             self._rollback(mark)
             self.on_host(node, ins, str(e))
         except (IdlgenError, MemoryError):
@@ -448,6 +451,17 @@ class Importer:
                 self.const(n, np.asarray(arr))
         return True
 
+    def _open_dims(self) -> bool:
+        """Whether a graph input has a dimension left open (``load`` without input_shapes)."""
+        inits = {t.name for t in self.model.graph.initializer}
+        for vi in self.model.graph.input:
+            if vi.name in inits:
+                continue
+            shape = self.info.get(vi.name, (None, None))[1]
+            if shape is None or any(d < 0 for d in shape):
+                return True
+        return False
+
     def _refine_info(self, node: Any, ins: list[Val | None]) -> None:
         """Output shapes whole-model inference left open because an input was computed (a shape
         subgraph folded here, not by ONNX): infer them again from this node's known inputs."""
@@ -581,8 +595,10 @@ def _fold_batchnorm(nodes: list[Any], inits: dict[str, np.ndarray], outputs: set
 
 def _need4(v: Val | None, what: str) -> tuple[Val, tuple[int, ...]]:
     """The value and its (rank-4, NCHW) shape."""
-    if v is None or v.shape is None or len(v.shape) != 4:
-        r = "unknown" if v is None or v.shape is None else len(v.shape) - 2
+    if v is None or v.shape is None:
+        raise L.ShapeUnknown(f"{what}: input of unknown rank")
+    if len(v.shape) != 4:
+        r = len(v.shape) - 2
         raise _Unsupported(f"{what}: {r}-D spatial input; NNRt runs 2-D (NHWC) windows only")
     return v, v.shape
 
@@ -599,7 +615,7 @@ def _conv(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> N
     xv, shape = _need4(x[0], "Conv")
     w = x[1]
     if w is None or w.const is None:
-        raise _Unsupported("weights computed at run time: NNRt Conv2DFusion weights are constant")
+        raise L.ShapeUnknown("weights computed at run time: NNRt Conv2DFusion weights are constant")
     wt = w.const
     attrs = L.conv_attrs(a, wt.shape[2:], shape[1], wt.shape[0])
     wi = imp.b.constant(w.name + ":ohwi", np.ascontiguousarray(wt.transpose(0, 2, 3, 1)))
@@ -614,7 +630,7 @@ def _deconv(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) ->
     xv, shape = _need4(x[0], "ConvTranspose")
     w = x[1]
     if w is None or w.const is None:
-        raise _Unsupported("weights computed at run time")
+        raise L.ShapeUnknown("weights computed at run time")
     wt = w.const
     attrs = L.deconv_attrs(a, wt.shape[2:], shape[1], wt.shape[1])
     wi = imp.b.constant(w.name + ":ihwo", np.ascontiguousarray(wt.transpose(0, 2, 3, 1)))
@@ -693,7 +709,7 @@ def _resize(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) ->
         sizes_v = x[3] if len(x) > 3 else None
     consts = [v.const if v is not None else None for v in (scales_v, sizes_v)]
     if not any(c is not None and c.size for c in consts):
-        raise _Unsupported("scales/sizes computed at run time")
+        raise L.ShapeUnknown("scales/sizes computed at run time")
     size_in = L.resize_size(a, consts[0], consts[1], shape)
     s = imp.b.constant((node.name or node.output[0]) + ":size", size_in)
     imp.emit("Resize", attrs, [imp.tensor(xv, True), s], node, nhwc=True)
@@ -823,7 +839,7 @@ def _clip(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> N
     for k, key, default in ((1, "min", -np.inf), (2, "max", np.inf)):
         v = x[k] if len(x) > k else None
         if v is not None and v.const is None:
-            raise _Unsupported(f"{key} computed at run time")
+            raise L.ShapeUnknown(f"{key} computed at run time")
         bounds.append(float(v.const.reshape(-1)[0]) if v is not None and v.const is not None
                       else float(a.get(key, default)))  # fmt: skip
     lo, hi = bounds
@@ -1022,7 +1038,7 @@ def _reduce(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) ->
     assert xv is not None
     av = x[1] if len(x) > 1 else None
     if av is not None and av.const is None:
-        raise _Unsupported("axes computed at run time")
+        raise L.ShapeUnknown("axes computed at run time")
     axes = [
         int(v) for v in (av.const if av is not None and av.const is not None else a.get("axes", []))
     ]
@@ -1030,7 +1046,7 @@ def _reduce(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) ->
         if int(a.get("noop_with_empty_axes", 0)):
             raise _Unsupported("noop_with_empty_axes=1")
         if xv.shape is None:
-            raise _Unsupported("reduce over all axes of a value of unknown rank")
+            raise L.ShapeUnknown("reduce over all axes of a value of unknown rank")
         axes = list(range(len(xv.shape)))
     keep = bool(a.get("keepdims", 1))
     rank = len(xv.shape) if xv.shape is not None else None
@@ -1073,7 +1089,7 @@ def _split(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> 
     assert xv is not None
     sv = x[1] if len(x) > 1 else None
     if sv is not None and sv.const is None:
-        raise _Unsupported("split sizes computed at run time")
+        raise L.ShapeUnknown("split sizes computed at run time")
     sizes = (
         [int(v) for v in sv.const]
         if sv is not None and sv.const is not None
@@ -1083,7 +1099,7 @@ def _split(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> 
         rank = len(xv.shape) if xv.shape is not None else 0
         ax = _norm_axis(int(a.get("axis", 0)), rank)
         if xv.shape is None or xv.shape[ax] < 0:
-            raise _Unsupported("even split of an unknown dimension")
+            raise L.ShapeUnknown("even split of an unknown dimension")
         n = len(node.output)
         if xv.shape[ax] % n:
             sizes = [-(-xv.shape[ax] // n)] * (n - 1)
@@ -1100,9 +1116,9 @@ def _slice(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> 
     xv = x[0]
     assert xv is not None
     if any(v is not None and v.const is None for v in x[1:]):
-        raise _Unsupported("starts/ends/axes/steps computed at run time")
+        raise L.ShapeUnknown("starts/ends/axes/steps computed at run time")
     if xv.shape is None or any(d < 0 for d in xv.shape):
-        raise _Unsupported("slice of a value of unknown shape")
+        raise L.ShapeUnknown("slice of a value of unknown shape")
     consts = [v.const if v is not None else None for v in x[1:]] + [None] * 4
     if len(x) == 1:  # opset < 10: starts/ends/axes are attributes
         consts = [np.array(a[k]) if k in a else None for k in ("starts", "ends", "axes")] + [None]
@@ -1134,7 +1150,7 @@ def _pad(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> No
         raise _Unsupported(f"mode={mode}")
     pv = x[1] if len(x) > 1 else None
     if pv is not None and pv.const is None:
-        raise _Unsupported("pads computed at run time")
+        raise L.ShapeUnknown("pads computed at run time")
     pads = [int(v) for v in (pv.const if pv is not None and pv.const is not None else a["pads"])]
     rank = len(xv.shape)
     axv = x[3] if len(x) > 3 else None
@@ -1199,7 +1215,7 @@ def _transpose(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None])
     elif rank is not None:
         perm = list(range(rank))[::-1]
     else:
-        raise _Unsupported("default perm of a value of unknown rank")
+        raise L.ShapeUnknown("default perm of a value of unknown rank")
     nm = node.name or node.output[0]
     if _fold_into_matmul(imp, node, xv, perm):
         return
@@ -1241,7 +1257,7 @@ def _axes_of(node: Any, a: dict[str, Any], x: list[Val | None]) -> list[int]:
     av = x[1] if len(x) > 1 else None
     if av is not None:
         if av.const is None:
-            raise _Unsupported("axes computed at run time")
+            raise L.ShapeUnknown("axes computed at run time")
         return [int(v) for v in av.const]
     return [int(v) for v in a.get("axes", [])]
 
@@ -1281,7 +1297,7 @@ def _expand(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) ->
     xv, sv = x[0], x[1]
     assert xv is not None and sv is not None
     if sv.const is None:
-        raise _Unsupported("shape computed at run time")
+        raise L.ShapeUnknown("shape computed at run time")
     imp.emit("BroadcastTo", {"shape": [int(v) for v in sv.const]}, [imp.tensor(xv)], node)
 
 
@@ -1313,19 +1329,19 @@ def _lstm(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> N
     xs, w, r = x[0], x[1], x[2]
     assert xs is not None and w is not None and r is not None
     if w.const is None or r.const is None:
-        raise _Unsupported("weights computed at run time")
+        raise L.ShapeUnknown("weights computed at run time")
     if len(x) > 7 and x[7] is not None:
         raise _Unsupported("peephole input P")
     if len(x) > 4 and x[4] is not None:
         raise _Unsupported("sequence_lens")
     if xs.shape is None or any(d < 0 for d in xs.shape):
-        raise _Unsupported("input of unknown shape")
+        raise L.ShapeUnknown("input of unknown shape")
     seq, batch, isz = xs.shape
     dirs, h = w.const.shape[0], w.const.shape[1] // 4
     order = np.concatenate([np.arange(h) + g * h for g in (0, 2, 3, 1)])  # ONNX iofc -> i f g o
     bv = x[3] if len(x) > 3 else None
     if bv is not None and bv.const is None:
-        raise _Unsupported("bias computed at run time")
+        raise L.ShapeUnknown("bias computed at run time")
     b = np.zeros((dirs, 8 * h), w.const.dtype) if bv is None else bv.const
     assert b is not None
     b = np.concatenate([b[:, : 4 * h][:, order], b[:, 4 * h :][:, order]], axis=1)
@@ -1371,7 +1387,7 @@ def _qdq(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> No
     zv = x[2] if len(x) > 2 else None
     assert xv is not None and sv is not None
     if sv.const is None or (zv is not None and zv.const is None):
-        raise _Unsupported("scale/zero point computed at run time")
+        raise L.ShapeUnknown("scale/zero point computed at run time")
     if int(a.get("block_size", 0)):
         raise _Unsupported("blocked quantisation")
     scale = np.asarray(sv.const, np.float64).reshape(-1)

@@ -20,6 +20,7 @@ __all__ = [
     "COMPARE",
     "GLOBAL_POOL",
     "NotExpressible",
+    "ShapeUnknown",
     "REDUCE",
     "UNARY",
     "activation",
@@ -39,6 +40,12 @@ __all__ = [
 
 class NotExpressible(Exception):
     """An ONNX attribute or input value with no NNRt counterpart; the message says which."""
+
+
+class ShapeUnknown(NotExpressible):
+    """The lowering needs a shape, or a value, that pinned input dims would make known (a
+    dimension left open, a shape subgraph's result): with open input dims the importer asks
+    for concrete ones (the model is imported per input shape) instead of a host node."""
 
 
 F = TypeVar("F")
