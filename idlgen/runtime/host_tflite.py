@@ -365,6 +365,85 @@ for _name in ("COMPLEX_ABS", "REAL", "IMAG"):
     KERNELS[_name] = complex_part(_name)
 
 
+def _fused(y: np.ndarray, act: int, op: str) -> np.ndarray:
+    """TFLite's fused activations: NONE, RELU, RELU_N1_TO_1, RELU6, TANH, SIGN_BIT."""
+    if act == 0:
+        return y
+    if act == 1:
+        return np.maximum(y, 0)
+    if act == 2:
+        return np.clip(y, -1, 1)
+    if act == 3:
+        return np.clip(y, 0, 6)
+    if act == 4:
+        return np.tanh(y)
+    raise KernelError(op, f"fused activation {act}")
+
+
+@_k("CONV_3D")
+def _conv3d(opts: Any, dts: Sequence[np.dtype[Any]]) -> HostKernel:
+    """3-D convolution, NDHWC input, [kD, kH, kW, I, O] filter, TF SAME/VALID padding."""
+    same = int(_opt(opts, "padding", 0)) == 0
+    strides = [int(_opt(opts, k, 1)) for k in ("stride_d", "stride_h", "stride_w")]
+    dil = [
+        int(_opt(opts, k, 1))
+        for k in ("dilation_d_factor", "dilation_h_factor", "dilation_w_factor")
+    ]
+    act = int(_opt(opts, "fused_activation_function", 0))
+
+    def fn(xs: list[np.ndarray]) -> list[np.ndarray]:
+        x, w = _need("CONV_3D", xs, 2)
+        if x.ndim != 5 or w.ndim != 5 or x.shape[4] % w.shape[3]:
+            raise KernelError("CONV_3D", f"input {x.shape} with filter {w.shape}")
+        if x.shape[4] != w.shape[3]:
+            raise KernelError("CONV_3D", "grouped 3-D convolution")
+        ks = w.shape[:3]
+        pads, outs = [], []
+        for size, k, s, d in zip(x.shape[1:4], ks, strides, dil):
+            eff = (k - 1) * d + 1
+            if same:
+                out = -(-size // s)
+                total = max((out - 1) * s + eff - size, 0)
+                pads.append((total // 2, total - total // 2))
+            else:
+                out = (size - eff) // s + 1
+                pads.append((0, 0))
+            outs.append(out)
+        if min(outs) <= 0:
+            raise KernelError("CONV_3D", f"output size {outs}")
+        xp = np.pad(x.astype(np.float32), [(0, 0), *pads, (0, 0)])
+        y = np.zeros((x.shape[0], *outs, w.shape[4]), np.float32)
+        for a in range(ks[0]):
+            for b in range(ks[1]):
+                for c in range(ks[2]):
+                    sl = xp[:, a * dil[0] : a * dil[0] + (outs[0] - 1) * strides[0] + 1 : strides[0],
+                            b * dil[1] : b * dil[1] + (outs[1] - 1) * strides[1] + 1 : strides[1],
+                            c * dil[2] : c * dil[2] + (outs[2] - 1) * strides[2] + 1 : strides[2], :]  # fmt: skip
+                    y += sl @ w[a, b, c].astype(np.float32)
+        if len(xs) > 2 and xs[2] is not None:
+            y += np.asarray(xs[2], np.float32).reshape(-1)
+        return [_fused(y, act, "CONV_3D").astype(x.dtype)]
+
+    return fn
+
+
+@_k("DILATE")
+def _dilate(opts: Any, dts: Sequence[np.dtype[Any]]) -> HostKernel:
+    """Inserts ``dilations[i] - 1`` padding values between neighbours along each axis."""
+
+    def fn(xs: list[np.ndarray]) -> list[np.ndarray]:
+        x, d, v = _need("DILATE", xs, 3)
+        dl = [int(a) for a in d.reshape(-1)]
+        if len(dl) != x.ndim or min(dl, default=1) < 1:
+            raise KernelError("DILATE", f"dilations {dl} for a {x.shape} input")
+        shape = [(n - 1) * k + 1 if n else 0 for n, k in zip(x.shape, dl)]
+        out = np.full(shape, v.reshape(-1)[0], dtype=x.dtype)
+        out[tuple(slice(None, None, k) for k in dl)] = x
+        return [out]
+
+    return fn
+
+
 # -- control flow and resource variables ---------------------------------------------------------
 
 Body = Callable[[list[np.ndarray]], list[np.ndarray]]

@@ -1267,3 +1267,13 @@ def test_mediapipe_convolution_transpose_bias(pad: Any) -> None:
     b.outputs = [y]
     got = load(b.finish()).run({"x": x})["y"]
     assert np.max(np.abs(got - want)) <= 1e-5 * np.max(np.abs(want))
+
+
+@pytest.mark.parametrize("pad", [T.Padding.SAME, T.Padding.VALID])
+def test_conv3d_and_dilate_on_the_host(pad: Any) -> None:
+    opts = T.Conv3DOptions(padding=pad, stride_d=1, stride_h=2, stride_w=1, dilation_d_factor=1,
+                           dilation_h_factor=1, dilation_w_factor=2, fused_activation_function=A.RELU)  # fmt: skip
+    check("CONV_3D", [In("x", f32(1, 4, 6, 7, 3)), In("w", f32(2, 3, 2, 3, 4), True),
+                      In("b", f32(4), True)], [np.float32], opts)  # fmt: skip
+    check("DILATE", [In("x", f32(2, 3)), In("d", i32(2, 3), True), In("v", np.array(0.5, np.float32), True)],
+          [np.float32])  # fmt: skip
