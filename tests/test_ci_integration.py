@@ -56,10 +56,13 @@ def project(tmp_path: Path) -> Path:
 def test_pre_commit_hooks_manifest_and_entries(project: Path) -> None:
     hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
     by_id = {h["id"]: h for h in hooks}
-    assert set(by_id) == {"idlgen-check", "idlgen-build"}
+    assert set(by_id) == {"idlgen-check", "idlgen-build", "idlgen-fmt", "idlgen-lint"}
     for h in hooks:  # pre-commit's required keys, and what these hooks rely on
         assert {"id", "name", "entry", "language"} <= set(h)
-        assert h["language"] == "python" and h["pass_filenames"] is False
+        # fmt formats the staged schemas (tests/fmt/test_cli.py); the others the whole project
+        assert h["language"] == "python" and h.get("pass_filenames", True) is (
+            h["id"] == "idlgen-fmt"
+        )
         assert any(d.startswith("lark") for d in h["additional_dependencies"])
         assert h["entry"].split()[0] == "idlgen"
     import re
@@ -92,6 +95,10 @@ def test_pre_commit_hooks_manifest_and_entries(project: Path) -> None:
     (project / "idl/demo/v1_0/Types.idl").write_text(OLD.replace("int y;", "Strng y;"))
     r = hook("idlgen-check")
     assert r.returncode == 1 and "error[HDI202]" in r.stderr
+    # lint reads the project's config and lints its inputs: a finding fails the hook
+    (project / "idl/demo/v1_0/Types.idl").write_text(OLD.replace("int y;", "int y_;"))
+    r = hook("idlgen-lint")
+    assert r.returncode == 1 and "HDI_FIELD_LOWER_CAMEL_CASE" in r.stderr, r.stderr
 
 
 def test_action_yml_inputs_and_steps() -> None:

@@ -42,7 +42,9 @@ class _Stmt:
         if p is None or x in (",", ";", ")", "]") or p in ("(", "["):
             return False
         if self.expr:
-            return not self.unary
+            if self.unary:  # '- -x' must not become the '--' C++ reads as a decrement
+                return p in ("+", "-") and x[0] == p
+            return True
         if x == "(":
             return False  # a method's name and its parameters
         if x == "[":

@@ -42,7 +42,7 @@ def same_ir(a: LoadResult, b: LoadResult, a_root: Path, b_root: Path) -> None:
     """``a`` and ``b`` hold equal IR file by file (paths aside) and the same diagnostics."""
 
     def by_rel(r: LoadResult, root: Path) -> dict[str, object]:
-        out = {}
+        out: dict[str, object] = {}
         for f in r.schema.files:
             rel = Path(f.path).resolve().relative_to(root.resolve()).as_posix()
             out[rel] = dataclasses.replace(f, path="")
