@@ -370,13 +370,13 @@ def _fused(y: np.ndarray, act: int, op: str) -> np.ndarray:
     if act == 0:
         return y
     if act == 1:
-        return np.maximum(y, 0)
+        return np.asarray(np.maximum(y, 0))
     if act == 2:
-        return np.clip(y, -1, 1)
+        return np.asarray(np.clip(y, -1, 1))
     if act == 3:
-        return np.clip(y, 0, 6)
+        return np.asarray(np.clip(y, 0, 6))
     if act == 4:
-        return np.tanh(y)
+        return np.asarray(np.tanh(y))
     raise KernelError(op, f"fused activation {act}")
 
 

@@ -531,7 +531,7 @@ def test_audit_covers_every_builtin_both_ways() -> None:
 
 @pytest.mark.parametrize(
     "code,words",
-    [("CONV_3D", "NNRt v2_1 has no operator for CONV_3D"),
+    [("CONV_3D_TRANSPOSE", "NNRt v2_1 has no operator for CONV_3D_TRANSPOSE"),
      ("REDUCE_WINDOW", "idlgen does not import REDUCE_WINDOW"),
      ("HASHTABLE_LOOKUP", "NNRt v2_1 has no operator for HASHTABLE_LOOKUP")],
 )  # fmt: skip
@@ -859,7 +859,7 @@ def test_audit_markdown_lists_both_directions() -> None:
     text = markdown()
     assert "| STRIDED_SLICE | imported | StridedSlice |" in text
     assert "| WHILE | host | - |" in text
-    assert "| CONV_3D | no NNRt operator | - |" in text
+    assert "| CONV_3D_TRANSPOSE | no NNRt operator | - |" in text
     row = next(r for r in text.splitlines() if r.startswith("| StridedSlice |"))
     assert "STRIDED_SLICE" in row and "REVERSE_V2" in row
     shipped = Path(__file__).resolve().parents[2] / "idlgen" / "runtime" / "tflite_ops_audit.md"
