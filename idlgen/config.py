@@ -31,6 +31,8 @@ class Config:
     base_dir: Path = field(default_factory=Path.cwd)
     # The raw [tool.idlgen.diff] table (rules, suppressions, committed reports).
     diff: Mapping[str, Any] = field(default_factory=dict)
+    # The raw [tool.idlgen.lint] table (use, except, ignore; checked by idlgen.lint).
+    lint: Mapping[str, Any] = field(default_factory=dict)
     # HDI packages that get NNRt kernel stubs and binding checks (``kernels``, ``--kernels``);
     # None: NNRt's own packages (``ohos.hdi.nnrt.vN_M`` declaring ``enum NodeType``).
     kernels: frozenset[str] | None = None
@@ -125,7 +127,7 @@ def load_config(
         if not isinstance(table, dict):
             raise ConfigError(f"{path}: [tool.idlgen] must be a table")
         base = path.parent
-        known = {"inputs", "out", "roots", "include", "line-length", "diff", "kernels"}
+        known = {"inputs", "out", "roots", "include", "line-length", "diff", "kernels", "lint"}
         unknown = sorted(set(table) - known)
         if unknown:
             raise ConfigError(
@@ -149,6 +151,9 @@ def load_config(
     diff = table.get("diff", {})
     if not isinstance(diff, dict):
         raise ConfigError(f"{base}: [tool.idlgen.diff] must be a table")
+    lint = table.get("lint", {})
+    if not isinstance(lint, dict):
+        raise ConfigError(f"{base}: [tool.idlgen.lint] must be a table")
     # kernels names packages of the configured inputs: an INPUT on the command line replaces
     # both; --kernels adds to the list.
     configured = None if inputs or "kernels" not in table else _strings(table, "kernels", base)
@@ -167,6 +172,7 @@ def load_config(
         line_length=line_length,
         base_dir=base,
         diff=diff,
+        lint=lint,
         source=path,
         table_found=path is not None and found,
     )

@@ -32,9 +32,9 @@ from ..extras import compiler_hint, missing_compiler
 __all__ = ["main", "build_parser"]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 123
-COMPILER_COMMANDS = ("build", "check", "parse", "diff", "convert", "annotate", "fmt")
+COMPILER_COMMANDS = ("build", "check", "parse", "diff", "convert", "annotate", "fmt", "lint")
 # commands that never read diff's flags
-_NO_DIFF = ("build", "check", "parse", "version", "run", "convert", "annotate", "fmt")
+_NO_DIFF = ("build", "check", "parse", "version", "run", "convert", "annotate", "fmt", "lint")
 DIAG_FORMATS = ("text", "github", "json", "sarif")
 # Third-party modules a command may lack, and the extra that provides each.
 _EXTRA_OF = {"lark": "compiler", "jinja2": "compiler", "black": "compiler", "onnx": "onnx"}
@@ -223,6 +223,9 @@ def build_parser(*, diff: bool = True) -> argparse.ArgumentParser:
     from ..fmt.cli import add_parsers as _fmt_parsers  # fmt (argparse only)
 
     _fmt_parsers(sub, _doc)
+    from ..lint.cli import add_parser as _lint_parser  # argparse only; rules load when run
+
+    _lint_parser(sub, _doc)
 
     sub.add_parser(
         "version",
@@ -283,6 +286,7 @@ def _print_diags(diags: Diagnostics, sources: dict[str, str], fmt: str) -> None:
         return
     if not diags:
         return
+    # CI logs: no line of schema text may read as a workflow command (idlgen.escaping)
     if fmt == "github":
         print(log_text(render_github(diags), own_commands=True))
     else:
@@ -497,6 +501,10 @@ def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
         return _cmd_build(args, args.command == "check")
     if args.command == "parse":
         return _cmd_parse(args)
+    if args.command == "lint":
+        from ..lint.cli import run as run_lint
+
+        return run_lint(args, __version__)
     if args.command == "fmt":
         from ..fmt.cli import run as run_fmt
 
