@@ -1261,3 +1261,110 @@ def pad_gather(
 
 
 _TO_NHWC = (0, 2, 3, 1)
+
+
+# --- QLinearMatMul / QLinearConv (onnxruntime's QOperator quantisation) -------------------------
+
+
+def _const_of(v: Val | None, what: str) -> np.ndarray:
+    if v is None or v.const is None:
+        raise L.ShapeUnknown(f"{what} computed at run time")
+    return np.asarray(v.const)
+
+
+def _requantize(
+    imp: Importer, node: Any, acc: Val, scale: np.ndarray, zp: np.ndarray, channel_last: bool
+) -> None:
+    """y = clip(round(float(acc) * scale) + zero_point, qmin, qmax) in float32 with rounding half
+    to even, as onnxruntime requantises int32 accumulators (the scale is one float32 product, per
+    output channel where the weights have one)."""
+    assert acc.idx is not None and acc.shape is not None
+    nm = _nm(node)
+    f32 = np.dtype(np.float32)
+    qdt = zp.dtype
+    info = np.iinfo(qdt)
+    phys = [int(d) for d in imp.b.tensors[acc.idx].dims]
+    sc = scale.astype(np.float32).reshape(-1)
+    if sc.size > 1:
+        sc = sc if channel_last else sc.reshape(-1, *([1] * (len(acc.shape) - 2)))
+    f = _cast(imp, acc.idx, f32, nm + ":accf", phys)
+    f = _bin(
+        imp,
+        "MulFusion",
+        f,
+        imp.b.constant(nm + ":scale", np.ascontiguousarray(sc)),
+        nm + ":scaled",
+        f32,
+        phys,
+    )
+    f = _op(imp, "Round", {}, [f], nm + ":round", f32, phys)
+    f = _bin(
+        imp,
+        "AddFusion",
+        f,
+        _k(imp, nm + ":zp", float(zp.reshape(-1)[0]), f32),
+        nm + ":zpd",
+        f32,
+        phys,
+    )
+    f = _op(
+        imp, "Clip", {"min": float(info.min), "max": float(info.max)}, [f], nm + ":clip", f32, phys
+    )
+    from .dtypes import from_numpy
+
+    code = imp.b.constant(nm + ":to", np.array([from_numpy(qdt)], np.int32))
+    imp.emit("Cast", {}, [f, code], node, nhwc=acc.nhwc)
+
+
+@handles("QLinearMatMul")
+def _qlinear_matmul(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    va, sa, za, vb, sb, zb, sy, zy = (list(x) + [None] * 8)[:8]
+    assert va is not None and vb is not None
+    f = np.float32
+    sa_, sb_, sy_ = (_const_of(v, "scale").astype(f) for v in (sa, sb, sy))
+    zy_ = _const_of(zy, "zero point")
+    if sa_.size != 1 or sy_.size != 1:
+        raise _Unsupported("per-row scales of A or Y")
+    scale = (sa_.reshape(()) * sb_.reshape(-1)) / sy_.reshape(())  # float32, as onnxruntime
+    nm = _nm(node)
+    ra, rb = len(_static(va, "A")), len(_static(vb, "B"))
+    ta = _int32_operand(imp, va, za, nm + ":a", ra - 2 if ra >= 2 else None)
+    tb = _int32_operand(imp, vb, zb, nm + ":b", rb - 1)
+    _, out = _out_info(imp, node.output[0], "QLinearMatMul output")
+    i32 = np.dtype(np.int32)
+    mm = {"transposeA": False, "transposeB": False, "activationType": 0}
+    acc = Val(nm + ":acc", i32, out, _op(imp, "MatMulFusion", mm, [ta, tb], nm + ":acc", i32, out))
+    _requantize(imp, node, acc, scale, zy_, channel_last=True)
+
+
+@handles("QLinearConv")
+def _qlinear_conv(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    import onnx
+
+    xv, sx, zx, wv, sw, zw, sy, zy, bv = (list(x) + [None] * 9)[:9]
+    assert xv is not None and wv is not None
+    f = np.float32
+    sx_, sw_, sy_ = (_const_of(v, "scale").astype(f) for v in (sx, sw, sy))
+    zy_ = _const_of(zy, "zero point")
+    scale = (sx_.reshape(()) * sw_.reshape(-1)) / sy_.reshape(())
+    nm = _nm(node)
+    shape = _static(xv, "QLinearConv input")
+    xi = Val(nm + ":x_i32", np.dtype(np.int32), shape, _int32_operand(imp, xv, zx, nm + ":x", None))
+    imp.vals[xi.name] = xi
+    w = _const_of(wv, "weights").astype(np.int32)
+    z = np.zeros(1, np.int32) if zw is None else _const_of(zw, "zero point").astype(np.int32)
+    wi = imp.const(nm + ":w_i32", np.ascontiguousarray(w - z.reshape((-1,) + (1,) * (w.ndim - 1))))
+    ins: list[Val | None] = [xi, wi]
+    names = [xi.name, wi.name]
+    if bv is not None:
+        bi = imp.const(nm + ":b_i32", _const_of(bv, "bias").astype(np.int32))
+        ins.append(bi)
+        names.append(bi.name)
+    odt, oshape = _out_info(imp, node.output[0], "QLinearConv output")
+    del odt
+    acc_name = nm + ":acc"
+    imp.info[acc_name] = (np.dtype(np.int32), oshape)
+    conv = onnx.helper.make_node("Conv", names, [acc_name], name=nm + ":conv", **a)
+    _IMPORTER["Conv"](imp, conv, a, ins)
+    acc = imp.vals[acc_name]
+    _requantize(imp, node, acc, scale, zy_, channel_last=acc.nhwc or len(oshape) != 4)

@@ -161,6 +161,10 @@ ONNX: dict[str, tuple[str, str]] = {
     "ThresholdedRelu": (DECOMPOSED, "Greater, Where"),
     "Trilu": (DECOMPOSED, "Where with a constant mask"),
     "Xor": (DECOMPOSED, "NotEqual on booleans"),
+    "QLinearConv": (DECOMPOSED, "Cast, SubFusion, Conv2DFusion in int32, then Cast, MulFusion, Round, "
+                    "AddFusion, Clip, Cast (onnxruntime's requantisation)"),
+    "QLinearMatMul": (DECOMPOSED, "Cast, SubFusion, MatMulFusion in int32, then Cast, MulFusion, "
+                      "Round, AddFusion, Clip, Cast (onnxruntime's requantisation)"),
     # --- folded at load time only ---------------------------------------------------------------
     "Constant": (FOLDED, "a constant tensor"),
     "Size": (FOLDED, "static shapes (Shape and ReduceFusion PROD would compute it)"),
@@ -250,8 +254,6 @@ ONNX: dict[str, tuple[str, str]] = {
     "LpPool": (NOT_YET, "Square, AvgPoolFusion, MulFusion, Sqrt (p = 2)"),
     "MeanVarianceNormalization": (NOT_YET, "ReduceFusion MEAN, SubFusion, Sqrt, DivFusion"),
     "NegativeLogLikelihoodLoss": (NOT_YET, "GatherElements-style GatherNd, ReduceFusion"),
-    "QLinearConv": (NOT_YET, "QuantDTypeCastV2, Conv2DFusion, QuantDTypeCastV2"),
-    "QLinearMatMul": (NOT_YET, "QuantDTypeCastV2, MatMulFusion, QuantDTypeCastV2"),
     "RMSNormalization": (NOT_YET, "ReduceFusion MEAN of Square, Rsqrt, MulFusion"),
     "RotaryEmbedding": (NOT_YET, "Gather, MulFusion, AddFusion, Concat"),
     "Sinh": (NOT_YET, "ExpFusion, SubFusion, MulFusion"),

@@ -650,3 +650,38 @@ def test_pad_modes(mode: str, pads: list[int], after_conv: bool) -> None:
     m = _model(nodes, [_vi("x", [1, 3, 4, 5])], [_vi("y", None)], inits, opset=19)  # type: ignore[arg-type]
     prog = check(m, {"x": _r(1, 3, 4, 5)})
     assert prog.coverage()["host_nodes"] == 0
+
+
+@pytest.mark.parametrize("qt", [TensorProto.UINT8, TensorProto.INT8])
+@pytest.mark.parametrize("per_col", [False, True])
+def test_qlinear_matmul(qt: int, per_col: bool) -> None:
+    npq = np.uint8 if qt == TensorProto.UINT8 else np.int8
+    lo, hi = (0, 256) if npq == np.uint8 else (-128, 128)
+    b = R.integers(lo, hi, (16, 6)).astype(npq)
+    inits = {"as": np.array(0.02, np.float32), "az": np.array(3 if npq == np.uint8 else -3, npq), "b": b,
+             "bs": (R.uniform(0.01, 0.05, 6) if per_col else np.array(0.03)).astype(np.float32),
+             "bz": np.array(5, npq) if not per_col else np.full(6, 0, npq),
+             "ys": np.array(0.7, np.float32), "yz": np.array(10, npq)}  # fmt: skip
+    node = helper.make_node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"], ["y"])
+    m = _model([node], [_vi("a", [2, 5, 16], qt)], [_vi("y", [2, 5, 6], qt)], inits)
+    prog = check(m, {"a": R.integers(lo, hi, (2, 5, 16)).astype(npq)}, exact=True)
+    assert prog.coverage()["host_nodes"] == 0
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+@pytest.mark.parametrize("bias", [False, True])
+def test_qlinear_conv(per_channel: bool, bias: bool) -> None:
+    U8 = TensorProto.UINT8
+    w = R.integers(-127, 128, (4, 3, 3, 3)).astype(np.int8)
+    inits = {"xs": np.array(0.05, np.float32), "xz": np.array(120, np.uint8), "w": w,
+             "ws": (R.uniform(0.002, 0.01, 4) if per_channel else np.array(0.004)).astype(np.float32),
+             "wz": np.zeros(4 if per_channel else (), np.int8), "ys": np.array(0.2, np.float32),
+             "yz": np.array(128, np.uint8)}  # fmt: skip
+    ins = ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"]
+    if bias:
+        inits["B"] = R.integers(-500, 500, 4).astype(np.int32)
+        ins.append("B")
+    nodes = [helper.make_node("QLinearConv", ins, ["y"], pads=[1, 1, 1, 1], strides=[2, 1])]
+    m = _model(nodes, [_vi("x", [1, 3, 7, 6], U8)], [_vi("y", [1, 4, 4, 6], U8)], inits)
+    prog = check(m, {"x": R.integers(0, 256, (1, 3, 7, 6)).astype(np.uint8)}, exact=True)
+    assert prog.coverage()["host_nodes"] == 0
