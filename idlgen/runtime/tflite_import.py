@@ -1234,6 +1234,22 @@ def _transpose_conv(
             pads += [0, 0]
             extra.append(-total)
     wq = imp.quant(ins[1])
+    if wq is not None and _is_hybrid(imp, ins[2], ins[1]) and len(x_shape) == 4:
+        f64 = np.dtype(np.float64)
+        attrs = {"kernelSize": [kh, kw], "stride": [sh, sw], "dilation": [1, 1], "padMode": 0,
+                 "padList": pads, "group": 1, "inChannel": ic, "outChannel": oc,
+                 "activationType": 0, "outputPaddings": extra}  # fmt: skip
+        # LiteRT's hybrid transposed convolution quantises each image asymmetrically
+        q, sf = _dynamic_quant(imp, imp.tensor(ins[2]), x_shape, True, node + ":dq")
+        to64 = imp.const(node + ":to64", np.array([from_numpy(f64)], np.int32))
+        q64 = imp.mid("Cast", {}, [q, to64], f64, x_shape, node + ":q64")
+        w64 = np.ascontiguousarray(_weights64(w, wq, 0).transpose(3, 1, 2, 0))
+        out_dims = imp.shape(outs[0])
+        acc = imp.mid("Conv2dTransposeFusion", attrs, [q64, imp.const(node + ":w64", w64)], f64,
+                      out_dims, node + ":acc64")  # fmt: skip
+        bias = imp.tensor(ins[3]) if len(ins) > 3 and ins[3] >= 0 else None
+        _hybrid_tail(imp, acc, out_dims, sf, wq, bias, _act(o), outs, node)
+        return
     if wq is not None and len(wq) > 1:
         # per output channel (axis 0), which the transpose moves last: the executor would
         # dequantise them anyway, so they are dequantised here, with its formula

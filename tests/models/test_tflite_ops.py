@@ -1277,3 +1277,16 @@ def test_conv3d_and_dilate_on_the_host(pad: Any) -> None:
                       In("b", f32(4), True)], [np.float32], opts)  # fmt: skip
     check("DILATE", [In("x", f32(2, 3)), In("d", i32(2, 3), True), In("v", np.array(0.5, np.float32), True)],
           [np.float32])  # fmt: skip
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_hybrid_transpose_conv(per_channel: bool) -> None:
+    """Float input, int8 weights: LiteRT quantises each image asymmetrically (was 6e-3 off)."""
+    b = TB(17)
+    x = b.input("x", [2, 4, 5, 3])
+    wq, q = _int8_weights(f32(6, 3, 3, 3), 0 if per_channel else None)
+    y = b.tensor("y", [2, 8, 10, 6])
+    b.op("TRANSPOSE_CONV", [b.const("os", i32(2, 8, 10, 6)), b.const("w", wq, q), x, b.const("b", f32(6))],
+         [y], T.TransposeConvOptions(padding=T.Padding.SAME, stride_w=2, stride_h=2))  # fmt: skip
+    b.outputs = [y]
+    assert _hybrid_check(b.finish(), f32(2, 4, 5, 3)) <= 1e-6
