@@ -9,7 +9,16 @@ here touches only paths *inside* the resolved output directory and never follows
 * files are read with ``O_NOFOLLOW`` and only when they are regular files (a FIFO or
   ``/dev/zero`` committed under a managed name cannot hang or flood the build).
 
-A commit is crash-safe: the new files are written (and fsynced) under ``.idlgen-stage/``, then a
+On Linux (``renameat2(RENAME_EXCHANGE)``) a commit swaps whole trees: the new tree is built
+beside the output directory, in ``.<name>.idlgen-swap`` (unchanged and unmanaged files
+hard-linked, changed ones written and fsynced), and one ``RENAME_EXCHANGE`` puts it in place;
+the old tree, now at the swap path, is deleted. A reader (or a process killed at any instant)
+sees the complete old tree or the complete new one, never a mix, with no replay needed; a
+leftover swap dir is deleted by the next run. Where the swap is not possible (another OS, no
+``renameat2``, the output is a mount point, the parent directory is not writable, hard links
+are refused) the journal commit below is used.
+
+The journal commit is crash-safe: the new files are written (and fsynced) under ``.idlgen-stage/``, then a
 journal naming every rename and deletion is written atomically — the commit point — and
 replayed. A process killed before the journal exists leaves the old tree (the next run deletes
 the stale staging dir); one killed after leaves a journal the next run replays to the end, so
@@ -21,11 +30,14 @@ serialises builds into one output.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import errno
 import json
 import os
 import shutil
 import stat
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
@@ -213,6 +225,7 @@ def recover(root: Path) -> list[str]:
         except FileNotFoundError:
             pass
     _remove_tree(root / STAGE)
+    _remove_swap_leftover(root)
     return warnings
 
 
@@ -263,12 +276,132 @@ def _prune_empty(root: Path, path: Path) -> None:
         d = d.parent
 
 
+# Whole-tree swaps (Linux); tests set this to False to exercise the journal commit.
+SWAP = sys.platform.startswith("linux")
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+_renameat2: object = None
+
+
+def _exchange(a: Path, b: Path) -> None:
+    """Atomically exchange two paths (``renameat2(RENAME_EXCHANGE)``); OSError if impossible."""
+    global _renameat2
+    if _renameat2 is None:
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+            fn = libc.renameat2
+            fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p]
+            fn.argtypes.append(ctypes.c_uint)
+            fn.restype = ctypes.c_int
+            _renameat2 = fn
+        except (OSError, AttributeError):
+            _renameat2 = False
+    if _renameat2 is False:
+        raise OSError(errno.ENOSYS, "renameat2 is not available")
+    rc = _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)  # type: ignore[operator]
+    if rc != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e), str(a))
+
+
+def swap_path(root: Path) -> Path:
+    """Where a whole-tree commit builds the new tree: beside ``root``, a reserved name."""
+    return root.parent / f".{root.name}.idlgen-swap"
+
+
+def _remove_swap_leftover(root: Path) -> None:
+    """A swap dir left by a killed build (before or after its exchange): delete it. Only a
+    real directory under the reserved name is removed (rmtree never follows symlinks)."""
+    p = swap_path(root)
+    try:
+        st = os.lstat(p)
+    except OSError:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        shutil.rmtree(p, ignore_errors=True)
+
+
+class _NoSwap(Exception):
+    """The whole-tree swap cannot be used here; fall back to the journal commit."""
+
+
+def _commit_swap(root: Path, files: Mapping[str, str], delete: Sequence[str]) -> None:
+    """Build the new tree beside ``root`` and exchange the two in one step.
+
+    Raises ``_NoSwap`` (before anything is visible) when this file system or OS cannot do it,
+    ``OutputError`` when the new tree cannot be made (a symlink in the way, …); the old tree
+    is untouched in both cases.
+    """
+    swap = swap_path(root)
+    _remove_swap_leftover(root)
+    try:
+        st = os.lstat(root)
+        os.mkdir(swap, 0o700)
+    except OSError as e:
+        raise _NoSwap(str(e)) from e
+    try:
+        try:
+            _link_tree(root, swap, set(files) | set(delete))
+        except OSError as e:  # EXDEV, EPERM (protected hard links), EMLINK, ...
+            raise _NoSwap(str(e)) from e
+        for rel in sorted(files):
+            if _real_dirs(swap, rel, create=True) is None or _blocked(swap, rel):
+                raise OutputError(f"refusing to write '{rel}': a symlink or file is in the way")
+            _write_new(swap / rel, files[rel].encode("utf-8"))
+        for rel in delete:
+            path = contained(swap, rel)
+            if path is not None:
+                _prune_empty(swap, path)
+        os.chmod(swap, stat.S_IMODE(st.st_mode))
+        _fsync_dir(swap)
+        try:
+            _exchange(swap, root)  # the commit point: readers see old, then new
+        except OSError as e:
+            raise _NoSwap(str(e)) from e
+    except BaseException:
+        shutil.rmtree(swap, ignore_errors=True)
+        raise
+    _fsync_dir(root.parent)
+    shutil.rmtree(swap, ignore_errors=True)  # the old tree
+
+
+def _link_tree(src: Path, dst: Path, skip: set[str]) -> None:
+    """Mirror ``src`` into ``dst``: directories made (same mode), everything else hard-linked
+    (symlinks as symlinks, never followed), except the relative paths in ``skip`` and
+    idlgen's own staging entries."""
+    todo = [("", src, dst)]
+    while todo:
+        rel, s, d = todo.pop()
+        with os.scandir(s) as it:
+            entries = list(it)
+        for e in entries:
+            r = f"{rel}{e.name}"
+            if not rel and e.name in (STAGE, JOURNAL):
+                continue
+            if e.is_dir(follow_symlinks=False):
+                os.mkdir(d / e.name, stat.S_IMODE(e.stat(follow_symlinks=False).st_mode) | 0o700)
+                todo.append((f"{r}/", Path(e.path), d / e.name))
+            elif r not in skip:
+                os.link(e.path, d / e.name, follow_symlinks=False)
+        os.chmod(d, stat.S_IMODE(os.lstat(s).st_mode))
+
+
 def commit(root: Path, files: Mapping[str, str], delete: Sequence[str]) -> None:
     """Replace ``files`` (relative paths → text) and delete ``delete`` as one crash-safe step.
 
     Call with the lock held and after ``recover``. Raises ``OutputError`` when the output
-    cannot be written; the old tree is then left as it was.
+    cannot be written; the old tree is then left as it was. On Linux the whole tree is
+    swapped at once (see the module docstring); elsewhere, or when that fails, files are
+    renamed one by one under a journal.
     """
+    if SWAP:
+        try:
+            _commit_swap(root, files, delete)
+            return
+        except _NoSwap:
+            pass
+        except OSError as e:
+            raise OutputError(_why(e)) from e
     stage = root / STAGE
     try:
         _remove_tree(stage)

@@ -63,8 +63,11 @@ def test_sigkill_at_random_instants_leaves_old_or_new_tree(tmp_path: Path) -> No
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         journal = (out / outtree.JOURNAL).exists()
-        if not journal:  # not committed yet, or fully done: no mixed tree
+        if not journal or getattr(outtree, "SWAP", False):
+            # not committed yet, or fully done; with the whole-tree swap (Linux) always:
+            # what a reader sees right after the kill, before any recovery
             assert _managed(out) in (old, new)
+            assert (out / "NOTES.txt").read_text() == SECRET
         with outtree.locked(out):
             outtree.recover(out)  # what the next idlgen run does first
         got = _managed(out)
@@ -79,7 +82,9 @@ class _Crash(BaseException):
 
 
 def test_crash_at_every_step_of_the_commit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Deterministic companion of the kill loop: die before the k-th rename/unlink, every k."""
+    """Deterministic companion of the kill loop: die before the k-th rename/unlink, every k.
+    The journal commit (what runs where the whole-tree swap cannot)."""
+    monkeypatch.setattr(outtree, "SWAP", False, raising=False)
     monkeypatch.chdir(tmp_path)
     idl = make_project(tmp_path)
     ref_old, ref_new = tmp_path / "old", tmp_path / "new"
@@ -133,6 +138,106 @@ def test_crash_at_every_step_of_the_commit(tmp_path: Path, monkeypatch: pytest.M
         k += 1
     assert k > 5  # the commit really had that many steps to interrupt
     print(f"commit interrupted before each of its {k} renames/unlinks")
+
+
+def _two_trees(tmp_path: Path) -> tuple[Path, Path, dict[str, bytes], dict[str, bytes]]:
+    idl = make_project(tmp_path)
+    ref_old = tmp_path / "old"
+    assert build(idl, ref_old)[0] == 0
+    (ref_old / "NOTES.txt").write_text(SECRET)  # unmanaged, in a subdirectory too
+    (ref_old / "ohos" / "README").write_text("keep")
+    new_idl = tmp_path / "v2"
+    shutil.copytree(idl, new_idl)
+    (new_idl / "demo" / "v1_0" / "Types.idl").unlink()
+    (new_idl / "demo" / "v1_0" / "More.idl").write_text(
+        "package ohos.hdi.demo.v1_0;\nstruct More { long y; };\n"
+    )
+    (new_idl / "demo" / "v2_0").mkdir()
+    (new_idl / "demo" / "v2_0" / "Types.idl").write_text(
+        "package ohos.hdi.demo.v2_0;\nstruct P { int x; };\n"
+    )
+    ref_new = tmp_path / "new"
+    shutil.copytree(ref_old, ref_new)
+    assert build(new_idl, ref_new)[0] == 0
+    old, new = _managed(ref_old), _managed(ref_new)
+    assert old != new and set(old) != set(new)
+    return ref_old, new_idl, old, new
+
+
+@pytest.mark.skipif(not getattr(outtree, "SWAP", True), reason="the whole-tree swap is Linux only")
+def test_readers_never_see_a_mixed_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Die before every step of a commit (each hard link, file write, rename, exchange,
+    unlink): right after, with no recovery run, the tree is the complete old or new one."""
+    monkeypatch.chdir(tmp_path)
+    ref_old, new_idl, old, new = _two_trees(tmp_path)
+    real = {
+        "link": os.link,
+        "replace": os.replace,
+        "unlink": os.unlink,
+        "_write_new": outtree._write_new,
+        "_exchange": getattr(outtree, "_exchange", None),
+    }
+    k = 0
+    while True:
+        out = tmp_path / f"out{k}"
+        shutil.copytree(ref_old, out)
+        drop_cache(out)
+        calls = {"n": 0}
+
+        def step(fn):  # type: ignore[no-untyped-def]
+            def wrapped(*a, **kw):  # type: ignore[no-untyped-def]
+                calls["n"] += 1
+                if calls["n"] > k:
+                    raise _Crash()
+                return fn(*a, **kw)
+
+            return wrapped
+
+        for name in ("link", "replace", "unlink"):
+            monkeypatch.setattr(outtree.os, name, step(real[name]))
+        for name in ("_write_new", "_exchange"):
+            if real[name] is not None:
+                monkeypatch.setattr(outtree, name, step(real[name]))
+        crashed = False
+        try:
+            build(new_idl, out)
+        except _Crash:
+            crashed = True
+        for name in ("link", "replace", "unlink"):
+            monkeypatch.setattr(outtree.os, name, real[name])
+        for name in ("_write_new", "_exchange"):
+            if real[name] is not None:
+                monkeypatch.setattr(outtree, name, real[name])
+        got = _managed(out)  # what a reader sees now, before any idlgen run recovers
+        assert got in (old, new), (k, sorted(set(got) ^ set(old)))
+        assert (out / "NOTES.txt").read_text() == SECRET
+        assert (out / "ohos" / "README").read_text() == "keep"
+        with outtree.locked(out):
+            outtree.recover(out)
+        assert _managed(out) in (old, new)
+        assert not outtree.swap_path(out).exists() if hasattr(outtree, "swap_path") else True
+        if not crashed:
+            assert _managed(out) == new
+            break
+        k += 1
+    assert k > 10
+    print(f"commit interrupted before each of its {k} steps")
+
+
+@pytest.mark.skipif(not getattr(outtree, "SWAP", True), reason="the whole-tree swap is Linux only")
+def test_swap_refuses_a_planted_swap_path(tmp_path: Path) -> None:
+    """A symlink committed at the reserved swap name is never followed: the journal commit
+    is used instead and the link's target is untouched."""
+    ref_old, new_idl, old, new = _two_trees(tmp_path)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "keep.txt").write_text(SECRET)
+    out = tmp_path / "out"
+    shutil.copytree(ref_old, out)
+    outtree.swap_path(out).symlink_to(victim)
+    assert build(new_idl, out)[0] == 0
+    assert _managed(out) == new
+    assert os.listdir(victim) == ["keep.txt"] and outtree.swap_path(out).is_symlink()
 
 
 def test_leftover_staging_dir_is_cleaned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
