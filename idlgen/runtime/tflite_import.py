@@ -838,6 +838,12 @@ def _batch_matmul(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int],
             w = np.ascontiguousarray(rhs if adj_y else rhs.T)  # [N, K]
             _hybrid_fc(imp, ins, outs, node, w, imp.shape(ins[0]), False, 0, asym)
             return
+    if rhs is not None and rhs.ndim > 2 and _is_hybrid(imp, ins[0], ins[1]):
+        wq = imp.quant(ins[1])
+        if adj_x or wq is None or len(wq) != 1:
+            raise _Unsupported("dynamic-range BATCH_MATMUL with adj_x or per-channel weights")
+        _hybrid_bmm(imp, op, ins, outs, node, rhs, wq, adj_y)
+        return
     attrs = {"transposeA": adj_x, "transposeB": adj_y, "activationType": 0}
     imp.emit("MatMulFusion", attrs, [imp.tensor(i) for i in ins[:2]], outs, node)
 
@@ -2273,3 +2279,43 @@ def _mp_transpose_conv_bias(
 
 
 _CUSTOM["Convolution2DTransposeBias"] = _mp_transpose_conv_bias
+
+
+def _hybrid_bmm(
+    imp: TfliteImporter,
+    op: Any,
+    ins: list[int],
+    outs: list[int],
+    node: str,
+    rhs: np.ndarray,
+    wq: list[tuple[float, int]],
+    adj_y: bool,
+) -> None:
+    """Dynamic-range BATCH_MATMUL with a batched int8 rhs: each lhs row quantised (as LiteRT),
+    a float64 MatMul of the integers, then the scales."""
+    o = op.builtin_options
+    asym = bool(getattr(o, "asymmetric_quantize_inputs", False)) if o is not None else False
+    f32, f64 = np.dtype(np.float32), np.dtype(np.float64)
+    x_shape = imp.shape(ins[0])
+    k = x_shape[-1]
+    if k < 0 or any(d < 0 for d in x_shape[:-2]):
+        raise _Unsupported(f"dynamic-range BATCH_MATMUL of a {x_shape} input")
+    rows = math.prod(x_shape[:-1]) if all(d >= 0 for d in x_shape) else -1
+    flat = imp.mid("Reshape", {}, [imp.tensor(ins[0]), imp.const(node + ":rows", np.array([-1, k], np.int32))],
+                   f32, [rows, k], node + ":x2")  # fmt: skip
+    q, sf = _dynamic_quant(imp, flat, [rows, k], asym, node + ":dq")
+    to64 = imp.const(node + ":to64", np.array([from_numpy(f64)], np.int32))
+    q64 = imp.mid("Cast", {}, [q, to64], f64, [rows, k], node + ":q64")
+    back = imp.const(node + ":xshape", np.array([-1] + x_shape[1:], np.int32))
+    q3 = imp.mid("Reshape", {}, [q64, back], f64, x_shape, node + ":q3")
+    w64 = rhs.astype(np.float64) - wq[0][1]
+    out_dims = imp.shape(outs[0])
+    acc = imp.mid("MatMulFusion", {"transposeA": False, "transposeB": adj_y, "activationType": 0},
+                  [q3, imp.const(node + ":w64", np.ascontiguousarray(w64))], f64, out_dims, node + ":acc")  # fmt: skip
+    to32 = imp.const(node + ":to32", np.array([from_numpy(f32)], np.int32))
+    acc32 = imp.mid("Cast", {}, [acc, to32], f32, out_dims, node + ":acc32")
+    sshape = imp.const(node + ":sshape", np.array([-1] + x_shape[1:-1] + [1], np.int32))
+    sf3 = imp.mid("Reshape", {}, [sf, sshape], f32, x_shape[:-1] + [1], node + ":sf")
+    s = imp.mid("MulFusion", {"activationType": 0}, [sf3, imp.const(node + ":ws", np.array([wq[0][0]], np.float32))],
+                f32, x_shape[:-1] + [1], node + ":s")  # fmt: skip
+    imp.emit("MulFusion", {"activationType": 0}, [acc32, s], outs, node)

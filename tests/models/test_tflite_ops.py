@@ -481,10 +481,12 @@ def test_hybrid_convolutions(depthwise: bool, per_channel: bool) -> None:
 
 @pytest.mark.parametrize("asym", [False, True])
 @pytest.mark.parametrize("adj_y", [False, True])
-def test_hybrid_batch_matmul(asym: bool, adj_y: bool) -> None:
+@pytest.mark.parametrize("batched", [False, True])
+def test_hybrid_batch_matmul(asym: bool, adj_y: bool, batched: bool) -> None:
     b = TB(7)
     x = b.input("x", [2, 3, 16])
-    wq, q = _int8_weights(f32(8, 16) if adj_y else f32(16, 8), None)
+    lead = [2] if batched else []
+    wq, q = _int8_weights(f32(*lead, 8, 16) if adj_y else f32(*lead, 16, 8), None)
     y = b.tensor("y", [2, 3, 8])
     b.op("BATCH_MATMUL", [x, b.const("w", wq, q)], [y],
          T.BatchMatMulOptions(adj_y=adj_y, asymmetric_quantize_inputs=asym))  # fmt: skip
