@@ -852,7 +852,8 @@ def _batch_matmul(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int],
 def _gather(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
     o = op.builtin_options
     if o is not None and int(o.batch_dims):
-        raise _Unsupported("batch_dims != 0")
+        _gather_batched(imp, op, ins, outs, node)
+        return
     axis = int(o.axis) if o is not None else 0
     ax = imp.const(node + ":axis", np.array([axis], np.int32))
     imp.emit("Gather", {}, [imp.tensor(ins[0]), imp.tensor(ins[1]), ax], outs, node)
@@ -2319,3 +2320,31 @@ def _hybrid_bmm(
     s = imp.mid("MulFusion", {"activationType": 0}, [sf3, imp.const(node + ":ws", np.array([wq[0][0]], np.float32))],
                 f32, x_shape[:-1] + [1], node + ":s")  # fmt: skip
     imp.emit("MulFusion", {"activationType": 0}, [acc32, s], outs, node)
+
+
+def _gather_batched(
+    imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str
+) -> None:
+    """GATHER with batch_dims b and axis b: GatherNd with the batch coordinates (constant, for
+    static index shapes) prepended to each index."""
+    o = op.builtin_options
+    p_shape, i_shape = imp.shape(ins[0]), imp.shape(ins[1])
+    bd = int(o.batch_dims)
+    bd = bd + len(i_shape) if bd < 0 else bd
+    axis = int(o.axis)
+    axis = axis + len(p_shape) if axis < 0 else axis
+    if axis != bd:
+        raise _Unsupported(f"batch_dims {bd} with axis {axis} (only axis == batch_dims)")
+    if any(d < 0 for d in i_shape) or not 0 < bd <= len(i_shape):
+        raise _Unsupported(f"indices of shape {i_shape}")
+    coords = np.indices(i_shape[:bd], dtype=np.int32)  # [bd, B...]
+    grid = np.broadcast_to(
+        np.moveaxis(coords, 0, -1).reshape(i_shape[:bd] + [1] * (len(i_shape) - bd) + [bd]),
+        i_shape + [bd],
+    )
+    idt = imp.dtype(ins[1])
+    cg = imp.const(node + ":batch", np.ascontiguousarray(grid).astype(idt))
+    ex = imp.mid("ExpandDims", {}, [imp.tensor(ins[1]), imp.const(node + ":last", np.array([-1], np.int32))],
+                 idt, i_shape + [1], node + ":idx")  # fmt: skip
+    full = imp.mid("Concat", {"axis": -1}, [cg, ex], idt, i_shape + [bd + 1], node + ":coords")
+    imp.emit("GatherNd", {}, [imp.tensor(ins[0]), full], outs, node)

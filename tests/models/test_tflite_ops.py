@@ -1292,3 +1292,11 @@ def test_hybrid_transpose_conv(per_channel: bool) -> None:
          [y], T.TransposeConvOptions(padding=T.Padding.SAME, stride_w=2, stride_h=2))  # fmt: skip
     b.outputs = [y]
     assert _hybrid_check(b.finish(), f32(2, 4, 5, 3)) <= 1e-6
+
+
+@pytest.mark.parametrize("bd,ishape", [(1, [3, 4]), (1, [3, 2, 2]), (2, [3, 2, 5])])
+def test_gather_with_batch_dims(bd: int, ishape: list[int]) -> None:
+    params = f32(3, 2, 6, 4) if bd == 2 else f32(3, 6, 4)
+    idx = R.integers(0, 6, ishape).astype(np.int32)
+    check("GATHER", [In("p", params), In("i", idx)], [np.float32],
+          T.GatherOptions(axis=bd, batch_dims=bd))  # fmt: skip
