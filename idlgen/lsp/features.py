@@ -167,7 +167,10 @@ def _decl_location(a: Analysis, target: Target, codec: Codec) -> T.Location | No
     fv = a.files.get(p) if p is not None else None
     if fv is None:
         return None
-    return _location(fv, codec.span_range(fv.lines, span))
+    named = target.member if target.member is not None else owner
+    tok = fv.name_token(span, named.name, last=target.param_of is not None)
+    rng = codec.token_range(fv.lines, tok) if tok else codec.span_range(fv.lines, span)
+    return _location(fv, rng)
 
 
 def definition(ws: Workspace, path: Path, pos: T.Position, codec: Codec) -> list[T.Location]:
@@ -274,21 +277,25 @@ def document_symbols(ws: Workspace, path: Path, codec: Codec) -> list[T.Document
     for d in fv.schema_file.decls:
         if d.span is None or a.decl_file.get(d.qualname) != fv.path:
             continue
-        sel = codec.span_range(fv.lines, d.span)
+        whole = codec.span_range(fv.lines, d.span)
+        tok = fv.name_token(d.span, d.name)
+        sel = codec.token_range(fv.lines, tok) if tok else whole
         children = []
-        end = sel.end
+        end = whole.end
         for m in members_of(d):
             if m.span is None or inherited(m) or m.span.file != d.span.file:
                 continue
             r = codec.span_range(fv.lines, m.span)
-            children.append(T.DocumentSymbol(m.name, _member_kind(m), r, r))
+            mt = fv.name_token(m.span, m.name)
+            ms = codec.token_range(fv.lines, mt) if mt else r
+            children.append(T.DocumentSymbol(m.name, _member_kind(m), r, ms))
             end = max(end, r.end, key=lambda p: (p.line, p.character))
         kind = _DECL_KIND.get(type(d), T.SymbolKind.Class)
         if isinstance(d, ir.Struct) and d.is_table:
             kind = T.SymbolKind.Class
         out.append(
             T.DocumentSymbol(
-                d.name, kind, T.Range(sel.start, end), sel, detail=d.namespace, children=children
+                d.name, kind, T.Range(whole.start, end), sel, detail=d.namespace, children=children
             )
         )
     return out

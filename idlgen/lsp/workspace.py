@@ -137,12 +137,37 @@ class FileView:
             out.append(Token(line, col, col + len(m.group(0)), m.group(0)))
         return out
 
+    @cached_property
+    def _starts(self) -> list[tuple[int, int]]:
+        return [(t.line, t.col) for t in self.tokens]
+
     def token_at(self, line: int, col: int) -> Token | None:
         toks = self.tokens
-        i = bisect.bisect_left(toks, (line, col + 1), key=lambda t: (t.line, t.col)) - 1
+        i = bisect.bisect_left(self._starts, (line, col + 1)) - 1
         if i >= 0 and toks[i].contains(line, col):
             return toks[i]
         return None
+
+    def name_token(self, span: ir.Span | None, name: str, *, last: bool = False) -> Token | None:
+        """The token writing ``name`` inside ``span`` (an HDI name's span is the name itself; a
+        FlatBuffers declaration's and an HDI parameter's span cover all of it)."""
+        if span is None:
+            return None
+        first = (span.line - 1, span.col - 1)
+        end = (span.end_line - 1, span.end_col - 1)
+        toks = self.tokens
+        hits = []
+        for i in range(bisect.bisect_left(self._starts, first), len(toks)):
+            t = toks[i]
+            if (t.line, t.end) > end:
+                break
+            if t.text == name:
+                hits.append(t)
+                if not last:
+                    break
+        if not hits:
+            return None
+        return hits[-1] if last else hits[0]
 
     @cached_property
     def declared(self) -> dict[tuple[int, int], Target]:
@@ -151,17 +176,18 @@ class FileView:
         if self.schema_file is None:
             return out
         for d in self.schema_file.decls:
-            if d.span is not None:
-                out[(d.span.line - 1, d.span.col - 1)] = Target(decl=d)
+            tok = self.name_token(d.span, d.name)
+            if tok is not None:
+                out[(tok.line, tok.col)] = Target(decl=d)
             for m in members_of(d):
-                if m.span is not None and not inherited(m):
-                    out[(m.span.line - 1, m.span.col - 1)] = Target(member=m, owner=d)
+                tok = self.name_token(m.span, m.name)
+                if tok is not None and not inherited(m):
+                    out[(tok.line, tok.col)] = Target(member=m, owner=d)
                 if isinstance(m, ir.Method):
                     for p in m.params:
-                        if p.span is not None:
-                            out[(p.span.line - 1, p.span.col - 1)] = Target(
-                                member=p, owner=d, param_of=m
-                            )
+                        tok = self.name_token(p.span, p.name, last=True)
+                        if tok is not None:
+                            out[(tok.line, tok.col)] = Target(member=p, owner=d, param_of=m)
         return out
 
 
