@@ -479,3 +479,35 @@ def test_sticky_comment_is_the_tokens_own(
     assert "PR comment updated" in r.stdout and len(handler.comments) == 4
     assert handler.comments[2] == other_bot and handler.comments[1] == PLANTED
     assert ("GET", "/user") in [(m, p) for m, p, *_ in handler.log]
+
+
+def test_readme_ci_snippets_work_as_written(project: Path) -> None:
+    """No placeholder to guess; the pre-commit snippet's hook runs; the workflow's local
+    Action path is the one its base-branch checkout creates; both say where idlgen comes from."""
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("### CI: pre-commit and the GitHub Action", 1)[1].split("\n### ", 1)[0]
+    assert "OWNER" not in section and "<this repository" not in section
+    blocks = [yaml.safe_load(b) for b in section.split("```yaml\n")[1:] for b in [b.split("```")[0]]]
+    pre_commit = next(b for b in blocks if "repos" in b)
+    workflow = next(b for b in blocks if "jobs" in b)
+    hook = pre_commit["repos"][0]["hooks"][0]
+    shipped = {h["id"]: h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
+    assert hook["files"] == shipped[hook["id"]]["files"]
+    argv = shlex.split(hook["entry"])
+    assert argv[0] == "idlgen"
+    r = subprocess.run(
+        [sys.executable, "-m", "idlgen", *argv[1:]], cwd=project, env=_env(),
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert r.returncode == 1 and "stale" in r.stdout + r.stderr  # runs: nothing generated yet
+    steps = workflow["jobs"]["idlgen"]["steps"]
+    paths = {s["with"]["path"] for s in steps if s.get("uses", "").startswith("actions/checkout")
+             and "path" in s.get("with", {})}  # fmt: skip
+    local = [s["uses"] for s in steps if s.get("uses", "").startswith("./")]
+    assert local and all(u[2:].split("/")[0] in paths for u in local)
+    base = [s for s in steps if s.get("with", {}).get("path") in paths][0]
+    assert base["with"]["ref"] == "${{ github.base_ref }}"  # the Action comes from the base
+    assert "github.action_path" in section and "PyPI" in section
+    action = yaml.safe_load((REPO / "action.yml").read_text())
+    install = next(s for s in action["runs"]["steps"] if s.get("name") == "Install idlgen")
+    assert "github.action_path" in install["run"]
