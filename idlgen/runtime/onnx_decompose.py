@@ -669,6 +669,13 @@ def _int32_operand(imp: Importer, v: Val, zp: Val | None, name: str, axis: int |
     ``axis``: where a per-row/per-channel zero point vector lines up (None: scalar only)."""
     i32 = np.dtype(np.int32)
     shape = list(_static(v, name))
+    qps = (
+        list(imp.b.tensors[v.idx].quantParams or [])
+        if v.const is None and v.idx is not None
+        else []
+    )
+    if qps:
+        return _codes_of_quantised(imp, v, qps, zp, name, shape)
     if zp is not None and zp.const is None:
         if v.const is not None or _prod(_static(zp, "zero point")) != 1:
             raise L.ShapeUnknown("a zero point vector computed at run time")
@@ -694,6 +701,30 @@ def _int32_operand(imp: Importer, v: Val, zp: Val | None, name: str, axis: int |
         return t
     zc = imp.b.constant(name + ":zp", np.ascontiguousarray(z))
     return _bin(imp, "SubFusion", t, zc, name, i32, shape)
+
+
+def _codes_of_quantised(
+    imp: Importer, v: Val, qps: list[Any], zp: Val | None, name: str, shape: list[int]
+) -> int:
+    """An integer tensor that carries quantisation parameters reaches float-computing NNRt
+    nodes as its real value ``(q - zq) * scale`` (the executor dequantises it): recover
+    ``q - zp`` exactly as ``round(real / scale) + (zq - zp)`` (|q - zq| <= 255, so the quotient
+    is within far less than 0.5 of that integer)."""
+    if len(qps) != 1 or (zp is not None and zp.const is None):
+        raise _Unsupported("a per-channel quantised operand (or a computed zero point)")
+    scale, zq = float(qps[0].scale), int(qps[0].zeroPoint)
+    z = 0 if zp is None else int(np.asarray(zp.const).reshape(-1)[0])
+    if zp is not None and np.asarray(zp.const).size != 1:
+        raise _Unsupported("a per-row zero point on a quantised operand")
+    f32 = np.dtype(np.float32)
+    q = _bin(
+        imp, "DivFusion", imp.tensor(v), _k(imp, name + ":s", scale, f32), name + ":q", f32, shape
+    )
+    q = _op(imp, "Round", {}, [q], name + ":qr", f32, shape)
+    t = _cast(imp, q, np.dtype(np.int32), name + ":i32", shape)
+    if zq == z:
+        return t
+    return _bin(imp, "AddFusion", t, _k(imp, name + ":dz", zq - z, np.int32), name, np.int32, shape)
 
 
 @handles("MatMulInteger")

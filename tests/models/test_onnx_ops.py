@@ -685,3 +685,22 @@ def test_qlinear_conv(per_channel: bool, bias: bool) -> None:
     m = _model(nodes, [_vi("x", [1, 3, 7, 6], U8)], [_vi("y", [1, 4, 4, 6], U8)], inits)
     prog = check(m, {"x": R.integers(0, 256, (1, 3, 7, 6)).astype(np.uint8)}, exact=True)
     assert prog.coverage()["host_nodes"] == 0
+
+
+def test_integer_ops_read_quantised_tensors_as_codes() -> None:
+    """QuantizeLinear output (a tensor with quantisation parameters, which NNRt nodes read as
+    real values) feeding MatMulInteger and QLinearMatMul: the integer codes are used."""
+    w = R.integers(-127, 128, (16, 6)).astype(np.int8)
+    inits = {"s": np.array(0.05, np.float32), "z": np.array(128, np.uint8), "w": w,
+             "wz": np.array(0, np.int8), "ws": np.array(0.01, np.float32),
+             "ys": np.array(0.3, np.float32), "yz": np.array(128, np.uint8), "z2": np.array(100, np.uint8)}  # fmt: skip
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"]),
+             helper.make_node("MatMulInteger", ["xq", "w", "z2", "wz"], ["acc"]),
+             helper.make_node("QLinearMatMul", ["xq", "s", "z", "w", "ws", "wz", "ys", "yz"], ["y"])]  # fmt: skip
+    m = _model(
+        nodes,
+        [_vi("x", [3, 16])],
+        [_vi("acc", [3, 6], TensorProto.INT32), _vi("y", [3, 6], TensorProto.UINT8)],
+        inits,
+    )
+    check(m, {"x": _r(3, 16) * 3}, exact=True)
