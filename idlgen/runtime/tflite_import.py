@@ -152,6 +152,8 @@ class TfliteImporter:
         dt = self.dtype(ti)
         shape = self.dims(ti)
         n = math.prod(shape)
+        if t.sparsity is not None:
+            return _densify(t.sparsity, raw, dt, shape, f"tensor {ti} {t.name!r}")
         if len(raw) != n * dt.itemsize:
             raise DecodeError(
                 f"buffer {b} holds {len(raw)} bytes, tensor {t.name!r} needs {n * dt.itemsize}"
@@ -2348,3 +2350,74 @@ def _gather_batched(
                  idt, i_shape + [1], node + ":idx")  # fmt: skip
     full = imp.mid("Concat", {"axis": -1}, [cg, ex], idt, i_shape + [bd + 1], node + ":coords")
     imp.emit("GatherNd", {}, [imp.tensor(ins[0]), full], outs, node)
+
+
+def _densify(sp: Any, raw: bytes, dt: np.dtype[Any], shape: list[int], what: str) -> np.ndarray:
+    """A sparse constant (TFLite SparsityParameters: a traversal order over the dims and their
+    blocks, each level DENSE or SPARSE_CSR) as its dense array."""
+    order = [int(v) for v in (sp.traversal_order or [])]
+    bmap = [int(v) for v in (sp.block_map or [])]
+    levels = list(sp.dim_metadata or [])
+    rank = len(shape)
+    n = len(order)
+    if len(raw) % dt.itemsize or n != rank + len(bmap) or len(levels) != n:
+        raise _bad(f"{what}: sparsity over {n} levels for rank {rank} with blocks {bmap}")
+    if sorted(order) != list(range(n)) or any(not 0 <= d < rank for d in bmap):
+        raise _bad(f"{what}: traversal order {order}, block map {bmap}")
+    values = np.frombuffer(raw, dtype=dt)
+    level_of = {d: k for k, d in enumerate(order)}
+    block = [int(levels[level_of[rank + j]].dense_size) for j in range(len(bmap))]
+
+    def vec(v: Any) -> list[int]:
+        vals = getattr(v, "values", None) if v is not None else None
+        return [int(x) for x in (vals or [])]
+
+    segs = [vec(m.array_segments) for m in levels]
+    idxs = [vec(m.array_indices) for m in levels]
+    dense = [int(m.dense_size) for m in levels]
+    sparse = [int(m.format) == 1 for m in levels]
+    out = np.zeros(shape, dtype=dt)
+    cur = [0] * n
+    budget = [values.size]
+
+    def place(src: int) -> None:
+        idx = list(cur[:rank])
+        for j, d in enumerate(bmap):
+            idx[d] = cur[d] * block[j] + cur[rank + j]
+        if not 0 <= src < values.size or any(not 0 <= i < s for i, s in zip(idx, shape)):
+            raise _bad(f"{what}: sparse element {src} at {idx} outside {shape}")
+        out[tuple(idx)] = values[src]
+
+    def walk(level: int, prev: int) -> None:
+        if level == n:
+            place(prev)
+            return
+        if not sparse[level]:
+            for i in range(dense[level]):
+                cur[order[level]] = i
+                walk(level + 1, prev * dense[level] + i)
+            return
+        sg, ix = segs[level], idxs[level]
+        if not 0 <= prev < len(sg) - 1:
+            raise _bad(f"{what}: segment {prev} of {len(sg) - 1}")
+        for j in range(sg[prev], sg[prev + 1]):
+            if not 0 <= j < len(ix):
+                raise _bad(f"{what}: index {j} of {len(ix)}")
+            budget[0] -= 1
+            if budget[0] < -math.prod(shape):
+                raise _bad(f"{what}: more sparse entries than dense elements")
+            cur[order[level]] = ix[j]
+            walk(level + 1, j)
+
+    walk(0, 0)
+    return out
+
+
+@_h("DENSIFY")
+def _densify_op(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    """DENSIFY of a sparse constant: its dense value (read densified), as a constant."""
+    v = imp.data(ins[0])
+    if v is None:
+        raise _Unsupported("a sparse tensor computed at run time")
+    shape = imp.const(node + ":shape", np.array(imp.dims(outs[0]), np.int32))
+    imp.emit("Reshape", {}, [imp.tensor(ins[0]), shape], outs, node)

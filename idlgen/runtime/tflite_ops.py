@@ -54,7 +54,7 @@ TFLITE_TO_NNRT: dict[str, str] = {
     "QUANTIZE": "QuantDTypeCastV2", "MATRIX_SET_DIAG": _NONE, "ROUND": "Round",
     "HARD_SWISH": "Activation", "IF": _NONE, "WHILE": _NONE, "NON_MAX_SUPPRESSION_V4": _NONE,
     "NON_MAX_SUPPRESSION_V5": _NONE, "SCATTER_ND": "ScatterNd", "SELECT_V2": "Where",
-    "DENSIFY": _NONE, "SEGMENT_SUM": _NONE, "BATCH_MATMUL": "MatMulFusion",
+    "DENSIFY": "Reshape", "SEGMENT_SUM": _NONE, "BATCH_MATMUL": "MatMulFusion",
     "PLACEHOLDER_FOR_GREATER_OP_CODES": _NONE, "CUMSUM": "MatMulFusion",
     "CALL_ONCE": _NONE, "BROADCAST_TO": "BroadcastTo", "RFFT2D": _NONE, "CONV_3D": _NONE,
     "IMAG": _NONE, "REAL": _NONE, "COMPLEX_ABS": _NONE, "HASHTABLE": _NONE, "HASHTABLE_FIND": _NONE,

@@ -1300,3 +1300,53 @@ def test_gather_with_batch_dims(bd: int, ishape: list[int]) -> None:
     idx = R.integers(0, 6, ishape).astype(np.int32)
     check("GATHER", [In("p", params), In("i", idx)], [np.float32],
           T.GatherOptions(axis=bd, batch_dims=bd))  # fmt: skip
+
+
+def _sparse(dense: np.ndarray, block: int) -> tuple[np.ndarray, Any]:
+    """``dense`` [rows, cols] in TFLite's sparse format: rows DENSE, column blocks SPARSE_CSR,
+    each kept block DENSE (``block`` = 1: plain CSR)."""
+    rows, cols = dense.shape
+    nb = cols // block
+    segs, idxs, vals = [0], [], []
+    for r in range(rows):
+        for j in range(nb):
+            blk = dense[r, j * block : (j + 1) * block]
+            if np.any(blk):
+                idxs.append(j)
+                vals.extend(blk.tolist())
+        segs.append(len(idxs))
+    levels = [T.DimensionMetadata(format=T.DimensionType.DENSE, dense_size=rows),
+              T.DimensionMetadata(format=T.DimensionType.SPARSE_CSR, dense_size=0,
+                                  array_segments=T.Int32Vector(values=segs),
+                                  array_indices=T.Int32Vector(values=idxs))]  # fmt: skip
+    order, bmap = [0, 1], []
+    if block > 1:
+        levels.append(T.DimensionMetadata(format=T.DimensionType.DENSE, dense_size=block))
+        order, bmap = [0, 1, 2], [1]
+    sp = T.SparsityParameters(traversal_order=order, block_map=bmap, dim_metadata=levels)
+    return np.array(vals, np.float32), sp
+
+
+@pytest.mark.parametrize("block", [1, 4])
+def test_densify_of_sparse_weights_folds(block: int) -> None:
+    dense = f32(6, 8)
+    dense[np.abs(dense) < 0.8] = 0.0
+    dense[2] = 0.0  # an empty row
+    vals, sp = _sparse(dense, block)
+    b = TB()
+    x = b.input("x", [2, 8])
+    sw = b.const("sw", vals)
+    b.tensors[sw].shape = [6, 8]
+    b.tensors[sw].sparsity = sp
+    w = b.tensor("w", [6, 8])
+    b.op("DENSIFY", [sw], [w])
+    y = b.tensor("y", [2, 6])
+    b.op("FULLY_CONNECTED", [x, w], [y], T.FullyConnectedOptions())
+    b.outputs = [y]
+    data = b.finish()
+    xv = f32(2, 8)
+    want = _litert(data, {"x": xv})["y"]
+    p = load(data)
+    assert [n.nodeType.name for n in p.model.nodes] == ["NODE_TYPE_FULL_CONNECTION"]
+    np.testing.assert_allclose(p.run({"x": xv})["y"], want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(want, xv @ dense.T, rtol=1e-5, atol=1e-6)
