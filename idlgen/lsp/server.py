@@ -31,6 +31,8 @@ class IdlgenServer(LanguageServer):
         self._ws: Workspace | None = None
         # files (not open) we pushed diagnostics for, to clear them once they are fixed
         self.published: set[Path] = set()
+        # the URI the client opened each file under (it may name it through a symlink)
+        self.uris: dict[Path, str] = {}
 
     @property
     def schemas(self) -> Workspace:
@@ -39,7 +41,7 @@ class IdlgenServer(LanguageServer):
             base = Path(root) if root else Path.cwd()
             if base.is_dir():
                 os.chdir(base)  # diagnostics name files relative to the project, as the CLI does
-            self._ws = Workspace(base)
+            self._ws = Workspace(base, pause_gc=True)
         return self._ws
 
     @property
@@ -63,14 +65,19 @@ class IdlgenServer(LanguageServer):
                 lines = fv.lines if fv is not None else (ws.text_of(f) or "").split("\n")
                 if f != p:
                     (self.published.add if diags else self.published.discard)(f)
+                uri = self.uris.get(f) or F.uri_of(f)
+                version = None
+                if f == p:  # the version of the buffer these diagnostics were computed from
+                    version = self.workspace.get_text_document(uri).version
                 self.text_document_publish_diagnostics(
                     T.PublishDiagnosticsParams(
-                        F.uri_of(f), F.to_lsp_diagnostics(diags, lines, self.codec)
+                        uri, F.to_lsp_diagnostics(diags, lines, self.codec), version
                     )
                 )
 
     def clear(self, path: Path) -> None:
-        self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(F.uri_of(path), []))
+        uri = self.uris.get(path) or F.uri_of(path)
+        self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri, []))
 
 
 def _real(uri: str) -> Path:
@@ -83,6 +90,7 @@ def make_server() -> IdlgenServer:
     @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: IdlgenServer, params: T.DidOpenTextDocumentParams) -> None:
         p = _real(params.text_document.uri)
+        ls.uris[p] = params.text_document.uri
         ls.publish(ls.schemas.open(p, params.text_document.text))
 
     @server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
@@ -103,6 +111,7 @@ def make_server() -> IdlgenServer:
         p = _real(params.text_document.uri)
         again = ls.schemas.close(p)
         ls.clear(p)
+        ls.uris.pop(p, None)
         ls.publish(again)
 
     @server.feature(T.WORKSPACE_DID_CHANGE_WATCHED_FILES)

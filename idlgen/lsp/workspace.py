@@ -15,9 +15,11 @@ server converts them to the client's encoding (UTF-16 by default).
 from __future__ import annotations
 
 import bisect
+import contextlib
+import gc
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -312,8 +314,13 @@ def _real(display: str) -> Path:
 class Workspace:
     """Files on disk under ``root`` and the open buffers, configured like the CLI."""
 
-    def __init__(self, root: Path | None = None, config: Config | None = None) -> None:
+    def __init__(
+        self, root: Path | None = None, config: Config | None = None, *, pause_gc: bool = False
+    ) -> None:
+        """``pause_gc``: pause the cyclic collector while an analysis runs (the server, which
+        owns its process, does; as for the CLI's compiler commands, see ``cli.gctuning``)."""
         self.root = (root or Path.cwd()).resolve()
+        self.pause_gc = pause_gc
         self.config_error: str | None = None
         if config is None:
             try:
@@ -391,7 +398,10 @@ class Workspace:
     def _analyse(self, path: Path) -> Analysis:
         self.checks += 1
         cfg = self.config
-        res = load([path], roots=cfg.roots, include_dirs=cfg.include, overlay=self.buffers or None)
+        with self._gc_paused():
+            res = load(
+                [path], roots=cfg.roots, include_dirs=cfg.include, overlay=self.buffers or None
+            )
         if self.config_error is not None:
             res.diagnostics.insert(
                 0, Diagnostic(Severity.WARNING, "IDL010", f"config: {self.config_error}")
@@ -402,6 +412,21 @@ class Workspace:
             real = _real(display)
             files[real] = FileView(real, display, text, by_display.get(display))
         return Analysis(path, res, files, include_dirs=tuple(cfg.include))
+
+    @contextlib.contextmanager
+    def _gc_paused(self) -> Generator[None]:
+        """Parsing makes a large graph and no cyclic garbage: collections during it only
+        re-scan it. Afterwards it moves to the oldest generation unscanned (freeze/unfreeze)."""
+        if not self.pause_gc or not gc.isenabled():
+            yield
+            return
+        gc.disable()
+        try:
+            yield
+        finally:
+            gc.freeze()
+            gc.unfreeze()
+            gc.enable()
 
     def cached(self) -> list[Analysis]:
         return list(self._analyses.values())
