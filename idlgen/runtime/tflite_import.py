@@ -2376,6 +2376,15 @@ def _densify(sp: Any, raw: bytes, dt: np.dtype[Any], shape: list[int], what: str
     idxs = [vec(m.array_indices) for m in levels]
     dense = [int(m.dense_size) for m in levels]
     sparse = [int(m.format) == 1 for m in levels]
+    # every level's extent: an original dim over its blocks, or a block's size
+    extent = list(shape) + block
+    for j, d in enumerate(bmap):
+        if block[j] <= 0 or extent[d] % block[j]:
+            raise _bad(f"{what}: block {block[j]} does not divide dim {d} of {shape}")
+        extent[d] //= block[j]
+    for k, d in enumerate(order):
+        if not sparse[k] and dense[k] != extent[d]:
+            raise _bad(f"{what}: level {k} is {dense[k]} wide, dim {d} has {extent[d]}")
     out = np.zeros(shape, dtype=dt)
     cur = [0] * n
     budget = [values.size]
