@@ -701,9 +701,13 @@ def _inorm(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> 
 @handles("Resize", "Upsample")
 def _resize(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
     xv, shape = _need4(x[0], node.op_type)
-    attrs = L.resize_attrs(a, upsample=node.op_type == "Upsample")
-    if node.op_type == "Upsample":
-        scales_v, sizes_v = x[1], None
+    old_style = node.op_type == "Upsample" or imp.opset < 11  # Resize-10 is Upsample's form
+    attrs = L.resize_attrs(a, upsample=old_style)
+    if old_style:
+        scales_v, sizes_v = (x[1] if len(x) > 1 else None), None
+        if scales_v is None and "scales" in a:  # Upsample-7: scales as an attribute
+            scales_v = Val(node.name + ":scales", np.dtype(np.float32), (len(a["scales"]),),
+                           const=np.array(a["scales"], np.float32))  # fmt: skip
     else:
         scales_v = x[2] if len(x) > 2 else None
         sizes_v = x[3] if len(x) > 3 else None

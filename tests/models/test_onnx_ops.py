@@ -706,3 +706,19 @@ def test_integer_ops_read_quantised_tensors_as_codes() -> None:
         inits,
     )
     check(m, {"x": _r(3, 16) * 3}, exact=True)
+
+
+@pytest.mark.parametrize("op,opset,mode", [("Upsample", 7, "nearest"), ("Upsample", 9, "nearest"),
+                                           ("Upsample", 9, "linear"), ("Resize", 10, "nearest"),
+                                           ("Resize", 10, "linear")])  # fmt: skip
+def test_old_upsample_and_resize(op: str, opset: int, mode: str) -> None:
+    scales = np.array([1, 1, 2, 3], np.float32)
+    if opset == 7:
+        node = helper.make_node(op, ["x"], ["y"], mode=mode, scales=scales.tolist())
+        inits: dict[str, np.ndarray] = {}
+    else:
+        node = helper.make_node(op, ["x", "s"], ["y"], mode=mode)
+        inits = {"s": scales}
+    m = _model([node], [_vi("x", [1, 2, 3, 4])], [_vi("y", [1, 2, 6, 12])], inits, opset=opset)
+    prog = check(m, {"x": _r(1, 2, 3, 4)})
+    assert prog.coverage()["host_nodes"] == 0
