@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -271,9 +271,11 @@ class Grammar:
         text: str,
         transformer: Any,
         *,
-        on_error: Callable[[UnexpectedToken], str | None] | None = None,
+        on_error: Callable[[UnexpectedToken], str | Sequence[str] | None] | None = None,
         collect: tuple[frozenset[str], Callable[[Tok], None]] | None = None,
         max_depth: int = 0,
+        repair_at_end: bool = False,
+        insert: Mapping[int, Sequence[str]] | None = None,
     ) -> Any:
         """Parse ``text``, calling ``transformer``'s methods bottom-up; return the start rule's
         value.
@@ -285,6 +287,13 @@ class Grammar:
         (0: none) bounds the depth of the tree Lark would build, counting tokens as a level.
         Transformer methods must not return the ``Tok`` they were given: a ``Tok`` value is
         taken to be a token, positioned by itself.
+
+        Every ``UnexpectedToken`` carries ``prev_end``: the offset just after the last token
+        the parser took (-1: none), where a missing token belongs. ``on_error`` may also name
+        several terminals to insert in order, and with ``repair_at_end`` it is offered the end
+        of the text too. ``insert`` maps offsets to terminals inserted there, zero-width, right
+        after the token that ends at the offset (a repair planned before parsing, such as a
+        missing ``}``).
         """
         lines = _Lines(text)
         actions = self.actions
@@ -303,6 +312,7 @@ class Grammar:
         stack: list[tuple[Any, int, int, int]] = []
         pos = 0
         last = (-1, -1, "")  # the last token scanned: start, end, kind
+        planned = dict(insert or {})
 
         def feed(kind: str, tok: Any, start: int, end: int) -> Any:
             """Reduce as ``kind`` demands, then shift it; at the end, the start rule's value."""
@@ -380,6 +390,10 @@ class Grammar:
             return _token(kind, text, start, end, lines)
 
         while True:
+            if planned and last[1] in planned:
+                at = last[1]
+                for kind in planned.pop(at):
+                    feed(kind, _token(kind, text, at, at, lines), at, at)
             # ---- the next token, scanned with the current state's terminals
             state = states[-1]
             match, keywords = scanners[state]
@@ -426,12 +440,15 @@ class Grammar:
                     )
                 result = feed(kind, tok, start, end)
             except UnexpectedToken as e:
-                insert = on_error(e) if on_error is not None and kind != END else None
-                if insert is None:
+                e.prev_end = stack[-1][2] if stack and stack[-1][2] >= 0 else -1  # type: ignore[attr-defined]
+                use = on_error is not None and (kind != END or repair_at_end)
+                fix = on_error(e) if on_error is not None and use else None
+                if fix is None:
                     raise
                 try:
                     at = stack[-1][2] if stack and stack[-1][2] >= 0 else start
-                    feed(insert, _token(insert, text, at, at, lines), at, at)
+                    for ins in (fix,) if isinstance(fix, str) else fix:
+                        feed(ins, _token(ins, text, at, at, lines), at, at)
                     result = feed(kind, tok, start, end)
                 except UnexpectedToken:
                     raise e from None

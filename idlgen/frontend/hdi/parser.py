@@ -349,13 +349,23 @@ def _unexpected_token(
     if expected == {"PACKAGE"}:
         diags.error("HDI002", f"expected 'package' before {_describe(tok)}", span)
         return
-    if len(expected) == 1 and tok.type != "$END":
-        # One possible token, typically a missing ';': point just after the previous token.
-        want = _terminal_names().get(next(iter(expected)), "?").replace('"', "'")
+    missing = _missing(e, text)
+    if tok.type == "$END" and "RBRACE" in expected:
+        diags.error(
+            "HDI001",
+            "expected '}' at end of file",
+            _after_previous(path, text, getattr(e, "prev_end", -1), len(text)),
+            help=["the last declaration is not closed"],
+        )
+        return
+    if missing is not None or (len(expected) == 1 and tok.type != "$END"):
+        # A missing token (a ';' at the end of a line, a ')'): point just after the previous
+        # token, where it belongs, not at the next one (maybe lines and comments further on).
+        want = _terminal_names().get(missing or next(iter(expected)), "?").replace('"', "'")
         diags.error(
             "HDI001",
             f"expected {want} before {_describe(tok)}",
-            _after_previous(path, text, start),
+            _after_previous(path, text, getattr(e, "prev_end", -1), start),
         )
         return
     help = [f"expected one of: {_expected(expected)}"]
@@ -366,11 +376,14 @@ def _unexpected_token(
     diags.error("HDI001", f"unexpected {_describe(tok)}", span, help=help)
 
 
-def _after_previous(path: str, text: str, pos: int) -> Span:
-    """A one-column span right after the last non-blank character before ``pos``."""
-    p = pos
-    while p > 0 and text[p - 1].isspace():
-        p -= 1
+def _after_previous(path: str, text: str, prev_end: int, pos: int) -> Span:
+    """A one-column span right after the previous token (it ends at ``prev_end``; unknown:
+    the last non-blank character before ``pos``)."""
+    p = prev_end
+    if p < 0:
+        p = pos
+        while p > 0 and text[p - 1].isspace():
+            p -= 1
     line = text.count("\n", 0, p) + 1
     col = p - (text.rfind("\n", 0, p) + 1) + 1
     return Span(path, line, col, line, col + 1)
@@ -396,26 +409,54 @@ def parse(path: str, text: str, diags: Diagnostics) -> A.RawFile | None:
     _TRANSFORMER.path = path
     repaired: list[lark.exceptions.UnexpectedToken] = []
 
-    def recover(e: lark.exceptions.UnexpectedToken) -> str | None:
-        """Insert a missing ';' or ')' and go on, so one slip does not hide later errors."""
-        expected = set(e.expected)
-        if len(expected) != 1 or not expected <= _REPAIRABLE or len(repaired) >= 20:
+    def recover(e: lark.exceptions.UnexpectedToken) -> str | tuple[str, ...] | None:
+        """Insert a missing ';' or ')' (or the '}' at the end of the file) and go on, so one
+        slip does not hide later errors nor leave the file's declarations unknown."""
+        if len(repaired) >= 20:
             return None
-        repaired.append(e)
-        return next(iter(expected))
+        expected = set(e.expected)
+        fix: str | tuple[str, ...] | None = None
+        if e.token.type == "$END":
+            if "RBRACE" in expected:
+                fix = _close_at_end(text)
+        elif _missing(e, text) is not None:
+            fix = "SEMICOLON"
+        elif len(expected) == 1 and expected <= _REPAIRABLE:
+            fix = next(iter(expected))
+        if fix is not None:
+            repaired.append(e)
+        return fix
 
-    try:
-        raw: A.RawFile = _grammar().parse(
+    planned: dict[int, tuple[tuple[str, ...], str]] = {}
+
+    def run() -> A.RawFile:
+        docs.clear()
+        repaired.clear()
+        return _grammar().parse(  # type: ignore[no-any-return]
             text,
             _TRANSFORMER,
             on_error=recover,
             collect=(_DOC_TERMINALS, docs.append),
             max_depth=MAX_TREE_DEPTH,
+            repair_at_end=True,
+            insert={at: kinds for at, (kinds, _) in planned.items()},
         )
+
+    try:
+        try:
+            raw = run()
+        except lark.exceptions.UnexpectedToken as e:
+            # A '}' is missing before a declaration that starts a line: parse again with it.
+            closes = _missing_braces(text)
+            if not closes or min(closes) > (e.token.start_pos or len(text)):
+                raise
+            planned = closes
+            raw = run()
     except TooDeep as e:
         e.report(diags, "HDI005", path, MAX_TREE_DEPTH)
         return None
     except lark.exceptions.UnexpectedToken as e:
+        _report_closes(path, text, planned, diags)
         if repaired and repaired[-1] is e:  # the repair itself failed: reported once
             repaired.pop()
         for r in repaired:
@@ -432,11 +473,86 @@ def parse(path: str, text: str, diags: Diagnostics) -> A.RawFile | None:
             shown = repr(ch) if not ch.isprintable() else f"'{ch}'"
             diags.error("HDI003", f"unexpected character {shown}", span)
         return None
+    _report_closes(path, text, planned, diags)
     for r in repaired:
         _unexpected_token(path, text, r, diags)
     _attach_docs(raw, docs, text)
     # A repaired file is still checked (its other errors are worth seeing), never generated.
     return raw
+
+
+def _missing(e: lark.exceptions.UnexpectedToken, text: str) -> str | None:
+    """``SEMICOLON`` when the unexpected token starts a later line than the previous token
+    and a ';' could come before it: a ';' forgotten at the end of a line."""
+    prev_end = getattr(e, "prev_end", -1)
+    tok = e.token
+    if tok.type == "$END" or prev_end < 0 or "SEMICOLON" not in e.expected:
+        return None
+    return "SEMICOLON" if "\n" in text[prev_end : tok.start_pos or 0] else None
+
+
+# Code tokens outside comments, for the brace plan (HDI has no strings).
+_CODE_TOKENS = re.compile(r"(?P<c>/\*[\s\S]*?\*/|//[^\n]*)|(?P<w>[A-Za-z_][A-Za-z0-9_.]*|\S)")
+_DECL_KEYWORDS = frozenset({"struct", "enum", "union", "interface"})
+
+
+def _blocks(text: str) -> tuple[list[tuple[str, int]], dict[int, tuple[tuple[str, ...], str]]]:
+    """Scan ``text``'s braces: the blocks still open at the end (keyword, offset of '{'), and
+    the '}' missing before a declaration that starts a line inside an open block: the offset
+    after the last token before that declaration -> (terminals to insert, keyword of the
+    unclosed block)."""
+    open_: list[tuple[str, int]] = []
+    closes: dict[int, tuple[tuple[str, ...], str]] = {}
+    last_kw = ""
+    prev_end = -1
+    for m in _CODE_TOKENS.finditer(text):
+        if m.lastgroup == "c":
+            continue
+        w = m.group()
+        at_line_start = m.start() == 0 or text.rfind("\n", 0, m.start()) == m.start() - 1
+        if open_ and at_line_start and (w in _DECL_KEYWORDS or w == "[") and prev_end >= 0:
+            # a declaration at column 1 inside a block: its '}' (and ';') went missing
+            kw = open_.pop()[0]
+            closes[prev_end] = (("RBRACE",) if kw == "interface" else ("RBRACE", "SEMICOLON"), kw)
+            last_kw = ""
+        if w in _DECL_KEYWORDS and not open_:
+            last_kw = w
+        if w == "{":
+            open_.append((last_kw, m.start()))
+        elif w == "}" and open_:
+            open_.pop()
+        prev_end = m.end()
+    return open_, closes
+
+
+def _missing_braces(text: str) -> dict[int, tuple[tuple[str, ...], str]]:
+    return _blocks(text)[1]
+
+
+def _close_at_end(text: str) -> tuple[str, ...] | None:
+    """What closes the block open at the end of the file: '}' (and ';' after a struct, enum
+    or union)."""
+    open_, _ = _blocks(text)
+    if not open_:
+        return ("RBRACE",)
+    return ("RBRACE",) if open_[-1][0] == "interface" else ("RBRACE", "SEMICOLON")
+
+
+def _report_closes(
+    path: str, text: str, planned: dict[int, tuple[tuple[str, ...], str]], diags: Diagnostics
+) -> None:
+    for at, (_, kw) in sorted(planned.items()):
+        nxt = _CODE_TOKENS.search(text, at)
+        while nxt is not None and nxt.lastgroup == "c":
+            nxt = _CODE_TOKENS.search(text, nxt.end())
+        before = f"'{nxt.group()}'" if nxt is not None else "end of file"
+        what = f"the {kw}" if kw else "the block"
+        diags.error(
+            "HDI001",
+            f"expected '}}' before {before}",
+            _after_previous(path, text, at, at),
+            help=[f"{what} above is not closed; a declaration starts on the next line"],
+        )
 
 
 # Tokens the parser may insert to recover from a syntax error (the error is still reported).
