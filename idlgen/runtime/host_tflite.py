@@ -18,7 +18,7 @@ import numpy as np
 from .errors import KernelError
 from .host import HostKernel
 
-__all__ = ["KERNELS", "Variables", "call_once_kernel", "if_kernel", "while_kernel"]
+__all__ = ["KERNELS", "Variables", "call_once_kernel", "case_kernel", "if_kernel", "while_kernel"]
 
 Maker = Callable[[Any, Sequence[np.dtype[Any]]], HostKernel]
 KERNELS: dict[str, Maker] = {}
@@ -458,6 +458,17 @@ def if_kernel(then_body: Body, else_body: Body) -> HostKernel:
         if cond.size == 0:
             raise KernelError("IF", "empty condition")
         return (then_body if bool(cond[0]) else else_body)(list(xs[1:]))
+
+    return fn
+
+
+def case_kernel(branches: Sequence[Body]) -> HostKernel:
+    """STABLEHLO_CASE: input 0 (an int32 scalar) picks the branch, out of range the last."""
+
+    def fn(xs: list[np.ndarray]) -> list[np.ndarray]:
+        k = int(np.asarray(xs[0]).reshape(-1)[0])
+        b = branches[k] if 0 <= k < len(branches) else branches[-1]
+        return b(list(xs[1:]))
 
     return fn
 

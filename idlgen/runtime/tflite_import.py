@@ -1607,7 +1607,38 @@ def _variable(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], nod
         imp.host(name, vs.assign(), ins[:2], [], node, why)
 
 
+def _call(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    body = imp.body(_subgraph_index(op, "subgraph", node))
+    why = unsupported_reason("CALL", "a subgraph call runs on the host")
+    imp.host("CALL", body, ins, outs, node, why)
+
+
+def _hlo_while(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    o2 = getattr(op, "builtin_options_2", None)
+    if o2 is None:
+        raise _bad(f"{node}: STABLEHLO_WHILE without StablehloWhileOptions")
+    cond = imp.body(int(o2.cond_subgraph_index))
+    body = imp.body(int(o2.body_subgraph_index))
+    why = unsupported_reason("STABLEHLO_WHILE", "control flow runs on the host")
+    imp.host("STABLEHLO_WHILE", host_tflite.while_kernel(cond, body), ins, outs, node, why)
+
+
+def _hlo_case(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    """STABLEHLO_CASE: input 0 picks the branch (out of range: the last), the rest are its
+    inputs."""
+    o2 = getattr(op, "builtin_options_2", None)
+    idx = [int(v) for v in (getattr(o2, "branch_subgraph_indices", None) or [])]
+    if not idx:
+        raise _bad(f"{node}: STABLEHLO_CASE without branches")
+    bodies = [imp.body(k) for k in idx]
+    why = unsupported_reason("STABLEHLO_CASE", "control flow runs on the host")
+    imp.host("STABLEHLO_CASE", host_tflite.case_kernel(bodies), ins, outs, node, why)
+
+
 _CONTROL: dict[str, Callable[[TfliteImporter, Any, list[int], list[int], str], None]] = {
+    "CALL": _call,
+    "STABLEHLO_WHILE": _hlo_while,
+    "STABLEHLO_CASE": _hlo_case,
     "IF": _if,
     "WHILE": _while,
     "CALL_ONCE": _call_once,

@@ -1350,3 +1350,48 @@ def test_densify_of_sparse_weights_folds(block: int) -> None:
     assert [n.nodeType.name for n in p.model.nodes] == ["NODE_TYPE_FULL_CONNECTION"]
     np.testing.assert_allclose(p.run({"x": xv})["y"], want, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(want, xv @ dense.T, rtol=1e-5, atol=1e-6)
+
+
+def test_call_and_stablehlo_control_flow_on_the_host() -> None:
+    """CALL runs a subgraph; STABLEHLO_WHILE loops; STABLEHLO_CASE picks a branch (out of range:
+    the last). LiteRT has no kernels for these: the expected values are computed here."""
+
+    def unary(code: str) -> TB:
+        t = TB()
+        a = t.input("a", [3])
+        o = t.tensor("o", [3])
+        t.op(code, [a], [o])
+        t.outputs = [o]
+        return t
+
+    b = TB()
+    x, k = b.input("x", [3]), b.input("k", [], np.int32)
+    neg = b.subgraph(unary("NEG"))
+    y = b.tensor("y", [3])
+    b.op("CALL", [x], [y], T.CallOptions(subgraph=neg))
+    branches = [b.subgraph(unary(c)) for c in ("ABS", "EXP", "NEG")]
+    z = b.tensor("z", [3])
+    b.ops.append(T.Operator(opcode_index=0, inputs=[k, y], outputs=[z],
+                            builtin_options_2=T.StablehloCaseOptions(branch_subgraph_indices=branches)))  # fmt: skip
+    code = int(T.BuiltinOperator.STABLEHLO_CASE)
+    b.codes.append(code)
+    b.ops[-1].opcode_index = b.codes.index(code)
+    cond, body = _counter_body(4)
+    ci, bi = b.subgraph(cond), b.subgraph(body)
+    wi, wx = b.tensor("wi", [], np.int32), b.tensor("wx", [2, 3])
+    w_in = b.input("w", [2, 3])
+    b.ops.append(T.Operator(opcode_index=0, inputs=[k, w_in], outputs=[wi, wx],
+                            builtin_options_2=T.StablehloWhileOptions(cond_subgraph_index=ci, body_subgraph_index=bi)))  # fmt: skip
+    code = int(T.BuiltinOperator.STABLEHLO_WHILE)
+    b.codes.append(code)
+    b.ops[-1].opcode_index = b.codes.index(code)
+    b.outputs = [z, wx]
+    p = load(b.finish())
+    xv, wv = f32(3), f32(2, 3)
+    for kv, f in ((0, np.abs), (1, np.exp), (7, np.negative)):
+        got = p.run({"x": xv, "k": np.array(kv, np.int32), "w": wv})
+        np.testing.assert_allclose(got["z"], f(-xv), rtol=1e-6)
+        want = wv.copy()
+        for _ in range(max(4 - kv, 0)):
+            want = want * 2 + 1
+        np.testing.assert_allclose(got["wx"], want, rtol=1e-6)
