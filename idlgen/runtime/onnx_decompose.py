@@ -1399,3 +1399,54 @@ def _qlinear_conv(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | Non
     _IMPORTER["Conv"](imp, conv, a, ins)
     acc = imp.vals[acc_name]
     _requantize(imp, node, acc, scale, zy_, channel_last=acc.nhwc or len(oshape) != 4)
+
+
+# --- GroupNormalization ------------------------------------------------------------------------
+
+
+@handles("GroupNormalization")
+def _group_norm(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """Per (sample, group): (x - mean) / sqrt(var + epsilon) over the group's channels and
+    positions (Reshape to [N, G, -1], ReduceFusion MEAN twice), then the per-channel scale and
+    bias (opset 18's per-group ones repeated over each group's channels)."""
+    xv, sv, bv = x[0], x[1], x[2]
+    assert xv is not None and sv is not None and bv is not None
+    if sv.const is None or bv.const is None:
+        raise L.ShapeUnknown("scale/bias computed at run time")
+    shape = list(_static(xv, "GroupNormalization input"))
+    n, c = shape[0], shape[1]
+    groups = int(a["num_groups"])
+    if groups <= 0 or c % groups:
+        raise _Unsupported(f"{c} channels in {groups} groups")
+    dt = xv.dtype or np.dtype(np.float32)
+    nm = _nm(node)
+    eps = float(a.get("epsilon", 1e-5))
+    rest = _prod(shape[1:]) // groups
+    g3 = [n, groups, rest]
+    k1 = [n, groups, 1]
+    xr = _reshape(imp, imp.tensor(xv), g3, nm + ":groups", dt)
+    ax = _i32(imp, nm + ":axes", [2])
+    red = {"keepDims": True, "mode": 0, "reduceToEnd": False, "coeff": 1.0}
+    mean = _op(imp, "ReduceFusion", red, [xr, ax], nm + ":mean", dt, k1)
+    d = _bin(imp, "SubFusion", xr, mean, nm + ":centred", dt, g3)
+    sq = _bin(imp, "MulFusion", d, d, nm + ":sq", dt, g3)
+    var = _op(imp, "ReduceFusion", red, [sq, ax], nm + ":var", dt, k1)
+    ve = _bin(imp, "AddFusion", var, _k(imp, nm + ":eps", eps, dt), nm + ":var_eps", dt, k1)
+    sd = _op(imp, "Sqrt", {}, [ve], nm + ":std", dt, k1)
+    y = _bin(imp, "DivFusion", d, sd, nm + ":normed", dt, g3)
+    y = _reshape(imp, y, shape, nm + ":y", dt)
+    scale, bias = np.asarray(sv.const, dt).reshape(-1), np.asarray(bv.const, dt).reshape(-1)
+    if scale.size == groups and groups != c:
+        scale, bias = np.repeat(scale, c // groups), np.repeat(bias, c // groups)
+    col = (c,) + (1,) * (len(shape) - 2)
+    y = _bin(
+        imp,
+        "MulFusion",
+        y,
+        imp.b.constant(nm + ":scale", scale.reshape(col)),
+        nm + ":scaled",
+        dt,
+        shape,
+    )
+    imp.emit("AddFusion", {"activationType": 0},
+             [y, imp.b.constant(nm + ":bias", np.ascontiguousarray(bias.reshape(col)))], node)  # fmt: skip

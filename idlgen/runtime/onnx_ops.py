@@ -165,6 +165,8 @@ ONNX: dict[str, tuple[str, str]] = {
                     "AddFusion, Clip, Cast (onnxruntime's requantisation)"),
     "QLinearMatMul": (DECOMPOSED, "Cast, SubFusion, MatMulFusion in int32, then Cast, MulFusion, "
                       "Round, AddFusion, Clip, Cast (onnxruntime's requantisation)"),
+    "GroupNormalization": (DECOMPOSED, "Reshape, ReduceFusion MEAN, SubFusion, MulFusion, AddFusion, "
+                           "Sqrt, DivFusion"),
     # --- folded at load time only ---------------------------------------------------------------
     "Constant": (FOLDED, "a constant tensor"),
     "Size": (FOLDED, "static shapes (Shape and ReduceFusion PROD would compute it)"),
@@ -249,7 +251,6 @@ ONNX: dict[str, tuple[str, str]] = {
     "CausalConvWithState": (NOT_YET, "Concat, Conv2DFusion, SliceFusion"),
     "CenterCropPad": (NOT_YET, "SliceFusion / PadFusion (static shapes)"),
     "Cosh": (NOT_YET, "ExpFusion, AddFusion, MulFusion"),
-    "GroupNormalization": (NOT_YET, "Reshape, LayerNormFusion, MulFusion, AddFusion"),
     "LinearAttention": (NOT_YET, "MatMulFusion, ..."),
     "LpPool": (NOT_YET, "Square, AvgPoolFusion, MulFusion, Sqrt (p = 2)"),
     "MeanVarianceNormalization": (NOT_YET, "ReduceFusion MEAN, SubFusion, Sqrt, DivFusion"),

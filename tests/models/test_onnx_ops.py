@@ -722,3 +722,20 @@ def test_old_upsample_and_resize(op: str, opset: int, mode: str) -> None:
     m = _model([node], [_vi("x", [1, 2, 3, 4])], [_vi("y", [1, 2, 6, 12])], inits, opset=opset)
     prog = check(m, {"x": _r(1, 2, 3, 4)})
     assert prog.coverage()["host_nodes"] == 0
+
+
+@pytest.mark.parametrize("opset,groups", [(18, 2), (18, 4), (21, 2), (21, 1)])
+def test_group_normalization(opset: int, groups: int) -> None:
+    c = 4
+    k = c if opset >= 21 else groups
+    node = helper.make_node(
+        "GroupNormalization", ["x", "s", "b"], ["y"], num_groups=groups, epsilon=1e-3
+    )
+    m = _model([node], [_vi("x", [2, c, 3, 5])], [_vi("y", [2, c, 3, 5])],
+               {"s": _r(k), "b": _r(k)}, opset=opset)  # fmt: skip
+    try:
+        _ort(m, {"x": _r(2, c, 3, 5)})
+    except Exception:  # noqa: BLE001 - onnxruntime without this opset's GroupNormalization
+        pytest.skip("onnxruntime cannot run it")
+    prog = check(m, {"x": _r(2, c, 3, 5) * 3 + 1})
+    assert prog.coverage()["host_nodes"] == 0
