@@ -2461,3 +2461,147 @@ def _densify_op(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], n
         raise _Unsupported("a sparse tensor computed at run time")
     shape = imp.const(node + ":shape", np.array(imp.dims(outs[0]), np.int32))
     imp.emit("Reshape", {}, [imp.tensor(ins[0]), shape], outs, node)
+
+
+# -- StableHLO structural operators ------------------------------------------------------
+
+
+def _opts2(op: Any, node: str) -> Any:
+    o2 = getattr(op, "builtin_options_2", None)
+    if o2 is None:
+        raise _bad(f"{node}: no StableHLO options")
+    return o2
+
+
+@_h("STABLEHLO_RESHAPE")
+def _hlo_reshape(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    dims = imp.shape(outs[0])
+    if sum(d < 0 for d in dims) > 1:
+        raise _Unsupported(f"output shape {dims}")
+    imp.emit("Reshape", {}, [imp.tensor(ins[0]), imp.const(node + ":shape", np.array(dims, np.int32))],
+             outs, node)  # fmt: skip
+
+
+@_h("STABLEHLO_TRANSPOSE")
+def _hlo_transpose(
+    imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str
+) -> None:
+    perm = [int(v) for v in (_opts2(op, node).permutation or [])]
+    imp.emit("Transpose", {}, [imp.tensor(ins[0]), imp.const(node + ":perm", np.array(perm, np.int32))],
+             outs, node)  # fmt: skip
+
+
+@_h("STABLEHLO_CONCATENATE")
+def _hlo_concat(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    axis = int(_opts2(op, node).dimension or 0)
+    imp.emit("Concat", {"axis": axis}, [imp.tensor(i) for i in ins], outs, node)
+
+
+_HLO_CMP = {0: "Equal", 1: "NotEqual", 2: "GreaterEqual", 3: "Greater", 4: "LessEqual", 5: "Less"}
+
+
+@_h("STABLEHLO_COMPARE", ins=2)
+def _hlo_compare(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    o2 = _opts2(op, node)
+    if int(getattr(o2, "compare_type", 0) or 0) == 2:  # TOTALORDER: -0 < +0, NaN ordered
+        raise _Unsupported("TOTALORDER comparison")
+    d = int(o2.comparison_direction or 0)
+    if d not in _HLO_CMP:
+        raise _bad(f"{node}: comparison direction {d}")
+    imp.emit(_HLO_CMP[d], {}, [imp.tensor(i) for i in ins[:2]], outs, node)
+
+
+@_h("STABLEHLO_SLICE")
+def _hlo_slice(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    o2 = _opts2(op, node)
+    b, e, st = (
+        [int(v) for v in (getattr(o2, k) or [])]
+        for k in ("start_indices", "limit_indices", "strides")
+    )
+    if not len(b) == len(e) == len(st) == len(imp.shape(ins[0])) or min(st, default=1) <= 0:
+        raise _bad(f"{node}: slice {b}:{e}:{st} of {imp.shape(ins[0])}")
+    inputs = [imp.tensor(ins[0]), imp.const(node + ":b", np.array(b, np.int32)),
+              imp.const(node + ":e", np.array(e, np.int32)), imp.const(node + ":s", np.array(st, np.int32))]  # fmt: skip
+    imp.emit("StridedSlice", {"beginMask": 0, "endMask": 0, "ellipsisMask": 0, "newAxisMask": 0,
+                              "shrinkAxisMask": 0}, inputs, outs, node)  # fmt: skip
+
+
+@_h("STABLEHLO_PAD", ins=2)
+def _hlo_pad(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    o2 = _opts2(op, node)
+    lo, hi, inner = ([int(v) for v in (getattr(o2, k) or [])]
+                     for k in ("edge_padding_low", "edge_padding_high", "interior_padding"))  # fmt: skip
+    if any(inner) or min(lo + hi, default=0) < 0:
+        raise _Unsupported("interior or negative (cropping) padding")
+    v = imp.data(ins[1])
+    if v is None:
+        raise _Unsupported("padding value computed at run time")
+    value = float(v.reshape(-1)[0])
+    imp.emit("PadFusion", {"paddings": [[a, c] for a, c in zip(lo, hi)], "paddingMode": 0,
+                           "constantValue": value}, [imp.tensor(ins[0])], outs, node)  # fmt: skip
+
+
+@_h("STABLEHLO_BROADCAST_IN_DIM")
+def _hlo_broadcast(
+    imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str
+) -> None:
+    """Operand dim i becomes output dim broadcast_dimensions[i]: Reshape (size-1 dims
+    elsewhere; a transpose first when the mapping is not increasing), then BroadcastTo."""
+    dims = [int(v) for v in (_opts2(op, node).broadcast_dimensions or [])]
+    x_shape, out = imp.shape(ins[0]), imp.shape(outs[0])
+    if (
+        len(dims) != len(x_shape)
+        or any(d < 0 for d in out)
+        or any(not 0 <= d < len(out) for d in dims)
+    ):
+        raise _Unsupported(f"broadcast of {x_shape} along {dims} to {out}")
+    x = imp.tensor(ins[0])
+    dt = imp.float_of(ins[0])
+    order = sorted(range(len(dims)), key=lambda i: dims[i])
+    if order != list(range(len(dims))):
+        x = imp.mid("Transpose", {}, [x, imp.const(node + ":perm", np.array(order, np.int32))], dt,
+                    [x_shape[i] for i in order], node + ":t")  # fmt: skip
+        x_shape, dims = [x_shape[i] for i in order], [dims[i] for i in order]
+    mid = [1] * len(out)
+    for s, d in zip(x_shape, dims):
+        mid[d] = s
+    r = imp.mid(
+        "Reshape", {}, [x, imp.const(node + ":mid", np.array(mid, np.int32))], dt, mid, node + ":r"
+    )
+    imp.emit("BroadcastTo", {"shape": out}, [r], outs, node)
+
+
+@_h("STABLEHLO_IOTA", ins=0)
+def _hlo_iota(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
+    """A constant: 0, 1, 2, ... along iota_dimension."""
+    out = imp.dims(outs[0])
+    d = int(_opts2(op, node).iota_dimension or 0)
+    if not 0 <= d < len(out) or math.prod(out) * 8 > _FOLD_BUDGET:
+        raise _Unsupported(f"iota of {out} along {d}")
+    shape = [1] * len(out)
+    shape[d] = out[d]
+    val = np.broadcast_to(np.arange(out[d]).reshape(shape), out).astype(imp.dtype(outs[0]))
+    imp.folded[outs[0]] = np.ascontiguousarray(val)
+
+
+@_h("STABLEHLO_DYNAMIC_SLICE", ins=2)
+def _hlo_dynamic_slice(
+    imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str
+) -> None:
+    """Start indices (one scalar input per dim) clamped to [0, dim - size], then SliceFusion."""
+    sizes = [int(v) for v in (_opts2(op, node).slice_sizes or [])]
+    x_shape = imp.shape(ins[0])
+    if len(sizes) != len(x_shape) or len(ins) != 1 + len(x_shape) or any(d < 0 for d in x_shape):
+        raise _Unsupported(f"dynamic slice {sizes} of {x_shape}")
+    idt = imp.dtype(ins[1])
+    starts = imp.mid(
+        "Stack", {"axis": 0}, [imp.tensor(i) for i in ins[1:]], idt, [len(sizes)], node + ":starts"
+    )
+    lo = imp.mid("Maximum", {}, [starts, imp.const(node + ":zero", np.zeros(len(sizes), idt))], idt,
+                 [len(sizes)], node + ":lo")  # fmt: skip
+    hi = np.array([d - s for d, s in zip(x_shape, sizes)], idt)
+    begin = imp.mid(
+        "Minimum", {}, [lo, imp.const(node + ":hi", hi)], idt, [len(sizes)], node + ":begin"
+    )
+    imp.emit("SliceFusion", {"axes": []}, [imp.tensor(ins[0]), begin,
+                                           imp.const(node + ":size", np.array(sizes, idt))], outs, node)  # fmt: skip

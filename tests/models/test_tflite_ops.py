@@ -1395,3 +1395,64 @@ def test_call_and_stablehlo_control_flow_on_the_host() -> None:
         for _ in range(max(4 - kv, 0)):
             want = want * 2 + 1
         np.testing.assert_allclose(got["wx"], want, rtol=1e-6)
+
+
+def _op2(b: TB, code: str, ins: list[int], outs: list[int], o2: Any) -> None:
+    c = int(T.BuiltinOperator[code])
+    if c not in b.codes:
+        b.codes.append(c)
+    b.ops.append(
+        T.Operator(opcode_index=b.codes.index(c), inputs=ins, outputs=outs, builtin_options_2=o2)
+    )
+
+
+def test_stablehlo_structural_operators_against_numpy() -> None:
+    """LiteRT has no kernels for these: NumPy states StableHLO's semantics."""
+    x = f32(2, 3, 4)
+    b = TB()
+    xi, k0, k1 = b.input("x", [2, 3, 4]), b.input("k0", [], np.int32), b.input("k1", [], np.int32)
+    outs: dict[str, int] = {}
+
+    def out(name: str, shape: list[int], dt: Any = np.float32) -> int:
+        outs[name] = b.tensor(name, shape, dt)
+        return outs[name]
+
+    _op2(b, "STABLEHLO_RESHAPE", [xi], [out("reshape", [4, 6])], None)
+    _op2(b, "STABLEHLO_TRANSPOSE", [xi], [out("transpose", [4, 2, 3])],
+         T.StablehloTransposeOptions(permutation=[2, 0, 1]))  # fmt: skip
+    _op2(b, "STABLEHLO_CONCATENATE", [xi, xi], [out("concat", [2, 6, 4])],
+         T.StablehloConcatenateOptions(dimension=1))  # fmt: skip
+    _op2(b, "STABLEHLO_COMPARE", [xi, b.const("half", np.full((2, 3, 4), 0.5, np.float32))],
+         [out("gt", [2, 3, 4], np.bool_)],
+         T.StablehloCompareOptions(comparison_direction=T.StablehloComparisonDirection.STABLEHLO_COMPARISON_DIRECTION_GT))  # fmt: skip
+    _op2(b, "STABLEHLO_SLICE", [xi], [out("slice", [1, 2, 2])],
+         T.StablehloSliceOptions(start_indices=[1, 0, 1], limit_indices=[2, 3, 4], strides=[1, 2, 2]))  # fmt: skip
+    _op2(b, "STABLEHLO_PAD", [xi, b.const("pv", np.array(-1.0, np.float32))], [out("pad", [3, 5, 4])],
+         T.StablehloPadOptions(edge_padding_low=[1, 0, 0], edge_padding_high=[0, 2, 0],
+                               interior_padding=[0, 0, 0]))  # fmt: skip
+    _op2(b, "STABLEHLO_BROADCAST_IN_DIM", [b.input("v", [3])], [out("bcast", [2, 3, 4])],
+         T.StablehloBroadcastInDimOptions(broadcast_dimensions=[1]))  # fmt: skip
+    _op2(
+        b,
+        "STABLEHLO_IOTA",
+        [],
+        [out("iota", [2, 3], np.int32)],
+        T.StablehloIotaOptions(iota_dimension=1),
+    )
+    _op2(b, "STABLEHLO_DYNAMIC_SLICE", [xi, k0, k1, b.const("k2", np.array(1, np.int32))],
+         [out("dslice", [1, 2, 3])], T.StablehloDynamicSliceOptions(slice_sizes=[1, 2, 3]))  # fmt: skip
+    b.outputs = list(outs.values())
+    p = load(b.finish())
+    v = f32(3)
+    got = p.run({"x": x, "k0": np.array(5, np.int32), "k1": np.array(-2, np.int32), "v": v})
+    np.testing.assert_array_equal(got["reshape"], x.reshape(4, 6))
+    np.testing.assert_array_equal(got["transpose"], x.transpose(2, 0, 1))
+    np.testing.assert_array_equal(got["concat"], np.concatenate([x, x], 1))
+    np.testing.assert_array_equal(got["gt"], x > 0.5)
+    np.testing.assert_array_equal(got["slice"], x[1:2, 0:3:2, 1:4:2])
+    np.testing.assert_array_equal(
+        got["pad"], np.pad(x, [(1, 0), (0, 2), (0, 0)], constant_values=-1.0)
+    )
+    np.testing.assert_array_equal(got["bcast"], np.broadcast_to(v.reshape(1, 3, 1), (2, 3, 4)))
+    np.testing.assert_array_equal(got["iota"], np.broadcast_to(np.arange(3), (2, 3)))
+    np.testing.assert_array_equal(got["dslice"], x[1:2, 0:2, 1:4])  # starts clamped to (1, 0, 1)
