@@ -6,6 +6,16 @@ convolution weights like NNRt, so no layout changes are needed except for depthw
 (``[1, H, W, C*M]`` -> ``[C*M, H, W, 1]`` grouped convolution). Fused activations map onto NNRt's
 ``activationType``; int8/uint8 tensors keep their integer data and carry their scale/zero point
 (per channel too) as ``quantParams``, which the executor honours; float16 weights are cast.
+
+Every builtin NNRt v2_1 can express is lowered, directly or as an exact composition
+(``tflite_ops.TFLITE_TO_NNRT`` is the audit, both ways). Operators whose inputs are constants
+are folded at import time (one run of the lowered node, within ``_FOLD_BUDGET``): DEQUANTIZE
+of float16 / int8 weights, shape arithmetic, sparse weights (DENSIFY). Dynamic-range (hybrid)
+operators compute as LiteRT's builtin kernels do: the float input is quantised per batch row on
+every call (``_dynamic_quant``), the integer products are exact (float64), then scaled back.
+Builtins NNRt has no operator for run as host operators (``host_tflite``): control flow (IF,
+WHILE, CALL_ONCE, CALL) with its subgraphs imported as programs of their own, resource and
+variable tensors (LiteRT keeps their state across runs), FFT, NMS, segment sums, ...
 """
 
 from __future__ import annotations
