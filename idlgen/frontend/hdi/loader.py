@@ -100,6 +100,8 @@ def load(
     order: list[Path] = []
     inputs: list[str] = []
     edges: dict[Path, list[tuple[Path, A.Name]]] = {}
+    incomplete: set[Path] = set()  # files with an import that could not be loaded
+    uninferred: dict[str, Path] = {}  # packages no root covers -> a directory of theirs
 
     # Imports may only resolve below these (a schema must not pull in, say, ~/.ssh/x.idl
     # through '..', an absolute root inferred from a crafted package name, or a symlink).
@@ -131,6 +133,8 @@ def load(
             continue
         r.infer(pkg, u.path.parent)
         expected = r.dir_for(pkg)
+        if expected is None:
+            uninferred.setdefault(pkg, u.path.parent)
         if expected is not None and expected != u.path.parent:
             diags.error(
                 "HDI102",
@@ -157,6 +161,8 @@ def load(
                 )
                 continue
             target = _find_import(m.group(1), m.group(2), r, include_dirs, resolve)
+            if target is None or not _contained(target, bases):
+                incomplete.add(u.path)
             if target is not None and not _contained(target, bases):
                 diags.error(
                     "HDI108",
@@ -171,22 +177,33 @@ def load(
             if target is None:
                 d = r.dir_for(m.group(1))
                 where = f" (looked for '{display_path(d / (m.group(2) + '.idl'))}')" if d else ""
-                diags.error("HDI105", f"cannot find import '{imp.text}'{where}", imp.span)
+                diags.error(
+                    "HDI105",
+                    f"cannot find import '{imp.text}'{where}",
+                    imp.span,
+                    help=_root_hint(m.group(1), m.group(2), d, u.path.parent, uninferred),
+                )
                 continue
             if target not in units:
                 t = _read(target, diags)
                 if t is None:
+                    incomplete.add(u.path)
                     continue
                 units[target] = t
                 order.append(target)
             edges[u.path].append((target, imp))
 
     sorted_units = _order(order, edges, units, diags)
-    lowerer = Lowerer(diags)
+    lowerer = Lowerer(diags, _Siblings())
     for p in sorted_units:
         u = units[p]
         if u.raw is not None and _valid_package(u.raw.package.text):
-            lowerer.add(u.raw, u.digest, [(units[t].raw, imp) for t, imp in edges.get(p, [])])
+            lowerer.add(
+                u.raw,
+                u.digest,
+                [(units[t].raw, imp) for t, imp in edges.get(p, [])],
+                incomplete=p in incomplete,
+            )
     files = lowerer.lower_all()
     return LoadResult(
         Schema(tuple(files)),
@@ -194,6 +211,67 @@ def load(
         {u.display: u.text for u in units.values()},
         tuple(dict.fromkeys(inputs)),
     )
+
+
+def _root_hint(
+    package: str, name: str, d: Path | None, importer_dir: Path, uninferred: Mapping[str, Path]
+) -> list[str]:
+    """The ``--root`` that would find an import no root covers (a flat folder of files, or
+    folders not named after the package)."""
+    if d is not None:
+        return []
+    tail = "/".join(package.split(".")[-2:])
+    for where in (importer_dir, uninferred.get(package)):
+        if where is not None and is_file(where / f"{name}.idl"):
+            shown = display_path(where)
+            return [
+                f"no --root covers package '{package}' and its folder '{shown}' does not end "
+                f"in '{tail}', so no root could be inferred; pass --root {package}:{shown}"
+            ]
+    return [f"no --root covers package '{package}'; pass --root PREFIX:DIR for its root"]
+
+
+# a declaration starts its line (a `struct X` parameter type does not)
+_DECL_OF = re.compile(
+    r"^[ \t]*(?:\[[^\]\n]*\][ \t]*)?(?:struct|enum|union|interface|sequenceable)[ \t]+"
+    r"([A-Za-z_][A-Za-z0-9_.]*)",
+    re.MULTILINE,
+)
+_PACKAGE_OF = re.compile(r"\bpackage\s+([A-Za-z_][A-Za-z0-9_.]*)\s*;")
+_COMMENTS = re.compile(r"/\*[\s\S]*?\*/|//[^\n]*")
+_MAX_SIBLINGS = 256
+
+
+class _Siblings:
+    """Which file beside a file declares a name of its package: read (only when a type is
+    unknown) from the ``.idl`` files of the same folder, a cheap scan, not a parse."""
+
+    def __init__(self) -> None:
+        self.cache: dict[Path, dict[tuple[str, str], str]] = {}
+
+    def __call__(self, display: str, package: str, name: str) -> str | None:
+        folder = Path(display).parent
+        table = self.cache.get(folder)
+        if table is None:
+            table = self.cache[folder] = {}
+            try:
+                files = sorted(folder.glob("*.idl"))[:_MAX_SIBLINGS]
+            except OSError:
+                files = []
+            for q in files:
+                try:
+                    text, _ = decode_schema(read_schema(q))
+                except (OSError, ValueError):
+                    continue
+                code = _COMMENTS.sub(" ", text)
+                pkg = _PACKAGE_OF.search(code)
+                if pkg is None:
+                    continue
+                for m in _DECL_OF.finditer(code):
+                    short = m.group(1).rsplit(".", 1)[-1]
+                    table.setdefault((pkg.group(1), short), display_path(q))
+        found = table.get((package, name))
+        return None if found is None or Path(found) == Path(display) else found
 
 
 def _valid_package(package: str) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ... import ir
@@ -98,6 +98,8 @@ class _File:
     package: str = ""
     # Visible names: own declarations and sequenceables first, then imported files.
     own: dict[str, str] = field(default_factory=dict)
+    # An import of this file was not found or did not parse: its unknown types are no news.
+    incomplete: bool = False
 
 
 @dataclass
@@ -110,8 +112,14 @@ class _Entry:
 class Lowerer:
     """Collect files (imports first), then lower them all at once."""
 
-    def __init__(self, diags: Diagnostics) -> None:
+    def __init__(
+        self,
+        diags: Diagnostics,
+        sibling_decls: Callable[[str, str, str], str | None] | None = None,
+    ) -> None:
         self.diags = diags
+        # (file, package, name) -> a file beside it, of that package, that declares name
+        self.sibling_decls = sibling_decls
         self.files: list[_File] = []
         self.index: dict[str, _Entry] = {}
         self.by_raw: dict[int, _File] = {}
@@ -123,9 +131,15 @@ class Lowerer:
 
     # ---------------------------------------------------------------- collection
     def add(
-        self, raw: A.RawFile, digest: str, imports: Sequence[tuple[A.RawFile | None, A.Name]]
+        self,
+        raw: A.RawFile,
+        digest: str,
+        imports: Sequence[tuple[A.RawFile | None, A.Name]],
+        *,
+        incomplete: bool = False,
     ) -> None:
-        f = _File(raw, digest, list(imports), raw.package.text)
+        """Add a file; ``incomplete``: one of its imports could not be loaded (reported)."""
+        f = _File(raw, digest, list(imports), raw.package.text, incomplete=incomplete)
         self.files.append(f)
         self.by_raw[id(raw)] = f
         for seq in raw.sequenceables:
@@ -152,6 +166,20 @@ class Lowerer:
         return e.raw.span if isinstance(e.raw, A.Name) else e.raw.name.span
 
     # ---------------------------------------------------------------- lookup
+    def _declared_in_package(self, f: _File, name: str) -> tuple[str, str] | None:
+        """(file, import name) of another file of ``f``'s package that declares ``name``: one
+        loaded in this run, else one beside it on disk (``sibling_decls``)."""
+        e = self.index.get(f"{f.package}.{name}")
+        if e is not None and e.file is not f and e.kind is not ir.RefKind.SEQUENCEABLE:
+            path = e.file.raw.path
+            stem = path.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+            return path, f"{f.package}.{stem}"
+        if self.sibling_decls is not None:
+            found = self.sibling_decls(f.raw.path, f.package, name)
+            if found is not None:
+                return found, f"{f.package}.{found.replace(chr(92), '/').rsplit('/', 1)[-1][:-4]}"
+        return None
+
     def _visible(self, f: _File) -> Iterable[tuple[str, str]]:
         """(short name, qualname) pairs in lookup order: own, then imports breadth-first."""
         yield from f.own.items()
@@ -196,6 +224,18 @@ class Lowerer:
         return None
 
     def _unknown_type(self, f: _File, name: str, span: Span) -> None:
+        if f.incomplete or any(raw is None for raw, _ in f.imports):
+            return  # an import that did not parse may declare it: its error says enough
+        where = self._declared_in_package(f, name) if "." not in name else None
+        if where is not None:
+            # declared by another file of the package that this file does not import
+            self.diags.error(
+                "HDI202",
+                f"unknown type '{name}'",
+                span,
+                help=[f"'{name}' is declared in '{where[0]}': add 'import {where[1]};'"],
+            )
+            return
         candidates = itertools.chain(_BASIC_NAMES, (s for s, _ in self._visible(f)))
         close = suggest(self.diags, name, candidates, n=3)
         help = [f"did you mean {' or '.join(repr(c) for c in close)}?"] if close else []
@@ -345,8 +385,9 @@ class Lowerer:
                 "HDI315",
                 f"'{t.rsplit('.', 1)[1]}' contains itself by value: {chain}",
                 edge[0],
-                help=["HDI has no recursive types: not even a List<…> or array of itself "
-                      "(HDI317)"],
+                help=[
+                    "HDI has no recursive types: not even a List<…> or array of itself " "(HDI317)"
+                ],
             )
             # Dropping the target of every back edge leaves a DAG; marking the whole cycle
             # instead would cost quadratic time when many back edges share a long path.
