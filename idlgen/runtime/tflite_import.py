@@ -269,6 +269,42 @@ class TfliteImporter:
             in_names.append(name)
             in_dtypes.append(dt)
             in_shapes.append(self.shape(ti))
+        self.lower_operators()
+        out_names = []
+        for ti in self.g.outputs or []:
+            ti = int(ti)
+            if ti not in self.idx:
+                self.tensor(ti)
+            self.b.output(self.idx[ti])
+            out_names.append(str(self.t(ti).name or f"t{ti}"))
+        model, buffers = self.b.build()
+        return Program(
+            model, buffers, in_names, out_names, source, in_dtypes, in_shapes, self.b.host_nodes
+        )
+
+    def inline(self, k: int, inputs: list[int], node: str) -> list[int]:
+        """Lower subgraph ``k`` into this model (a CALL, a composite's decomposition): its inputs
+        are the NNRt tensors ``inputs``; returns the NNRt tensors of its outputs."""
+        child = TfliteImporter(self.m, self.pkg, self.T, k, self.vars, self.depth + 1)
+        child.file = self.file
+        child.b = self.b
+        sub_ins = [int(t) for t in (child.g.inputs or [])]
+        if len(sub_ins) != len(inputs):
+            raise _bad(f"{node}: subgraph {k} takes {len(sub_ins)} inputs, given {len(inputs)}")
+        for ti, nn in zip(sub_ins, inputs):
+            child.t(ti)
+            child.idx[ti] = nn
+        child.lower_operators()
+        res = []
+        for ti in child.g.outputs or []:
+            ti = int(ti)
+            if ti not in child.idx:
+                child.tensor(ti)
+            res.append(child.idx[ti])
+        return res
+
+    def lower_operators(self) -> None:
+        """Lower every operator of the subgraph, in order, onto ``self.b``."""
         for k, op in enumerate(self.g.operators or []):
             opname = self.opname(op, k)
             outs = [int(o) for o in (op.outputs or [])]
@@ -324,17 +360,6 @@ class TfliteImporter:
                         opname, node, unsupported_reason(opname, str(e))
                     ) from None
                 self.on_host(opname, op, ins, outs, node, unsupported_reason(opname, str(e)))
-        out_names = []
-        for ti in self.g.outputs or []:
-            ti = int(ti)
-            if ti not in self.idx:
-                self.tensor(ti)
-            self.b.output(self.idx[ti])
-            out_names.append(str(self.t(ti).name or f"t{ti}"))
-        model, buffers = self.b.build()
-        return Program(
-            model, buffers, in_names, out_names, source, in_dtypes, in_shapes, self.b.host_nodes
-        )
 
     def fold(
         self,
@@ -1618,9 +1643,25 @@ def _variable(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], nod
 
 
 def _call(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
-    body = imp.body(_subgraph_index(op, "subgraph", node))
-    why = unsupported_reason("CALL", "a subgraph call runs on the host")
-    imp.host("CALL", body, ins, outs, node, why)
+    """CALL: the subgraph's operators lowered in place (NNRt runs them)."""
+    _inline_into(imp, _subgraph_index(op, "subgraph", node), ins, outs, node)
+
+
+def _inline_into(imp: TfliteImporter, k: int, ins: list[int], outs: list[int], node: str) -> None:
+    res = imp.inline(k, [imp.tensor(i) for i in ins if i >= 0], node)
+    if len(res) < len(outs):
+        raise _bad(f"{node}: subgraph {k} gives {len(res)} outputs for {len(outs)}")
+    for o, r in zip(outs, res):
+        imp.idx[o] = r
+
+
+def _hlo_composite(
+    imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str
+) -> None:
+    """STABLEHLO_COMPOSITE: its decomposition subgraph lowered in place (as LiteRT runs an
+    unfused composite)."""
+    k = int(getattr(_opts2(op, node), "decomposition_subgraph_index", -1))
+    _inline_into(imp, k, ins, outs, node)
 
 
 def _hlo_while(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
@@ -1645,8 +1686,12 @@ def _hlo_case(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], nod
     imp.host("STABLEHLO_CASE", host_tflite.case_kernel(bodies), ins, outs, node, why)
 
 
+#: Operators whose subgraph is lowered in place (NNRt runs it), not run on the host.
+_INLINED = frozenset({"CALL", "STABLEHLO_COMPOSITE"})
+
 _CONTROL: dict[str, Callable[[TfliteImporter, Any, list[int], list[int], str], None]] = {
     "CALL": _call,
+    "STABLEHLO_COMPOSITE": _hlo_composite,
     "STABLEHLO_WHILE": _hlo_while,
     "STABLEHLO_CASE": _hlo_case,
     "IF": _if,

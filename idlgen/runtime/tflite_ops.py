@@ -26,7 +26,7 @@ TFLITE_TO_NNRT: dict[str, str] = {
     "RELU_N1_TO_1": "Activation", "RELU6": "Activation", "RESHAPE": "Reshape",
     "RESIZE_BILINEAR": "Resize", "RNN": "FullConnection+AddFusion", "SOFTMAX": "Softmax", "SPACE_TO_DEPTH": "SpaceToDepth",
     "SVDF": "FullConnection+StridedSlice+Concat+MulFusion+ReduceFusion", "TANH": "Activation", "CONCAT_EMBEDDINGS": _NONE, "SKIP_GRAM": _NONE,
-    "CALL": _NONE, "CUSTOM": _NONE, "EMBEDDING_LOOKUP_SPARSE": _NONE, "PAD": "PadFusion",
+    "CALL": "(the subgraph's operators)", "CUSTOM": _NONE, "EMBEDDING_LOOKUP_SPARSE": _NONE, "PAD": "PadFusion",
     "UNIDIRECTIONAL_SEQUENCE_RNN": "FullConnection+AddFusion", "GATHER": "Gather", "BATCH_TO_SPACE_ND": "BatchToSpaceND",
     "SPACE_TO_BATCH_ND": "SpaceToBatchND", "TRANSPOSE": "Transpose", "MEAN": "ReduceFusion",
     "SUB": "SubFusion", "DIV": "DivFusion", "SQUEEZE": "Squeeze", "UNIDIRECTIONAL_SEQUENCE_LSTM": "LSTM",
@@ -81,7 +81,7 @@ TFLITE_TO_NNRT: dict[str, str] = {
     "STABLEHLO_DOT_GENERAL": "MatMulFusion", "STABLEHLO_REDUCE_WINDOW": "MaxPoolFusion",
     "STABLEHLO_SORT": _NONE, "STABLEHLO_WHILE": _NONE, "STABLEHLO_GATHER": "GatherNd",
     "STABLEHLO_TRANSPOSE": "Transpose", "DILATE": _NONE, "STABLEHLO_RNG_BIT_GENERATOR": _NONE,
-    "REDUCE_WINDOW": "MaxPoolFusion", "STABLEHLO_COMPOSITE": _NONE, "STABLEHLO_SHIFT_LEFT": _NONE,
+    "REDUCE_WINDOW": "MaxPoolFusion", "STABLEHLO_COMPOSITE": "(the decomposition's operators)", "STABLEHLO_SHIFT_LEFT": _NONE,
     "STABLEHLO_CBRT": "PowFusion", "STABLEHLO_CASE": _NONE,
 }  # fmt: skip
 
@@ -116,10 +116,10 @@ def audit(
     it), ``not imported yet`` (NNRt has one, idlgen does not map it), ``no NNRt operator``."""
     if imported is None or host is None:
         from .host_tflite import KERNELS
-        from .tflite_import import _CONTROL, _HANDLERS
+        from .tflite_import import _CONTROL, _HANDLERS, _INLINED
 
-        imported = set(_HANDLERS) if imported is None else imported
-        host = set(KERNELS) | set(_CONTROL) if host is None else host
+        imported = set(_HANDLERS) | set(_INLINED) if imported is None else imported
+        host = (set(KERNELS) | set(_CONTROL)) - set(_INLINED) if host is None else host
     rows = []
     for op, nn in TFLITE_TO_NNRT.items():
         if op in imported:
