@@ -1450,3 +1450,158 @@ def _group_norm(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]
     )
     imp.emit("AddFusion", {"activationType": 0},
              [y, imp.b.constant(nm + ":bias", np.ascontiguousarray(bias.reshape(col)))], node)  # fmt: skip
+
+
+# --- ai.onnx.ml (scikit-learn exports) --------------------------------------------------------
+
+
+def _rows(imp: Importer, xv: Val | None, what: str) -> tuple[int, int, int]:
+    """A 2-D float input [N, F] (1-D is one row): its tensor (as float32), N and F."""
+    assert xv is not None
+    shape = _static(xv, what)
+    if len(shape) not in (1, 2):
+        raise _Unsupported(f"rank-{len(shape)} input")
+    n, f = (1, shape[0]) if len(shape) == 1 else shape
+    t = imp.tensor(xv)
+    f32 = np.dtype(np.float32)
+    if len(shape) == 1:
+        t = _reshape(imp, t, [n, f], what + ":rows", xv.dtype or f32)
+    if (xv.dtype or f32) != f32:
+        t = _cast(imp, t, f32, f"{what}:f32", [n, f])
+    return t, n, f
+
+
+@handles("ai.onnx.ml.Scaler")
+def _ml_scaler(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """(x - offset) * scale, per feature (a single value applies to all)."""
+    t, n, f = _rows(imp, x[0], _nm(node))
+    f32 = np.float32
+    off = np.asarray(a.get("offset", [0.0]), f32)
+    sc = np.asarray(a.get("scale", [1.0]), f32)
+    nm = _nm(node)
+    d = _bin(imp, "SubFusion", t, imp.b.constant(nm + ":offset", off), nm + ":centred", f32, [n, f])
+    _known(
+        imp,
+        node,
+        "MulFusion",
+        {"activationType": 0},
+        [d, imp.b.constant(nm + ":scale", sc)],
+        [n, f],
+    )
+
+
+@handles("ai.onnx.ml.Normalizer")
+def _ml_normalizer(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """Each row divided by its MAX, L1 or L2 norm (ReduceFusion MAX / ASUM / L2, DivFusion)."""
+    mode = {"MAX": 1, "L1": 6, "L2": 8}.get(str(a.get("norm", "MAX")))
+    if mode is None:
+        raise _Unsupported(f"norm={a.get('norm')}")
+    t, n, f = _rows(imp, x[0], _nm(node))
+    nm = _nm(node)
+    red = {"keepDims": True, "mode": mode, "reduceToEnd": False, "coeff": 1.0}
+    d = _op(
+        imp,
+        "ReduceFusion",
+        red,
+        [t, _i32(imp, nm + ":axes", [1])],
+        nm + ":norm",
+        np.float32,
+        [n, 1],
+    )
+    _known(imp, node, "DivFusion", {"activationType": 0}, [t, d], [n, f])
+
+
+@handles("ai.onnx.ml.LinearRegressor")
+def _ml_linear_regressor(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    if str(a.get("post_transform", "NONE")) != "NONE":
+        raise _Unsupported(f"post_transform={a.get('post_transform')}")
+    t, n, f = _rows(imp, x[0], _nm(node))
+    targets = int(a.get("targets", 1))
+    coef = np.asarray(a.get("coefficients", []), np.float32).reshape(targets, f)
+    inter = np.asarray(a.get("intercepts", [0.0] * targets), np.float32).reshape(targets)
+    nm = _nm(node)
+    mm = {"transposeA": False, "transposeB": False, "activationType": 0}
+    ins = [
+        t,
+        imp.b.constant(nm + ":coef", np.ascontiguousarray(coef.T)),
+        imp.b.constant(nm + ":b", inter),
+    ]
+    _known(imp, node, "MatMulFusion", mm, ins, [n, targets])
+
+
+@handles("ai.onnx.ml.LinearClassifier")
+def _ml_linear_classifier(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """scores = x @ coefficients^T + intercepts (MatMulFusion); label = labels[argmax] (ArgMaxFusion,
+    Gather of the integer labels); scores through LOGISTIC (SIGMOID) or SOFTMAX. String labels,
+    one-column (binary) models and the other transforms stay on the host."""
+    ints = list(a.get("classlabels_ints") or [])
+    how = str(a.get("post_transform", "NONE"))
+    if not ints or int(a.get("multi_class", 0)) or how not in ("NONE", "LOGISTIC", "SOFTMAX"):
+        raise _Unsupported("string labels, multi_class or this post_transform")
+    k = len(ints)
+    inter = np.asarray(a.get("intercepts", [0.0] * k), np.float32).reshape(-1)
+    if k < 2 or inter.size != k:
+        raise _Unsupported("a binary (one score column) classifier")
+    t, n, f = _rows(imp, x[0], _nm(node))
+    coef = np.asarray(a.get("coefficients", []), np.float32)
+    if coef.size < k * f:
+        raise _Unsupported("fewer coefficients than classes x features")
+    w = coef[: k * f].reshape(k, f)  # onnxruntime reads [classes, features] row-major
+    nm = _nm(node)
+    mm = {"transposeA": False, "transposeB": False, "activationType": 0}
+    f32 = np.dtype(np.float32)
+    scores = _op(imp, "MatMulFusion", mm, [t, imp.b.constant(nm + ":w", np.ascontiguousarray(w.T)),
+                 imp.b.constant(nm + ":b", inter)], nm + ":scores", f32, [n, k])  # fmt: skip
+    outs = list(node.output) + ["", ""]
+    if outs[0]:
+        am = _op(imp, "ArgMaxFusion", {"axis": 1, "topK": 1, "keepDims": False, "outMaxValue": False},
+                 [scores], nm + ":argmax", np.int32, [n])  # fmt: skip
+        labels = imp.b.constant(nm + ":labels", np.asarray(ints, np.int64))
+        lab = _op(
+            imp, "Gather", {}, [labels, am, _i32(imp, nm + ":ax0", [0])], outs[0], np.int64, [n]
+        )
+        _set(imp, outs[0], np.int64, (n,), lab)
+    if outs[1]:
+        if how == "LOGISTIC":
+            y = _op(imp, "Activation", L.activation(_SIGMOID), [scores], outs[1], f32, [n, k])
+        elif how == "SOFTMAX":
+            y = _op(imp, "Softmax", {"axis": [1]}, [scores], outs[1], f32, [n, k])
+        else:
+            y = scores
+        _set(imp, outs[1], f32, (n, k), y)
+
+
+@handles("ai.onnx.ml.Binarizer")
+def _ml_binarizer(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """x > threshold as 1.0 / 0.0 in the input's type."""
+    xv = x[0]
+    assert xv is not None
+    shape = list(_static(xv, "Binarizer input"))
+    dt = xv.dtype or np.dtype(np.float32)
+    nm = _nm(node)
+    gt = _op(imp, "Greater", {}, [imp.tensor(xv), _k(imp, nm + ":th", float(a.get("threshold", 0.0)), dt)],
+             nm + ":gt", np.bool_, shape)  # fmt: skip
+    _known(
+        imp,
+        node,
+        "Where",
+        {},
+        [gt, _k(imp, nm + ":one", 1, dt), _k(imp, nm + ":zero", 0, dt)],
+        shape,
+        dt,
+    )
+
+
+def _known(
+    imp: Importer,
+    node: Any,
+    struct: str,
+    attrs: dict[str, Any],
+    ins: Sequence[int],
+    dims: Dims,
+    dt: Any = np.float32,
+) -> None:
+    """Emit ``node``'s first output with a shape computed here (ONNX shape inference often knows
+    nothing about ai.onnx.ml outputs)."""
+    out = node.output[0]
+    _set(imp, out, dt, dims, _op(imp, struct, attrs, ins, out, dt, dims))

@@ -268,8 +268,10 @@ class Importer:
         if id(node) in self.absorbed:
             return
         if node.domain not in ("", "ai.onnx"):
-            self.on_host(node, [], host_reason(f"{node.domain}.{op}"))
-            return
+            op = f"{node.domain}.{op}"  # e.g. ai.onnx.ml.Scaler: handled like any other op
+            if op not in HANDLERS:
+                self.on_host(node, [], host_reason(op))
+                return
         ins: list[Val | None] = []
         for n in node.input:
             if not n:

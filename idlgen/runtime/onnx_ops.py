@@ -167,6 +167,12 @@ ONNX: dict[str, tuple[str, str]] = {
                       "Round, AddFusion, Clip, Cast (onnxruntime's requantisation)"),
     "GroupNormalization": (DECOMPOSED, "Reshape, ReduceFusion MEAN, SubFusion, MulFusion, AddFusion, "
                            "Sqrt, DivFusion"),
+    "ai.onnx.ml.Binarizer": (DECOMPOSED, "Greater, Where"),
+    "ai.onnx.ml.LinearClassifier": (DECOMPOSED, "MatMulFusion, ArgMaxFusion, Gather, Activation "
+                                    "SIGMOID / Softmax (string labels, binary models: host_onnx)"),
+    "ai.onnx.ml.LinearRegressor": (DECOMPOSED, "MatMulFusion with the intercepts as bias"),
+    "ai.onnx.ml.Normalizer": (DECOMPOSED, "ReduceFusion MAX / ASUM / L2, DivFusion"),
+    "ai.onnx.ml.Scaler": (DECOMPOSED, "SubFusion, MulFusion"),
     # --- folded at load time only ---------------------------------------------------------------
     "Constant": (FOLDED, "a constant tensor"),
     "Size": (FOLDED, "static shapes (Shape and ReduceFusion PROD would compute it)"),
@@ -179,8 +185,6 @@ ONNX: dict[str, tuple[str, str]] = {
     "GridSample": (HOST, "host_onnx.grid_sample (data-dependent gather with interpolation)"),
     "If": (HOST, "branches imported as NNRt subgraphs; the choice runs on the host"),
     "Loop": (HOST, "body imported as an NNRt subgraph; the iteration runs on the host"),
-    "ai.onnx.ml.LinearClassifier": (HOST, "host_onnx"),
-    "ai.onnx.ml.Normalizer": (HOST, "host_onnx"),
     "ai.onnx.ml.ZipMap": (HOST, "a sequence of maps (not a tensor)"),
     # --- NNRt v2_1 has no operator --------------------------------------------------------------
     "Acos": (NO_NNRT, "no inverse trigonometric operators"),
@@ -261,12 +265,9 @@ ONNX: dict[str, tuple[str, str]] = {
     "SoftmaxCrossEntropyLoss": (NOT_YET, "LogSoftmax, GatherNd, ReduceFusion"),
     "SwiGLU": (NOT_YET, "Split, Activation SWISH, MulFusion"),
     "TensorScatter": (NOT_YET, "ScatterNd, Where"),
-    "ai.onnx.ml.Binarizer": (NOT_YET, "Greater, Cast"),
     "ai.onnx.ml.FeatureVectorizer": (NOT_YET, "Concat"),
     "ai.onnx.ml.Imputer": (NOT_YET, "NotEqual, Where"),
-    "ai.onnx.ml.LinearRegressor": (NOT_YET, "MatMulFusion, AddFusion"),
     "ai.onnx.ml.OneHotEncoder": (NOT_YET, "OneHot (integer categories)"),
-    "ai.onnx.ml.Scaler": (NOT_YET, "SubFusion, MulFusion"),
 }  # fmt: skip
 
 

@@ -485,7 +485,7 @@ def test_op_audit_table_is_shipped_and_consistent() -> None:
     [("NonZero", "", 1, {}, "NNRt v2_1 has no operator for NonZero"),
      ("CumSum", "", 2, {}, "NNRt v2_1 has no operator for CumSum"),
      ("Cosh", "", 1, {}, "idlgen does not import Cosh onto NNRt yet"),
-     ("Scaler", "ai.onnx.ml", 1, {"scale": [2.0]}, "idlgen does not import ai.onnx.ml.Scaler onto NNRt yet")],
+     ("Imputer", "ai.onnx.ml", 1, {"imputed_value_floats": [2.0]}, "idlgen does not import ai.onnx.ml.Imputer onto NNRt yet")],
 )  # fmt: skip
 def test_refusals_say_whether_nnrt_has_the_operator(op: str, domain: str, inputs: int,
                                                     attrs: dict[str, Any], says: str) -> None:  # fmt: skip
@@ -738,4 +738,26 @@ def test_group_normalization(opset: int, groups: int) -> None:
     except Exception:  # noqa: BLE001 - onnxruntime without this opset's GroupNormalization
         pytest.skip("onnxruntime cannot run it")
     prog = check(m, {"x": _r(2, c, 3, 5) * 3 + 1})
+    assert prog.coverage()["host_nodes"] == 0
+
+
+@pytest.mark.parametrize("post", ["NONE", "LOGISTIC", "SOFTMAX"])
+def test_sklearn_style_pipeline_on_nnrt(post: str) -> None:
+    """ai.onnx.ml Scaler -> LinearClassifier -> Normalizer, LinearRegressor and Binarizer run as
+    NNRt nodes (checked against onnxruntime)."""
+    ml = {"ai.onnx.ml": 1}
+    nodes = [
+        helper.make_node("Scaler", ["x"], ["s"], domain="ai.onnx.ml", offset=_r(4).tolist(), scale=(_r(4) + 2).tolist()),
+        helper.make_node("LinearClassifier", ["s"], ["label", "scores"], domain="ai.onnx.ml",
+                         coefficients=_r(3 * 4).tolist(), intercepts=_r(3).tolist(),
+                         classlabels_ints=[4, 7, 9], post_transform=post),
+        helper.make_node("Normalizer", ["scores"], ["n"], domain="ai.onnx.ml", norm="L1"),
+        helper.make_node("LinearRegressor", ["x"], ["r"], domain="ai.onnx.ml", coefficients=_r(2 * 4).tolist(),
+                         intercepts=_r(2).tolist(), targets=2),
+        helper.make_node("Binarizer", ["x"], ["bin"], domain="ai.onnx.ml", threshold=0.3),
+    ]  # fmt: skip
+    m = _model(nodes, [_vi("x", [5, 4])],
+               [_vi("label", [5], TensorProto.INT64), _vi("scores", [5, 3]), _vi("n", [5, 3]), _vi("r", [5, 2]),
+                _vi("bin", [5, 4])], opset=13, domains=ml)  # fmt: skip
+    prog = check(m, {"x": _r(5, 4)})
     assert prog.coverage()["host_nodes"] == 0
