@@ -276,6 +276,7 @@ class Grammar:
         max_depth: int = 0,
         repair_at_end: bool = False,
         insert: Mapping[int, Sequence[str]] | None = None,
+        relex: bool = False,
     ) -> Any:
         """Parse ``text``, calling ``transformer``'s methods bottom-up; return the start rule's
         value.
@@ -293,7 +294,9 @@ class Grammar:
         several terminals to insert in order, and with ``repair_at_end`` it is offered the end
         of the text too. ``insert`` maps offsets to terminals inserted there, zero-width, right
         after the token that ends at the offset (a repair planned before parsing, such as a
-        missing ``}``).
+        missing ``}``). With ``relex``, the token after an insertion is scanned again in the
+        state the insertion led to (a word the contextual lexer took for an identifier may be
+        a keyword there); Lark's ``on_error`` feeds it unchanged.
         """
         lines = _Lines(text)
         actions = self.actions
@@ -449,11 +452,30 @@ class Grammar:
                     at = stack[-1][2] if stack and stack[-1][2] >= 0 else start
                     for ins in (fix,) if isinstance(fix, str) else fix:
                         feed(ins, _token(ins, text, at, at, lines), at, at)
+                    if relex and kind != END:
+                        # the token again, as the state the insertion led to scans it
+                        kind, pos = self._rescan(text, start, states[-1], kind, pos)
+                        end = pos
+                        last = (start, end, kind)
+                        tok = _token(kind, text, start, end, lines) if kind in kept_terms else None
                     result = feed(kind, tok, start, end)
                 except UnexpectedToken:
                     raise e from None
             if kind == END:
                 return result
+
+    def _rescan(self, text: str, start: int, state: int, kind: str, end: int) -> tuple[str, int]:
+        """The token at ``start`` as ``state`` scans it (``kind``/``end`` when it cannot)."""
+        match, keywords = self.scanners[state]
+        m = match(text, start)
+        if m is None or m.lastgroup in self.ignore:
+            return kind, end
+        k = m.lastgroup or kind
+        if keywords:
+            table = keywords.get(k)
+            if table is not None:
+                k = table.get(text[start : m.end()], k)
+        return k, m.end()
 
     def _lex_error(
         self, text: str, pos: int, lines: _Lines, state: int, last: tuple[int, int, str]

@@ -319,12 +319,53 @@ def parse(text: str, file: str, diags: Diagnostics) -> A.FileAst | None:
     docs = _scan_trivia(text, file, diags)
     if len(diags) > n_before:
         return None
+    repaired: list[UnexpectedToken] = []
+
+    def recover(e: UnexpectedToken) -> tuple[str, ...] | None:
+        """Insert a ';' missing at the end of a line, or the '}' missing at the end of the
+        file, and go on (the error is reported), so one slip hides nothing else."""
+        if len(repaired) >= 20:
+            return None
+        expected = set(e.expected)
+        fix: tuple[str, ...] | None = None
+        if e.token.type == "$END":
+            if "RBRACE" in expected:
+                fix = ("RBRACE",)
+        elif _missing_semicolon(e, text):
+            fix = ("SEMICOLON",)
+        if fix is not None:
+            repaired.append(e)
+        return fix
+
+    planned: dict[int, str] = {}
+
+    def run() -> Any:
+        repaired.clear()
+        return _grammar().parse(
+            text,
+            _ToAst(file, docs),
+            max_depth=MAX_TREE_DEPTH,
+            on_error=recover,
+            repair_at_end=True,
+            insert={at: ("RBRACE",) for at in planned},
+            relex=True,
+        )
+
     try:
-        result = _grammar().parse(text, _ToAst(file, docs), max_depth=MAX_TREE_DEPTH)
+        try:
+            result = run()
+        except UnexpectedToken as e:
+            # A '}' is missing before a declaration that starts a line: parse again with it.
+            closes = _missing_braces(text)
+            if not closes or min(closes) > (e.token.start_pos or len(text)):
+                raise
+            planned = closes
+            result = run()
     except TooDeep as e:
         e.report(diags, "FBS003", file, MAX_TREE_DEPTH)
         return None
     except UnexpectedInput as e:
+        _report_repairs(file, text, planned, repaired, diags, failed=e)
         line, col = getattr(e, "line", 1) or 1, getattr(e, "column", 1) or 1
         if isinstance(e, UnexpectedToken):
             tok = e.token
@@ -360,7 +401,89 @@ def parse(text: str, file: str, diags: Diagnostics) -> A.FileAst | None:
             diags.error("FBS001", f"syntax error: {e}", Span(file, line, col, line, col + 1))
         return None
     assert isinstance(result, A.FileAst)
+    # A repaired file is still checked (its other errors are worth seeing), never generated.
+    _report_repairs(file, text, planned, repaired, diags)
     return result
+
+
+def _missing_semicolon(e: UnexpectedToken, text: str) -> bool:
+    """A ';' could come before the unexpected token, which starts a later line than the
+    previous token: a ';' forgotten at the end of a line."""
+    prev_end = getattr(e, "prev_end", -1)
+    tok = e.token
+    if tok.type == "$END" or prev_end < 0 or "SEMICOLON" not in e.expected:
+        return False
+    return "\n" in text[prev_end : tok.start_pos or 0]
+
+
+# Code tokens outside comments and strings, for the brace plan.
+_CODE_TOKENS = re.compile(
+    r"""(?P<c>/\*[\s\S]*?\*/|//[^\n]*)|(?P<w>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'"""
+    r"""|[A-Za-z_][A-Za-z0-9_]*|\S)"""
+)
+_DECL_KEYWORDS = frozenset({"table", "struct", "enum", "union", "rpc_service"})
+_STMT_KEYWORDS = frozenset(
+    {"namespace", "include", "native_include", "attribute", "root_type", "file_identifier",
+     "file_extension"}
+)  # fmt: skip
+
+
+def _missing_braces(text: str) -> dict[int, str]:
+    """Offsets after the last token before a declaration that starts a line inside an open
+    block, where a '}' went missing -> the declaration's first word."""
+    depth = 0
+    closes: dict[int, str] = {}
+    prev_end = -1
+    toks = [m for m in _CODE_TOKENS.finditer(text) if m.lastgroup == "w"]
+    for i, m in enumerate(toks):
+        w = m.group()
+        at_line_start = m.start() == 0 or text.rfind("\n", 0, m.start()) == m.start() - 1
+        nxt = toks[i + 1].group() if i + 1 < len(toks) else ""
+        starts_decl = (w in _DECL_KEYWORDS and (nxt[:1].isalpha() or nxt[:1] == "_")) or (
+            w in _STMT_KEYWORDS and nxt not in (":", ",", "=", "(")
+        )
+        if depth > 0 and at_line_start and starts_decl and prev_end >= 0:
+            closes[prev_end] = w
+            depth -= 1
+        if w == "{":
+            depth += 1
+        elif w == "}" and depth:
+            depth -= 1
+        prev_end = m.end()
+    return closes
+
+
+def _report_repairs(
+    file: str,
+    text: str,
+    planned: dict[int, str],
+    repaired: list[UnexpectedToken],
+    diags: Diagnostics,
+    failed: UnexpectedInput | None = None,
+) -> None:
+    """One error per repair, located right after the token the missing one follows."""
+    found: list[tuple[int, str, str, list[str]]] = []
+    for at, word in planned.items():
+        found.append(
+            (at, "'}'", f"'{word}'", ["the declaration above is not closed; one starts here"])
+        )
+    for e in repaired:
+        if e is failed:  # the repair did not help: reported as it is
+            continue
+        at = getattr(e, "prev_end", -1)
+        if e.token.type == "$END":
+            found.append((at, "'}'", "end of file", ["the last declaration is not closed"]))
+        else:
+            found.append((at, "';'", f"'{e.token}'", []))
+    for at, want, before, help in sorted(found, key=lambda x: x[0]):
+        line = text.count("\n", 0, at) + 1
+        col = at - (text.rfind("\n", 0, at) + 1) + 1
+        diags.error(
+            "FBS001",
+            f"syntax error: expected {want} before {before}",
+            Span(file, line, col, line, col + 1),
+            help=help,
+        )
 
 
 @functools.cache

@@ -440,6 +440,7 @@ def parse(path: str, text: str, diags: Diagnostics) -> A.RawFile | None:
             max_depth=MAX_TREE_DEPTH,
             repair_at_end=True,
             insert={at: kinds for at, (kinds, _) in planned.items()},
+            relex=True,
         )
 
     try:
