@@ -1480,3 +1480,45 @@ def test_stablehlo_composite_decomposition_is_lowered_in_place() -> None:
     xv = f32(2, 3)
     np.testing.assert_allclose(p.run({"x": xv})["z"], (xv * xv + 1) ** 2 + 1, rtol=1e-6)
     assert p.coverage()["host_nodes"] == 0 and len(p.model.nodes) == 4
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    h=st.integers(1, 5),
+    w=st.integers(1, 5),
+    k=st.integers(1, 4),
+    s=st.integers(1, 3),
+    same=st.booleans(),
+    extra=st.integers(0, 1),
+)
+def test_transpose_conv_shapes(h: int, w: int, k: int, s: int, same: bool, extra: int) -> None:
+    """Output sizes TFLite accepts for the input, kernel and stride (SAME: in * s; VALID:
+    (in - 1) * s + k, plus up to stride - 1 extra rows/columns)."""
+    if same:
+        oh, ow = h * s, w * s
+    else:
+        oh, ow = (h - 1) * s + k + min(extra, s - 1), (w - 1) * s + k
+    ins = [
+        In("os", i32(1, oh, ow, 2), True),
+        In("w", f32(2, k, k, 3), True),
+        In("x", f32(1, h, w, 3)),
+    ]
+    opts = T.TransposeConvOptions(padding=T.Padding.SAME if same else T.Padding.VALID, stride_w=s,
+                                  stride_h=s)  # fmt: skip
+    check("TRANSPOSE_CONV", ins, [np.float32], opts)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    shape=st.lists(st.integers(1, 4), min_size=1, max_size=4),
+    data=st.data(),
+)
+def test_tile_mirror_pad_reverse_shapes(shape: list[int], data: Any) -> None:
+    x = f32(*shape)
+    mult = data.draw(st.lists(st.integers(1, 3), min_size=len(shape), max_size=len(shape)))
+    check("TILE", [In("x", x), In("m", i32(*mult), True)], [np.float32])
+    pads = [[data.draw(st.integers(0, d - 1)), data.draw(st.integers(0, d - 1))] for d in shape]
+    check("MIRROR_PAD", [In("x", x), In("p", np.array(pads, np.int32), True)], [np.float32],
+          T.MirrorPadOptions(mode=T.MirrorPadMode.REFLECT))  # fmt: skip
+    ax = data.draw(st.integers(0, len(shape) - 1))
+    check("REVERSE_V2", [In("x", x), In("a", i32(ax), True)], [np.float32])
