@@ -87,7 +87,7 @@ def test_syntax_error_leaves_the_file_untouched(
     assert main(["fmt", "idl"]) == 1
     err = capsys.readouterr().err
     assert bad.read_text() == BROKEN
-    assert "idl/demo/v1_0/Bad.idl:" in err and "error[HDI001]" in err
+    assert "idl/demo/v1_0/Bad.idl:3:10: error[HDI001]: expected ';'" in err
     assert "^" in err  # the caret line
     # the other file of the run is still formatted
     assert (proj / "idl/demo/v1_0/Types.idl").read_text() == PRETTY
@@ -126,7 +126,7 @@ def test_stdin_check_and_syntax_error(
     assert main(["fmt", "-", "--stdin-filename", "Bad.idl"]) == 1
     cap = capsys.readouterr()
     assert cap.out == BROKEN  # echoed untouched, so an editor's buffer is never lost
-    assert "Bad.idl:" in cap.err and "error[HDI001]" in cap.err
+    assert "Bad.idl:3:10: error[HDI001]" in cap.err
     _stdin(monkeypatch, UGLY)
     assert main(["fmt", "-", "--stdin-filename", "notes.txt"]) == 2
 
