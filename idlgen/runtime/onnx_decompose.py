@@ -1605,3 +1605,65 @@ def _known(
     nothing about ai.onnx.ml outputs)."""
     out = node.output[0]
     _set(imp, out, dt, dims, _op(imp, struct, attrs, ins, out, dt, dims))
+
+
+# --- hyperbolic functions ----------------------------------------------------------------------
+
+
+@handles("Sinh", "Cosh")
+def _sinh_cosh(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """(e**x -/+ e**-x) / 2."""
+    t, nhwc, dims, dt = _in(imp, x[0])
+    nm = _nm(node)
+    ep = _op(imp, "ExpFusion", dict(L.EXP), [t], nm + ":ep", dt, dims)
+    en = _op(imp, "ExpFusion", {**L.EXP, "scale": -1.0}, [t], nm + ":en", dt, dims)
+    s = _bin(
+        imp, "SubFusion" if node.op_type == "Sinh" else "AddFusion", ep, en, nm + ":s", dt, dims
+    )
+    imp.emit(
+        "MulFusion", {"activationType": 0}, [s, _k(imp, nm + ":half", 0.5, dt)], node, nhwc=nhwc
+    )
+
+
+@handles("Asinh", "Acosh")
+def _asinh_acosh(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """log(|x| + sqrt(x*x +/- 1)), with asinh's sign put back (asinh is odd: no cancellation for
+    negative x)."""
+    t, nhwc, dims, dt = _in(imp, x[0])
+    nm = _nm(node)
+    asinh = node.op_type == "Asinh"
+    sq = _bin(imp, "MulFusion", t, t, nm + ":sq", dt, dims)
+    sq = _bin(
+        imp,
+        "AddFusion",
+        sq,
+        _k(imp, nm + ":one", 1.0 if asinh else -1.0, dt),
+        nm + ":sq1",
+        dt,
+        dims,
+    )
+    r = _op(imp, "Sqrt", {}, [sq], nm + ":root", dt, dims)
+    ax = _op(imp, "Abs", {}, [t], nm + ":abs", dt, dims) if asinh else t
+    s = _bin(imp, "AddFusion", ax, r, nm + ":sum", dt, dims)
+    if not asinh:
+        imp.emit("Log", {}, [s], node, nhwc=nhwc)
+        return
+    lg = _op(imp, "Log", {}, [s], nm + ":log", dt, dims)
+    sign = _op(imp, "Activation", L.activation(17), [t], nm + ":sign", dt, dims)
+    imp.emit("MulFusion", {"activationType": 0}, [lg, sign], node, nhwc=nhwc)
+
+
+@handles("Atanh")
+def _atanh(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """log((1 + x) / (1 - x)) / 2."""
+    t, nhwc, dims, dt = _in(imp, x[0])
+    nm = _nm(node)
+    one = _k(imp, nm + ":one", 1.0, dt)
+    p = _bin(imp, "AddFusion", one, t, nm + ":p", dt, dims)
+    q = _bin(imp, "SubFusion", one, t, nm + ":q", dt, dims)
+    lg = _op(
+        imp, "Log", {}, [_bin(imp, "DivFusion", p, q, nm + ":pq", dt, dims)], nm + ":log", dt, dims
+    )
+    imp.emit(
+        "MulFusion", {"activationType": 0}, [lg, _k(imp, nm + ":half", 0.5, dt)], node, nhwc=nhwc
+    )

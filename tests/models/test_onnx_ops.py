@@ -761,3 +761,15 @@ def test_sklearn_style_pipeline_on_nnrt(post: str) -> None:
                 _vi("bin", [5, 4])], opset=13, domains=ml)  # fmt: skip
     prog = check(m, {"x": _r(5, 4)})
     assert prog.coverage()["host_nodes"] == 0
+
+
+@pytest.mark.parametrize("op,lo,hi", [("Sinh", -5, 5), ("Cosh", -5, 5), ("Asinh", -50, 50),
+                                      ("Acosh", 1, 50), ("Atanh", -0.95, 0.95)])  # fmt: skip
+def test_hyperbolic(op: str, lo: float, hi: float) -> None:
+    m = _model([helper.make_node(op, ["x"], ["y"])], [_vi("x", [4, 25])], [_vi("y", [4, 25])])
+    x = np.linspace(lo, hi, 100, dtype=np.float32).reshape(4, 25)
+    want = _ort(m, {"x": x})[0]
+    prog = load(m.SerializeToString())
+    got = prog.run({"x": x})["y"]
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
+    assert prog.coverage()["host_nodes"] == 0
