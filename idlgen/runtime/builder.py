@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -53,7 +54,7 @@ class ModelBuilder:
         self.host_nodes: list[HostNode] = []
         #: Control-flow bodies: (subgraph name, its nodes, inputs, outputs), placed after the
         #: main graph's nodes by ``build`` (see :meth:`body`).
-        self._bodies: list[tuple[str, list[Any], list[int], list[int]]] = []
+        self._bodies: list[_Body] = []
         self.name = name
         self.fd = fd
         self._encode = encode
@@ -227,12 +228,30 @@ class ModelBuilder:
                     quantType=n.quantType,
                 )
             )
+        # The body's own run order is its main subgraph; its further subgraphs (NNRt segments,
+        # bodies of control flow inside it) come along, renamed under this body's name.
+        full = f"{self.name}_{name}"
+        subs = list(model.subGraph)
+        main = [int(i) for i in subs[0].nodeIndices] if subs else list(range(len(nodes)))
+        extra = []
+        for sg in subs[1:]:
+            rest = str(sg.name).removeprefix(f"{model.name}_")
+            extra.append(
+                (
+                    f"{full}_{rest}",
+                    [int(i) for i in sg.nodeIndices],
+                    [int(i) + off for i in sg.inputIndices],
+                    [int(i) + off for i in sg.outputIndices],
+                )
+            )
         self._bodies.append(
-            (
-                f"{self.name}_{name}",
+            _Body(
+                full,
                 nodes,
+                main,
                 [int(i) + off for i in model.inputIndex],
                 [int(i) + off for i in model.outputIndex],
+                extra,
             )
         )
         return [
@@ -287,17 +306,26 @@ class ModelBuilder:
         if self.host_nodes:
             subs += self._segments()
         nodes = list(self.nodes)
-        for name, body, ins, outs in self._bodies:
+        for body in self._bodies:
             start = len(nodes)
-            nodes += body
+            nodes += body.nodes
             subs.append(
                 p.SubGraph(
-                    name=name,
-                    inputIndices=ins,
-                    outputIndices=outs,
-                    nodeIndices=list(range(start, len(nodes))),
+                    name=body.name,
+                    inputIndices=body.inputs,
+                    outputIndices=body.outputs,
+                    nodeIndices=[start + i for i in body.main],
                 )
             )
+            for name, rel, ins, outs in body.extra:
+                subs.append(
+                    p.SubGraph(
+                        name=name,
+                        inputIndices=ins,
+                        outputIndices=outs,
+                        nodeIndices=[start + i for i in rel],
+                    )
+                )
         model = p.Model(
             name=self.name,
             inputIndex=list(self.inputs),
@@ -340,6 +368,19 @@ class ModelBuilder:
                 )
             )
         return out
+
+
+@dataclass
+class _Body:
+    """A control-flow body absorbed by ``ModelBuilder.body``: its nodes (tensor indices already
+    moved), its run order and further subgraphs as indices into those nodes."""
+
+    name: str
+    nodes: list[Any]
+    main: list[int]
+    inputs: list[int]
+    outputs: list[int]
+    extra: list[tuple[str, list[int], list[int], list[int]]]
 
 
 def _struct_names(package: ModuleType) -> list[str]:

@@ -79,21 +79,13 @@ class _Control:
     ) -> Callable[[int, list[np.ndarray]], list[np.ndarray]]:
         from .plan import compile_model
 
+        from .host import subgraph_view
+
         plans: dict[int, Any] = {}
-        subs = {s.name: s for s in model.subGraph}
         for k, name in enumerate(self.names):
-            sub = subs.get(f"{model.name}_{name}")
-            if sub is None:
-                continue
-            view = type(model)(
-                name=sub.name,
-                inputIndex=list(sub.inputIndices),
-                outputIndex=list(sub.outputIndices),
-                nodes=model.nodes,
-                allTensors=model.allTensors,
-                subGraph=[sub],
-            )
-            plans[k] = compile_model(view, buffers, host=self.host[k])
+            view = subgraph_view(model, f"{model.name}_{name}")
+            if view is not None:
+                plans[k] = compile_model(view, buffers, host=self.host[k])
 
         def run(k: int, feeds: list[np.ndarray]) -> list[np.ndarray]:
             plan = plans.get(k)

@@ -33,6 +33,7 @@ from .dtypes import from_numpy
 from .packages import tflite_package
 from .program import Program, UnsupportedModelError, target_package
 from . import host_tflite
+from .host import SubgraphBody, bindable
 from .tflite_ops import unsupported_reason
 
 __all__ = ["import_tflite", "TFLITE_PACKAGE"]
@@ -86,6 +87,7 @@ class TfliteImporter:
             raise _bad(f"control flow nests subgraphs deeper than {_MAX_NESTING}")
         self.g = model.subgraphs[subgraph]
         self.subgraph, self.depth = subgraph, depth
+        self._bodies: dict[int, SubgraphBody] = {}
         #: Resource variables shared by every subgraph of the model (host_tflite.Variables).
         self.vars = variables
         #: The file's bytes (buffers stored after the FlatBuffer are read from them).
@@ -494,24 +496,21 @@ class TfliteImporter:
                 return
         self.host(opname, fn, ins, outs, node, why)
 
-    def body(self, k: int) -> host_tflite.Body:
-        """Subgraph ``k`` imported as its own program: a function from its inputs to its
-        outputs (IF branches, WHILE condition and body, CALL_ONCE initialisers)."""
+    def body(self, k: int) -> SubgraphBody:
+        """Subgraph ``k`` (an IF branch, WHILE condition or body, CALL_ONCE initialiser)
+        imported onto NNRt and absorbed as subgraph ``<model>_subgraph<k>`` of the model being
+        built (once, however many operators use it); the host kernel runs it there."""
+        done = self._bodies.get(k)
+        if done is not None:
+            return done
         child = TfliteImporter(self.m, self.pkg, self.T, k, self.vars, self.depth + 1)
         child.file = self.file
         child.b.nnrt_only = self.b.nnrt_only
         prog = child.run(f"{self.b.name}:subgraph{k}")
-
-        def run(xs: list[np.ndarray]) -> list[np.ndarray]:
-            if prog._plan is None:
-                prog.recompile()
-            arrays = [
-                np.asarray(x) if dt is None else np.asarray(x, dtype=dt, order="C")
-                for x, dt in zip(xs, prog._plan.in_dtypes)
-            ]
-            return list(prog._plan(arrays))
-
-        return run
+        label = f"subgraph{k}"
+        host = self.b.body(label, prog.model, prog.buffers, prog.host)
+        self._bodies[k] = SubgraphBody(prog, label, host)
+        return self._bodies[k]
 
     def opname(self, op: Any, k: int | None = None) -> str:
         """The operator's BuiltinOperator name, after checking its opcode index."""
@@ -1609,20 +1608,20 @@ def _if(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str
     then_b = imp.body(_subgraph_index(op, "then_subgraph_index", node))
     else_b = imp.body(_subgraph_index(op, "else_subgraph_index", node))
     why = unsupported_reason("IF", "control flow runs on the host")
-    imp.host("IF", host_tflite.if_kernel(then_b, else_b), ins, outs, node, why)
+    imp.host("IF", bindable(host_tflite.if_kernel, then_b, else_b), ins, outs, node, why)
 
 
 def _while(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
     cond = imp.body(_subgraph_index(op, "cond_subgraph_index", node))
     body = imp.body(_subgraph_index(op, "body_subgraph_index", node))
     why = unsupported_reason("WHILE", "control flow runs on the host")
-    imp.host("WHILE", host_tflite.while_kernel(cond, body), ins, outs, node, why)
+    imp.host("WHILE", bindable(host_tflite.while_kernel, cond, body), ins, outs, node, why)
 
 
 def _call_once(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
     init = imp.body(_subgraph_index(op, "init_subgraph_index", node))
     why = unsupported_reason("CALL_ONCE", "initialises resource variables on the host")
-    imp.host("CALL_ONCE", host_tflite.call_once_kernel(init), ins, outs, node, why)
+    imp.host("CALL_ONCE", bindable(host_tflite.call_once_kernel, init), ins, outs, node, why)
 
 
 def _variable(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
@@ -1671,7 +1670,8 @@ def _hlo_while(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], no
     cond = imp.body(int(o2.cond_subgraph_index))
     body = imp.body(int(o2.body_subgraph_index))
     why = unsupported_reason("STABLEHLO_WHILE", "control flow runs on the host")
-    imp.host("STABLEHLO_WHILE", host_tflite.while_kernel(cond, body), ins, outs, node, why)
+    kernel = bindable(host_tflite.while_kernel, cond, body)
+    imp.host("STABLEHLO_WHILE", kernel, ins, outs, node, why)
 
 
 def _hlo_case(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
@@ -1683,7 +1683,7 @@ def _hlo_case(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], nod
         raise _bad(f"{node}: STABLEHLO_CASE without branches")
     bodies = [imp.body(k) for k in idx]
     why = unsupported_reason("STABLEHLO_CASE", "control flow runs on the host")
-    imp.host("STABLEHLO_CASE", host_tflite.case_kernel(bodies), ins, outs, node, why)
+    imp.host("STABLEHLO_CASE", bindable(host_tflite.case_kernel, bodies), ins, outs, node, why)
 
 
 #: Operators whose subgraph is lowered in place (NNRt runs it), not run on the host.

@@ -745,6 +745,22 @@ def test_if_picks_a_branch_on_the_host() -> None:
         feeds = {"c": np.array(cond), "x": f32(4), "y": f32(4)}
         want = _litert_calls(data, [feeds])[0]["o"]
         np.testing.assert_allclose(p.run(feeds)["o"], want, rtol=1e-6)
+    # The branches are NNRt subgraphs of the same Model, and the kernel runs them there.
+    names = [s.name.removeprefix(p.model.name + "_") for s in p.model.subGraph]
+    assert names[-2:] == [f"subgraph{then_i}", f"subgraph{else_i}"]
+    kinds = {p.model.nodes[i].nodeType.name for s in p.model.subGraph[-2:] for i in s.nodeIndices}
+    assert kinds == {"NODE_TYPE_ADD_FUSION", "NODE_TYPE_SUB_FUSION"}
+    assert list(p.model.subGraph[0].nodeIndices) == []  # the main graph is the IF alone
+
+
+def test_if_branches_run_inside_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    from idlgen.runtime.host import SubgraphBody
+
+    def no(*_: object) -> object:
+        raise AssertionError("a branch ran outside the model")
+
+    monkeypatch.setattr(SubgraphBody, "__call__", no)
+    test_if_picks_a_branch_on_the_host()
 
 
 def test_call_once_and_resource_variables_keep_state_across_runs() -> None:
