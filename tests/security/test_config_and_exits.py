@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from idlgen import DecodeError
+from tests.conftest import REPO
 from tests.security._support import make_project, run
 
 EXAMPLES = int(os.environ.get("IDLGEN_FUZZ_EXAMPLES", "60"))
@@ -164,7 +165,8 @@ def test_undecodable_file_names_in_every_format(tmp_path: Path) -> None:
     (tmp_path / old).write_text("table T { a: int; b: int; }\nroot_type T;\n")
     (tmp_path / new).write_text("table T { a: int; }\nroot_type T;\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
-    env["PYTHONIOENCODING"] = "utf-8"
+    env["PYTHONIOENCODING"] = "utf-8"  # strict, as under LANG=en_US.UTF-8
+    env["PYTHONPATH"] = str(REPO)
 
     def idlgen(*argv: str) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(
