@@ -2,7 +2,9 @@
 declared or computed tensor shape, a kernel's window or scratch buffer, a folded constant, an
 input read from ``.npy``, the outputs of ``idlgen run`` together) may exceed it.
 
-The default is 256 MiB (``DEFAULT_MAX_MEMORY``); the environment variable ``IDLGEN_MAX_MEMORY``
+The default is 128 MiB (``DEFAULT_MAX_MEMORY``): the real-model corpus's largest single array
+is 71 MiB (im2col matrices over 32 MiB are built in blocks), and with it 800 mutated model files
+peak under 200 MB of RSS (``tests/models/test_model_fuzz.py``); the environment variable ``IDLGEN_MAX_MEMORY``
 changes it: a byte count with an optional ``K``/``M``/``G``/``T`` suffix (powers of 1024), e.g.
 ``IDLGEN_MAX_MEMORY=2G`` (at least 1 MiB). Sizes are computed with Python integers from the shape *before* the
 allocation, so a hostile dimension (``[1e5, 1e5, 100]``) is refused without touching memory.
@@ -31,7 +33,7 @@ __all__ = [
 ]
 
 ENV = "IDLGEN_MAX_MEMORY"
-DEFAULT_MAX_MEMORY = 256 << 20
+DEFAULT_MAX_MEMORY = 128 << 20
 #: The smallest budget: a lower ``IDLGEN_MAX_MEMORY`` counts as this (1 MiB).
 MIN_MAX_MEMORY = 1 << 20
 
@@ -124,7 +126,8 @@ def check_fold(
 
     The size comes from the operator's own inputs where they define it (ConstantOfShape, Range,
     Expand, Tile, Pad, broadcasting), else from the shapes ``declared`` (inferred) for its
-    outputs; itemsizes are taken as 8 bytes, an upper bound for every numeric type."""
+    outputs (with the widest input's itemsize, at least 4); the sizes the inputs define take 8
+    bytes per element, an upper bound for every numeric type."""
     import numpy as np
 
     def ints(k: int) -> list[int] | None:
@@ -142,10 +145,12 @@ def check_fold(
         return v if math.isfinite(v) else None
 
     sizes: list[int] = []
+    present = [np.asarray(c) for c in consts if c is not None]
+    # the widest input's itemsize, at least float32's, for results sized from their shape
+    item = max([4] + [p.dtype.itemsize for p in present])
     for shape in declared:
         if shape is not None and all(int(d) >= 0 for d in shape):
-            sizes.append(nbytes(shape, 8))
-    present = [np.asarray(c) for c in consts if c is not None]
+            sizes.append(nbytes(shape, item))
     if op == "ConstantOfShape" and ints(0) is not None:
         sizes.append(nbytes(ints(0) or [], 8))
     elif op == "Range":

@@ -8,7 +8,7 @@ Needs only the runtime install (numpy, flatbuffers; ``onnx`` for ``.onnx``).
 
 Model files and ``.npy`` inputs are untrusted: every array they make idlgen allocate (declared
 and computed shapes, folded constants, window buffers, ``.npy`` contents, the outputs before any
-is written) is checked first against one memory budget, 256 MiB per array by default
+is written) is checked first against one memory budget, 128 MiB per array by default
 (``IDLGEN_MAX_MEMORY``, e.g. ``512M``, ``2G``; see :mod:`idlgen.runtime.budget`). Exceeding it is
 an error naming the tensor or node, exit 1.
 
@@ -58,9 +58,10 @@ def random_inputs(
             continue
         dims = [d if d >= 0 else 1 for d in shape]
         dt = np.dtype(dt)
-        # the declared shape is the model file's word: sized before anything is allocated
-        total += budget.nbytes(dims, dt.itemsize)
-        budget.check_shape(dims, dt.itemsize, f"random input {name!r}")
+        # the declared shape is the model file's word: sized before anything is allocated, at
+        # the 8 bytes per value the generator draws (int64 / float64) before the cast
+        total += budget.nbytes(dims, 8)
+        budget.check_shape(dims, 8, f"random input {name!r}")
         budget.check_bytes(total, "the random inputs together")
         if dt.kind == "f":
             out[name] = rng.standard_normal(dims).astype(dt)
@@ -109,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="idlgen run",
         description="Import an ONNX or TFLite model onto NNRt v2_1 and run it with NumPy.",
         epilog="Every array a model or .npy file makes idlgen allocate is checked first against "
-        "a memory budget of 256 MiB per array; IDLGEN_MAX_MEMORY (e.g. 512M, 2G) changes it. "
+        "a memory budget of 128 MiB per array; IDLGEN_MAX_MEMORY (e.g. 512M, 2G) changes it. "
         "Exceeding it exits 1.",
     )
     p.add_argument("model", metavar="MODEL", help="a .onnx or .tflite file")

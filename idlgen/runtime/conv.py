@@ -595,16 +595,24 @@ def conv2d_transpose(
     budget.check_shape((n, max(full_h, pt + oh), max(full_w, pl + ow), o), dt.itemsize,
                        "Conv2dTransposeFusion output")  # fmt: skip
     buf = np.zeros((n, max(full_h, pt + oh), max(full_w, pl + ow), o), dtype=dt)
-    budget.check_shape((n * h * wd, kh * kw * og), dt.itemsize, "Conv2dTransposeFusion columns")
+    # The columns (every input pixel times every tap) are made for blocks of input rows when
+    # all of them would take over _COLS_MAX bytes.
+    row_bytes = n * wd * kh * kw * og * dt.itemsize
+    rows = h if row_bytes * h <= _COLS_MAX else max(1, _COLS_MAX // max(row_bytes, 1))
+    budget.check_shape((n * min(rows, h) * wd, kh * kw * og), dt.itemsize,
+                       "Conv2dTransposeFusion columns")  # fmt: skip
     for gi in range(g):
-        xs = x[..., gi * cg : (gi + 1) * cg].reshape(n * h * wd, cg)
-        cols = (xs @ w[gi * cg : (gi + 1) * cg].reshape(cg, kh * kw * og)).reshape(
-            n, h, wd, kh, kw, og
-        )
-        for i in range(kh):
-            for j in range(kw):
-                buf[:, i * dh : i * dh + (h - 1) * sh + 1 : sh, j * dw : j * dw + (wd - 1) * sw + 1 : sw,
-                    gi * og : (gi + 1) * og] += cols[:, :, :, i, j, :]  # fmt: skip
+        wg = w[gi * cg : (gi + 1) * cg].reshape(cg, kh * kw * og)
+        for r0 in range(0, h, rows):
+            r1 = min(h, r0 + rows)
+            xs = x[:, r0:r1, :, gi * cg : (gi + 1) * cg].reshape(-1, cg)
+            cols = (xs @ wg).reshape(n, r1 - r0, wd, kh, kw, og)
+            y0 = r0 * sh
+            for i in range(kh):
+                for j in range(kw):
+                    buf[:, y0 + i * dh : y0 + i * dh + (r1 - r0 - 1) * sh + 1 : sh,
+                        j * dw : j * dw + (wd - 1) * sw + 1 : sw,
+                        gi * og : (gi + 1) * og] += cols[:, :, :, i, j, :]  # fmt: skip
     out = np.ascontiguousarray(buf[:, pt : pt + oh, pl : pl + ow, :])
     bias = _bias(op, inputs, o)
     if bias is not None:

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import bindings as B
 from . import quant as Q
-from .budget import MemoryBudgetError, check_shape, max_memory
+from .budget import MemoryBudgetError, check_bytes, check_shape, max_memory
 from .errors import KernelError
 from .host import HostNode
 from .nnrt import Buffers, _declared, _is_quant, _qp, _quant_cast, kernels_for, load_constant
@@ -533,6 +533,8 @@ class CompiledModel:
                 for k, f in st.pre:
                     raw[k] = f
                 if st.deq is not None:
+                    for a in raw:  # dequantised copies are float32: 4 bytes per integer
+                        check_bytes(a.size * 4, "dequantised input")
                     if not st.deqf:
                         st.deqf = [None if qp is None else _dequantizer(qp) for qp in st.deq]
                     raw = [
