@@ -1667,3 +1667,28 @@ def _atanh(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> 
     imp.emit(
         "MulFusion", {"activationType": 0}, [lg, _k(imp, nm + ":half", 0.5, dt)], node, nhwc=nhwc
     )
+
+
+@handles("MeanVarianceNormalization")
+def _mvn(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
+    """The operator's function body: (x - E[x]) / (sqrt(E[x*x] - E[x]**2) + 1e-9) over ``axes``."""
+    xv = x[0]
+    assert xv is not None
+    shape = list(_static(xv, "MeanVarianceNormalization input"))
+    r = len(shape)
+    axes = sorted(_norm_axis(int(v), r) for v in a.get("axes", [0, 2, 3]))
+    kept = [1 if d in axes else s for d, s in enumerate(shape)]
+    dt = xv.dtype or np.dtype(np.float32)
+    nm = _nm(node)
+    t = imp.tensor(xv)
+    ax = _i32(imp, nm + ":axes", axes)
+    red = {"keepDims": True, "mode": 0, "reduceToEnd": False, "coeff": 1.0}
+    mean = _op(imp, "ReduceFusion", red, [t, ax], nm + ":mean", dt, kept)
+    sq = _bin(imp, "MulFusion", t, t, nm + ":sq", dt, shape)
+    ex2 = _op(imp, "ReduceFusion", red, [sq, ax], nm + ":ex2", dt, kept)
+    m2 = _bin(imp, "MulFusion", mean, mean, nm + ":m2", dt, kept)
+    var = _bin(imp, "SubFusion", ex2, m2, nm + ":var", dt, kept)
+    std = _op(imp, "Sqrt", {}, [var], nm + ":std", dt, kept)
+    std = _bin(imp, "AddFusion", std, _k(imp, nm + ":eps", 1e-9, dt), nm + ":std_eps", dt, kept)
+    d = _bin(imp, "SubFusion", t, mean, nm + ":centred", dt, shape)
+    _known(imp, node, "DivFusion", {"activationType": 0}, [d, std], shape, dt)

@@ -178,6 +178,7 @@ ONNX: dict[str, tuple[str, str]] = {
     "Atanh": (DECOMPOSED, "AddFusion, SubFusion, DivFusion, Log, MulFusion"),
     "Cosh": (DECOMPOSED, "ExpFusion (x, -x), AddFusion, MulFusion"),
     "Sinh": (DECOMPOSED, "ExpFusion (x, -x), SubFusion, MulFusion"),
+    "MeanVarianceNormalization": (DECOMPOSED, "ReduceFusion MEAN, MulFusion, SubFusion, Sqrt, AddFusion, DivFusion"),
     # --- folded at load time only ---------------------------------------------------------------
     "Constant": (FOLDED, "a constant tensor"),
     "Size": (FOLDED, "static shapes (Shape and ReduceFusion PROD would compute it)"),
@@ -258,7 +259,6 @@ ONNX: dict[str, tuple[str, str]] = {
     "CenterCropPad": (NOT_YET, "SliceFusion / PadFusion (static shapes)"),
     "LinearAttention": (NOT_YET, "MatMulFusion, ..."),
     "LpPool": (NOT_YET, "Square, AvgPoolFusion, MulFusion, Sqrt (p = 2)"),
-    "MeanVarianceNormalization": (NOT_YET, "ReduceFusion MEAN, SubFusion, Sqrt, DivFusion"),
     "NegativeLogLikelihoodLoss": (NOT_YET, "GatherElements-style GatherNd, ReduceFusion"),
     "RMSNormalization": (NOT_YET, "ReduceFusion MEAN of Square, Rsqrt, MulFusion"),
     "RotaryEmbedding": (NOT_YET, "Gather, MulFusion, AddFusion, Concat"),

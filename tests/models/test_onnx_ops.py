@@ -484,7 +484,7 @@ def test_op_audit_table_is_shipped_and_consistent() -> None:
     "op,domain,inputs,attrs,says",
     [("NonZero", "", 1, {}, "NNRt v2_1 has no operator for NonZero"),
      ("CumSum", "", 2, {}, "NNRt v2_1 has no operator for CumSum"),
-     ("MeanVarianceNormalization", "", 1, {}, "idlgen does not import MeanVarianceNormalization onto NNRt yet"),
+     ("LpPool", "", 1, {"kernel_shape": [2]}, "idlgen does not import LpPool onto NNRt yet"),
      ("Imputer", "ai.onnx.ml", 1, {"imputed_value_floats": [2.0]}, "idlgen does not import ai.onnx.ml.Imputer onto NNRt yet")],
 )  # fmt: skip
 def test_refusals_say_whether_nnrt_has_the_operator(op: str, domain: str, inputs: int,
@@ -772,4 +772,13 @@ def test_hyperbolic(op: str, lo: float, hi: float) -> None:
     prog = load(m.SerializeToString())
     got = prog.run({"x": x})["y"]
     np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
+    assert prog.coverage()["host_nodes"] == 0
+
+
+@pytest.mark.parametrize("axes", [None, [1], [2, 3]])
+def test_mean_variance_normalization(axes: list[int] | None) -> None:
+    attrs = {} if axes is None else {"axes": axes}
+    m = _model([helper.make_node("MeanVarianceNormalization", ["x"], ["y"], **attrs)],
+               [_vi("x", [2, 3, 4, 5])], [_vi("y", [2, 3, 4, 5])])  # fmt: skip
+    prog = check(m, {"x": _r(2, 3, 4, 5) * 2 + 1}, tol=1e-5)
     assert prog.coverage()["host_nodes"] == 0
