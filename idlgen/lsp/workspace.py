@@ -302,6 +302,8 @@ class Analysis:
                 if with_decl and hit.decl is not None and hit.decl.qualname == qualname:
                     yield tok
                 continue
+            if self.file_of_import(fv, tok) is not None:
+                continue  # ``import pkg.File``: names the file, even when it is also a type's
             d = self.resolve_name(fv, tok.text)
             if d is not None and d.qualname == qualname:
                 yield tok
@@ -434,14 +436,17 @@ class Workspace:
     # -- the whole workspace -------------------------------------------------------------------
 
     def schema_files(self) -> list[Path]:
-        """The configured inputs' schema files (else those under the root) and open buffers."""
+        """The configured inputs' schema files (else those under the root, at most
+        ``MAX_WORKSPACE_FILES``, hidden directories skipped) and the open buffers."""
         found: list[Path] = []
-        inputs = list(self.config.inputs) or [self.root]
-        try:
-            found = expand_inputs(inputs, Diagnostics())[:MAX_WORKSPACE_FILES]
-        except OSError:
-            found = []
-        out = dict.fromkeys(Path(os.path.realpath(p)) for p in found)
+        if self.config.inputs:
+            try:
+                found = expand_inputs(list(self.config.inputs), Diagnostics())
+            except OSError:
+                found = []
+        else:
+            found = _walk(self.root, MAX_WORKSPACE_FILES)
+        out = dict.fromkeys(Path(os.path.realpath(p)) for p in found[:MAX_WORKSPACE_FILES])
         out.update(dict.fromkeys(p for p in self.buffers if p.suffix in SCHEMA_SUFFIXES))
         return list(out)
 
@@ -462,3 +467,17 @@ class Workspace:
                 continue
             out.extend((fv, t) for t in a.references_in(fv, qualname, with_decl))
         return out
+
+
+def _walk(root: Path, limit: int) -> list[Path]:
+    """Schema files below ``root`` (no config names the inputs): hidden directories and
+    symlinked ones are skipped, and the walk stops at ``limit`` files."""
+    out: list[Path] = []
+    for d, dirs, names in os.walk(root):
+        dirs[:] = sorted(x for x in dirs if not x.startswith(".") and x != "node_modules")
+        for n in sorted(names):
+            if os.path.splitext(n)[1] in SCHEMA_SUFFIXES:
+                out.append(Path(d, n))
+                if len(out) >= limit:
+                    return out
+    return out

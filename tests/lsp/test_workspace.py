@@ -1,0 +1,73 @@
+"""The server's workspace in process: open buffers override the disk for every importer, and an
+edit re-checks only the edited file and the open files that import it."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("lsprotocol")
+
+from idlgen.frontend import load  # noqa: E402
+from idlgen.lsp.workspace import Workspace  # noqa: E402
+
+BASE = "package demo.v1_0;\n\nstruct Base {\n    int a;\n};\n"
+USER = textwrap.dedent("""\
+    package demo.v1_0;
+
+    import demo.v1_0.Base;
+
+    struct User {
+        struct Base base;
+    };
+    """)
+OTHER = "package demo.v1_0;\n\nstruct Other {\n    int b;\n};\n"
+
+
+@pytest.fixture
+def pkg(tmp_path: Path) -> Path:
+    d = tmp_path / "demo" / "v1_0"
+    d.mkdir(parents=True)
+    (d / "Base.idl").write_text(BASE)
+    (d / "User.idl").write_text(USER)
+    (d / "Other.idl").write_text(OTHER)
+    return d
+
+
+def test_overlay_is_read_instead_of_the_disk_and_keeps_containment(pkg: Path) -> None:
+    r = load([pkg / "User.idl"], overlay={pkg / "Base.idl": BASE.replace("Base", "Gone")})
+    assert any("Base" in d.message for d in r.diagnostics)
+    assert (pkg / "Base.idl").read_text() == BASE  # nothing written
+    assert load([pkg / "User.idl"]).ok
+
+
+def test_an_edit_rechecks_the_file_and_its_open_importers_only(
+    pkg: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(pkg.parents[1])
+    ws = Workspace(pkg.parents[1])
+    for name in ("Base.idl", "User.idl", "Other.idl"):
+        ws.open(pkg / name, (pkg / name).read_text())
+        assert ws.analysis(pkg / name).result.ok
+    assert ws.checks == 3
+
+    again = ws.set_text(pkg / "Base.idl", BASE.replace("struct Base", "struct Renamed"))
+    assert again == [(pkg / "Base.idl").resolve(), (pkg / "User.idl").resolve()]
+    user = ws.analysis(pkg / "User.idl")
+    assert not user.result.ok and ws.analysis(pkg / "Other.idl").result.ok
+    assert ws.checks == 4  # User again; Other from the cache (Base on the next request)
+
+    assert ws.set_text(pkg / "Other.idl", OTHER + "\n") == [(pkg / "Other.idl").resolve()]
+    ws.close(pkg / "Base.idl")  # back to the disk: User is fine again
+    assert ws.analysis(pkg / "User.idl").result.ok
+
+
+def test_references_without_a_config_search_the_root(
+    pkg: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(pkg.parents[1])
+    ws = Workspace(pkg.parents[1])
+    refs = ws.references("demo.v1_0.Base")
+    assert sorted((fv.path.name, t.line) for fv, t in refs) == [("Base.idl", 2), ("User.idl", 5)]
