@@ -4,7 +4,7 @@ and slots as ``idlgen diff`` compares them)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from .. import ir
@@ -13,6 +13,15 @@ from ..ir.hdi_layout import cpp_sizeof, layout_of, struct_layout, union_layout
 __all__ = ["FbsLayout", "fbs_inline_size", "fbs_struct_layout", "wire_facts"]
 
 _OFFSET64 = ("offset64", "vector64")
+# how each language spells the scalar kinds
+_HDI_NAMES = dict(
+    BOOL="boolean", I8="byte", U8="unsigned char", I16="short", U16="unsigned short",
+    I32="int", U32="unsigned int", I64="long", U64="unsigned long", F32="float", F64="double",
+)  # fmt: skip
+_FBS_NAMES = dict(
+    BOOL="bool", I8="byte", U8="ubyte", I16="short", U16="ushort", I32="int", U32="uint",
+    I64="long", U64="ulong", F32="float", F64="double",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,33 @@ def fbs_inline_size(f: ir.Field, decls: Mapping[str, ir.Decl]) -> int:
     return _fbs_size_align(f.type, decls)[0]
 
 
+def _hdi_member_form(t: ir.TypeRef, resolve: Callable[[str], ir.Decl]) -> str:
+    """How a member of a struct that goes member by member is written (README, "HDI wire
+    format")."""
+    lay = layout_of(t, resolve)
+    if isinstance(t, ir.Scalar):
+        return f"a Parcel {_HDI_NAMES[t.kind.name]}"
+    if isinstance(t, ir.Ref) and t.kind is ir.RefKind.ENUM:
+        return "an 8-byte value sign-extended from the enum's base type"
+    if lay is not None:
+        return f"a raw {lay.size}-byte image"
+    if isinstance(t, ir.String):
+        return "a C string"
+    if isinstance(t, ir.Vector):
+        el = layout_of(t.element, resolve)
+        plain = el is not None and not (
+            isinstance(t.element, ir.Scalar) and t.element.kind is ir.ScalarKind.BOOL
+        )
+        if plain and el is not None:
+            return f"a count and one raw block of {el.size}-byte elements"
+        return "a count and the elements one by one"
+    if isinstance(t, ir.Map):
+        return "a count and the key-sorted pairs"
+    if isinstance(t, ir.Ref) and t.kind is ir.RefKind.STRUCT:
+        return "its members one by one"
+    return "an out-of-band object (its in-band part as the C++ writes it)"
+
+
 def _hdi(
     decl: ir.Decl, member: object, decls: Mapping[str, ir.Decl], param_of: ir.Method | None
 ) -> list[str]:
@@ -87,6 +123,7 @@ def _hdi(
         else:
             out.append(
                 f"Parcel: member #{i + 1} of {len(decl.fields)}, written in declaration order "
+                f"as {_hdi_member_form(member.type, resolve)} "
                 f"(C++ sizeof {cpp_sizeof(member.type, resolve)})"
             )
         return out
@@ -108,7 +145,7 @@ def _hdi(
         if ulay is not None:
             out.append(f"Parcel: raw memory image of {ulay.size} bytes, align {ulay.align}")
     elif isinstance(decl, ir.Enum) and member is None:
-        out.append(f"Parcel: {decl.base.size}-byte integer ({decl.base.name.lower()})")
+        out.append(f"Parcel: {decl.base.size}-byte integer ({_HDI_NAMES[decl.base.name]})")
     elif isinstance(member, ir.EnumMember):
         out.append(f"value: {member.value}")
     elif isinstance(member, ir.Method):
@@ -148,7 +185,7 @@ def _fbs(decl: ir.Decl, member: object, decls: Mapping[str, ir.Decl]) -> list[st
         else:
             out.append(f"struct: size {lay.size}, align {lay.align} (stored inline)")
     elif isinstance(decl, ir.Enum) and member is None:
-        out.append(f"stored as {decl.base.name.lower()} ({decl.base.size} bytes)")
+        out.append(f"stored as {_FBS_NAMES[decl.base.name]} ({decl.base.size} byte(s))")
     elif isinstance(member, (ir.EnumMember, ir.UnionMember)) and member.value is not None:
         out.append(f"value: {member.value}")
     return out
