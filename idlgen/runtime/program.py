@@ -61,12 +61,18 @@ class Program:
     _variants: OrderedDict[tuple[tuple[int, ...], ...], Program | None] = field(
         default_factory=OrderedDict, repr=False, compare=False
     )
+    #: The variant the last call ran (None: this Program's own ``model``).
+    _last: Program | None = field(default=None, repr=False, compare=False)
 
     def coverage(self) -> dict[str, Any]:
-        """``{"nnrt_nodes": n, "host_nodes": m, "host_ops": {op: count}}`` for ``model``."""
+        """``{"nnrt_nodes": n, "host_nodes": m, "host_ops": {op: count}}``: what NNRt runs
+        (control-flow bodies included) and what the host runs, for ``model`` or, after a call
+        with input shapes that needed their own import, for the variant that call ran."""
         from .host import coverage
 
-        return coverage(len(self.model.nodes) if self.model is not None else 0, self.host)
+        target = self._last if self._last is not None else self
+        model = target.model
+        return coverage(len(model.nodes) if model is not None else 0, target.host)
 
     def run(self, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
         """Execute with the source model's names, layouts and dtypes.
@@ -88,23 +94,26 @@ class Program:
             key = tuple(tuple(int(d) for d in np.shape(inputs[n])) for n in self.input_names)
             if key in self._variants:
                 self._variants.move_to_end(key)
-                variant = self._variants[key]
-                if variant is not None:
-                    return variant.run(inputs)
-            elif self.model is not None:
+                known = self._variants[key]
+                self._last = known
+                return known.run(inputs) if known is not None else self._run_here(inputs)
+            if self.model is not None:
                 try:
-                    return self._run_here(inputs)
+                    out = self._run_here(inputs)
+                    self._last = None
+                    return out
                 except (IdlgenError, ValueError):
                     pass  # this shape needs the model imported for it
             variant = self._specialize(key)
-            self._variants[key] = variant
+            if self.model is None:
+                # the first call of a deferred Program: it becomes that variant
+                self.model, self.buffers, self.host = variant.model, variant.buffers, variant.host
+                self._plan, self._last = variant._plan, None
+                self._variants[key] = None
+                return self._run_here(inputs)
+            self._variants[key] = self._last = variant
             while len(self._variants) > _VARIANTS:
                 self._variants.popitem(last=False)
-            if self.model is None:
-                self.model, self.buffers, self.host = variant.model, variant.buffers, variant.host
-                self._variants[key] = None  # this Program is that variant now
-                self._plan = variant._plan
-                return self._run_here(inputs)
             return variant.run(inputs)
         return self._run_here(inputs)
 

@@ -103,3 +103,39 @@ def test_a_run_time_shape_variant_is_reused_and_bounded() -> None:
     for t in range(1, 9):
         p.run({"x": np.ones((1, t, 8), np.float32)})
     assert len(p._variants) <= 4
+
+
+def test_shape_operators_run_as_nnrt_nodes_on_run_time_values() -> None:
+    """With dims open, the shape arithmetic is not folded away: Shape, Gather, Concat,
+    ConstantOfShape, Expand and Range run as NNRt nodes on each call's values."""
+    p = load(_shape_model())
+    kinds = {n.nodeType.name for n in p.model.nodes}
+    assert {"NODE_TYPE_SHAPE", "NODE_TYPE_CONCAT", "NODE_TYPE_RESHAPE"} <= kinds
+    p.run({"x": np.ones((3, 4, 8), np.float32)})
+    assert len(p._variants) == 0  # the one model served: no per-shape import
+
+
+def _conv1d_model() -> "onnx.ModelProto":
+    """Conv1D + GRU-free audio front end on [1, 4, L] with L open."""
+    w = np.random.default_rng(5).standard_normal((6, 4, 3)).astype(np.float32)
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1], kernel_shape=[3]),
+        helper.make_node("Relu", ["c"], ["y"]),
+    ]
+    g = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, "L"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [_c("w", w)],
+    )  # fmt: skip
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def test_coverage_describes_the_variant_the_last_call_ran() -> None:
+    m = _conv1d_model()
+    p = load(m)
+    x = np.random.default_rng(6).standard_normal((1, 4, 10)).astype(np.float32)
+    np.testing.assert_allclose(p.run({"x": x})["y"], _ort(m, {"x": x})[0], rtol=1e-5, atol=1e-6)
+    pinned = load(m, input_shapes={"x": [1, 4, 10]}).coverage()
+    assert p.coverage() == pinned
+    n = len(p._variants)
+    p.run({"x": x})  # the same shape again reuses its variant
+    assert len(p._variants) == n and p.coverage() == pinned
