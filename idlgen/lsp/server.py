@@ -87,6 +87,19 @@ def _real(uri: str) -> Path:
 def make_server() -> IdlgenServer:
     server = IdlgenServer()
 
+    @server.feature(T.INITIALIZED)
+    def initialized(ls: IdlgenServer, params: T.InitializedParams) -> None:
+        """Ask the client to report schema files and pyproject.toml changed on disk (by git,
+        another editor, a build), when it can be asked."""
+        caps = ls.client_capabilities.workspace
+        watched = caps.did_change_watched_files if caps is not None else None
+        if watched is None or not watched.dynamic_registration:
+            return
+        watchers = [T.FileSystemWatcher(g) for g in ("**/*.idl", "**/*.fbs", "**/pyproject.toml")]
+        options = T.DidChangeWatchedFilesRegistrationOptions(watchers=watchers)
+        reg = T.Registration("idlgen-watch", T.WORKSPACE_DID_CHANGE_WATCHED_FILES, options)
+        ls.client_register_capability(T.RegistrationParams([reg]))
+
     @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: IdlgenServer, params: T.DidOpenTextDocumentParams) -> None:
         p = _real(params.text_document.uri)
@@ -118,7 +131,11 @@ def make_server() -> IdlgenServer:
     def watched(ls: IdlgenServer, params: T.DidChangeWatchedFilesParams) -> None:
         again: list[Path] = []
         for ch in params.changes:
-            again += ls.schemas.disk_changed(_real(ch.uri))
+            p = _real(ch.uri)
+            if p.name == "pyproject.toml":
+                again += ls.schemas.reload_config()
+            else:
+                again += ls.schemas.disk_changed(p)
         ls.publish(again)
 
     @server.feature(T.TEXT_DOCUMENT_HOVER)

@@ -324,16 +324,26 @@ class Workspace:
         self.root = (root or Path.cwd()).resolve()
         self.pause_gc = pause_gc
         self.config_error: str | None = None
-        if config is None:
-            try:
-                config = load_config(None, cwd=self.root)
-            except ConfigError as e:
-                self.config_error = str(e)
-                config = Config(base_dir=self.root)
-        self.config = config
+        self.config = config if config is not None else self._load_config()
         self.buffers: dict[Path, str] = {}
         self._analyses: dict[Path, Analysis] = {}
         self.checks = 0  # how many analyses ran (tests and the benchmark look at it)
+
+    def _load_config(self) -> Config:
+        """``[tool.idlgen]`` of the nearest pyproject.toml, as the CLI reads it; a broken one is
+        reported on every file (``LSP001``) and the defaults are used."""
+        self.config_error = None
+        try:
+            return load_config(None, cwd=self.root)
+        except ConfigError as e:
+            self.config_error = str(e)
+            return Config(base_dir=self.root)
+
+    def reload_config(self) -> list[Path]:
+        """pyproject.toml changed: read it again; every open file is checked again."""
+        self.config = self._load_config()
+        self._analyses.clear()
+        return list(self.buffers)
 
     # -- buffers -------------------------------------------------------------------------------
 
@@ -406,7 +416,7 @@ class Workspace:
             )
         if self.config_error is not None:
             res.diagnostics.insert(
-                0, Diagnostic(Severity.WARNING, "IDL010", f"config: {self.config_error}")
+                0, Diagnostic(Severity.WARNING, "LSP001", f"config: {self.config_error}")
             )
         by_display = {f.path: f for f in res.schema.files}
         files: dict[Path, FileView] = {}

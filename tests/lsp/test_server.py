@@ -125,6 +125,12 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     config=ClientServerConfig(server_command=[sys.executable, "-m", "idlgen", "lsp"]),
 )
 async def client(lsp_client: LanguageClient, project: Path) -> AsyncIterator[None]:
+    registered: list[str] = []
+
+    @lsp_client.feature(T.CLIENT_REGISTER_CAPABILITY)  # type: ignore[untyped-decorator]
+    def _register(params: T.RegistrationParams) -> None:
+        registered.extend(r.method for r in params.registrations)
+
     await lsp_client.initialize_session(
         T.InitializeParams(
             capabilities=client_capabilities("visual-studio-code"),
@@ -239,6 +245,31 @@ async def test_fbs_diagnostics_through_includes(client: LanguageClient, project:
     assert any("Vec4" in d.message for d in client.diagnostics[u])
     change(client, u, 3, MONSTER)
     await until(lambda: clean(client, u))
+
+
+async def test_files_changed_on_disk_are_checked_again(
+    client: LanguageClient, project: Path
+) -> None:
+    types = project / "hdi/demo/v1_0/Types.idl"
+    ut = uri(project, "hdi/demo/v1_0/Types.idl")
+    client.text_document_did_close(T.DidCloseTextDocumentParams(T.TextDocumentIdentifier(ut)))
+    ui = open_doc(client, project, "hdi/demo/v1_0/IDemo.idl")
+    await until(lambda: clean(client, ui))
+
+    def changed() -> None:
+        client.diagnostics.pop(ui, None)
+        client.workspace_did_change_watched_files(
+            T.DidChangeWatchedFilesParams([T.FileEvent(ut, T.FileChangeType.Changed)])
+        )
+
+    types.write_text(TYPES.replace("struct Shape", "struct Figure"))
+    try:
+        changed()
+        await until(lambda: bool(client.diagnostics.get(ui)))
+    finally:
+        types.write_text(TYPES)
+    changed()
+    await until(lambda: clean(client, ui))
 
 
 # --- hover ---------------------------------------------------------------------------------------
