@@ -61,10 +61,7 @@ TIERS: dict[str, tuple[str, ...]] = {
         "tests/security/test_atomic.py::test_sigkill_at_random_instants_leaves_old_or_new_tree",
     ),
     # full-size models; also needs IDLGEN_HEAVY_MODELS=1 (and network for the real-model corpus)
-    "heavy": (
-        "tests/models/test_onnx_import.py::test_full_size_models",
-        "tests/models/test_real_models.py",
-    ),
+    "heavy": ("tests/models/test_onnx_import.py::test_full_size_models",),
 }
 
 
