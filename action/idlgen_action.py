@@ -125,7 +125,7 @@ class TrustedConfig:
             self.changes = ["pyproject.toml"]
         fd, name = tempfile.mkstemp(prefix=".idlgen-base-", suffix=".toml", dir=".")
         with os.fdopen(fd, "wb") as f:
-            f.write(self.raw if self.table else b"")  # no trusted table: an empty config
+            f.write(self.raw if self.raw is not None and self.table else b"")  # else empty
         self.path = Path(name)
         self.baseline: Path | None = None
         diff = self.table.get("diff")

@@ -352,13 +352,13 @@ def render_user(path: Path, **values: Any) -> str:
             f"{path}: rendering needs more than {MAX_MEMORY >> 20} MiB of memory"
         ) from None
     except (TemplateError, Exception) as e:  # noqa: BLE001 - the template's error, located
-        loc = _template_line(e.__traceback__, str(path))
+        line = _template_line(e.__traceback__, str(path))
         msg = str(e) or type(e).__name__
         if isinstance(e, RecursionError):
             msg = "templates nested or recursing too deeply"
-        if loc and not msg.startswith(loc):
-            msg = f"{loc}: {msg}"
-        elif not loc:
+        if line and not msg.startswith(line):
+            msg = f"{line}: {msg}"
+        elif not line:
             msg = f"{path}: {msg}"
         raise (TemplateLimitError if isinstance(e, TemplateLimitError) else TemplateError)(
             msg
