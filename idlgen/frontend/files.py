@@ -3,7 +3,9 @@ resolution shared by one load.
 
 An editor's unsaved buffers take part through :func:`overlay`: inside it, the files it names
 read as the given text (and exist) wherever the front ends read them. Nothing else changes:
-imports and includes still resolve, and are contained, exactly as for files on disk."""
+imports and includes still resolve, and are contained, exactly as for files on disk. A caller
+that loads the same files over and over (the language server) also passes a
+:class:`ParseCache`: a file whose bytes did not change is not parsed again."""
 
 from __future__ import annotations
 
@@ -11,27 +13,64 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from pathlib import Path
+from typing import Any, TypeVar
 
 from ..bounds import MAX_SCHEMA_BYTES
+from ..diagnostics import Diagnostic, Diagnostics
 
-__all__ = ["Resolver", "is_file", "overlay", "read_schema"]
+__all__ = ["ParseCache", "Resolver", "is_file", "overlay", "parsed", "read_schema"]
 
-# Texts that replace files' contents (keys: real paths), set only inside ``overlay``.
+_T = TypeVar("_T")
+
+
+# Texts that replace files' contents (keys: real paths) and the parse cache, set only inside
+# ``overlay``.
+class ParseCache:
+    """Syntax trees (and the parser's diagnostics) of files by path and content digest: one
+    entry per file, replaced when its bytes change. Lowering never mutates a syntax tree."""
+
+    def __init__(self) -> None:
+        self._trees: dict[tuple[str, str], tuple[str, Any, tuple[Diagnostic, ...]]] = {}
+
+
 _OVERLAY: ContextVar[Mapping[str, str] | None] = ContextVar("idlgen_overlay", default=None)
+_CACHE: ContextVar[ParseCache | None] = ContextVar("idlgen_parse_cache", default=None)
 
 
 @contextlib.contextmanager
-def overlay(texts: Mapping[Path, str]) -> Iterator[None]:
+def overlay(texts: Mapping[Path, str], cache: ParseCache | None = None) -> Iterator[None]:
     """Inside the block, reading any of ``texts``' files gives its text (UTF-8 encoded) instead
-    of what is on disk, and the file exists even if it is not saved yet."""
+    of what is on disk, and the file exists even if it is not saved yet; with ``cache``,
+    :func:`parsed` answers unchanged files from it."""
     token = _OVERLAY.set({os.path.realpath(p): t for p, t in texts.items()} or None)
+    ctoken = _CACHE.set(cache)
     try:
         yield
     finally:
+        _CACHE.reset(ctoken)
         _OVERLAY.reset(token)
+
+
+def parsed(
+    language: str, display: str, digest: str, parse: Callable[[Diagnostics], _T], diags: Diagnostics
+) -> _T:
+    """``parse(diags)``, or its earlier result for the same file and bytes (the diagnostics it
+    reported are reported again) when a :class:`ParseCache` is active."""
+    cache = _CACHE.get()
+    if cache is None:
+        return parse(diags)
+    hit = cache._trees.get((language, display))
+    if hit is not None and hit[0] == digest:
+        diags.extend(hit[2])
+        return hit[1]  # type: ignore[no-any-return]
+    mine = Diagnostics()
+    tree = parse(mine)
+    cache._trees[(language, display)] = (digest, tree, tuple(mine))
+    diags.extend(mine)
+    return tree
 
 
 def _overlaid(path: Path) -> str | None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..ir import Schema, SchemaFile
 from .contract import Frontend, LoadResult
-from .files import overlay as _overlay
+from .files import ParseCache, overlay as _overlay
 
 __all__ = ["SUFFIXES", "load"]
 
@@ -32,6 +32,7 @@ def load(
     include_dirs: Sequence[Path] = (),
     inferred_roots: Mapping[str, Path] | None = None,
     overlay: Mapping[Path, str] | None = None,
+    cache: ParseCache | None = None,
 ) -> LoadResult:
     """Load ``.idl`` and ``.fbs`` files (mixed is fine) into one schema.
 
@@ -40,10 +41,10 @@ def load(
     maps). ``inferred_roots`` are HDI roots guessed from file locations: used for lookups like
     ``roots`` but not trusted as places imports may come from (see ``hdi.loader.load``).
     ``overlay`` maps files to text that replaces what is on disk (an editor's open buffers; see
-    ``files.overlay``).
+    ``files.overlay``); ``cache`` keeps syntax trees of unchanged files between loads.
     """
-    if overlay:
-        with _overlay(overlay):
+    if overlay is not None or cache is not None:
+        with _overlay(overlay or {}, cache):
             return load(
                 paths, roots=roots, include_dirs=include_dirs, inferred_roots=inferred_roots
             )

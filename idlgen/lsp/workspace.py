@@ -29,7 +29,7 @@ from ..config import Config, load_config
 from ..diagnostics import Diagnostic, Diagnostics, Severity
 from ..errors import ConfigError
 from ..frontend import LoadResult, load
-from ..frontend.files import read_schema
+from ..frontend.files import ParseCache, read_schema
 from ..frontend.inputs import SCHEMA_SUFFIXES, expand_inputs
 
 __all__ = [
@@ -327,6 +327,7 @@ class Workspace:
         self.config = config if config is not None else self._load_config()
         self.buffers: dict[Path, str] = {}
         self._analyses: dict[Path, Analysis] = {}
+        self._parsed = ParseCache()  # syntax trees of files whose bytes did not change
         self.checks = 0  # how many analyses ran (tests and the benchmark look at it)
 
     def _load_config(self) -> Config:
@@ -354,9 +355,10 @@ class Workspace:
         """The buffer of ``path`` now holds ``text``: the files to check again (``path`` and the
         open files that loaded it)."""
         path = Path(os.path.realpath(path))
-        if self.buffers.get(path) == text and path in self._analyses:
-            return [path]
+        before = self.buffers[path] if path in self.buffers else self.text_of(path)
         self.buffers[path] = text
+        if before == text:  # opened as it is on disk, or saved: nothing read it differently
+            return [path]
         return [path, *self._invalidate(path)]
 
     def close(self, path: Path) -> list[Path]:
@@ -412,7 +414,11 @@ class Workspace:
         cfg = self.config
         with self._gc_paused():
             res = load(
-                [path], roots=cfg.roots, include_dirs=cfg.include, overlay=self.buffers or None
+                [path],
+                roots=cfg.roots,
+                include_dirs=cfg.include,
+                overlay=self.buffers,
+                cache=self._parsed,
             )
         if self.config_error is not None:
             res.diagnostics.insert(

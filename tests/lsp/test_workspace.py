@@ -10,6 +10,7 @@ import pytest
 
 pytest.importorskip("lsprotocol")
 
+from idlgen.diagnostics import Diagnostics  # noqa: E402
 from idlgen.frontend import load  # noqa: E402
 from idlgen.lsp.workspace import Workspace  # noqa: E402
 
@@ -71,3 +72,33 @@ def test_references_without_a_config_search_the_root(
     ws = Workspace(pkg.parents[1])
     refs = ws.references("demo.v1_0.Base")
     assert sorted((fv.path.name, t.line) for fv, t in refs) == [("Base.idl", 2), ("User.idl", 5)]
+
+
+def test_parse_cache_parses_only_changed_files_and_replays_their_diagnostics(
+    pkg: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from idlgen.frontend.files import ParseCache
+    from idlgen.frontend.hdi import loader as hdi_loader
+    from idlgen.frontend.hdi.parser import parse as real_parse
+
+    parsed: list[str] = []
+
+    def counting(display: str, text: str, diags: Diagnostics) -> object:
+        parsed.append(Path(display).name)
+        return real_parse(display, text, diags)
+
+    monkeypatch.setattr(hdi_loader, "parse", counting)
+    cache = ParseCache()
+    files = [pkg / "User.idl", pkg / "Other.idl"]
+    first = load(files, cache=cache)
+    assert sorted(parsed) == ["Base.idl", "Other.idl", "User.idl"]
+    parsed.clear()
+    again = load(files, cache=cache)
+    assert parsed == [] and again.schema == first.schema
+    broken = {pkg / "Base.idl": BASE.replace("int a;", "int a b;")}  # a syntax error
+    without = load(files, overlay=broken)
+    parsed.clear()
+    with_cache = [load(files, overlay=broken, cache=cache) for _ in range(2)]
+    assert parsed == ["Base.idl"]  # once, then from the cache with its diagnostics
+    for r in with_cache:
+        assert [str(d) for d in r.diagnostics] == [str(d) for d in without.diagnostics] != []

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..encoding import decode_schema
-from ..files import Resolver, is_file, read_schema
+from ..files import Resolver, is_file, parsed, read_schema
 from ...diagnostics import Diagnostics
 from ..contract import LoadResult, display_path
 from ..graphs import cycle_names, depth_first
@@ -80,7 +80,8 @@ def _read(path: Path, diags: Diagnostics) -> _Unit | None:
         span = Span(display, bad.line, bad.col, bad.line, bad.col + 1)
         diags.error("HDI004", bad.message, span)
         return _Unit(path, display, text, digest, None)
-    return _Unit(path, display, text, digest, parse(display, text, diags))
+    raw = parsed("hdi", display, digest, lambda d: parse(display, text, d), diags)
+    return _Unit(path, display, text, digest, raw)
 
 
 def load(
