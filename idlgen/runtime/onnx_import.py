@@ -93,7 +93,15 @@ class Importer:
         except Exception:
             inferred = self.model
         g = inferred.graph
-        for vi in list(g.input) + list(g.value_info) + list(g.output):
+        vis = list(g.input) + list(g.value_info) + list(g.output)
+        # If branches: a branch whose condition is a constant is inlined (``_inline_if``)
+        stack = [n for n in g.node if n.op_type == "If"]
+        while stack:
+            for at in stack.pop().attribute:
+                if at.type == onnx.AttributeProto.GRAPH:
+                    vis += list(at.g.value_info) + list(at.g.output)
+                    stack += [n for n in at.g.node if n.op_type == "If"]
+        for vi in vis:
             tt = vi.type.tensor_type
             if not vi.type.HasField("tensor_type"):
                 continue
@@ -285,6 +293,8 @@ class Importer:
         if op == "Constant":
             self._constant(node, a)
             return
+        if op == "If" and self._inline_if(node, ins):
+            return
         if self._fold(node, ins):
             return
         self._refine_info(node, ins)
@@ -392,6 +402,47 @@ class Importer:
             self.refuse(node, f"attribute {sorted(a)} (sparse/string constants have no NNRt type)")
         self.const(node.output[0], np.asarray(arr))
 
+    def _inline_if(self, node: Any, ins: list[Val | None]) -> bool:
+        """An ``If`` whose condition is known at load time is its chosen branch: lower that
+        branch's nodes in place (they read the enclosing graph's values by name) and alias the
+        branch outputs to the node's outputs."""
+        from dataclasses import replace
+
+        from onnx import numpy_helper
+
+        c = ins[0] if ins else None
+        if c is None or c.const is None or c.const.size != 1:
+            return False
+        a = _attrs(node)
+        g = a["then_branch" if bool(np.asarray(c.const).reshape(-1)[0]) else "else_branch"]
+        if len(g.output) != len(node.output):
+            return False
+        for t in g.initializer:
+            self.const(t.name, numpy_helper.to_array(t))
+        nodes = list(g.node)
+        for n in nodes:
+            for i in n.input:
+                if i:
+                    self.consumers[i] += 1
+                    self.users.setdefault(i, []).append(n)
+        for o, bo in zip(node.output, g.output):
+            if o:  # the branch output is read where the node output is
+                self.consumers[bo.name] += self.consumers[o] + 1
+                if o in self.graph_outputs:
+                    self.graph_outputs.add(bo.name)
+        for n in nodes:
+            self._lower(n)
+        for o, bo in zip(node.output, g.output):
+            if not o:
+                continue
+            v = self.vals.get(bo.name)
+            if v is None:
+                self.refuse(node, f"branch output {bo.name!r} is never produced")
+            self.vals[o] = replace(v, name=o)
+            if o not in self.info and bo.name in self.info:
+                self.info[o] = self.info[bo.name]
+        return True
+
     _NO_FOLD = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
                           "Multinomial", "Bernoulli"})  # fmt: skip
 
@@ -417,6 +468,12 @@ class Importer:
                 return False
         if any(v is not None and v.const is None for v in ins):
             return False
+        if any(at.type in (at.GRAPH, at.GRAPHS) for at in node.attribute):
+            from .onnx_fallback import outer_names
+
+            outer = [self.vals.get(n) for n in outer_names(node)]
+            if any(v is None or v.const is None for v in outer):
+                return False  # its body reads values known only at run time
         from .budget import MemoryBudgetError, check_fold
         from .onnx_fold import fold_node, too_big_to_fold
 

@@ -782,3 +782,46 @@ def test_mean_variance_normalization(axes: list[int] | None) -> None:
                [_vi("x", [2, 3, 4, 5])], [_vi("y", [2, 3, 4, 5])])  # fmt: skip
     prog = check(m, {"x": _r(2, 3, 4, 5) * 2 + 1}, tol=1e-5)
     assert prog.coverage()["host_nodes"] == 0
+
+
+# --- If with a condition known at load time (silero-vad's sample-rate switch) ------------------
+
+
+@pytest.mark.parametrize("cond", [True, False])
+def test_if_with_constant_condition_is_inlined(cond: bool) -> None:
+    # The condition comes from constants (Equal of two constants), the branches read a value
+    # computed from the model input, and one branch holds a nested If on a run-time condition.
+    x = _vi("x", [2, 3])
+    inner_then = helper.make_graph([helper.make_node("Neg", ["h"], ["it"])], "it", [], [_vi("it", [2, 3])])
+    inner_else = helper.make_graph([helper.make_node("Abs", ["h"], ["ie"])], "ie", [], [_vi("ie", [2, 3])])
+    then_g = helper.make_graph(
+        [helper.make_node("Relu", ["h"], ["r"]), helper.make_node("Mul", ["r", "k"], ["t_out"])],
+        "then", [], [_vi("t_out", [2, 3])], initializer=[numpy_helper.from_array(np.float32([2.0]), "k")],
+    )  # fmt: skip
+    else_g = helper.make_graph(
+        [helper.make_node("ReduceSum", ["x", "one"], ["s"], keepdims=1),
+         helper.make_node("Greater", ["s", "zero"], ["pos"]),
+         helper.make_node("Squeeze", ["pos"], ["pos1"]),
+         helper.make_node("Cast", ["pos1"], ["c2"], to=TensorProto.BOOL),
+         helper.make_node("If", ["c2"], ["e_out"], then_branch=inner_then, else_branch=inner_else)],
+        "else", [], [_vi("e_out", [2, 3])],
+    )  # fmt: skip
+    nodes = [
+        helper.make_node("Sigmoid", ["x"], ["h"]),
+        helper.make_node("Equal", ["a", "b"], ["c"]),
+        helper.make_node("If", ["c"], ["y0"], then_branch=then_g, else_branch=else_g),
+        helper.make_node("Add", ["y0", "h"], ["y"]),
+    ]
+    inits = {"a": np.array(16000, np.int64), "b": np.array(16000 if cond else 8000, np.int64),
+             "one": np.array([0, 1], np.int64), "zero": np.float32(0)}  # fmt: skip
+    m = _model(nodes, [x], [_vi("y", [2, 3])], inits)
+    if not cond:  # the nested If's condition must be a scalar: reduce to one element
+        x_one = np.abs(_r(1, 3))
+        m.graph.input[0].type.tensor_type.shape.dim[0].dim_value = 1
+        m.graph.output[0].type.tensor_type.shape.dim[0].dim_value = 1
+        prog = check(m, {"x": x_one})
+        prog2 = check(m, {"x": -x_one})
+        assert prog2.coverage()["host_ops"] == {"If": 1}
+    else:
+        prog = check(m, {"x": _r(2, 3)})
+        assert prog.coverage()["host_nodes"] == 0  # the chosen branch runs on NNRt
