@@ -8,6 +8,7 @@ project's ``pyproject.toml`` gives the roots and include paths, as for the CLI.
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import textwrap
 from collections.abc import AsyncIterator, Callable
@@ -234,6 +235,41 @@ async def test_diagnostics_on_open_change_save_match_the_cli(
         T.DidSaveTextDocumentParams(T.TextDocumentIdentifier(u), text=TYPES)
     )
     await until(lambda: clean(client, u))
+
+
+async def test_diagnostics_are_the_cli_json_ones(
+    client: LanguageClient, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file broken on disk, opened as it is: ``idlgen parse --format json`` from the
+    project's directory gives the same diagnostics (code, message, help, line, column)."""
+    from idlgen.cli.main import main
+
+    rel = "hdi/demo/v1_0/Broken.idl"
+    text = TYPES.replace("int y;", "Strng y;").replace("struct Point origin", "struct Pnt o")
+    (project / rel).write_text(text)
+    try:
+        monkey = pytest.MonkeyPatch()
+        monkey.chdir(project)
+        try:
+            assert main(["parse", rel, "--format", "json"]) == 1
+        finally:
+            monkey.undo()
+        cli = json.loads(capsys.readouterr().out)
+        u = open_doc(client, project, rel)
+        await until(lambda: bool(client.diagnostics.get(u)))
+        got = client.diagnostics[u]
+        assert len(got) == len(cli) == 2
+        for d, c in zip(sorted(got, key=lambda d: d.range.start.line), cli):
+            assert (d.code, d.message.split("\n")[0]) == (c["code"], c["message"])
+            assert [h for h in d.message.split("\n")[1:]] == [f"help: {h}" for h in c["help"]]
+            loc = c["location"]
+            assert (d.range.start.line + 1, d.range.start.character + 1) == (
+                loc["line"],
+                loc["col"],
+            )
+        client.text_document_did_close(T.DidCloseTextDocumentParams(T.TextDocumentIdentifier(u)))
+    finally:
+        (project / rel).unlink()
 
 
 async def test_fbs_diagnostics_through_includes(client: LanguageClient, project: Path) -> None:
