@@ -77,25 +77,46 @@ def format_hdi(text: str) -> str:
     pr = Printer(4, KeepComment())
     st = _Stmt()
     after_close: str | None = None  # the closer of the block whose '}' came last
+    breaks = 0  # line breaks since the last code token
+    commented = False  # a comment came after the last '}'
+    separator_on_new_line = False  # the last code token is a ',' or ';' that began a line
     for i, t in enumerate(toks):
+        breaks += t.nl
         if t.comment:
-            if t.nl == 0 and i > 0:
+            commented = True
+            breaks += t.text.count("\n")
+            # '/**<' documents the member before it only when nothing but blanks and one ','
+            # or ';' stand between them on one line: a doc after a separator that began its
+            # line documents nothing, and must not come to, so it goes on a line of its own.
+            stray = separator_on_new_line and t.text.startswith("/**<")
+            if t.nl == 0 and i > 0 and not stray:
                 pr.trailing(t.text, t.col)
             else:
                 pr.own_line(t.text, t.col, t.nl)
             continue
+        block = pr.blocks[-1] if pr.blocks else None
+        separator_on_new_line = breaks > 0 and (
+            # the ',' after an enum member, the ';' after a struct or union member (a method's
+            # ';' and the one after '}' belong to what they end: a doc after them still does)
+            (t.text == "," and block is not None and block.kind == "list")
+            or (t.text == ";" and block is not None and block.closer == "semi" and bool(pr.cur))
+        )
+        breaks = 0
         x = t.text
         if after_close is not None:
             closer, after_close = after_close, None
             if x == ";":
-                if closer == "semi":
+                # An interface's '}' takes no ';', unless a comment stands between them (a
+                # '/**<' there would come to document the interface).
+                if closer == "semi" or commented:
                     pr.semicolon_after_close()
-                continue  # an interface's '}' takes no ';'
+                continue
         if not pr.cur:
             pr.start_line(t)
             st = _Stmt()
         if x == "}":
             after_close = pr.close().closer
+            commented = False
             continue
         if x == "{" and not st.brackets:
             pr.add(Piece("{", space=True))

@@ -263,3 +263,50 @@ def test_fbs_json_document_is_kept_as_written() -> None:
 def test_fbs_doc_comment_text_is_kept_byte_for_byte() -> None:
     src = "/// doc with trailing blanks   \ntable T { a:int; }\n"
     assert fmt(src, "t.fbs").startswith("/// doc with trailing blanks   \n")
+
+
+def test_hdi_member_docs_stay_attached_or_detached() -> None:
+    """A '/**<' documents the member before it only when it follows on the same line, after at
+    most one ',' or ';': the layout must neither attach nor detach one (found by hypothesis)."""
+    src = d("""
+        package a.b.v1_0;
+        enum E { A = 1
+        , /**< not A's: the ',' began a line */ B, /**< B's */ };
+        struct S { int a
+        ; /**< not a's */ int b; /**< b's */ }
+        ; /**< the struct's own (after its ';') */
+        interface IFoo { F(); } /**< not the interface's */ ;
+        """)
+    out = fmt(src, "Types.idl")
+    assert _docs(out) == _docs(src)
+    assert out == d("""
+        package a.b.v1_0;
+        enum E {
+            A = 1,
+            /**< not A's: the ',' began a line */
+            B, /**< B's */
+        };
+
+        struct S {
+            int a;
+            /**< not a's */
+            int b; /**< b's */
+        }; /**< the struct's own (after its ';') */
+
+        interface IFoo {
+            F();
+        } /**< not the interface's */;
+        """)
+
+
+def _docs(text: str) -> list[object]:
+    from idlgen.diagnostics import Diagnostics
+    from idlgen.frontend.hdi.parser import parse
+
+    raw = parse("Types.idl", text, Diagnostics())
+    assert raw is not None
+    out: list[object] = []
+    for decl in raw.decls:
+        items = getattr(decl, "members", None) or getattr(decl, "methods", [])
+        out.append((decl.name.text, decl.doc, [m.doc for m in items]))
+    return out
