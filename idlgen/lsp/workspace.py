@@ -171,6 +171,21 @@ class FileView:
             return None
         return hits[-1] if last else hits[0]
 
+    def enclosing(self, line: int) -> ir.Decl | None:
+        """The declaration of this file whose text holds ``line`` (0-based), roughly: from its
+        name (or start) to its last member."""
+        if self.schema_file is None:
+            return None
+        for d in self.schema_file.decls:
+            if d.span is None:
+                continue
+            last = max(
+                [d.span.end_line, *(m.span.end_line for m in members_of(d) if m.span)],
+            )
+            if d.span.line - 1 <= line <= last - 1:
+                return d
+        return None
+
     @cached_property
     def declared(self) -> dict[tuple[int, int], Target]:
         """Declaration and member names of this file by (line, col) of their name token."""
@@ -283,13 +298,49 @@ class Analysis:
         if tok.text.startswith('"'):
             return None
         d = self.resolve_name(fv, tok.text)
-        if d is None:
-            # the part of a dotted name under the cursor (``ns.Type``, ``Enum.Member``)
-            head = tok.text[: col - tok.col]
-            cut = tok.text.find(".", len(head))
-            if cut > 0:
-                d = self.resolve_name(fv, tok.text[:cut])
+        if d is not None:
+            return Target(decl=d), tok
+        head = tok.text[: col - tok.col]
+        cut = tok.text.find(".", len(head))
+        if cut < 0:  # the cursor is on the last part: an enum value?
+            member = self.enum_value(fv, tok)
+            if member is not None:
+                return member, tok
+        # the part of a dotted name under the cursor (``ns.Type``, ``Enum.Member``)
+        d = self.resolve_name(fv, tok.text[:cut]) if cut > 0 else None
         return (Target(decl=d), tok) if d is not None else None
+
+    def enum_value(self, fv: FileView, tok: Token) -> Target | None:
+        """The enum member a value names: ``Enum.MEMBER``, a member of the enum being declared
+        (HDI values are expressions over them), the enum type of the FlatBuffers field whose
+        default it is, else the one member of that name among the loaded enums."""
+        head, _, name = tok.text.rpartition(".")
+        enums: list[ir.Enum] = []
+        if head:
+            d = self.resolve_name(fv, head)
+            enums += [d] if isinstance(d, ir.Enum) else []
+        else:
+            encl = fv.enclosing(tok.line)
+            if isinstance(encl, ir.Enum):
+                enums.append(encl)
+            elif isinstance(encl, ir.Struct):
+                for f in encl.fields:
+                    t = f.type
+                    if f.span is not None and f.span.line - 1 == tok.line and isinstance(t, ir.Ref):
+                        d = self.decls.get(t.qualname)
+                        enums += [d] if isinstance(d, ir.Enum) else []
+            if not enums:
+                enums = [
+                    e
+                    for e in self.decls.values()
+                    if isinstance(e, ir.Enum) and any(m.name == name for m in e.members)
+                ]
+                enums = enums if len(enums) == 1 else []
+        for e in enums:
+            for m in e.members:
+                if m.name == name:
+                    return Target(member=m, owner=e)
+        return None
 
     def references_in(self, fv: FileView, qualname: str, with_decl: bool) -> Iterator[Token]:
         """Where ``fv`` names the declaration ``qualname`` (as a type, parent, root type…)."""

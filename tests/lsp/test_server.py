@@ -379,6 +379,14 @@ async def test_definition_across_imports_and_includes(
         T.DefinitionParams(mi, at(MONSTER, "common.fbs", 2))
     )
     assert isinstance(locs, list) and locs[0].uri == common
+    # an enum value (a field's default) goes to the enum's member
+    locs = await client.text_document_definition_async(
+        T.DefinitionParams(mi, at(MONSTER, "Blue", 1))
+    )
+    assert isinstance(locs, list) and locs[0].uri == common
+    assert locs[0].range.start == at(COMMON, "Blue")
+    h = await client.text_document_hover_async(T.HoverParams(mi, at(MONSTER, "Blue", 1)))
+    assert "value: 2" in hover_text(h)
 
 
 async def test_references_across_files(client: LanguageClient, project: Path) -> None:
