@@ -113,6 +113,7 @@ def _onnx(model: Any, shapes: Shapes, nnrt_only: bool, package: Any, source: str
             # the model stays valid for any shape: calls with other shapes import again
             program.input_shapes = [list(dims) for _, _, dims in graph_inputs(base)]
             program._variants[ones] = None
+            program._generic = False  # folded for that shape: other shapes get their own
     program._specialize = specialize
     return program
 

@@ -63,6 +63,9 @@ class Program:
     )
     #: The variant the last call ran (None: this Program's own ``model``).
     _last: Program | None = field(default=None, repr=False, compare=False)
+    #: ``model`` was imported with the open dims open (it may serve any shape); False when it
+    #: is the import for one representative shape, which serves only that shape.
+    _generic: bool = field(default=True, repr=False, compare=False)
 
     def coverage(self) -> dict[str, Any]:
         """``{"nnrt_nodes": n, "host_nodes": m, "host_ops": {op: count}}``: what NNRt runs
@@ -97,7 +100,7 @@ class Program:
                 known = self._variants[key]
                 self._last = known
                 return known.run(inputs) if known is not None else self._run_here(inputs)
-            if self.model is not None:
+            if self.model is not None and self._generic:
                 try:
                     out = self._run_here(inputs)
                     self._last = None

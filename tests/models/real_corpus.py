@@ -242,15 +242,13 @@ def evaluate(path: Path, *, timing: bool = True, budget_s: float = 1.0) -> Outco
         return o
     o.load_s = time.perf_counter() - t0
     o.loads = True
-    cov = getattr(prog, "coverage", None)
-    if callable(cov):
-        o.coverage = cov()
     want = ref.run(feeds)
     try:
         got = prog.run(feeds)
     except Exception as e:  # noqa: BLE001
         o.error = f"run: {type(e).__name__}: {e}"[:300]
         return o
+    o.coverage = prog.coverage()  # of what the run ran (see Program.coverage)
     _compare(o, name, ref, want, got)
     if not o.ok and o.loads and path.suffix == ".onnx" and _qdq(path):
         # A QDQ model: onnxruntime fuses DequantizeLinear -> op -> QuantizeLinear into integer

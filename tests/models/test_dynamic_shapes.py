@@ -139,3 +139,12 @@ def test_coverage_describes_the_variant_the_last_call_ran() -> None:
     n = len(p._variants)
     p.run({"x": x})  # the same shape again reuses its variant
     assert len(p._variants) == n and p.coverage() == pinned
+
+
+def test_a_representative_import_serves_only_its_own_shape() -> None:
+    """An import for a representative shape has that shape folded in: a call with another
+    shape gets its own import, even when the representative's host nodes could take it."""
+    p = load(_conv1d_model())
+    assert not p._generic
+    p.run({"x": np.ones((1, 4, 7), np.float32)})
+    assert ((1, 4, 7),) in p._variants and p._last is not None
