@@ -102,3 +102,43 @@ def test_parse_cache_parses_only_changed_files_and_replays_their_diagnostics(
     assert parsed == ["Base.idl"]  # once, then from the cache with its diagnostics
     for r in with_cache:
         assert [str(d) for d in r.diagnostics] == [str(d) for d in without.diagnostics] != []
+
+
+REPO = Path(__file__).resolve().parents[2]
+NNRT = REPO / "schemas" / "hdi" / "nnrt" / "v2_1"
+
+
+@pytest.mark.skipif(not NNRT.is_dir(), reason="NNRt schemas missing")
+def test_hover_on_the_real_nnrt_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Wire facts on NNRt v2_1 agree with the IR: Parcel image offsets, command ids."""
+    from lsprotocol import types as T
+
+    from idlgen import ir
+    from idlgen.ir.hdi_layout import struct_layout
+    from idlgen.lsp import features as F
+
+    monkeypatch.chdir(REPO)
+    ws = Workspace(REPO)
+    codec = F.Codec()
+    attrs = NNRT / "NodeAttrTypes.idl"
+    a = ws.analysis(attrs)
+    act = a.decls["ohos.hdi.nnrt.v2_1.Activation"]
+    assert isinstance(act, ir.Struct)
+    lay = struct_layout(act, a.decls.__getitem__)
+    assert lay is not None
+    fv = a.files[attrs.resolve()]
+    for f, off in zip(act.fields, lay.offsets):
+        assert f.span is not None
+        h = F.hover(ws, attrs, T.Position(f.span.line - 1, f.span.col), codec)
+        assert h is not None and isinstance(h.contents, T.MarkupContent)
+        assert f"(offset {off}, size" in h.contents.value, fv.lines[f.span.line - 1]
+    dev = NNRT / "INnrtDevice.idl"
+    a = ws.analysis(dev)
+    iface = a.decls["ohos.hdi.nnrt.v2_1.INnrtDevice"]
+    assert isinstance(iface, ir.Interface)
+    for m in iface.methods:
+        if m.span is None:
+            continue  # implicit (GetVersion)
+        h = F.hover(ws, dev, T.Position(m.span.line - 1, m.span.col), codec)
+        assert h is not None and isinstance(h.contents, T.MarkupContent)
+        assert f"command id: {m.cmd_id};" in h.contents.value
