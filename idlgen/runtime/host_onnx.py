@@ -8,6 +8,10 @@ for this form": the importer falls back to the ONNX reference implementation.
 
 - ``GridSample`` (opset 16 ``bilinear``/``nearest``/``bicubic`` and opset 20 ``linear``/``cubic``
   spellings; ``zeros``/``border``/``reflection`` padding; ``align_corners``), 4-D;
+- ``STFT`` (real or complex signal, window and/or frame length, one- or two-sided) and ``DFT``
+  (forward/inverse, ``dft_length``, one-sided, axis as attribute or input);
+- ``com.microsoft.DynamicQuantizeLSTM`` (onnxruntime's dynamically quantised LSTM: the input
+  and the hidden state quantised to uint8 on every GEMM, int8 weights);
 - ``ai.onnx.ml.LinearClassifier`` (multi-class; post transforms NONE, LOGISTIC, SOFTMAX,
   SOFTMAX_ZERO) and ``ai.onnx.ml.Normalizer`` (MAX, L1, L2).
 """
@@ -25,6 +29,9 @@ __all__ = ["KERNELS", "grid_sample"]
 
 Maker = Callable[[Any, dict[str, Any], list[Any]], HostKernel | None]
 KERNELS: dict[str, Maker] = {}
+#: ``SHAPES[op](node, attrs, inputs) -> [(dtype, shape) | None per output]``: output shapes of
+#: operators ONNX shape inference does not know (contrib domains), so what follows stays on NNRt.
+SHAPES: dict[str, Callable[[Any, dict[str, Any], list[Any]], list[Any]]] = {}
 
 
 def _kernel(*ops: str) -> Callable[[Maker], Maker]:
@@ -147,6 +154,177 @@ def _grid_sample(node: Any, a: dict[str, Any], ins: list[Any]) -> HostKernel | N
         return [grid_sample(np.asarray(arrays[0]), np.asarray(arrays[1]), mode, padding, align)]
 
     return fn
+
+
+# --- STFT / DFT ------------------------------------------------------------------------------
+
+
+def _opt(arrays: list[Any], i: int) -> Any:
+    return arrays[i] if len(arrays) > i and arrays[i] is not None else None
+
+
+def _to_complex(x: np.ndarray) -> np.ndarray:
+    """ONNX's real ([..., 1]) or complex ([..., 2]) signal layout as a complex128 array."""
+    x = x.astype(np.float64)
+    return x[..., 0] + 1j * x[..., 1] if x.shape[-1] == 2 else x[..., 0].astype(np.complex128)
+
+
+def _from_complex(z: np.ndarray, dtype: Any) -> np.ndarray:
+    return np.stack([z.real, z.imag], axis=-1).astype(dtype)
+
+
+@_kernel("STFT")
+def _stft(node: Any, a: dict[str, Any], ins: list[Any]) -> HostKernel | None:
+    onesided = bool(int(a.get("onesided", 1)))
+
+    def fn(arrays: list[np.ndarray]) -> list[np.ndarray]:
+        sig = np.asarray(arrays[0])
+        x = sig[..., None] if sig.ndim == 2 else sig  # [batch, length] taken as real
+        z = _to_complex(x)
+        step = int(np.asarray(arrays[1]).reshape(-1)[0])
+        win, flen = _opt(arrays, 2), _opt(arrays, 3)
+        if flen is not None:
+            n = int(np.asarray(flen).reshape(-1)[0])
+        elif win is not None:
+            n = int(np.asarray(win).shape[0])
+        else:
+            raise ValueError("STFT needs a window or a frame length")
+        w = np.ones(n) if win is None else np.asarray(win, np.float64).reshape(-1)
+        frames = max((z.shape[1] - n) // step + 1, 0)
+        idx = np.arange(frames)[:, None] * step + np.arange(n)[None, :]
+        spec = np.fft.fft(z[:, idx] * w, axis=-1)
+        if onesided:
+            spec = spec[..., : n // 2 + 1]
+        return [_from_complex(spec, sig.dtype)]
+
+    return fn
+
+
+@_kernel("DFT")
+def _dft(node: Any, a: dict[str, Any], ins: list[Any]) -> HostKernel | None:
+    inverse = bool(int(a.get("inverse", 0)))
+    onesided = bool(int(a.get("onesided", 0)))
+    axis_attr = a.get("axis")
+    has_axis_input = len(node.input) > 2 and bool(node.input[2])
+    if axis_attr is None and not has_axis_input:
+        # the default is 1 up to opset 19 and -2 from opset 20: the same axis only at rank 3
+        xv = ins[0] if ins else None
+        if xv is None or xv.shape is None or len(xv.shape) != 3:
+            return None
+        axis_attr = 1
+
+    def fn(arrays: list[np.ndarray]) -> list[np.ndarray]:
+        x = np.asarray(arrays[0])
+        z = _to_complex(x)  # the signal without its trailing real/imaginary dim
+        if axis_attr is not None:
+            ax = int(axis_attr)
+        else:
+            ax = int(np.asarray(arrays[2]).reshape(-1)[0])
+        ax = ax + x.ndim if ax < 0 else ax  # counted over the input, trailing dim included
+        if not 0 <= ax < x.ndim - 1:
+            raise ValueError(f"DFT axis {ax} out of range for rank {x.ndim}")
+        length = _opt(arrays, 1)
+        n = z.shape[ax] if length is None else int(np.asarray(length).reshape(-1)[0])
+        spec = np.fft.ifft(z, n=n, axis=ax) if inverse else np.fft.fft(z, n=n, axis=ax)
+        if onesided:
+            spec = np.take(spec, np.arange(n // 2 + 1), axis=ax)
+        return [_from_complex(spec, x.dtype)]
+
+    return fn
+
+
+# --- com.microsoft.DynamicQuantizeLSTM (onnxruntime's dynamic quantisation of an LSTM) -------
+
+
+def _dyn_quant_u8(a: np.ndarray) -> tuple[np.ndarray, float, int]:
+    """``a`` as uint8 codes with a range that holds 0, as onnxruntime quantises a GEMM's float
+    operand on every call: scale (max - min) / 255, zero point rounded half to even."""
+    lo = min(float(a.min(initial=0.0)), 0.0)
+    hi = max(float(a.max(initial=0.0)), 0.0)
+    scale = np.float32((hi - lo) / 255.0) if hi != lo else np.float32(1.0)
+    zp = int(np.rint(np.clip(np.float32(0.0) - np.float32(lo) / scale, 0, 255)))
+    q = np.clip(np.rint(a.astype(np.float32) / scale) + zp, 0, 255)
+    return q.astype(np.int32), float(scale), zp
+
+
+def _qgemm(a: np.ndarray, wq: np.ndarray, w_scale: np.ndarray) -> np.ndarray:
+    """``a @ w`` as onnxruntime's u8s8 GEMM computes it: ``a`` quantised per call, integer
+    accumulation, one float rescale (per tensor or per output column)."""
+    q, scale, zp = _dyn_quant_u8(a)
+    acc = (q - zp) @ wq
+    return (acc.astype(np.float32) * (np.float32(scale) * w_scale)).astype(np.float32)
+
+
+@_kernel("com.microsoft.DynamicQuantizeLSTM")
+def _dq_lstm(node: Any, a: dict[str, Any], ins: list[Any]) -> HostKernel | None:
+    direction = a.get("direction", "forward")
+    direction = direction.decode() if isinstance(direction, bytes) else str(direction)
+    hidden = int(a.get("hidden_size", 0))
+    clip = a.get("clip")
+    names = list(node.input) + [""] * (12 - len(node.input))
+    if (int(a.get("input_forget", 0)) or "activations" in a or int(a.get("layout", 0))
+            or names[4] or not hidden):  # fmt: skip
+        return None  # other forms: not written (the reference has no such operator either)
+    dirs = 2 if direction == "bidirectional" else 1
+
+    def fn(arrays: list[np.ndarray]) -> list[np.ndarray]:
+        arr = list(arrays) + [None] * (12 - len(arrays))
+        x = np.asarray(arr[0], np.float32)  # [seq, batch, input]
+        seq, batch, _ = x.shape
+        wq = np.asarray(arr[1]).astype(np.int32)  # [dirs, input, 4h]
+        rq = np.asarray(arr[2]).astype(np.int32)  # [dirs, h, 4h]
+        b = np.zeros((dirs, 8 * hidden), np.float32) if arr[3] is None else np.asarray(arr[3], np.float32)
+        h0 = np.zeros((dirs, batch, hidden), np.float32) if arr[5] is None else np.asarray(arr[5], np.float32)
+        c0 = np.zeros((dirs, batch, hidden), np.float32) if arr[6] is None else np.asarray(arr[6], np.float32)
+        p = None if arr[7] is None else np.asarray(arr[7], np.float32)
+        ws, wz = np.asarray(arr[8], np.float32).reshape(dirs, -1), np.asarray(arr[9]).reshape(dirs, -1)
+        rs, rz = np.asarray(arr[10], np.float32).reshape(dirs, -1), np.asarray(arr[11]).reshape(dirs, -1)
+        y = np.zeros((seq, dirs, batch, hidden), np.float32)
+        yh = np.zeros((dirs, batch, hidden), np.float32)
+        yc = np.zeros((dirs, batch, hidden), np.float32)
+
+        def sig(v: np.ndarray) -> np.ndarray:
+            return (1.0 / (1.0 + np.exp(-v))).astype(np.float32)
+
+        for d in range(dirs):
+            rev = direction == "reverse" or d == 1
+            w = wq[d] - wz[d].astype(np.int32)
+            r = rq[d] - rz[d].astype(np.int32)
+            xw = _qgemm(x.reshape(seq * batch, -1), w, ws[d]).reshape(seq, batch, 4 * hidden)
+            bias = b[d, : 4 * hidden] + b[d, 4 * hidden :]
+            h, c = h0[d], c0[d]
+            for t in (range(seq - 1, -1, -1) if rev else range(seq)):
+                g = xw[t] + _qgemm(h, r, rs[d]) + bias
+                if clip is not None:
+                    g = np.clip(g, -float(clip), float(clip))
+                gi, go, gf, gc = (g[:, k * hidden : (k + 1) * hidden] for k in range(4))
+                if p is not None:
+                    gi = gi + p[d, :hidden] * c
+                    gf = gf + p[d, 2 * hidden :] * c
+                i_, f_, c_ = sig(gi), sig(gf), np.tanh(gc)
+                c = (f_ * c + i_ * c_).astype(np.float32)
+                if p is not None:
+                    go = go + p[d, hidden : 2 * hidden] * c
+                h = (sig(go) * np.tanh(c)).astype(np.float32)
+                y[t, d] = h
+            yh[d], yc[d] = h, c
+        return [y, yh, yc]
+
+    return fn
+
+
+def _dq_lstm_shapes(node: Any, a: dict[str, Any], ins: list[Any]) -> list[Any]:
+    x = ins[0] if ins else None
+    if x is None or x.shape is None or len(x.shape) != 3:
+        return []
+    seq, batch = x.shape[0], x.shape[1]
+    dirs = 2 if a.get("direction", b"forward") in (b"bidirectional", "bidirectional") else 1
+    h = int(a.get("hidden_size", 0))
+    f32 = np.dtype(np.float32)
+    return [(f32, (seq, dirs, batch, h)), (f32, (dirs, batch, h)), (f32, (dirs, batch, h))]
+
+
+SHAPES["com.microsoft.DynamicQuantizeLSTM"] = _dq_lstm_shapes
 
 
 # --- ai.onnx.ml ------------------------------------------------------------------------------

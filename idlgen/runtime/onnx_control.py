@@ -1,4 +1,4 @@
-"""ONNX control flow on the host, with bodies on NNRt: ``If`` and ``Loop``.
+"""ONNX control flow on the host, with bodies on NNRt: ``If``, ``Loop`` and ``Scan``.
 
 NNRt v2_1 has no control-flow operator; MindSpore Lite runs such operators itself and hands
 NNRt the graphs inside them. Here each branch or body is imported as a model of its own (its
@@ -149,7 +149,52 @@ def control_kernel(
             return functools.partial(_loop, ctl, n_carried, n_outer, len(node.output) - n_carried)
 
         return _with_bind(make_loop, ctl)
+    if node.op_type == "Scan" and "num_scan_inputs" in attrs and len(node.input) >= 1:
+        n_in = int(attrs["num_scan_inputs"])
+        n_state = len(node.input) - n_in
+        types = [getattr(v, "dtype", None) for v in list(ins)[: n_state + n_in]]
+        prog = _body_program(attrs["body"], opsets, outer, types)
+        ctl = _absorb(builder, [prog], [f"{label}_body"])
+        n_body_out = len(attrs["body"].output)
+
+        def make_scan(ctl: _Control) -> HostKernel:
+            return functools.partial(_scan, ctl, attrs, n_state, n_in, n_outer, n_body_out)
+
+        return _with_bind(make_scan, ctl)
     return None
+
+
+def _scan(
+    ctl: _Control, attrs: dict[str, Any], n_state: int, n_in: int, n_outer: int,
+    n_body_out: int, arrays: list[np.ndarray],
+) -> list[np.ndarray]:  # fmt: skip
+    """ONNX ``Scan`` (opset 9+): slice the scan inputs along their axes (in their directions),
+    carry the state values and stack each body scan output along its axis."""
+    states = [np.asarray(v) for v in arrays[:n_state]]
+    xs = [np.asarray(v) for v in arrays[n_state : n_state + n_in]]
+    values = list(arrays[len(arrays) - n_outer :]) if n_outer else []
+    in_axes = list(attrs.get("scan_input_axes", [0] * n_in))
+    in_dirs = list(attrs.get("scan_input_directions", [0] * n_in))
+    xs = [np.moveaxis(x, ax + x.ndim if ax < 0 else ax, 0) for x, ax in zip(xs, in_axes)]
+    xs = [x[::-1] if d else x for x, d in zip(xs, in_dirs)]
+    steps = xs[0].shape[0] if xs else 0
+    scans: list[list[np.ndarray]] = [[] for _ in range(n_body_out - n_state)]
+    for t in range(steps):
+        res = ctl.run_body(0, [*states, *[x[t] for x in xs], *values])
+        states = res[:n_state]
+        for k, v in enumerate(res[n_state:]):
+            scans[k].append(np.asarray(v))
+    out_axes = list(attrs.get("scan_output_axes", [0] * len(scans)))
+    out_dirs = list(attrs.get("scan_output_directions", [0] * len(scans)))
+    stacked = []
+    for k, s in enumerate(scans):
+        if not s:
+            stacked.append(np.zeros((0,), np.float32))
+            continue
+        y = np.stack(s[::-1] if out_dirs[k] else s)
+        ax = out_axes[k]
+        stacked.append(np.moveaxis(y, 0, ax + y.ndim if ax < 0 else ax))
+    return [*states, *stacked]
 
 
 def _loop(

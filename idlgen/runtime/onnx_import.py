@@ -343,9 +343,14 @@ class Importer:
 
             make = getattr(host_onnx, "KERNELS", {}).get(op)
             fn = make(node, _attrs(node), ins) if make is not None else None
+            infer = getattr(host_onnx, "SHAPES", {}).get(op)
+            if fn is not None and infer is not None:  # output shapes ONNX inference lacks
+                for n, ds in zip(node.output, infer(node, _attrs(node), ins)):
+                    if n and ds is not None and self.info.get(n, (None, None))[1] is None:
+                        self.info[n] = ds
         except ImportError:
             pass
-        if fn is None and node.op_type in ("If", "Loop") and node.domain in ("", "ai.onnx"):
+        if fn is None and node.op_type in ("If", "Loop", "Scan") and node.domain in ("", "ai.onnx"):
             from .onnx_control import control_kernel
 
             described = [(n, v.dtype, v.shape) for n, v in zip(extra, outer) if v is not None]

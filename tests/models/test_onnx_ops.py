@@ -825,3 +825,114 @@ def test_if_with_constant_condition_is_inlined(cond: bool) -> None:
     else:
         prog = check(m, {"x": _r(2, 3)})
         assert prog.coverage()["host_nodes"] == 0  # the chosen branch runs on NNRt
+
+
+# --- STFT / DFT / Scan on the host (onnx-asr's feature extractors) ----------------------------
+
+I64 = TensorProto.INT64
+
+
+@pytest.mark.parametrize("form", ["window", "window+length", "length", "rank2", "complex", "twosided"])
+def test_stft(form: str) -> None:
+    n, hop, length = 16, 5, 70
+    shape = {"rank2": [2, length], "complex": [2, length, 2]}.get(form, [2, length, 1])
+    inits: dict[str, np.ndarray] = {"hop": np.array(hop, np.int64)}
+    names = ["sig", "hop", "", ""]
+    if "window" in form or form in ("rank2", "complex", "twosided"):
+        inits["win"] = np.hanning(n).astype(np.float32)
+        names[2] = "win"
+    if "length" in form:
+        inits["flen"] = np.array(n, np.int64)
+        names[3] = "flen"
+    onesided = 0 if form in ("complex", "twosided") else 1
+    while names and not names[-1]:
+        names.pop()
+    node = helper.make_node("STFT", names, ["y"], onesided=onesided)
+    m = _model([node], [_vi("sig", shape)], [_vi("y", None)], inits)  # type: ignore[arg-type]
+    prog = check(m, {"sig": _r(*shape)}, tol=1e-5)
+    assert prog.coverage()["host_ops"] == {"STFT": 1}
+
+
+@pytest.mark.parametrize("opset,axis,inverse,onesided,length", [
+    (17, 1, 0, 1, None), (17, 1, 1, 0, None), (17, 2, 0, 0, 6), (17, 1, 0, 0, 12),
+    (20, -2, 0, 1, None), (20, 1, 1, 0, 8),
+])  # fmt: skip
+def test_dft(opset: int, axis: int, inverse: int, onesided: int, length: int | None) -> None:
+    shape = [2, 10, 7, 1 if onesided else 2]
+    inits: dict[str, np.ndarray] = {}
+    names = ["x", ""]
+    if length is not None:
+        inits["n"] = np.array(length, np.int64)
+        names[1] = "n"
+    kw: dict[str, Any] = {"inverse": inverse, "onesided": onesided}
+    if opset >= 20:
+        inits["ax"] = np.array(axis, np.int64)
+        names.append("ax")
+    else:
+        kw["axis"] = axis
+    while not names[-1]:
+        names.pop()
+    m = _model([helper.make_node("DFT", names, ["y"], **kw)], [_vi("x", shape)], [_vi("y", None)],
+               inits, opset=opset)  # type: ignore[arg-type]  # fmt: skip
+    check(m, {"x": _r(*shape)}, tol=1e-5)
+
+
+@pytest.mark.parametrize("in_axis,in_dir,out_axis,out_dir", [(0, 0, 0, 0), (1, 1, 1, 0), (1, 0, -1, 1)])
+def test_scan(in_axis: int, in_dir: int, out_axis: int, out_dir: int) -> None:
+    # state: a running sum; scan output: state * an outer value + the slice (a framing body
+    # like onnx-asr's reads the enclosing graph too)
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s_in", "xt"], ["s_out"]),
+         helper.make_node("Mul", ["s_out", "k"], ["m"]),
+         helper.make_node("Add", ["m", "xt"], ["y_t"])],
+        "body", [_vi("s_in", [3]), _vi("xt", [3])], [_vi("s_out", [3]), _vi("y_t", [3])],
+    )  # fmt: skip
+    x_shape = [5, 3] if in_axis == 0 else [3, 5]
+    nodes = [
+        helper.make_node("Relu", ["w"], ["k"]),
+        helper.make_node("Scan", ["s0", "x"], ["s", "y"], body=body, num_scan_inputs=1,
+                         scan_input_axes=[in_axis], scan_input_directions=[in_dir],
+                         scan_output_axes=[out_axis], scan_output_directions=[out_dir]),
+    ]  # fmt: skip
+    m = _model(nodes, [_vi("s0", [3]), _vi("x", x_shape), _vi("w", [3])],
+               [_vi("s", [3]), _vi("y", None)])  # type: ignore[arg-type]  # fmt: skip
+    prog = check(m, {"s0": _r(3), "x": _r(*x_shape), "w": np.abs(_r(3))})
+    assert prog.coverage()["host_ops"] == {"Scan": 1}
+
+
+# --- onnxruntime's DynamicQuantizeLSTM (ddddocr's quantised CRNN) ------------------------------
+
+
+@pytest.mark.parametrize("direction,per_channel,peep", [
+    ("forward", False, False), ("reverse", True, False), ("bidirectional", False, True),
+])  # fmt: skip
+def test_dynamic_quantize_lstm(direction: str, per_channel: bool, peep: bool) -> None:
+    seq, batch, isz, h = 6, 2, 5, 4
+    d = 2 if direction == "bidirectional" else 1
+    rng = np.random.default_rng(3)
+    inits: dict[str, np.ndarray] = {
+        "W": rng.integers(-100, 100, (d, isz, 4 * h)).astype(np.int8),
+        "R": rng.integers(-100, 100, (d, h, 4 * h)).astype(np.int8),
+        "B": (0.1 * rng.standard_normal((d, 8 * h))).astype(np.float32),
+        "ws": np.full((d, 4 * h) if per_channel else (d,), 0.004, np.float32),
+        "wz": np.zeros((d, 4 * h) if per_channel else (d,), np.int8),
+        "rs": np.full((d, 4 * h) if per_channel else (d,), 0.006, np.float32),
+        "rz": np.zeros((d, 4 * h) if per_channel else (d,), np.int8),
+    }
+    if per_channel:
+        inits["ws"] = (inits["ws"] * rng.uniform(0.5, 1.5, inits["ws"].shape)).astype(np.float32)
+    if peep:
+        inits["P"] = (0.1 * rng.standard_normal((d, 3 * h))).astype(np.float32)
+    node = helper.make_node(
+        "DynamicQuantizeLSTM",
+        ["x", "W", "R", "B", "", "h0", "c0", "P" if peep else "", "ws", "wz", "rs", "rz"],
+        ["y", "yh", "yc"], domain="com.microsoft", direction=direction, hidden_size=h,
+    )  # fmt: skip
+    # what follows needs the LSTM's output shapes (ONNX inference does not know the contrib op)
+    after = helper.make_node("DynamicQuantizeLinear", ["yc"], ["q", "qs", "qz"])
+    m = _model([node, after], [_vi("x", [seq, batch, isz]), _vi("h0", [d, batch, h]), _vi("c0", [d, batch, h])],
+               [_vi("y", None), _vi("yh", None), _vi("qs", None)], inits,
+               domains={"com.microsoft": 1})  # type: ignore[arg-type]  # fmt: skip
+    feeds = {"x": _r(seq, batch, isz), "h0": 0.5 * _r(d, batch, h), "c0": 0.5 * _r(d, batch, h)}
+    prog = check(m, feeds, tol=1e-5)
+    assert prog.coverage()["host_ops"] == {"com.microsoft.DynamicQuantizeLSTM": 1}
