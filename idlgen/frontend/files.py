@@ -95,7 +95,10 @@ def read_schema(path: Path) -> bytes:
         if st.st_size > MAX_SCHEMA_BYTES:
             raise OSError(errno.EFBIG, f"larger than {MAX_SCHEMA_BYTES >> 20} MiB", str(path))
         with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(MAX_SCHEMA_BYTES + 1)
+            # the size fstat gave, plus a byte: a read of the limit allocates the limit
+            data = f.read(st.st_size + 1)
+            if len(data) > st.st_size:  # it grew meanwhile: on up to the limit
+                data += f.read(MAX_SCHEMA_BYTES + 1 - len(data))
     finally:
         os.close(fd)
     if len(data) > MAX_SCHEMA_BYTES:

@@ -60,19 +60,16 @@ class TooDeep(Exception):
         )
 
 
+_NEWLINE = re.compile("\n")
+
+
 class _Lines:
     """Offsets of line starts, to turn a text offset into Lark's 1-based (line, column)."""
 
     __slots__ = ("starts",)
 
     def __init__(self, text: str) -> None:
-        starts = [0]
-        find = text.find
-        i = find("\n")
-        while i >= 0:
-            starts.append(i + 1)
-            i = find("\n", i + 1)
-        self.starts = starts
+        self.starts = [0, *[m.end() for m in _NEWLINE.finditer(text)]]
 
     def at(self, pos: int) -> tuple[int, int]:
         starts = self.starts
@@ -147,8 +144,15 @@ class _Scanner:
     allowed: frozenset[str]
 
 
-def _scanner(terminals: Iterable[TerminalDef], ignore: frozenset[str], flags: int) -> _Scanner:
-    """Lark's ``BasicLexer`` for these terminals (its sort order, its ``_create_unless``)."""
+def _scanner(
+    terminals: Iterable[TerminalDef], ignore: frozenset[str], flags: int, skip: str = ""
+) -> _Scanner:
+    """Lark's ``BasicLexer`` for these terminals (its sort order, its ``_create_unless``).
+
+    ``skip`` (a regex matching only what an ignored terminal of the set matches: whitespace)
+    is matched before the token, so a token after blanks takes one match, not two: no other
+    terminal starts with what it matches, so the token found after it is the one the next
+    match would find, and where nothing matches after it the ignored terminal itself does."""
     terms = sorted(
         terminals, key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name)
     )
@@ -175,6 +179,8 @@ def _scanner(terminals: Iterable[TerminalDef], ignore: frozenset[str], flags: in
     if not kept:
         return _Scanner(lambda text, pos: None, {}, frozenset())
     pattern = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in kept)
+    if skip:
+        pattern = f"(?:{skip})?(?:{pattern})"
     return _Scanner(
         re.compile(pattern, flags).match,
         keywords,
@@ -184,6 +190,7 @@ def _scanner(terminals: Iterable[TerminalDef], ignore: frozenset[str], flags: in
 
 # Per-rule reduction plans (see Grammar._plan).
 _PASS = 0  # `?rule: x` with one child: the value and the position are the child's
+_WS_PATTERNS = frozenset({"(?:[ \t\f\r\n])+"})  # Lark's common.WS, as a regex
 _NODE = 1  # call the transformer's method
 _SPLICE = 2  # `_rule`: hand the children to the parent
 
@@ -226,13 +233,24 @@ class Grammar:
             if s.is_term and (r.options.keep_all_tokens or not s.filter_out)
         )
 
+        # Lark's common WS, ignored: skipped by each scanner's match (see ``_scanner``)
+        ws = self.terminals.get("WS")
+        skip = ""
+        if "WS" in self.ignore and ws is not None and ws.pattern.to_regexp() in _WS_PATTERNS:
+            skip = ws.pattern.to_regexp()
+        self.skips_blanks = bool(skip)
+        # (state below, state, lookahead) -> the state after the chain of ``_PASS`` reductions
+        # the lookahead makes there (each replaces the top state only)
+        self.pass_chains: dict[tuple[int, int, str], int] = {}
         by_accepts: dict[frozenset[str], _Scanner] = {}
         self.scanners: dict[int, tuple[Any, dict[str, dict[str, str]]]] = {}
         self.allowed: dict[int, frozenset[str]] = {}
         for state, row in table.states.items():
             key = frozenset(n for n in row if n in self.terminals) | self.ignore
             if key not in by_accepts:
-                by_accepts[key] = _scanner((self.terminals[n] for n in key), self.ignore, flags)
+                by_accepts[key] = _scanner(
+                    (self.terminals[n] for n in key), self.ignore, flags, skip
+                )
             scan = by_accepts[key]
             self.scanners[state] = (scan.match, scan.keywords)
             self.allowed[state] = scan.allowed
@@ -305,6 +323,10 @@ class Grammar:
         ignore = self.ignore
         kept_terms = self.kept_terminals
         end_state = self.end_state
+        pass_chains = self.pass_chains
+        skips = self.skips_blanks
+        starts = lines.starts
+        new_str = _new_str
         collect_terms, collector = collect if collect is not None else (frozenset(), None)
         n = len(text)
         limit = max_depth or 1 << 62
@@ -334,8 +356,12 @@ class Grammar:
                     return None
                 plan = plans[~act]
                 if plan[0] == _PASS:  # value, position and depth stay the child's
-                    states[-1] = actions[states[-2]][plan[2]]
-                    if kind == END and states[-1] == end_state:
+                    key = (states[-2], states[-1], kind)
+                    top_state = pass_chains.get(key)
+                    if top_state is None:
+                        top_state = pass_chains[key] = self._pass_chain(*key)
+                    states[-1] = top_state
+                    if kind == END and top_state == end_state:
                         return stack[-1][0]
                     continue
                 # A reduction that builds a node, splices, or expands a single child.
@@ -411,10 +437,12 @@ class Grammar:
                 end = m.end()
                 if kind in ignore:
                     if kind in collect_terms and collector is not None:
-                        collector(_token(kind, text, pos, end, lines))
+                        collector(_token(kind, text, m.start(kind), end, lines))
                     pos = end
                     kind = END
                     continue
+                if skips:
+                    pos = m.start(kind)
                 if keywords:
                     table = keywords.get(kind)
                     if table is not None:
@@ -427,7 +455,23 @@ class Grammar:
                 start = pos
                 pos = end
                 last = (start, end, kind)
-                tok = _token(kind, text, start, end, lines) if kind in kept_terms else None
+                if kind in kept_terms:  # _token, inline
+                    value = text[start:end]
+                    tok = new_str(Tok, value)
+                    tok.type = kind
+                    tok.value = value
+                    tok.start_pos = start
+                    tok.end_pos = end
+                    line = bisect_right(starts, start)
+                    tok.line = line
+                    col = tok.column = start - starts[line - 1] + 1
+                    if "\n" not in value:
+                        tok.end_line = line
+                        tok.end_column = col + end - start
+                    else:
+                        tok.end_line, tok.end_column = lines.at(end)
+                else:
+                    tok = None
                 if lex_error is None:
                     act = actions[state].get(kind)
                     if act is not None and act >= 0:  # a shift, the common case
@@ -463,6 +507,19 @@ class Grammar:
                     raise e from None
             if kind == END:
                 return result
+
+    def _pass_chain(self, below: int, state: int, kind: str) -> int:
+        """The state the ``_PASS`` reductions ``kind`` makes in ``state`` lead to, ``below``
+        being the state under it (the first action is one of them; the chain stops before any
+        other action, or at the end state on ``$END``)."""
+        actions, plans = self.actions, self.plans
+        while True:
+            act = actions[state].get(kind)
+            if act is None or act >= 0 or plans[~act][0] != _PASS:
+                return state
+            state = actions[below][plans[~act][2]]
+            if kind == END and state == self.end_state:
+                return state
 
     def _rescan(self, text: str, start: int, state: int, kind: str, end: int) -> tuple[str, int]:
         """The token at ``start`` as ``state`` scans it (``kind``/``end`` when it cannot)."""

@@ -43,9 +43,16 @@ class _Unit:
 class _Roots:
     def __init__(self, roots: Mapping[str, Path]) -> None:
         self.map = {k: v.resolve() for k, v in roots.items()}
+        self._dirs: dict[str, Path | None] = {}  # dir_for's answers while ``map`` stays
 
     def dir_for(self, package: str) -> Path | None:
         """Directory of ``package`` under the longest matching root prefix."""
+        if package in self._dirs:
+            return self._dirs[package]
+        d = self._dirs[package] = self._dir_for(package)
+        return d
+
+    def _dir_for(self, package: str) -> Path | None:
         best: tuple[int, Path] | None = None
         for prefix, root in self.map.items():
             if package == prefix or package.startswith(prefix + "."):
@@ -64,6 +71,7 @@ class _Roots:
         for k in range(len(parts) - 1, 0, -1):
             if len(dparts) > k and list(dparts[-k:]) == parts[-k:]:
                 self.map[".".join(parts[:-k])] = Path(*dparts[:-k])
+                self._dirs.clear()
                 return
 
 
@@ -108,6 +116,7 @@ def load(
     # through '..', an absolute root inferred from a crafted package name, or a symlink).
     resolve = Resolver()
     bases = _bases(paths, roots, include_dirs)
+    found: dict[tuple[str, str, int], Path | None] = {}
     queue = [resolve(p) for p in paths]
     for p in queue:
         if p not in units:
@@ -161,7 +170,13 @@ def load(
                     ],
                 )
                 continue
-            target = _find_import(m.group(1), m.group(2), r, include_dirs, resolve)
+            # one lookup per imported file and state of the roots (a root inferred later may
+            # find what an earlier lookup did not)
+            key = (m.group(1), m.group(2), len(r.map))
+            if key in found:
+                target = found[key]
+            else:
+                target = found[key] = _find_import(m.group(1), m.group(2), r, include_dirs, resolve)
             if target is None or not _contained(target, bases):
                 incomplete.add(u.path)
             if target is not None and not _contained(target, bases):

@@ -57,35 +57,39 @@ def _terminal_names() -> dict[str, str]:
     return names
 
 
+# ``Span(...)`` without the named tuple's ``__new__`` frame (one per node and name)
+_new_tuple = tuple.__new__
+
+
 def _span(path: str, meta: Any) -> Span:
-    return Span(path, meta.line, meta.column, meta.end_line, meta.end_column)
+    return _new_tuple(Span, (path, meta.line, meta.column, meta.end_line, meta.end_column))
 
 
 def _tok_span(path: str, tok: Token) -> Span:
     line = tok.line or 1
     col = tok.column or 1
-    return Span(path, line, col, tok.end_line or line, tok.end_column or col + len(tok))
+    return _new_tuple(
+        Span, (path, line, col, tok.end_line or line, tok.end_column or col + len(tok))
+    )
 
 
+@functools.lru_cache(maxsize=4096)  # a package's versions repeat most of their comments
 def _clean_doc(text: str) -> str:
     """``/** … */`` → the comment's text: markers and leading ``*`` removed, dedented."""
     body = text[3:-2]
     if body.startswith("<"):
         body = body[1:]
-    lines = body.splitlines()
-    out = []
-    for line in lines:
-        s = line.strip()
-        if s.startswith("*"):
-            s = s[1:]
-            if s.startswith(" "):
-                s = s[1:]
-        out.append(s.rstrip())
-    while out and not out[0].strip():
-        out.pop(0)
-    while out and not out[-1].strip():
-        out.pop()
-    return "\n".join(out)
+    # each line stripped, then a leading '*' or '* ' removed (so none ends blank)
+    out = [
+        s[2:] if s[:2] == "* " else s[1:] if s[:1] == "*" else s
+        for s in map(str.strip, body.splitlines())
+    ]
+    i, j = 0, len(out)
+    while i < j and not out[i].strip():
+        i += 1
+    while j > i and not out[j - 1].strip():
+        j -= 1
+    return "\n".join(out[i:j])
 
 
 class _ToRaw(Transformer[Token, Any]):
