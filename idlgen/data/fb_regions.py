@@ -13,19 +13,19 @@ import struct
 from typing import Any
 
 from ..wire.flatbuffers.handlers import (
-    _K_SCALAR,
-    _K_STRING,
-    _K_STRUCT,
-    _K_TABLE,
-    _K_UNION,
-    _K_UNION_VEC,
-    _K_VECTOR,
-    _ArrayH,
-    _ScalarH,
-    _StringH,
-    _StructH,
-    _TableH,
-    _VectorH,
+    K_SCALAR,
+    K_STRING,
+    K_STRUCT,
+    K_TABLE,
+    K_UNION,
+    K_UNION_VEC,
+    K_VECTOR,
+    ArrayH,
+    ScalarH,
+    StringH,
+    StructH,
+    TableH,
+    VectorH,
 )
 from .regions import Claims
 
@@ -53,7 +53,7 @@ def _u(data: bytes, fmt: str, p: int) -> int:
     return v
 
 
-def _scalar_text(h: _ScalarH, data: bytes, p: int) -> str:
+def _scalar_text(h: ScalarH, data: bytes, p: int) -> str:
     v = struct.unpack_from("<" + h.fmt, data, p)[0]
     e = h.enum
     if e is not None:
@@ -102,15 +102,15 @@ class _Walk:
             self.c.problem(p, f"{prefix}: struct {desc.qualname} runs past the buffer")
         off = 0
         for (attr, name, _), (_, h) in zip(desc.fields, desc.handlers):
-            base: Any = h.elem if isinstance(h, _ArrayH) else h
-            count = h.n if isinstance(h, _ArrayH) else 1
+            base: Any = h.elem if isinstance(h, ArrayH) else h
+            count = h.n if isinstance(h, ArrayH) else 1
             size = base.size
-            align = base.align if isinstance(base, _StructH) else base.size
+            align = base.align if isinstance(base, StructH) else base.size
             off += -off & (align - 1)
             for i in range(count):
                 where = p + off + i * size
-                label = f"{prefix}.{name}" + (f"[{i}]" if isinstance(h, _ArrayH) else "")
-                if isinstance(base, _StructH):
+                label = f"{prefix}.{name}" + (f"[{i}]" if isinstance(h, ArrayH) else "")
+                if isinstance(base, StructH):
                     self.struct(base.desc, where, kind, section, label)
                 elif self.ok(where, size):
                     self.c.claim(
@@ -182,7 +182,7 @@ class _Walk:
             p = pos + o
             if r is None:  # a union's type field
                 u = by_slot[slot + 1]
-                if u.kind == _K_UNION:
+                if u.kind == K_UNION:
                     h = u.union.disc_h
                     if o + h.size <= tsize:
                         t = _u(self.data, h.fmt, p)
@@ -220,7 +220,7 @@ class _Walk:
         if r is not None:
             return str(r.f.name)
         nxt = by_slot[slot + 1] if slot + 1 < len(by_slot) else None
-        if nxt is not None and nxt.kind in (_K_UNION, _K_UNION_VEC):
+        if nxt is not None and nxt.kind in (K_UNION, K_UNION_VEC):
             return f"{nxt.f.name}_type"
         return f"<unknown field {slot}>"
 
@@ -242,27 +242,27 @@ class _Walk:
             return
         k = r.kind
         path = f"{q}.{name}"
-        if k == _K_SCALAR:
+        if k == K_SCALAR:
             h = r.h
             self.c.claim(
                 p, r.size, "field", section, _CTYPE.get(h.fmt, h.fmt),
                 _scalar_text(h, self.data, p), f"table field `{name}`",
             )  # fmt: skip
-        elif k == _K_STRUCT:
+        elif k == K_STRUCT:
             self.struct(r.struct_desc, p, "field", section, name)
-        elif k == _K_STRING:
+        elif k == K_STRING:
             t = self.offset_field(p, r.wide != 0, section, f"offset to field `{name}` (string)")
             if t is not None:
                 self.todo.append(("string", t, path))
-        elif k == _K_TABLE:
+        elif k == K_TABLE:
             t = self.offset_field(p, False, section, f"offset to field `{name}` (table)")
             if t is not None:
                 self.todo.append(("table", t, r.table_desc, "table"))
-        elif k == _K_VECTOR:
+        elif k == K_VECTOR:
             t = self.offset_field(p, r.wide != 0, section, f"offset to field `{name}` (vector)")
             if t is not None:
                 self.todo.append(("vector", t, r.vec_elem, path, r.wide))
-        elif k == _K_UNION:
+        elif k == K_UNION:
             to = offs[r.slot - 1] if r.slot >= 1 else 0
             ut = _u(self.data, r.union.disc_h.fmt, pos + to) if to and to < tsize else 0
             member = r.union.by_value.get(ut)
@@ -272,7 +272,7 @@ class _Walk:
                 self.todo.append(("member", t, member[1], path))
             elif t is not None:
                 self.c.problem(p, f"{path}: unknown union type {ut}")
-        elif k == _K_UNION_VEC:
+        elif k == K_UNION_VEC:
             t = self.offset_field(p, False, section, f"offset to field `{name}` (vector)")
             to = offs[r.slot - 1] if r.slot >= 1 else 0
             types: list[int] = []
@@ -298,9 +298,9 @@ class _Walk:
             t, lsize, "vector", section, "uint32_t", str(count), "length of vector (# items)"
         )
         start = t + lsize
-        if isinstance(elem, _ScalarH):
+        if isinstance(elem, ScalarH):
             esize = elem.size
-        elif isinstance(elem, _StructH):
+        elif isinstance(elem, StructH):
             esize = elem.size
         else:
             esize = 4
@@ -311,7 +311,7 @@ class _Walk:
             )
             return []
         out: list[int] = []
-        if isinstance(elem, _ScalarH):
+        if isinstance(elem, ScalarH):
             ctype = _CTYPE.get(elem.fmt, elem.fmt)
             if count <= _EACH:
                 for i in range(count):
@@ -326,7 +326,7 @@ class _Walk:
                     start, count * esize, "vector", section, f"{ctype}[{count}]", "",
                     f"values [0, {count})",
                 )  # fmt: skip
-        elif isinstance(elem, _StructH):
+        elif isinstance(elem, StructH):
             if count <= _EACH:
                 for i in range(count):
                     self.struct(elem.desc, start + i * esize, "vector", section, f"[{i}]")
@@ -336,7 +336,7 @@ class _Walk:
                     "", f"structs [0, {count})",
                 )  # fmt: skip
         else:
-            what = "string" if isinstance(elem, _StringH) else "table"
+            what = "string" if isinstance(elem, StringH) else "table"
             for i in range(count):
                 p = start + 4 * i
                 tt = self.target(p, False, f"{path}[{i}]")
@@ -348,9 +348,9 @@ class _Walk:
                         break
                 if tt is None:
                     continue
-                if isinstance(elem, _StringH):
+                if isinstance(elem, StringH):
                     self.todo.append(("string", tt, path))
-                elif isinstance(elem, _TableH):
+                elif isinstance(elem, TableH):
                     self.todo.append(("table", tt, elem.desc, "table"))
         return out
 
@@ -382,13 +382,13 @@ class _Walk:
             self.c.problem(start + count, f"{path}: string is not NUL-terminated")
 
     def member(self, t: int, h: Any, path: str) -> None:
-        if isinstance(h, _TableH):
+        if isinstance(h, TableH):
             self.table(h.desc, t, "table")
-        elif isinstance(h, _StructH):
+        elif isinstance(h, StructH):
             if ("struct", t) not in self.seen:
                 self.seen.add(("struct", t))
                 self.struct(h.desc, t, "union", f"union ({path})", path.rsplit(".", 1)[-1])
-        elif isinstance(h, _StringH):
+        elif isinstance(h, StringH):
             self.string(t, path)
 
     def unions(self, t: int, u: Any, path: str, types: list[int]) -> None:

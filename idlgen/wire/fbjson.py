@@ -82,7 +82,7 @@ def _float(v: float, single: bool) -> str:
     return s + "0" if s.endswith(".") else s
 
 
-def _scalar(h: fb._ScalarH, v: Any) -> str:
+def _scalar(h: fb.ScalarH, v: Any) -> str:
     fmt = h.fmt
     if fmt == "?":
         return "true" if v else "false"
@@ -108,34 +108,34 @@ def _scalar(h: fb._ScalarH, v: Any) -> str:
     return str(iv)
 
 
-def _value(h: fb._H, v: Any, ind: str, f: fb.Field | None = None, keep: bool = False) -> str:
+def _value(h: fb.Handler, v: Any, ind: str, f: fb.Field | None = None, keep: bool = False) -> str:
     """``keep``: print a key-sorted vector in its stored order (decoded or read from JSON)."""
-    if isinstance(h, fb._ScalarH):
+    if isinstance(h, fb.ScalarH):
         return _scalar(h, v)
-    if isinstance(h, fb._StringH):
+    if isinstance(h, fb.StringH):
         return _esc(v)
-    if isinstance(h, fb._TableH):
+    if isinstance(h, fb.TableH):
         return _table(h.desc, v, ind)
-    if isinstance(h, fb._StructH):
+    if isinstance(h, fb.StructH):
         return _struct(h.desc, v, ind)
-    if isinstance(h, (fb._VectorH, fb._ArrayH)):
+    if isinstance(h, (fb.VectorH, fb.ArrayH)):
         e = h.elem
         if isinstance(v, fb.ScalarVector):
             v = v.numpy().tolist()
         elif isinstance(v, (bytes, bytearray, memoryview)):
             v = list(bytes(v))
-        if isinstance(e, fb._ScalarH) and e.enum is None and v:
+        if isinstance(e, fb.ScalarH) and e.enum is None and v:
             return _scalars(e.fmt, v, ind)
         items = list(v)
-        if isinstance(e, fb._TableH):
+        if isinstance(e, fb.TableH):
             e.desc.prepare()
-        if keep or not isinstance(h, fb._VectorH):
+        if keep or not isinstance(h, fb.VectorH):
             pass  # flatc prints the bytes' order; sorting again could swap equal keys
-        elif isinstance(e, fb._TableH) and e.desc._key is not None:
+        elif isinstance(e, fb.TableH) and e.desc._key is not None:
             items = _sorted_by_key(e.desc, items)
-        elif isinstance(e, fb._StructH) and e.desc.key:
+        elif isinstance(e, fb.StructH) and e.desc.key:
             keyed = [(getattr(x, e.desc.key), x) for x in items]
-            fb._simple_qsort(keyed, lambda a, c: a[0] < c[0])
+            fb.simple_qsort(keyed, lambda a, c: a[0] < c[0])
             items = [x for _, x in keyed]
         if not items:
             return "[\n\n" + ind + "]"
@@ -214,7 +214,7 @@ def _sorted_by_key(desc: TableDesc, items: list[Any]) -> list[Any]:
         if k is None:
             k = kr.default
         keyed.append((k.encode("utf-8") if isinstance(k, str) else k, x))
-    fb._simple_qsort(keyed, lambda a, c: a[0] < c[0])
+    fb.simple_qsort(keyed, lambda a, c: a[0] < c[0])
     return [x for _, x in keyed]
 
 
@@ -230,13 +230,13 @@ def _struct(desc: StructDesc, v: Any, ind: str) -> str:
     parts = []
     for (attr, name, _), (_, h) in zip(desc.fields, desc.handlers):
         x = getattr(v, attr)
-        if isinstance(h, fb._ArrayH):
+        if isinstance(h, fb.ArrayH):
             x = list(x) if x is not None else []
-            if isinstance(h.elem, fb._StructH):
+            if isinstance(h.elem, fb.StructH):
                 x += [h.elem.desc.cls() for _ in range(h.n - len(x))]
             else:
                 x += [0] * (h.n - len(x))
-        elif isinstance(h, fb._StructH) and x is None:
+        elif isinstance(h, fb.StructH) and x is None:
             x = h.desc.cls()
         parts.append(f'{inner}"{name}": {_value(h, x, inner)}')
     return _obj(parts, ind)
@@ -261,11 +261,11 @@ def _table(desc: TableDesc, v: Any, ind: str) -> str:
         if x is None:
             continue
         k = r.kind
-        if k == fb._K_SCALAR:
+        if k == fb.K_SCALAR:
             h = r.h
-            assert isinstance(h, fb._ScalarH)
+            assert isinstance(h, fb.ScalarH)
             if f.hash and isinstance(x, str):
-                x = fb._hash(f.hash, x, h.fmt)
+                x = fb.flatc_hash(f.hash, x, h.fmt)
             # flatc prints key fields even when they hold the default (and are not stored)
             if (
                 r.cmp_default is not None
@@ -275,13 +275,13 @@ def _table(desc: TableDesc, v: Any, ind: str) -> str:
             ):
                 continue
             parts.append(f'{inner}"{f.name}": {_scalar(h, x)}')
-        elif k == fb._K_UNION:
+        elif k == fb.K_UNION:
             assert r.union is not None
             disc, mh, payload = r.union.member_of(x)
             name = r.union.by_value[disc][0]
             parts.append(f'{inner}"{f.name}_type": {_esc(name)}')
             parts.append(f'{inner}"{f.name}": {_value(mh, payload, inner)}')
-        elif k == fb._K_UNION_VEC:
+        elif k == fb.K_UNION_VEC:
             assert r.union is not None
             items = [r.union.member_of(y) for y in x]
             tnames = [r.union.by_value[t][0] for t, _, _ in items]
@@ -310,7 +310,7 @@ def _table(desc: TableDesc, v: Any, ind: str) -> str:
                     continue  # absent from the decoded buffer (see Table.build)
             text = None
             if f.flexbuffer and len(x):
-                if fb._flex_is_null(x):
+                if fb.flex_is_null(x):
                     continue  # not stored (see Table.build)
                 try:
                     text = _flex(fb.flex_loads(bytes(x)))
@@ -396,7 +396,7 @@ def _parse(text: str) -> Any:
         return parse_json(text)
 
 
-def _scalar_vector(e: fb._ScalarH, v: Any) -> Any:
+def _scalar_vector(e: fb.ScalarH, v: Any) -> Any:
     """A vector of plain scalars in one NumPy conversion (bytes for ``[ubyte]``, a zero-copy
     ScalarVector when large, as decoding gives); None to take the element-wise path."""
     if not isinstance(v, list) or not v:
@@ -422,17 +422,17 @@ def _scalar_vector(e: fb._ScalarH, v: Any) -> Any:
         if kind not in "iuf":
             return None
         wide = arr.astype(np.float64)
-        out = wide.astype(fb._NP_DTYPE[fmt])
+        out = wide.astype(fb.NP_DTYPE[fmt])
         if fmt == "f" and not np.array_equal(np.isfinite(wide), np.isfinite(out)):
             return None  # out of float32 range: the exact path reports it
     else:
         if kind not in "iu":
             return None
-        lo, hi = fb._INT_RANGE[fmt]
+        lo, hi = fb.INT_RANGE[fmt]
         if int(arr.min()) < lo or int(arr.max()) > hi:
             raise ValueError(f"constant does not fit (type '{fmt}')")
-        out = arr.astype(fb._NP_DTYPE[fmt])
-    out = out.astype(fb._NP_DTYPE[fmt], copy=False)
+        out = arr.astype(fb.NP_DTYPE[fmt])
+    out = out.astype(fb.NP_DTYPE[fmt], copy=False)
     if out.nbytes < fb.ZERO_COPY_MIN:
         return out.tolist()
     out.flags.writeable = False
@@ -564,7 +564,7 @@ def _enum_value(e: fb.Enum, s: str, fmt: str) -> Any:
 
 
 def _in_range(x: int, fmt: str) -> int:
-    rng = fb._INT_RANGE.get(fmt)
+    rng = fb.INT_RANGE.get(fmt)
     if rng is not None and not rng[0] <= x <= rng[1]:
         raise ValueError(f"constant does not fit: {x} (type '{fmt}')")
     return x
@@ -601,7 +601,7 @@ def _at(e: Exception, step: str) -> _At:
 _FIELD_ERRORS = (ValueError, TypeError, KeyError, IndexError, OverflowError, AttributeError)
 
 
-def _to_scalar(h: fb._ScalarH, v: Any, f: fb.Field | None) -> Any:
+def _to_scalar(h: fb.ScalarH, v: Any, f: fb.Field | None) -> Any:
     fmt = h.fmt
     # values from the json module's fast path (see _parse)
     if v is True or v is False:
@@ -622,7 +622,7 @@ def _to_scalar(h: fb._ScalarH, v: Any, f: fb.Field | None) -> Any:
         if fmt in "fd" and s.lstrip("+-") in ("nan", "inf", "infinity"):
             return _num(s, fmt)
         if f is not None and f.hash and not isinstance(v, _Ident):
-            return fb._hash(f.hash, s, h.fmt)
+            return fb.flatc_hash(f.hash, s, h.fmt)
         if h.enum is not None:
             return _enum_value(h.enum, s, fmt)
         try:
@@ -635,7 +635,7 @@ def _to_scalar(h: fb._ScalarH, v: Any, f: fb.Field | None) -> Any:
         raise ValueError(f"expected a scalar, got {_kind(v)}")
     if fmt == "?":
         return bool(x)
-    rng = fb._INT_RANGE.get(fmt)
+    rng = fb.INT_RANGE.get(fmt)
     if rng is not None and not rng[0] <= x <= rng[1]:
         raise ValueError(f"constant does not fit: {x} (type '{fmt}')")
     if h.enum is not None:
@@ -643,18 +643,18 @@ def _to_scalar(h: fb._ScalarH, v: Any, f: fb.Field | None) -> Any:
     return x
 
 
-def _to_value(h: fb._H, v: Any, f: fb.Field | None = None, depth: int = 0) -> Any:
-    if isinstance(h, fb._ScalarH):
+def _to_value(h: fb.Handler, v: Any, f: fb.Field | None = None, depth: int = 0) -> Any:
+    if isinstance(h, fb.ScalarH):
         return _to_scalar(h, v, f)
-    if isinstance(h, fb._StringH):
+    if isinstance(h, fb.StringH):
         if not isinstance(v, str) or isinstance(v, (JsonNumber, _Ident)):
             raise ValueError(f"expected a string, got {v!r}")
         return str(v)
-    if isinstance(h, fb._TableH):
+    if isinstance(h, fb.TableH):
         return _to_table(h.desc, v, depth + 1)
-    if isinstance(h, fb._StructH):
+    if isinstance(h, fb.StructH):
         return _to_struct(h.desc, v, depth + 1)
-    if isinstance(h, (fb._VectorH, fb._ArrayH)):
+    if isinstance(h, (fb.VectorH, fb.ArrayH)):
         if f is not None and f.flexbuffer:
             try:
                 return fb.NestedBuffer(fb.flex_dumps(_from_flex_json(v)), 8)
@@ -667,9 +667,9 @@ def _to_value(h: fb._H, v: Any, f: fb.Field | None = None, depth: int = 0) -> An
             raise ValueError(f"expected a list, got {v!r}")
         e = h.elem
         if (
-            isinstance(e, fb._ScalarH)
+            isinstance(e, fb.ScalarH)
             and e.enum is None
-            and isinstance(h, fb._VectorH)
+            and isinstance(h, fb.VectorH)
             and not (f is not None and f.hash)
         ):
             fast = _scalar_vector(e, v)
@@ -683,10 +683,10 @@ def _to_value(h: fb._H, v: Any, f: fb.Field | None = None, depth: int = 0) -> An
         except _FIELD_ERRORS as ex:
             raise _at(ex, f"[{i}]") from None
         if (
-            isinstance(e, fb._ScalarH)
+            isinstance(e, fb.ScalarH)
             and e.fmt == "B"
             and e.enum is None
-            and isinstance(h, fb._VectorH)
+            and isinstance(h, fb.VectorH)
         ):
             return bytes(items)
         return items
@@ -739,19 +739,17 @@ def _to_table(desc: TableDesc, pairs: Any, depth: int = 0) -> Any:
             continue
         order.append(k)
         try:
-            if r.kind == fb._K_UNION:
+            if r.kind == fb.K_UNION:
                 assert r.union is not None
                 t = types.get(k)
                 if t is None:
                     raise ValueError(f"missing type field for this union value: {k}")
                 kw[r.attr] = _union_value(r.union, t, v, depth)
-            elif r.kind == fb._K_UNION_VEC:
+            elif r.kind == fb.K_UNION_VEC:
                 assert r.union is not None
                 ts = types.get(k)
                 if not isinstance(ts, list) or not isinstance(v, list) or len(ts) != len(v):
-                    raise ValueError(
-                        f"union vector {k} needs a {k}_type vector of the same length"
-                    )
+                    raise ValueError(f"union vector {k} needs a {k}_type vector of the same length")
                 kw[r.attr] = [_union_value(r.union, t, x, depth) for t, x in zip(ts, v)]
             else:
                 kw[r.attr] = _to_value(r.h, v, r.f, depth)

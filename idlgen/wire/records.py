@@ -159,13 +159,13 @@ def _fb_union_fields(cls: type) -> dict[str, tuple[_Conv, _Conv]]:
     desc = cls.__dict__.get("_FB_DESC")
     if desc is None or not hasattr(desc, "fields") or not hasattr(desc, "identifier"):
         return {}
-    from .flatbuffers import _K_UNION, _K_UNION_VEC
+    from .flatbuffers import K_UNION, K_UNION_VEC
 
     desc.prepare()
     return {
-        r.attr: _fb_union_converters(r.union, r.kind == _K_UNION_VEC)
+        r.attr: _fb_union_converters(r.union, r.kind == K_UNION_VEC)
         for r in desc._rf
-        if r.kind in (_K_UNION, _K_UNION_VEC) and not r.dep
+        if r.kind in (K_UNION, K_UNION_VEC) and not r.dep
     }
 
 

@@ -38,7 +38,7 @@ FLEX = st.recursive(
 _TEXT = st.text(st.characters(blacklist_categories=("Cs",), max_codepoint=0x1FFFF), max_size=8)
 
 
-def scalar(h: fb._ScalarH) -> st.SearchStrategy[Any]:
+def scalar(h: fb.ScalarH) -> st.SearchStrategy[Any]:
     if h.enum is not None:
         cls: Any = h.enum.cls
         members = list(cls.__members__.values())
@@ -55,34 +55,34 @@ def scalar(h: fb._ScalarH) -> st.SearchStrategy[Any]:
     return st.one_of(st.integers(lo, hi), st.sampled_from([lo, hi, 0]))
 
 
-def value(h: fb._H, depth: int, f: fb.Field | None = None) -> st.SearchStrategy[Any]:
-    if isinstance(h, fb._ScalarH):
+def value(h: fb.Handler, depth: int, f: fb.Field | None = None) -> st.SearchStrategy[Any]:
+    if isinstance(h, fb.ScalarH):
         return scalar(h)
-    if isinstance(h, fb._StringH):
+    if isinstance(h, fb.StringH):
         return _TEXT
-    if isinstance(h, fb._StructH):
+    if isinstance(h, fb.StructH):
         return struct(h.desc)
-    if isinstance(h, fb._TableH):
+    if isinstance(h, fb.TableH):
         return table(h.desc, depth + 1)
-    if isinstance(h, fb._ArrayH):
+    if isinstance(h, fb.ArrayH):
         n = h.n
         if n <= 4:
             return st.lists(value(h.elem, depth), min_size=n, max_size=n)
         # long arrays: a few drawn elements repeated (keeps examples small for hypothesis)
         return st.lists(value(h.elem, depth), min_size=1, max_size=3).map(lambda xs: (xs * n)[:n])
-    if isinstance(h, fb._VectorH):
+    if isinstance(h, fb.VectorH):
         e = h.elem
-        if isinstance(e, fb._ScalarH) and e.fmt == "B" and e.enum is None:
+        if isinstance(e, fb.ScalarH) and e.fmt == "B" and e.enum is None:
             return st.binary(max_size=6)
-        if isinstance(e, fb._TableH) and depth >= 1:
+        if isinstance(e, fb.TableH) and depth >= 1:
             return st.just([])  # keeps recursive schemas (Monster) small
         # flatc's key sort is not stable: keys are kept unique (ties have no defined order)
-        if isinstance(e, fb._StructH) and e.desc.key:
+        if isinstance(e, fb.StructH) and e.desc.key:
             k = e.desc.key
             return st.lists(value(e, depth + 1), max_size=3, unique_by=lambda x: getattr(x, k))
-        if isinstance(e, fb._TableH) and (e.desc.prepare() or e.desc._key is not None):
+        if isinstance(e, fb.TableH) and (e.desc.prepare() or e.desc._key is not None):
             return st.lists(
-                value(e, depth + 1), max_size=3, unique_by=lambda x: fb._key_value(e.desc, x)
+                value(e, depth + 1), max_size=3, unique_by=lambda x: fb.key_value(e.desc, x)
             )
         return st.lists(value(e, depth + 1), max_size=3)
     raise TypeError(type(h).__name__)
@@ -93,7 +93,7 @@ def union_value(u: fb.Union, depth: int) -> st.SearchStrategy[Any]:
     choices = []
     for name, _, _ in u.members:
         _, h = u.by_name[name]
-        if isinstance(h, fb._TableH) and depth >= 2:
+        if isinstance(h, fb.TableH) and depth >= 2:
             continue
         choices.append(value(h, depth).map(lambda v, n=name, hh=h: u.wrap(n, hh, v)))
     return st.one_of(choices) if choices else st.none()
@@ -131,13 +131,13 @@ def _table(desc: fb.Table[Any], depth: int) -> st.SearchStrategy[Any]:
             nd = f.nested_desc
             fields[r.attr] = st.one_of(st.none(), table(nd, 2).map(nd.encode))
             continue
-        if r.kind == fb._K_UNION:
+        if r.kind == fb.K_UNION:
             s = union_value(r.union, depth + 1)
-        elif r.kind == fb._K_UNION_VEC:
+        elif r.kind == fb.K_UNION_VEC:
             s = st.lists(
                 union_value(r.union, depth + 1).filter(lambda v: v is not None), max_size=3
             )
-        elif r.kind == fb._K_TABLE and depth >= 2:
+        elif r.kind == fb.K_TABLE and depth >= 2:
             s = st.none() if not f.required else table(r.table_desc, depth + 1)
         else:
             s = value(r.h, depth, f)

@@ -32,14 +32,16 @@ The runtime is split by role: :mod:`.scalars` (formats, ranges, hashes), :mod:`.
 :mod:`.handlers` (resolved types, the decode context), :mod:`.encoder` / :mod:`.decoder`
 (tables), :mod:`.fields` (enum and field records), :mod:`.descriptors` (what generated code
 declares; the codecs see it through protocols in :mod:`.handlers`), :mod:`.flex` (FlexBuffers),
-:mod:`.literals` (flatc's number and string syntax). The public names are re-exported here, and
-the few private ones the tests reach through this package.
+:mod:`.literals` (flatc's number and string syntax). The public names are re-exported here,
+and after them the internal API that :mod:`idlgen.wire.fbjson`, :mod:`idlgen.wire.records` and
+the data tools share with the codecs (resolved handlers, field kinds, scalar tables, flatc's
+hash and sort): stable within idlgen, not for generated code.
 """
 
 from __future__ import annotations
 
 from .builder import (
-    _simple_qsort as _simple_qsort,
+    simple_qsort as simple_qsort,
 )
 from .decoder import (
     read_table as read_table,
@@ -49,7 +51,7 @@ from .descriptors import (
     Struct as Struct,
     Table as Table,
     Union as Union,
-    _key_value as _key_value,
+    key_value as key_value,
     decode_nested as decode_nested,
     lookup_by_key as lookup_by_key,
 )
@@ -62,22 +64,22 @@ from .fields import (
     Field as Field,
 )
 from .flex import (
-    _flex_is_null as _flex_is_null,
+    flex_is_null as flex_is_null,
     flex_dumps as flex_dumps,
     flex_loads as flex_loads,
 )
 from .handlers import (
-    _K_SCALAR as _K_SCALAR,
-    _K_TABLE as _K_TABLE,
-    _K_UNION as _K_UNION,
-    _K_UNION_VEC as _K_UNION_VEC,
-    _ArrayH as _ArrayH,
-    _H as _H,
-    _ScalarH as _ScalarH,
-    _StringH as _StringH,
-    _StructH as _StructH,
-    _TableH as _TableH,
-    _VectorH as _VectorH,
+    K_SCALAR as K_SCALAR,
+    K_TABLE as K_TABLE,
+    K_UNION as K_UNION,
+    K_UNION_VEC as K_UNION_VEC,
+    ArrayH as ArrayH,
+    Handler as Handler,
+    ScalarH as ScalarH,
+    StringH as StringH,
+    StructH as StructH,
+    TableH as TableH,
+    VectorH as VectorH,
     present as present,
 )
 from ..fbliterals import (
@@ -90,12 +92,12 @@ from .registry import (
     registry as registry,
 )
 from .scalars import (
-    _INT_RANGE as _INT_RANGE,
-    _NP_DTYPE as _NP_DTYPE,
+    INT_RANGE as INT_RANGE,
+    NP_DTYPE as NP_DTYPE,
     MAX_DEPTH as MAX_DEPTH,
     MAX_TABLES as MAX_TABLES,
     ZERO_COPY_MIN as ZERO_COPY_MIN,
-    _hash as _hash,
+    flatc_hash as flatc_hash,
     to_signed as to_signed,
 )
 from .values import (
@@ -126,4 +128,27 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_TABLES",
     "ZERO_COPY_MIN",
+    # internal API (see the module docstring)
+    "Handler",
+    "ScalarH",
+    "StringH",
+    "StructH",
+    "TableH",
+    "VectorH",
+    "ArrayH",
+    "K_SCALAR",
+    "K_TABLE",
+    "K_UNION",
+    "K_UNION_VEC",
+    "INT_RANGE",
+    "NP_DTYPE",
+    "flatc_hash",
+    "simple_qsort",
+    "key_value",
+    "flex_is_null",
+    "present",
+    "read_table",
+    "read_union_vector",
+    "build_child",
+    "build_table",
 ]

@@ -7,10 +7,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...errors import EncodeError
-from .scalars import _U32, _U64
+from .scalars import U32, U64
 
 
-class _Builder:
+class Builder:
     __slots__ = ("chunks", "size", "minalign", "vtables", "shared")
 
     def __init__(self) -> None:
@@ -56,7 +56,7 @@ class _Builder:
             raise EncodeError(f"expected a string, got {type(s).__name__}")
         n = len(b)
         self.prealign(n + 1, 4)
-        self.chunks.append(_U32.pack(n) + b + b"\0")
+        self.chunks.append(U32.pack(n) + b + b"\0")
         self.size += n + 5
         return self.size
 
@@ -71,7 +71,7 @@ class _Builder:
             self.align(4)  # EndVector's PushElement(len) aligns
         base = self.size + total  # position (from the end) just past the first element
         self.chunks.append(
-            _U32.pack(n)
+            U32.pack(n)
             + struct.pack(
                 f"<{n}I", *[0 if o is None else base - 4 * k - o for k, o in enumerate(offs)]
             )
@@ -95,7 +95,7 @@ class _Builder:
         self.prealign(total, elem_align)
         if not total:
             self.align(lsize)  # EndVector's PushElement(len) aligns
-        length = (_U64 if lsize == 8 else _U32).pack(count)
+        length = (U64 if lsize == 8 else U32).pack(count)
         if total > 256:  # large payloads are not copied until the final join
             self.chunks.append(data)  # type: ignore[arg-type]
             self.chunks.append(length)
@@ -112,14 +112,14 @@ class _Builder:
         if ident:
             self.push(ident)
         self.align(4)
-        self.push(_U32.pack(self.size + 4 - root))
+        self.push(U32.pack(self.size + 4 - root))
         if size_prefixed:
-            self.push(_U32.pack(self.size))
+            self.push(U32.pack(self.size))
         self.chunks.reverse()
         return b"".join(self.chunks)
 
 
-def _simple_qsort(items: list[Any], less: Callable[[Any, Any], bool]) -> None:
+def simple_qsort(items: list[Any], less: Callable[[Any, Any], bool]) -> None:
     """flatc's ``SimpleQsort`` (util.h), in place: the first element is the pivot and ties
     stay left, so equal keys end up in the same (non-stable) order as flatc's."""
 

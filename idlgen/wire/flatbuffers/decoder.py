@@ -8,21 +8,21 @@ from typing import Any
 
 from ...errors import DecodeError
 from .handlers import (
-    _F,
-    _K_SCALAR,
-    _K_STRING,
-    _K_STRUCT,
-    _K_TABLE,
-    _K_UNION,
-    _K_VECTOR,
+    ResolvedField,
+    K_SCALAR,
+    K_STRING,
+    K_STRUCT,
+    K_TABLE,
+    K_UNION,
+    K_VECTOR,
     TableDesc,
-    _Dec,
+    DecodeContext,
 )
-from .registry import _new
-from .scalars import _HH, _I32, MAX_DEPTH, MAX_TABLES
+from .registry import new_instance
+from .scalars import HH, I32, MAX_DEPTH, MAX_TABLES
 
 
-def read_table(desc: TableDesc, d: _Dec, pos: int, depth: int) -> Any:
+def read_table(desc: TableDesc, d: DecodeContext, pos: int, depth: int) -> Any:
     if not desc._ready:
         desc.prepare()
     buf = d.buf
@@ -37,10 +37,10 @@ def read_table(desc: TableDesc, d: _Dec, pos: int, depth: int) -> Any:
             raise d.fail("unaligned table", pos, desc.qualname)
     if pos + 4 > d.n:
         raise d.fail("table out of bounds", pos, desc.qualname)
-    vt = pos - _I32.unpack_from(buf, pos)[0]
+    vt = pos - I32.unpack_from(buf, pos)[0]
     if vt < 0 or vt + 4 > d.n or (d.verify and vt & 1):
         raise d.fail("vtable out of bounds", pos, desc.qualname)
-    vsize, tsize = _HH.unpack_from(buf, vt)
+    vsize, tsize = HH.unpack_from(buf, vt)
     if vsize < 4 or vsize & 1 or vt + vsize > d.n:
         raise d.fail("invalid vtable size", vt, desc.qualname)
     if tsize < 4 or pos + tsize > d.n:
@@ -71,17 +71,17 @@ def read_table(desc: TableDesc, d: _Dec, pos: int, depth: int) -> Any:
             raise d.fail(f"field {r.f.name} out of table bounds or unaligned", p, desc.qualname)
         k = r.kind
         try:
-            if k == _K_SCALAR:
+            if k == K_SCALAR:
                 v = r.h.read(d, p, depth)
-            elif k == _K_STRING or k == _K_VECTOR:
+            elif k == K_STRING or k == K_VECTOR:
                 v = r.h.read(d, p, depth)
                 if verify and v and r.f.nested:
                     r.f.nested_desc.decode(bytes(v), verify=True, check_identifier=False)
-            elif k == _K_TABLE:
+            elif k == K_TABLE:
                 v = r.table_desc.read(d, d.uoffset(p), depth + 1)
-            elif k == _K_STRUCT:
+            elif k == K_STRUCT:
                 v = r.struct_desc.read(d, p)
-            elif k == _K_UNION:
+            elif k == K_UNION:
                 to = offs[slot - 1]
                 ut = 0
                 if to:
@@ -109,7 +109,7 @@ def read_table(desc: TableDesc, d: _Dec, pos: int, depth: int) -> Any:
         kw["_fb_vt"] = offs
         if dep is not None:
             kw["_fb_dep"] = dep
-        obj = _new(desc.cls)  # type: ignore[arg-type]
+        obj = new_instance(desc.cls)  # type: ignore[arg-type]
         obj.__dict__ = kw
         return obj
     obj = desc.cls(**kw)
@@ -124,8 +124,8 @@ def read_table(desc: TableDesc, d: _Dec, pos: int, depth: int) -> Any:
 
 def read_union_vector(
     desc: TableDesc,
-    d: _Dec,
-    r: _F,
+    d: DecodeContext,
+    r: ResolvedField,
     offs: Sequence[int],
     nslots: int,
     pos: int,

@@ -10,29 +10,29 @@ from typing import Any, Generic, TypeVar
 
 from ...errors import DecodeError, EncodeError
 from . import decoder, encoder
-from .builder import _Builder
+from .builder import Builder
 from .fields import Enum, Field
 from .handlers import (
-    _F,
-    _K_SCALAR,
-    _K_STRING,
-    _K_STRUCT,
-    _K_TABLE,
-    _K_UNION,
-    _K_UNION_VEC,
-    _K_VECTOR,
-    _ArrayH,
-    _Dec,
-    _H,
-    _ScalarH,
-    _StringH,
-    _StructH,
-    _TableH,
-    _UnionH,
-    _VectorH,
+    ResolvedField,
+    K_SCALAR,
+    K_STRING,
+    K_STRUCT,
+    K_TABLE,
+    K_UNION,
+    K_UNION_VEC,
+    K_VECTOR,
+    ArrayH,
+    DecodeContext,
+    Handler,
+    ScalarH,
+    StringH,
+    StructH,
+    TableH,
+    UnionH,
+    VectorH,
 )
-from .registry import _PACKAGE, _attach, _target, lookup, registry
-from .scalars import _U32
+from .registry import PACKAGE_KEY, attach, resolve_target, lookup, registry
+from .scalars import U32
 from .values import UnionValue
 
 T = TypeVar("T")
@@ -47,7 +47,7 @@ def _import_enum(
 ) -> Enum:
     """The generated enum class, from its namespace package (``__init__`` re-exports every
     type of the namespace), registered for later lookups."""
-    pkg = reg.get(_PACKAGE)
+    pkg = reg.get(PACKAGE_KEY)
     if not pkg:
         raise LookupError(f"enum {qualname!r}: registry has no package to import it from")
     ns = qualname.rpartition(".")[0]
@@ -56,16 +56,16 @@ def _import_enum(
     return Enum(qualname, cls, fmt, issubclass(cls, enum.Flag), reg=reg, renamed=renamed)
 
 
-def _resolve(spec: Any, reg: dict[str, Any]) -> _H:
+def _resolve(spec: Any, reg: dict[str, Any]) -> Handler:
     if isinstance(spec, str):
         if spec == "string":
-            return _StringH()
-        return _ScalarH(spec)
+            return StringH()
+        return ScalarH(spec)
     tag = spec[0]
     if tag == "enum":
         if not isinstance(spec[1], str):  # ("enum", EnumClass, fmt): the class itself
             cls = spec[1]
-            return _ScalarH(
+            return ScalarH(
                 spec[2], Enum(cls.__qualname__, cls, spec[2], issubclass(cls, enum.Flag), reg={})
             )
         e = reg.get(spec[1])
@@ -74,20 +74,20 @@ def _resolve(spec: Any, reg: dict[str, Any]) -> _H:
             e = _import_enum(spec[1], spec[2], spec[3], reg, spec[4] if len(spec) > 4 else ())
         elif e is None:
             e = lookup(spec[1], reg)
-        return _ScalarH(e.fmt, e)
+        return ScalarH(e.fmt, e)
     if tag == "vector":
-        return _VectorH(_resolve(spec[1], reg))
+        return VectorH(_resolve(spec[1], reg))
     if tag == "array":
-        return _ArrayH(_resolve(spec[1], reg), int(spec[2]))
+        return ArrayH(_resolve(spec[1], reg), int(spec[2]))
     if tag == "union":
         if len(spec) > 2:  # ("union", qualname, disc, members): inline
-            return _UnionH(Union(spec[1], spec[3], spec[2], reg={}, parent_reg=reg))
-        return _UnionH(lookup(spec[1], reg))
-    d = _target(spec[1], reg)
+            return UnionH(Union(spec[1], spec[3], spec[2], reg={}, parent_reg=reg))
+        return UnionH(lookup(spec[1], reg))
+    d = resolve_target(spec[1], reg)
     if tag == "table":
-        return _TableH(d)
+        return TableH(d)
     if tag == "struct":
-        return _StructH(d)
+        return StructH(d)
     raise ValueError(f"bad FlatBuffers type spec {spec!r}")
 
 
@@ -115,7 +115,7 @@ class Struct(Generic[T]):
         self.align = 1
         self._fmt_body = ""
         self.reg[qualname] = self
-        _attach(cls, self)
+        attach(cls, self)
 
     def prepare(self) -> None:
         if self._ready:
@@ -123,21 +123,21 @@ class Struct(Generic[T]):
         fmt: list[str] = []
         off = 0
         align = 1
-        self.handlers: list[tuple[str, _H]] = []
+        self.handlers: list[tuple[str, Handler]] = []
         for attr, _, spec in self.fields:
             h = _resolve(spec, self.reg)
-            base = h.elem if isinstance(h, _ArrayH) else h
-            if isinstance(base, _StructH):
+            base = h.elem if isinstance(h, ArrayH) else h
+            if isinstance(base, StructH):
                 a, sz = base.align, base.size
                 f1 = base.desc._fmt_body
             else:
-                assert isinstance(base, _ScalarH)
+                assert isinstance(base, ScalarH)
                 a, sz, f1 = base.size, base.size, base.fmt
-            n = h.n if isinstance(h, _ArrayH) else 1
+            n = h.n if isinstance(h, ArrayH) else 1
             pad = -off & (a - 1)
             if pad:
                 fmt.append(f"{pad}x")
-            fmt.append(f1 * n if isinstance(base, _StructH) else (f"{n}{f1}" if n > 1 else f1))
+            fmt.append(f1 * n if isinstance(base, StructH) else (f"{n}{f1}" if n > 1 else f1))
             off += pad + sz * n
             align = max(align, a)
             self.handlers.append((attr, h))
@@ -160,7 +160,7 @@ class Struct(Generic[T]):
             and "__slots__" not in cls.__dict__
             and not hasattr(cls, "__post_init__")
             and set(getattr(cls, "__dataclass_fields__", ())) == {a for a, _ in self.handlers}
-            and all(isinstance(h, _ScalarH) and h.conv is None for _, h in self.handlers)
+            and all(isinstance(h, ScalarH) and h.conv is None for _, h in self.handlers)
         ):
             self._flat = tuple(a for a, _ in self.handlers)
         self._ready = True
@@ -168,18 +168,18 @@ class Struct(Generic[T]):
     def _make(self, it: Any) -> Any:
         kw: dict[str, Any] = {}
         for attr, h in self.handlers:
-            if isinstance(h, _ArrayH):
+            if isinstance(h, ArrayH):
                 e = h.elem
-                if isinstance(e, _StructH):
+                if isinstance(e, StructH):
                     kw[attr] = [e.desc._make(it) for _ in range(h.n)]
                 else:
-                    assert isinstance(e, _ScalarH)
+                    assert isinstance(e, ScalarH)
                     c = e.conv
                     kw[attr] = [c(next(it)) if c else next(it) for _ in range(h.n)]
-            elif isinstance(h, _StructH):
+            elif isinstance(h, StructH):
                 kw[attr] = h.desc._make(it)
             else:
-                assert isinstance(h, _ScalarH)
+                assert isinstance(h, ScalarH)
                 v = next(it)
                 kw[attr] = h.conv(v) if h.conv is not None else v
         return self.cls(**kw)
@@ -189,19 +189,19 @@ class Struct(Generic[T]):
             obj = self.cls()
         for attr, h in self.handlers:
             v = getattr(obj, attr)
-            if isinstance(h, _ArrayH):
+            if isinstance(h, ArrayH):
                 e = h.elem
                 vals = list(v) if v is not None else []
                 if len(vals) > h.n:
                     raise EncodeError(f"at most {h.n} elements, got {len(vals)}", path=attr)
-                if isinstance(e, _StructH):
+                if isinstance(e, StructH):
                     vals += [None] * (h.n - len(vals))
                     for x in vals:
                         e.desc._flatten(x, out)
                 else:
                     vals += [0] * (h.n - len(vals))
                     out.extend(vals)
-            elif isinstance(h, _StructH):
+            elif isinstance(h, StructH):
                 h.desc._flatten(v, out)
             else:
                 out.append(v)
@@ -211,9 +211,9 @@ class Struct(Generic[T]):
         ``size_prefixed`` preceded by their u32 length."""
         try:
             data = self.pack(obj)
-        except encoder._ENCODE_ERRORS as e:
+        except encoder.ENCODE_ERRORS as e:
             raise encoder.encode_error(e, self.qualname.rpartition(".")[2]) from None
-        return _U32.pack(len(data)) + data if size_prefixed else data
+        return U32.pack(len(data)) + data if size_prefixed else data
 
     def decode(
         self,
@@ -227,7 +227,7 @@ class Struct(Generic[T]):
         self.prepare()
         data = bytes(data)
         if size_prefixed:
-            if len(data) < 4 or _U32.unpack_from(data, 0)[0] != len(data) - 4:
+            if len(data) < 4 or U32.unpack_from(data, 0)[0] != len(data) - 4:
                 raise DecodeError(f"bad size prefix for {self.qualname}", offset=0)
             data = data[4:]
         if len(data) != self.size:
@@ -244,12 +244,12 @@ class Struct(Generic[T]):
         except (struct.error, OverflowError) as e:
             raise EncodeError(str(e)) from None
 
-    def read(self, d: _Dec, p: int) -> Any:
+    def read(self, d: DecodeContext, p: int) -> Any:
         if self.verify_bounds(d, p):
             return self._make(iter(self._st.unpack_from(d.buf, p)))
         raise d.fail(f"struct {self.qualname} out of bounds", p)
 
-    def verify_bounds(self, d: _Dec, p: int) -> bool:
+    def verify_bounds(self, d: DecodeContext, p: int) -> bool:
         return 0 <= p and p + self.size <= d.n
 
 
@@ -278,22 +278,22 @@ class Union:
     def prepare(self) -> None:
         if self._ready:
             return
-        self.by_value: dict[int, tuple[str, _H]] = {}
-        self.by_name: dict[str, tuple[int, _H]] = {}
-        self.by_cls: dict[Any, tuple[int, _H]] = {}
+        self.by_value: dict[int, tuple[str, Handler]] = {}
+        self.by_name: dict[str, tuple[int, Handler]] = {}
+        self.by_cls: dict[Any, tuple[int, Handler]] = {}
         counts: dict[Any, int] = {}
         for name, value, spec in self.members:
             h = _resolve(spec, self.lookup_reg)
             self.by_value[value] = (name, h)
             self.by_name[name] = (value, h)
-            key = str if isinstance(h, _StringH) else h.desc.cls  # type: ignore[attr-defined]
+            key = str if isinstance(h, StringH) else h.desc.cls  # type: ignore[attr-defined]
             counts[key] = counts.get(key, 0) + 1
             self.by_cls.setdefault(key, (value, h))
         self.ambiguous = {k for k, n in counts.items() if n > 1}
-        self.disc_h = _ScalarH(self.disc)
+        self.disc_h = ScalarH(self.disc)
         self._ready = True
 
-    def member_of(self, v: Any) -> tuple[int, _H, Any]:
+    def member_of(self, v: Any) -> tuple[int, Handler, Any]:
         """-> (discriminant, handler, payload) for a Python value."""
         self.prepare()
         if isinstance(v, UnionValue):
@@ -308,26 +308,26 @@ class Union:
             raise TypeError(f"{type(v).__name__} is not a member type of union {self.qualname}")
         return hit[0], hit[1], v
 
-    def wrap(self, name: str, h: _H, v: Any) -> Any:
-        key = str if isinstance(h, _StringH) else h.desc.cls  # type: ignore[attr-defined]
+    def wrap(self, name: str, h: Handler, v: Any) -> Any:
+        key = str if isinstance(h, StringH) else h.desc.cls  # type: ignore[attr-defined]
         return UnionValue(name, v) if key in self.ambiguous else v
 
-    def read_value(self, d: _Dec, utype: int, p: int, depth: int) -> Any:
+    def read_value(self, d: DecodeContext, utype: int, p: int, depth: int) -> Any:
         hit = self.by_value.get(utype)
         if hit is None:
             if d.verify:
                 raise d.fail(f"unknown union type {utype} for {self.qualname}", p)
             return None
         name, h = hit
-        if isinstance(h, _StructH):
+        if isinstance(h, StructH):
             t = d.uoffset(p)
             return self.wrap(name, h, h.desc.read(d, t))
         return self.wrap(name, h, h.read(d, p, depth))
 
-    def build_value(self, b: _Builder, v: Any) -> tuple[int, int]:
+    def build_value(self, b: Builder, v: Any) -> tuple[int, int]:
         """Build the member out of line; -> (discriminant, offset)."""
         value, h, payload = self.member_of(v)
-        if isinstance(h, _StructH):
+        if isinstance(h, StructH):
             b.align(h.align)  # flatc parses the struct first (StartStruct aligns)
             b.align(h.align)
             b.push(h.desc.pack(payload))
@@ -359,16 +359,16 @@ class Table(Generic[T]):
         self._ready = False
         self.reg = registry() if reg is None else reg
         self.reg[qualname] = self
-        _attach(cls, self)
+        attach(cls, self)
 
     # -- preparation ---------------------------------------------------------------------
     def prepare(self) -> None:
         if self._ready:
             return
         self._ready = True  # set first: tables may refer to themselves
-        rs: list[_F] = []
+        rs: list[ResolvedField] = []
         for f in self.fields:
-            r = _F()
+            r = ResolvedField()
             r.f = f
             r.attr = f.attr
             r.slot = f.slot
@@ -385,39 +385,39 @@ class Table(Generic[T]):
             r.dep = f.deprecated
             r.wide = 2 if f.vector64 else 1 if f.offset64 else 0
             if r.wide:
-                if not isinstance(h, (_StringH, _VectorH)):
+                if not isinstance(h, (StringH, VectorH)):
                     raise ValueError(f"{self.qualname}.{f.name}: offset64 needs a string or vector")
                 h.wide = r.wide
                 r.size = r.align = 8
             if f.nested:
-                f.nested_desc = _target(f.nested, self.reg)
-            if isinstance(h, _ScalarH):
-                r.kind = _K_SCALAR
+                f.nested_desc = resolve_target(f.nested, self.reg)
+            if isinstance(h, ScalarH):
+                r.kind = K_SCALAR
                 r.size = r.align = h.size
                 if f.default is not None and not f.optional:
                     r.cmp_default = h.pack(f.default)
                 if h.conv is not None and f.default is not None:
                     r.default = h.conv(f.default)
-            elif isinstance(h, _StringH):
-                r.kind = _K_STRING
-            elif isinstance(h, _TableH):
-                r.kind = _K_TABLE
+            elif isinstance(h, StringH):
+                r.kind = K_STRING
+            elif isinstance(h, TableH):
+                r.kind = K_TABLE
                 r.table_desc = h.desc
-            elif isinstance(h, _StructH):
-                r.kind = _K_STRUCT
+            elif isinstance(h, StructH):
+                r.kind = K_STRUCT
                 r.struct_desc = h.desc
                 r.size, r.align = h.size, h.align
-            elif isinstance(h, _UnionH):
-                r.kind = _K_UNION
+            elif isinstance(h, UnionH):
+                r.kind = K_UNION
                 r.union = h.desc
                 h.desc.prepare()
-            elif isinstance(h, _VectorH):
-                if isinstance(h.elem, _UnionH):
-                    r.kind = _K_UNION_VEC
+            elif isinstance(h, VectorH):
+                if isinstance(h.elem, UnionH):
+                    r.kind = K_UNION_VEC
                     r.union = h.elem.desc
                     h.elem.desc.prepare()
                 else:
-                    r.kind = _K_VECTOR
+                    r.kind = K_VECTOR
                     r.vec_elem = h.elem
             else:
                 raise ValueError(f"{self.qualname}.{f.name}: arrays are only allowed in structs")
@@ -427,13 +427,13 @@ class Table(Generic[T]):
         self._key = next((r for r in rs if r.f.key), None)
         # flatc's write order: size class 8, 4, 2, 1; descending id within a class. Inline
         # structs and offsets count as 4, the union type as 1.
-        entries: list[tuple[int, int, _F, bool]] = []
+        entries: list[tuple[int, int, ResolvedField, bool]] = []
         for r in rs:
             # flatc sorts by the base type's size: Vector64 is 8, an offset64 String/Vector 4
-            cls_size = r.size if r.kind == _K_SCALAR else 8 if r.wide == 2 else 4
+            cls_size = r.size if r.kind == K_SCALAR else 8 if r.wide == 2 else 4
             entries.append((cls_size, r.slot, r, False))
-            if r.kind in (_K_UNION, _K_UNION_VEC):
-                tsize = r.union.disc_h.size if r.kind == _K_UNION else 4
+            if r.kind in (K_UNION, K_UNION_VEC):
+                tsize = r.union.disc_h.size if r.kind == K_UNION else 4
                 entries.append((tsize, r.slot - 1, r, True))
         entries.sort(key=lambda e: (-e[0], -e[1]))
         self._write_order = [(e[2], e[3]) for e in entries]
@@ -458,7 +458,7 @@ class Table(Generic[T]):
         self._fresh = [r.attr for r in attrs if isinstance(r.default, tuple)]
         self._required = [r for r in rs if r.f.required]
         top = max((r.slot for r in rs), default=-1)
-        self._by_slot: list[_F | None] = [None] * (top + 1)
+        self._by_slot: list[ResolvedField | None] = [None] * (top + 1)
         for r in rs:
             self._by_slot[r.slot] = r
         # A plain class (no __slots__, no __post_init__, dataclass __init__ only assigning) can
@@ -482,10 +482,10 @@ class Table(Generic[T]):
         file_identifier: str | None = None,
     ) -> bytes:
         self.prepare()
-        b = _Builder()
+        b = Builder()
         try:
             root = self.build(b, obj)
-        except encoder._ENCODE_ERRORS as e:  # a value of the wrong Python type somewhere
+        except encoder.ENCODE_ERRORS as e:  # a value of the wrong Python type somewhere
             raise encoder.encode_error(e, self.qualname.rpartition(".")[2]) from None
         ident = self.identifier if file_identifier is None else file_identifier
         return b.finish(root, ident.encode("utf-8") if ident else None, size_prefixed)
@@ -494,10 +494,10 @@ class Table(Generic[T]):
         """The buffer flatc builds for a ``nested_flatbuffer`` value written as a JSON object
         (no file identifier) and its alignment, which flatc forces on the enclosing vector."""
         self.prepare()
-        b = _Builder()
+        b = Builder()
         try:
             root = self.build(b, obj)
-        except encoder._ENCODE_ERRORS as e:
+        except encoder.ENCODE_ERRORS as e:
             raise encoder.encode_error(e, self.qualname.rpartition(".")[2]) from None
         data = b.finish(root, None, False)
         return data, b.minalign
@@ -522,12 +522,12 @@ class Table(Generic[T]):
             data = bytes(data)
         if not isinstance(data, bytes):
             raise TypeError(f"expected bytes, not {type(data).__name__}")
-        d = _Dec(data, verify)
+        d = DecodeContext(data, verify)
         base = 0
         if size_prefixed:
             if len(data) < 4:
                 raise DecodeError("buffer too small for a size prefix", offset=0)
-            size = _U32.unpack_from(data, 0)[0]
+            size = U32.unpack_from(data, 0)[0]
             if verify and size + 4 > len(data):
                 raise DecodeError("size prefix larger than the buffer", offset=0)
             base = 4
@@ -557,7 +557,7 @@ class Table(Generic[T]):
             raise DecodeError(f"malformed buffer: {e}") from None
 
 
-def _key_value(desc: Table[Any] | Struct[Any], item: Any) -> Any:
+def key_value(desc: Table[Any] | Struct[Any], item: Any) -> Any:
     if isinstance(desc, Struct):
         k = getattr(item, desc.key)
     else:
@@ -580,7 +580,7 @@ def lookup_by_key(desc: Table[T] | Struct[T], items: Sequence[T], key: Any) -> T
     lo, hi = 0, len(items)
     while lo < hi:
         mid = (lo + hi) // 2
-        k = _key_value(desc, items[mid])
+        k = key_value(desc, items[mid])
         if k < want:
             lo = mid + 1
         elif want < k:
@@ -603,4 +603,6 @@ def decode_nested(obj: Any, field: str, *, verify: bool = True) -> Any:
     data = getattr(obj, r.attr)
     if not data:
         return None
-    return _target(r.f.nested, desc.reg).decode(bytes(data), verify=verify, check_identifier=False)
+    return resolve_target(r.f.nested, desc.reg).decode(
+        bytes(data), verify=verify, check_identifier=False
+    )

@@ -9,31 +9,31 @@ from typing import Any
 import numpy as np
 
 from ...errors import DecodeError, EncodeError
-from .builder import _Builder, _simple_qsort
-from .flex import _flex_is_null, flex_dumps, flex_loads
+from .builder import Builder, simple_qsort
+from .flex import flex_is_null, flex_dumps, flex_loads
 from .handlers import (
     present,
-    _F,
-    _K_STRING,
-    _K_STRUCT,
-    _K_TABLE,
-    _K_UNION,
-    _K_VECTOR,
-    _K_SCALAR,
-    _ScalarH,
-    _StringH,
-    _StructH,
-    _TableH,
+    ResolvedField,
+    K_STRING,
+    K_STRUCT,
+    K_TABLE,
+    K_UNION,
+    K_VECTOR,
+    K_SCALAR,
+    ScalarH,
+    StringH,
+    StructH,
+    TableH,
     TableDesc,
 )
-from .scalars import _HH, _I32, _NP_DTYPE, _U16, _U32, _U64, _hash
+from .scalars import HH, I32, NP_DTYPE, U16, U32, U64, flatc_hash
 from .values import NestedBuffer, ScalarVector
 
 
 def build_child(
     desc: TableDesc,
-    b: _Builder,
-    r: _F,
+    b: Builder,
+    r: ResolvedField,
     v: Any,
     items: list[tuple[int, int, int, Any, int]],
     presort: bool,
@@ -41,7 +41,7 @@ def build_child(
     """Phase 1 for one non-scalar field: build its out-of-line data now, as flatc does
     while parsing the JSON, and remember what the table will store."""
     k = r.kind
-    if k == _K_STRING:
+    if k == K_STRING:
         if r.f.shared:
             off = b.shared.get(v)
             if off is None:
@@ -49,15 +49,15 @@ def build_child(
         else:
             off = b.string(v)
         items.append((r.rank, 1 + (r.wide > 0), r.slot, off, r.align))
-    elif k == _K_TABLE:
+    elif k == K_TABLE:
         items.append((r.rank, 1, r.slot, r.table_desc.build(b, v), 4))
-    elif k == _K_STRUCT:
+    elif k == K_STRUCT:
         b.align(r.align)  # flatc's ParseTable(struct) aligns the builder while parsing
         items.append((r.rank, 0, r.slot, r.struct_desc.pack(v), r.align))
-    elif k == _K_VECTOR:
+    elif k == K_VECTOR:
         off = _build_vector(b, r, v, presort)
         items.append((r.rank, 1 + (r.wide > 0), r.slot, off, r.align))
-    elif k == _K_UNION:
+    elif k == K_UNION:
         disc, off = r.union.build_value(b, v)
         dh = r.union.disc_h
         items.append((r.trank, 0, r.slot - 1, dh.pack(disc), dh.size))
@@ -72,7 +72,7 @@ def build_child(
         for _, h, payload in members:
             if h is None:
                 offs.append(None)
-            elif isinstance(h, _StructH):
+            elif isinstance(h, StructH):
                 b.align(h.align)
                 b.push(h.desc.pack(payload))
                 offs.append(b.size)
@@ -82,7 +82,7 @@ def build_child(
 
 
 # What a wrong Python value raises somewhere below ``build``: reported as EncodeError with a path.
-_ENCODE_ERRORS = (EncodeError, ValueError, TypeError, AttributeError, struct.error, OverflowError)
+ENCODE_ERRORS = (EncodeError, ValueError, TypeError, AttributeError, struct.error, OverflowError)
 
 
 def encode_error(e: BaseException, seg: str) -> EncodeError:
@@ -99,7 +99,7 @@ def encode_error(e: BaseException, seg: str) -> EncodeError:
 _NO_DICT: dict[str, Any] = {}
 
 
-def build_table(desc: TableDesc, b: _Builder, obj: Any) -> int:
+def build_table(desc: TableDesc, b: Builder, obj: Any) -> int:
     if not desc._ready:
         desc.prepare()
     if not isinstance(obj, desc._type):
@@ -131,11 +131,11 @@ def build_table(desc: TableDesc, b: _Builder, obj: Any) -> int:
                 raise EncodeError("required field is missing", path=r.f.name)
             continue
         try:
-            if r.kind == _K_SCALAR:
+            if r.kind == K_SCALAR:
                 if not r.optional and v == r.default:
                     continue
                 if r.hashed and isinstance(v, str):
-                    v = _hash(r.f.hash, v, r.h.fmt)  # type: ignore[attr-defined]
+                    v = flatc_hash(r.f.hash, v, r.h.fmt)  # type: ignore[attr-defined]
                 data = r.h.pack(v)  # type: ignore[attr-defined]
                 if data != r.cmp_default:
                     items.append((r.rank, 0, r.slot, data, r.size))
@@ -145,10 +145,10 @@ def build_table(desc: TableDesc, b: _Builder, obj: Any) -> int:
                         continue  # absent from the decoded buffer, still at its default
                 if r.f.nested and not len(v):
                     continue  # an empty nested buffer holds nothing flatc could print
-                if r.f.flexbuffer and _flex_is_null(v):
+                if r.f.flexbuffer and flex_is_null(v):
                     continue  # flatc reads `"flex": null` as an absent field
                 build_child(desc, b, r, v, items, presort)
-        except _ENCODE_ERRORS as e:
+        except ENCODE_ERRORS as e:
             raise encode_error(e, r.f.name) from None
     items.sort()
     # StartTable, fields by size class and descending id, EndTable
@@ -162,10 +162,10 @@ def build_table(desc: TableDesc, b: _Builder, obj: Any) -> int:
             chunks.append(bytes(pad))
             size += pad
         if is_off == 1:
-            chunks.append(_U32.pack(size + 4 - v))
+            chunks.append(U32.pack(size + 4 - v))
             size += 4
         elif is_off:  # offset64 / vector64
-            chunks.append(_U64.pack(size + 8 - v))
+            chunks.append(U64.pack(size + 8 - v))
             size += 8
         else:
             chunks.append(v)
@@ -187,18 +187,18 @@ def build_table(desc: TableDesc, b: _Builder, obj: Any) -> int:
         if vo + 2 > nv:
             nv = vo + 2
     vt = bytearray(nv)
-    _HH.pack_into(vt, 0, nv, table - start)
+    HH.pack_into(vt, 0, nv, table - start)
     for vo, pos in locs:
-        _U16.pack_into(vt, vo, table - pos)
+        U16.pack_into(vt, vo, table - pos)
     key = bytes(vt)
     old = b.vtables.get(key)
     if old is None:
-        chunks.append(_I32.pack(nv))
+        chunks.append(I32.pack(nv))
         chunks.append(key)
         size = table + nv
         b.vtables[key] = size
     else:
-        chunks.append(_I32.pack(old - table))
+        chunks.append(I32.pack(old - table))
         size = table
     b.size = size
     b.minalign = minalign
@@ -214,18 +214,18 @@ def _keyed(desc: TableDesc, items: Sequence[Any]) -> list[tuple[Any, Any]]:
         if k is None:
             k = kr.default
         keyed.append((k.encode("utf-8") if isinstance(k, str) else k, x))
-    _simple_qsort(keyed, lambda a, c: a[0] < c[0])
+    simple_qsort(keyed, lambda a, c: a[0] < c[0])
     return keyed
 
 
-def _build_vector(b: _Builder, r: _F, v: Any, presort: bool = True) -> int:
+def _build_vector(b: Builder, r: ResolvedField, v: Any, presort: bool = True) -> int:
     e = r.vec_elem
     fa = r.f.force_align
-    if isinstance(e, _ScalarH):
+    if isinstance(e, ScalarH):
         if isinstance(v, ScalarVector):
             v = v.numpy()
         if isinstance(v, np.ndarray):
-            arr = np.ascontiguousarray(v, dtype=_NP_DTYPE[e.fmt])
+            arr = np.ascontiguousarray(v, dtype=NP_DTYPE[e.fmt])
             # no copy here: the view is joined into the buffer at the end
             data: bytes | memoryview = memoryview(arr).cast("B")  # type: ignore[arg-type]
             n = int(arr.shape[0])
@@ -258,14 +258,14 @@ def _build_vector(b: _Builder, r: _F, v: Any, presort: bool = True) -> int:
                     pass
         else:
             if r.f.hash:
-                v = [_hash(r.f.hash, x, e.fmt) if isinstance(x, str) else x for x in v]
+                v = [flatc_hash(r.f.hash, x, e.fmt) if isinstance(x, str) else x for x in v]
             n = len(v)
             try:
                 data = struct.pack(f"<{n}{e.fmt}", *v)
             except (struct.error, OverflowError) as ex:
                 raise EncodeError(str(ex)) from None
         return b.raw_vector(data, n, e.size, fa, 8 if r.wide == 2 else 4)
-    if isinstance(e, _StructH):
+    if isinstance(e, StructH):
         items = list(v)
         if items:
             b.align(e.align)  # flatc parses each element struct (StartStruct aligns)
@@ -274,14 +274,14 @@ def _build_vector(b: _Builder, r: _F, v: Any, presort: bool = True) -> int:
         if kf:
             for _ in range(2 if presort else 1):  # see the table case below
                 keyed = [(getattr(x, kf), x) for x in items]
-                _simple_qsort(keyed, lambda a, c: a[0] < c[0])
+                simple_qsort(keyed, lambda a, c: a[0] < c[0])
                 items = [x for _, x in keyed]
         sdata = b"".join(desc.pack(x) for x in items)
         return b.raw_vector(sdata, len(items), e.align, fa, 8 if r.wide == 2 else 4)
-    if isinstance(e, _StringH):
+    if isinstance(e, StringH):
         offs = [b.string(x) for x in v]
         return b.offsets_vector(offs, fa)
-    if isinstance(e, _TableH):
+    if isinstance(e, TableH):
         items = list(v)
         e.desc.prepare()
         if presort and e.desc._key is not None:
@@ -292,7 +292,7 @@ def _build_vector(b: _Builder, r: _F, v: Any, presort: bool = True) -> int:
         for i, x in enumerate(items):
             try:
                 offs.append(e.desc.build(b, x))
-            except _ENCODE_ERRORS as ex:
+            except ENCODE_ERRORS as ex:
                 raise encode_error(ex, f"[{i}]") from None
         td = e.desc
         if td._key is not None:
@@ -305,7 +305,7 @@ def _build_vector(b: _Builder, r: _F, v: Any, presort: bool = True) -> int:
                 if isinstance(k, str):
                     k = k.encode("utf-8")
                 keyed.append((k, o))
-            _simple_qsort(keyed, lambda a, c: a[0] < c[0])
+            simple_qsort(keyed, lambda a, c: a[0] < c[0])
             offs = [o for _, o in keyed]
         return b.offsets_vector(offs, fa)
     raise EncodeError("unsupported vector element")

@@ -29,7 +29,7 @@ class _Pool:
         self._d.clear()
 
 
-def _flex_is_null(v: Any) -> bool:
+def flex_is_null(v: Any) -> bool:
     if not len(v):
         return False
     try:

@@ -11,9 +11,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from ...errors import DecodeError, EncodeError
-from .builder import _Builder
+from .builder import Builder
 from .fields import Enum, Field
-from .scalars import _NP_DTYPE, _U32, _U64, MAX_DEPTH, ZERO_COPY_MIN
+from .scalars import NP_DTYPE, U32, U64, MAX_DEPTH, ZERO_COPY_MIN
 from .values import ScalarVector
 
 
@@ -22,7 +22,7 @@ def present(vt: tuple[int, ...] | None, slot: int) -> bool:
     return vt is not None and slot < len(vt) and vt[slot] != 0
 
 
-class _Dec:
+class DecodeContext:
     """One decode: the buffer, verification on/off and the object budget.
 
     Verified decoding charges every table (its 4-byte soffset), vector and string (length word
@@ -58,7 +58,7 @@ class _Dec:
             raise self.fail("unaligned offset", p)
         if p + 4 > self.n or p < 0:
             raise self.fail("offset out of bounds", p)
-        o = _U32.unpack_from(self.buf, p)[0]
+        o = U32.unpack_from(self.buf, p)[0]
         if self.verify and (o == 0 or o > 0x7FFFFFFF):
             raise self.fail("invalid offset", p)
         t: int = p + o
@@ -72,7 +72,7 @@ class _Dec:
             raise self.fail("unaligned 64-bit offset", p)
         if p + 8 > self.n or p < 0:
             raise self.fail("offset out of bounds", p)
-        o = _U64.unpack_from(self.buf, p)[0]
+        o = U64.unpack_from(self.buf, p)[0]
         if self.verify and (o == 0 or o > 0x7FFFFFFFFFFFFFFF):
             raise self.fail("invalid offset", p)
         t: int = p + o
@@ -89,7 +89,7 @@ class _Dec:
             raise self.fail("unaligned vector", v)
         if v + lsize > self.n:
             raise self.fail("vector length out of bounds", v)
-        count = (_U64 if wide == 2 else _U32).unpack_from(self.buf, v)[0]
+        count = (U64 if wide == 2 else U32).unpack_from(self.buf, v)[0]
         start = v + lsize
         if start + count * elem_size > self.n:
             raise self.fail("vector out of bounds", v)
@@ -109,7 +109,7 @@ class _Dec:
             raise self.fail("unaligned vector", t)
         if t + 4 > self.n:
             raise self.fail("vector length out of bounds", t)
-        count = _U32.unpack_from(self.buf, t)[0]
+        count = U32.unpack_from(self.buf, t)[0]
         start = t + 4
         end = start + count
         if self.verify:
@@ -129,21 +129,21 @@ class _Dec:
 # Type handlers (resolved from specs)
 
 
-class _H:
+class Handler:
     """A resolved type: inline size/alignment in a table or vector, read and write."""
 
     size = 4
     align = 4
 
-    def read(self, d: _Dec, p: int, depth: int) -> Any:
+    def read(self, d: DecodeContext, p: int, depth: int) -> Any:
         raise NotImplementedError
 
-    def build(self, b: _Builder, v: Any) -> int:
+    def build(self, b: Builder, v: Any) -> int:
         """Serialize the out-of-line object; returns its offset."""
         raise NotImplementedError
 
 
-class _ScalarH(_H):
+class ScalarH(Handler):
 
     def __init__(self, fmt: str, enum: Enum | None = None) -> None:
         self.fmt = fmt
@@ -152,7 +152,7 @@ class _ScalarH(_H):
         self.enum = enum
         self.conv: Callable[[Any], Any] | None = enum.cls if enum is not None else None
 
-    def read(self, d: _Dec, p: int, depth: int) -> Any:
+    def read(self, d: DecodeContext, p: int, depth: int) -> Any:
         v = self.st.unpack_from(d.buf, p)[0]
         return self.conv(v) if self.conv is not None else v
 
@@ -165,32 +165,32 @@ class _ScalarH(_H):
             ) from None
 
 
-class _StringH(_H):
+class StringH(Handler):
     wide = 0  # 1 for an ``offset64`` field (set per field by Table.prepare)
 
-    def read(self, d: _Dec, p: int, depth: int) -> Any:
+    def read(self, d: DecodeContext, p: int, depth: int) -> Any:
         return d.string(p, self.wide)
 
-    def build(self, b: _Builder, v: Any) -> int:
+    def build(self, b: Builder, v: Any) -> int:
         return b.string(v)
 
 
-class _VectorH(_H):
-    def __init__(self, elem: _H) -> None:
+class VectorH(Handler):
+    def __init__(self, elem: Handler) -> None:
         self.elem = elem
         self.wide = 0  # 1: ``offset64``, 2: ``vector64`` (set per field by Table.prepare)
 
-    def read(self, d: _Dec, p: int, depth: int) -> Any:
+    def read(self, d: DecodeContext, p: int, depth: int) -> Any:
         e = self.elem
         if depth >= MAX_DEPTH:
             raise d.fail("maximum nesting depth exceeded", p)
         count, start = d.vector(p, e.size, e.align, self.wide)
-        if isinstance(e, _ScalarH):
+        if isinstance(e, ScalarH):
             nbytes = count * e.size
             if e.conv is None and e.size == 1 and e.fmt == "B" and nbytes < ZERO_COPY_MIN:
                 return d.buf[start : start + nbytes]
             if nbytes >= ZERO_COPY_MIN and e.conv is None:
-                arr = np.frombuffer(d.buf, _NP_DTYPE[e.fmt], count, start)
+                arr = np.frombuffer(d.buf, NP_DTYPE[e.fmt], count, start)
                 if arr.flags.writeable:
                     arr.flags.writeable = False
                 return ScalarVector(arr)
@@ -199,7 +199,7 @@ class _VectorH(_H):
                 c = e.conv
                 return [c(x) for x in vals]
             return list(vals)
-        if isinstance(e, _StructH):
+        if isinstance(e, StructH):
             return e.read_many(d, start, count)
         out = []
         for i in range(count):
@@ -207,20 +207,20 @@ class _VectorH(_H):
         return out
 
 
-class _ArrayH(_H):
+class ArrayH(Handler):
     """``[T:N]`` inside structs: only used for layout bookkeeping."""
 
-    def __init__(self, elem: _H, n: int) -> None:
+    def __init__(self, elem: Handler, n: int) -> None:
         self.elem = elem
         self.n = n
 
 
-class _UnionH(_H):
+class UnionH(Handler):
     def __init__(self, desc: UnionDesc) -> None:
         self.desc = desc
 
 
-class _StructH(_H):
+class StructH(Handler):
 
     def __init__(self, desc: StructDesc) -> None:
         self.desc = desc
@@ -228,10 +228,10 @@ class _StructH(_H):
         self.size = desc.size
         self.align = desc.align
 
-    def read(self, d: _Dec, p: int, depth: int) -> Any:
+    def read(self, d: DecodeContext, p: int, depth: int) -> Any:
         return self.desc.read(d, p)
 
-    def read_many(self, d: _Dec, start: int, count: int) -> list[Any]:
+    def read_many(self, d: DecodeContext, start: int, count: int) -> list[Any]:
         st = self.desc._st
         size = self.desc.size
         names = self.desc._flat
@@ -248,18 +248,18 @@ class _StructH(_H):
         return [mk(iter(st.unpack_from(d.buf, start + i * size))) for i in range(count)]
 
 
-class _TableH(_H):
+class TableH(Handler):
     def __init__(self, desc: TableDesc) -> None:
         self.desc = desc
 
-    def read(self, d: _Dec, p: int, depth: int) -> Any:
+    def read(self, d: DecodeContext, p: int, depth: int) -> Any:
         return self.desc.read(d, d.uoffset(p), depth + 1)
 
-    def build(self, b: _Builder, v: Any) -> int:
+    def build(self, b: Builder, v: Any) -> int:
         return self.desc.build(b, v)
 
 
-class _F:
+class ResolvedField:
     """A table field, resolved."""
 
     __slots__ = (
@@ -288,7 +288,7 @@ class _F:
     f: Field
     attr: str
     slot: int
-    h: _H
+    h: Handler
     kind: int
     default: Any
     cmp_default: bytes | None
@@ -309,7 +309,7 @@ class _F:
     absent: Any  # the value of a non-scalar field absent from a decoded buffer
 
 
-_K_SCALAR, _K_STRING, _K_TABLE, _K_STRUCT, _K_VECTOR, _K_UNION, _K_UNION_VEC = range(7)
+K_SCALAR, K_STRING, K_TABLE, K_STRUCT, K_VECTOR, K_UNION, K_UNION_VEC = range(7)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -330,7 +330,7 @@ class StructDesc(Protocol):
     @property
     def fields(self) -> list[tuple[str, str, Any]]: ...
     @property
-    def handlers(self) -> list[tuple[str, _H]]: ...
+    def handlers(self) -> list[tuple[str, Handler]]: ...
     @property
     def _st(self) -> struct.Struct: ...
     @property
@@ -338,7 +338,7 @@ class StructDesc(Protocol):
     @property
     def _fmt_body(self) -> str: ...
     def prepare(self) -> None: ...
-    def read(self, d: _Dec, p: int) -> Any: ...
+    def read(self, d: DecodeContext, p: int) -> Any: ...
     def pack(self, obj: Any) -> bytes: ...
     def _make(self, it: Any) -> Any: ...
     def _flatten(self, obj: Any, out: list[Any]) -> None: ...
@@ -358,24 +358,24 @@ class TableDesc(Protocol):
     @property
     def _fresh(self) -> list[str]: ...
     @property
-    def _required(self) -> list[_F]: ...
+    def _required(self) -> list[ResolvedField]: ...
     @property
-    def _by_slot(self) -> list[_F | None]: ...
+    def _by_slot(self) -> list[ResolvedField | None]: ...
     @property
     def _plain(self) -> bool: ...
     @property
     def _type(self) -> Any: ...
     @property
-    def _enc(self) -> list[_F]: ...
+    def _enc(self) -> list[ResolvedField]: ...
     @property
-    def _rf(self) -> list[_F]: ...
+    def _rf(self) -> list[ResolvedField]: ...
     @property
-    def _by_name(self) -> dict[str, _F]: ...
+    def _by_name(self) -> dict[str, ResolvedField]: ...
     @property
-    def _key(self) -> _F | None: ...
+    def _key(self) -> ResolvedField | None: ...
     def prepare(self) -> None: ...
-    def build(self, b: _Builder, obj: Any) -> int: ...
-    def read(self, d: _Dec, p: int, depth: int) -> Any: ...
+    def build(self, b: Builder, obj: Any) -> int: ...
+    def read(self, d: DecodeContext, p: int, depth: int) -> Any: ...
 
 
 class UnionDesc(Protocol):

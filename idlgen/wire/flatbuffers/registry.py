@@ -10,10 +10,10 @@ _REGISTRIES: dict[str, dict[str, Any]] = {}
 def registry(name: str = "") -> dict[str, Any]:
     """The registry named ``name`` (created on first use); for generated code the name is the
     root package, where enum classes are imported from when first needed."""
-    return _REGISTRIES.setdefault(name, {_PACKAGE: name})
+    return _REGISTRIES.setdefault(name, {PACKAGE_KEY: name})
 
 
-_PACKAGE = " package"  # registry key of the owning package name (never a qualified name)
+PACKAGE_KEY = " package"  # registry key of the owning package name (never a qualified name)
 
 
 def lookup(qualname: str, reg: dict[str, Any] | None = None) -> Any:
@@ -25,7 +25,7 @@ def lookup(qualname: str, reg: dict[str, Any] | None = None) -> Any:
         ) from None
 
 
-def _target(x: Any, reg: dict[str, Any]) -> Any:
+def resolve_target(x: Any, reg: dict[str, Any]) -> Any:
     """A table/struct descriptor from a qualified name or a generated class."""
     if isinstance(x, str):
         return lookup(x, reg)
@@ -35,10 +35,10 @@ def _target(x: Any, reg: dict[str, Any]) -> Any:
     return d
 
 
-_new = object.__new__
+new_instance = object.__new__
 
 
-def _attach(cls: Any, desc: Any) -> None:
+def attach(cls: Any, desc: Any) -> None:
     try:
         cls._FB_DESC = desc
     except (AttributeError, TypeError):

@@ -11,11 +11,11 @@ MAX_TABLES = 1_000_000
 # Scalar vectors with at least this many bytes decode to a zero-copy ScalarVector.
 ZERO_COPY_MIN = 4096
 
-_U32 = struct.Struct("<I")
-_I32 = struct.Struct("<i")
-_U16 = struct.Struct("<H")
-_U64 = struct.Struct("<Q")
-_HH = struct.Struct("<HH")
+U32 = struct.Struct("<I")
+I32 = struct.Struct("<i")
+U16 = struct.Struct("<H")
+U64 = struct.Struct("<Q")
+HH = struct.Struct("<HH")
 _SCALAR_SIZE = {
     "?": 1,
     "b": 1,
@@ -29,8 +29,8 @@ _SCALAR_SIZE = {
     "f": 4,
     "d": 8,
 }
-_NP_DTYPE = {k: np.dtype("<" + ("?" if k == "?" else k)) for k in _SCALAR_SIZE}
-_INT_RANGE = {
+NP_DTYPE = {k: np.dtype("<" + ("?" if k == "?" else k)) for k in _SCALAR_SIZE}
+INT_RANGE = {
     "b": (-(1 << 7), (1 << 7) - 1),
     "B": (0, (1 << 8) - 1),
     "h": (-(1 << 15), (1 << 15) - 1),
@@ -42,7 +42,7 @@ _INT_RANGE = {
 }
 
 
-def _hash(name: str, s: str, fmt: str) -> int:
+def flatc_hash(name: str, s: str, fmt: str) -> int:
     """flatc's ``hash`` attribute: FNV-1/FNV-1a of the UTF-8 bytes (include/flatbuffers/hash.h)."""
     data = s.encode("utf-8")
     bits = 64 if name.endswith("64") else 32 if name.endswith("32") else 16
