@@ -43,6 +43,8 @@ def flex_dumps(value: Any) -> bytes:
     from flatbuffers import flexbuffers
 
     fbb = flexbuffers.Builder(share_strings=True, share_keys=True)
+    # The package's private pools, replaced: pyproject.toml caps flatbuffers to the versions
+    # checked to have them (tests/fbs/test_flex_internals.py).
     fbb._string_pool = _Pool()
     fbb._key_pool = _Pool()
     fbb.Add(value)
