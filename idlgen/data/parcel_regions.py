@@ -119,13 +119,13 @@ class _Walk:
                     self.walk(codec.key, f"{path}[{i}].key", f"vector ({path})")
                     self.walk(codec.value, f"{path}[{i}].value", f"vector ({path})")
             return
-        if isinstance(codec, (pcc._Bytes, pcc.PodArray)):
+        if isinstance(codec, (pcc.Bytes, pcc.PodArray)):
             v = codec.read(r)
             n = len(v)
             sec = f"vector ({path})"
             self.c.claim(start, 4, "vector", sec, "uint32_t", str(n), "length")
             body = r.pos - start - 4
-            used = len(bytes(v)) if isinstance(codec, pcc._Bytes) else n * codec._size
+            used = len(bytes(v)) if isinstance(codec, pcc.Bytes) else n * codec._size
             if used:
                 self.c.claim(start + 4, used, "vector", sec, f"uint8_t[{used}]", _value(v), path)
             if body > used:

@@ -10,15 +10,15 @@ from ...errors import DecodeError, EncodeError
 from .objects import Ashmem, NativeBuffer, RemoteObject, SharedMemQueueMeta
 from .stream import (
     DEFAULT_CAPACITY,
-    _ENCODE_ERRORS,
-    _F32,
-    _F64,
-    _I32,
-    _I64,
+    ENCODE_ERRORS,
+    F32,
+    F64,
+    I32,
+    I64,
     Reader,
-    _rethrow,
-    _U32,
-    _U64,
+    rethrow,
+    U32,
+    U64,
     Writer,
 )
 
@@ -56,8 +56,8 @@ class Codec:
         w = Writer(objects)
         try:
             self.write(w, value)
-        except (EncodeError, *_ENCODE_ERRORS) as e:
-            _rethrow(e, self.name)
+        except (EncodeError, *ENCODE_ERRORS) as e:
+            rethrow(e, self.name)
         if limit is not None and len(w.buf) > limit:
             raise EncodeError(f"{len(w.buf)} bytes exceed the Parcel capacity of {limit}")
         return bytes(w.buf)
@@ -73,7 +73,7 @@ class Codec:
             v = self.read(r)
             r.check_done()
         except DecodeError as e:
-            _rethrow(e, self.name)
+            rethrow(e, self.name)
         except (
             struct.error,
             ValueError,
@@ -86,7 +86,7 @@ class Codec:
         return v
 
 
-class _Scalar(Codec):
+class Scalar(Codec):
     """A number as the Parcel writes it (small ints widened to 4 bytes)."""
 
     def __init__(
@@ -132,27 +132,27 @@ class _Bool(Codec):
     cpp_size = 1
 
     def write(self, w: Writer, v: Any) -> None:
-        w.buf += _I32.pack(1 if v else 0)
+        w.buf += I32.pack(1 if v else 0)
 
     def read(self, r: Reader) -> Any:
         pos = r.pos
         if pos + 4 > r.end:
             r.fail(f"truncated: need 4 bytes, {r.end - pos} left")
         r.pos = pos + 4
-        return _I32.unpack_from(r.buf, pos)[0] != 0
+        return I32.unpack_from(r.buf, pos)[0] != 0
 
 
 BOOL: Codec = _Bool()
-INT8: Codec = _Scalar("byte", "b", _I32, 8, True)
-INT16: Codec = _Scalar("short", "h", _I32, 16, True)
-INT32: Codec = _Scalar("int", "i", _I32, 32, True)
-INT64: Codec = _Scalar("long", "q", _I64, 64, True)
-UINT8: Codec = _Scalar("unsigned char", "B", _U32, 8, False)
-UINT16: Codec = _Scalar("unsigned short", "H", _U32, 16, False)
-UINT32: Codec = _Scalar("unsigned int", "I", _U32, 32, False)
-UINT64: Codec = _Scalar("unsigned long", "Q", _U64, 64, False)
-FLOAT: Codec = _Scalar("float", "f", _F32, 32, True)
-DOUBLE: Codec = _Scalar("double", "d", _F64, 64, True)
+INT8: Codec = Scalar("byte", "b", I32, 8, True)
+INT16: Codec = Scalar("short", "h", I32, 16, True)
+INT32: Codec = Scalar("int", "i", I32, 32, True)
+INT64: Codec = Scalar("long", "q", I64, 64, True)
+UINT8: Codec = Scalar("unsigned char", "B", U32, 8, False)
+UINT16: Codec = Scalar("unsigned short", "H", U32, 16, False)
+UINT32: Codec = Scalar("unsigned int", "I", U32, 32, False)
+UINT64: Codec = Scalar("unsigned long", "Q", U64, 64, False)
+FLOAT: Codec = Scalar("float", "f", F32, 32, True)
+DOUBLE: Codec = Scalar("double", "d", F64, 64, True)
 
 
 class _String(Codec):
@@ -218,10 +218,10 @@ class _Fd(Codec):
         if not isinstance(v, int):
             raise EncodeError(f"file descriptor must be an int, not {type(v).__name__}")
         if v >= 0:
-            w.buf += _I32.pack(1)
+            w.buf += I32.pack(1)
             w.write_object(v)
         else:
-            w.buf += _I32.pack(0)
+            w.buf += I32.pack(0)
 
     def read(self, r: Reader) -> Any:
         if not r.read_bool():
@@ -244,7 +244,7 @@ class _Ashmem(Codec):
         if not isinstance(v, Ashmem) or v.fd < 0 or v.size <= 0:
             raise EncodeError(f"WriteAshmem needs an Ashmem with fd >= 0 and size > 0, got {v!r}")
         w.write_object(v.fd)
-        w.buf += _I32.pack(v.size)
+        w.buf += I32.pack(v.size)
 
     def read(self, r: Reader) -> Any:
         fd = r.take_object(int, "Ashmem fd")
@@ -270,11 +270,11 @@ class _Parcelable(Codec):
 
     def write(self, w: Writer, v: Any) -> None:
         if v is None:
-            w.buf += _I32.pack(0)
+            w.buf += I32.pack(0)
             return
         if not isinstance(v, self._kind):
             raise EncodeError(f"{self.name} value has type {type(v).__name__}")
-        w.buf += _I32.pack(1)
+        w.buf += I32.pack(1)
         w.write_object(v)
 
     def read(self, r: Reader) -> Any:
@@ -332,8 +332,8 @@ class SharedMemQueue(Codec):
         if not isinstance(v, SharedMemQueueMeta) or v.fd < 0:
             raise EncodeError(f"{self.name} needs a SharedMemQueueMeta with a valid fd")
         w.write_object(v.fd)
-        w.buf += _U64.pack(v.element_count)
-        w.buf += _U32.pack(v.type)
+        w.buf += U64.pack(v.element_count)
+        w.buf += U32.pack(v.type)
 
     def read(self, r: Reader) -> Any:
         fd = r.take_object(int, f"{self.name} fd")
@@ -376,14 +376,14 @@ class Enum(Codec):
     def write(self, w: Writer, v: Any) -> None:
         if not self._lo <= v <= self._hi:
             raise EncodeError(f"{v!r} out of range for enum {self.name} ({self.pod_fmt})")
-        w.buf += _U64.pack(v & 0xFFFF_FFFF_FFFF_FFFF)
+        w.buf += U64.pack(v & 0xFFFF_FFFF_FFFF_FFFF)
 
     def read(self, r: Reader) -> Any:
         pos = r.pos
         if pos + 8 > r.end:
             r.fail(f"truncated: need 8 bytes, {r.end - pos} left")
         r.pos = pos + 8
-        v = _U64.unpack_from(r.buf, pos)[0]
+        v = U64.unpack_from(r.buf, pos)[0]
         if self._signed and v > 0x7FFF_FFFF_FFFF_FFFF:
             v -= 1 << 64
         if not self._lo <= v <= self._hi:

@@ -9,18 +9,19 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, Self, cast
 
 from ...errors import DecodeError, EncodeError
-from .codecs import BOOL, STRING, Codec, Enum, _Scalar
-from .stream import (
+from .codecs import BOOL, STRING, Codec, Enum
+from .codecs import Scalar as _Scalar
+from .stream import (  # public names, private local aliases
     DEFAULT_CAPACITY,
-    _ENCODE_ERRORS,
+    ENCODE_ERRORS as _ENCODE_ERRORS,
     HDI_BUFF_MAX_SIZE,
-    _LITTLE,
-    _NULPAD,
-    _PAD,
+    LITTLE as _LITTLE,
+    NULPAD as _NULPAD,
+    PAD as _PAD,
     Reader,
-    _rethrow,
-    _U32,
-    _U64,
+    rethrow as _rethrow,
+    U32 as _U32,
+    U64 as _U64,
     Writer,
 )
 
@@ -42,7 +43,7 @@ _TYPECODES = {
 assert all(array(t).itemsize == struct.calcsize(t) for t in _TYPECODES.values())
 
 
-class _Bytes(Codec):
+class Bytes(Codec):
     """``byte[]``/``unsigned char[]`` as ``bytes`` (1-byte elements: count + raw block)."""
 
     name = "byte[]"
@@ -69,7 +70,7 @@ class _Bytes(Codec):
         return r.buf[pos : pos + n]
 
 
-BYTES: Codec = _Bytes()
+BYTES: Codec = Bytes()
 
 
 class PodArray(Codec):

@@ -17,17 +17,18 @@ HDI_BUFF_MAX_SIZE = 1024 * 200
 # Zero-size array elements one decode may produce beyond one per input byte.
 ZERO_SIZE_ELEMENTS = 4096
 
-_LITTLE = sys.byteorder == "little"
-_U32 = struct.Struct("<I")
-_I32 = struct.Struct("<i")
-_U64 = struct.Struct("<Q")
-_I64 = struct.Struct("<q")
-_F32 = struct.Struct("<f")
-_F64 = struct.Struct("<d")
+# Shared with the leaf and composite codecs (codecs.py, composite.py): their internal API.
+LITTLE = sys.byteorder == "little"
+U32 = struct.Struct("<I")
+I32 = struct.Struct("<i")
+U64 = struct.Struct("<Q")
+I64 = struct.Struct("<q")
+F32 = struct.Struct("<f")
+F64 = struct.Struct("<d")
 # Padding after n bytes (index n & 3), and NUL + padding after a C string of n bytes.
-_PAD = (b"", b"\0\0\0", b"\0\0", b"\0")
-_NULPAD = (b"\0\0\0\0", b"\0\0\0", b"\0\0", b"\0")
-_ENCODE_ERRORS = (struct.error, OverflowError, TypeError, ValueError, AttributeError)
+PAD = (b"", b"\0\0\0", b"\0\0", b"\0")
+NULPAD = (b"\0\0\0\0", b"\0\0\0", b"\0\0", b"\0")
+ENCODE_ERRORS = (struct.error, OverflowError, TypeError, ValueError, AttributeError)
 
 
 def _join(part: str, path: str) -> str:
@@ -36,7 +37,7 @@ def _join(part: str, path: str) -> str:
     return part + path if path.startswith("[") else f"{part}.{path}"
 
 
-def _rethrow(e: Exception, part: str) -> NoReturn:
+def rethrow(e: Exception, part: str) -> NoReturn:
     """Re-raise a codec error with ``part`` prepended to its path."""
     if isinstance(e, DecodeError):
         raise DecodeError(e.reason, path=_join(part, e.path), offset=e.offset) from None
@@ -68,44 +69,44 @@ class Writer:
         self.export_remote = export_remote
 
     def write_bool(self, v: bool) -> None:
-        self.buf += _I32.pack(1 if v else 0)
+        self.buf += I32.pack(1 if v else 0)
 
     def write_int32(self, v: int) -> None:
-        self.buf += _I32.pack(v)
+        self.buf += I32.pack(v)
 
     def write_uint32(self, v: int) -> None:
-        self.buf += _U32.pack(v)
+        self.buf += U32.pack(v)
 
     def write_int64(self, v: int) -> None:
-        self.buf += _I64.pack(v)
+        self.buf += I64.pack(v)
 
     def write_uint64(self, v: int) -> None:
-        self.buf += _U64.pack(v)
+        self.buf += U64.pack(v)
 
     def write_cstring(self, s: str) -> None:
         b = s.encode("utf-8")
         if b"\0" in b:
             raise EncodeError("string contains NUL; a C string cannot carry it")
         self.buf += b
-        self.buf += _NULPAD[len(b) & 3]
+        self.buf += NULPAD[len(b) & 3]
 
     def write_unpad_buffer(self, data: bytes) -> None:
         if not data:
             raise EncodeError("WriteUnpadBuffer of 0 bytes fails in C++")
         self.buf += data
-        self.buf += _PAD[len(data) & 3]
+        self.buf += PAD[len(data) & 3]
 
     def write_string16(self, s: str) -> None:
         units = s.encode("utf-16-le")
-        self.buf += _I32.pack(len(units) // 2)
+        self.buf += I32.pack(len(units) // 2)
         self.buf += units
         self.buf += b"\0\0"
-        self.buf += _PAD[(len(units) + 2) & 3]
+        self.buf += PAD[(len(units) + 2) & 3]
 
     def write_interface_token(self, descriptor: str) -> None:
         """``MessageParcel::WriteInterfaceToken``: strict-mode policy, work source, name."""
-        self.buf += _I32.pack(0x100)
-        self.buf += _I32.pack(0)
+        self.buf += I32.pack(0x100)
+        self.buf += I32.pack(0)
         self.write_string16(descriptor)
 
     def write_object(self, obj: object) -> None:
@@ -146,13 +147,13 @@ class Reader:
         return pos
 
     def read_int32(self) -> int:
-        return int(_I32.unpack_from(self.buf, self.need(4))[0])
+        return int(I32.unpack_from(self.buf, self.need(4))[0])
 
     def read_uint32(self) -> int:
-        return int(_U32.unpack_from(self.buf, self.need(4))[0])
+        return int(U32.unpack_from(self.buf, self.need(4))[0])
 
     def read_uint64(self) -> int:
-        return int(_U64.unpack_from(self.buf, self.need(8))[0])
+        return int(U64.unpack_from(self.buf, self.need(8))[0])
 
     def read_bool(self) -> bool:
         return self.read_int32() != 0
