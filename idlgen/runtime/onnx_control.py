@@ -34,7 +34,7 @@ def _body_program(
     formal_types: Sequence[Any],
 ) -> Any:
     """``body`` (a GraphProto) as a Program whose inputs are its formal inputs then ``outer``."""
-    from onnx import TensorProto, helper
+    from .onnx_lite import TensorProto, helper
 
     from .loader import load
 
@@ -117,7 +117,7 @@ def control_kernel(
     values its bodies read from the enclosing graph; the kernel takes the node's inputs (None
     where omitted) followed by the outer values. With ``builder``, the bodies become subgraphs
     of the model being built (``ModelBuilder.body``) and the kernel runs them there."""
-    from onnx import helper
+    from .onnx_lite import helper
 
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
     n_outer = len(outer)

@@ -160,7 +160,7 @@ def _lift_attrs(a: dict[str, Any]) -> dict[str, Any]:
 
 def _lift_1d(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None], inner: Any) -> None:
     """Run a 1-D window operator on ``[N, C, 1, L]`` and reshape its result back."""
-    import onnx
+    from . import onnx_lite as onnx
 
     xv = x[0]
     assert xv is not None
@@ -745,7 +745,7 @@ def _matmul_integer(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | N
 @handles("ConvInteger")
 def _conv_integer(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
     """Conv of (x - x_zero_point) and (w - w_zero_point) in int32."""
-    import onnx
+    from . import onnx_lite as onnx
 
     x = list(x) + [None] * (4 - len(x))
     xv, wv, zx, zw = x[:4]
@@ -770,7 +770,7 @@ def _conv_integer(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | Non
 
 @handles("ConstantOfShape")
 def _constant_of_shape(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
-    from onnx import numpy_helper
+    from .onnx_lite import numpy_helper
 
     from .dtypes import from_numpy
 
@@ -1370,7 +1370,7 @@ def _qlinear_matmul(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | N
 
 @handles("QLinearConv")
 def _qlinear_conv(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
-    import onnx
+    from . import onnx_lite as onnx
 
     xv, sx, zx, wv, sw, zw, sy, zy, bv = (list(x) + [None] * 9)[:9]
     assert xv is not None and wv is not None

@@ -22,7 +22,7 @@ __all__ = ["outer_names", "reference_kernel", "zipmap_kernel"]
 
 def outer_names(node: Any) -> list[str]:
     """Values a node's subgraph attributes (If/Loop/Scan bodies) read from the enclosing graph."""
-    from onnx import AttributeProto
+    from .onnx_lite import AttributeProto
 
     found: list[str] = []
 
@@ -56,7 +56,7 @@ def zipmap_kernel(node: Any) -> HostKernel:
     """``ai.onnx.ml.ZipMap``: each row of scores as a ``{label: score}`` map. A sequence of maps
     is not a tensor: the output is a 1-D object array of dicts (the onnx reference has no
     ZipMap)."""
-    from onnx import helper
+    from .onnx_lite import helper
 
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
     labels: list[Any] = list(attrs.get("classlabels_int64s") or [])

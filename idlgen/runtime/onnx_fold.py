@@ -82,7 +82,7 @@ def _identity(a: dict[str, Any], x: Arrays, opset: int) -> list[np.ndarray]:
 
 @_reg("Cast")
 def _cast(a: dict[str, Any], x: Arrays, opset: int) -> list[np.ndarray] | None:
-    from onnx import helper
+    from .onnx_lite import helper
 
     to = np.dtype(helper.tensor_dtype_to_np_dtype(int(a["to"])))
     src = _arr(x[0])
@@ -218,7 +218,7 @@ def _size(a: dict[str, Any], x: Arrays, opset: int) -> list[np.ndarray]:
 
 @_reg("ConstantOfShape")
 def _constant_of_shape(a: dict[str, Any], x: Arrays, opset: int) -> list[np.ndarray]:
-    from onnx import numpy_helper
+    from .onnx_lite import numpy_helper
 
     value = numpy_helper.to_array(a["value"]) if "value" in a else np.zeros(1, np.float32)
     return [np.full(_ints(x[0]), value.reshape(-1)[0], dtype=value.dtype)]

@@ -63,7 +63,7 @@ def _phys_shape(shape: tuple[int, ...] | None, nhwc: bool) -> list[int]:
 
 class Importer:
     def __init__(self, model: Any, package: Any) -> None:
-        import onnx
+        from . import onnx_lite as onnx
 
         self.onnx = onnx
         self.model = model
@@ -219,7 +219,7 @@ class Importer:
 
     def run(self, source: str) -> Program:
         onnx = self.onnx
-        from onnx import numpy_helper
+        from .onnx_lite import numpy_helper
 
         g = self.model.graph
         self._read_info()
@@ -391,7 +391,7 @@ class Importer:
         self.fusable = {k: v for k, v in self.fusable.items() if id(v[0]) in kept}
 
     def _constant(self, node: Any, a: dict[str, Any]) -> None:
-        from onnx import numpy_helper
+        from .onnx_lite import numpy_helper
 
         if "value" in a:
             arr = numpy_helper.to_array(a["value"])
@@ -413,7 +413,7 @@ class Importer:
         branch outputs to the node's outputs."""
         from dataclasses import replace
 
-        from onnx import numpy_helper
+        from .onnx_lite import numpy_helper
 
         c = ins[0] if ins else None
         if c is None or c.const is None or c.const.size != 1:
@@ -615,7 +615,7 @@ class Importer:
 def _fold_batchnorm(nodes: list[Any], inits: dict[str, np.ndarray], outputs: set[str]) -> list[Any]:
     """Conv -> BatchNormalization (constant statistics, Conv output used once): scale the
     weights and bias instead (inference-mode BN is an affine map per output channel)."""
-    import onnx
+    from . import onnx_lite as onnx
 
     uses: Counter[str] = Counter(i for n in nodes for i in n.input)
     producer = {o: n for n in nodes for o in n.output}
@@ -1492,12 +1492,12 @@ def _qdq(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> No
 
 def parse_onnx(model: Any) -> Any:
     """A ``ModelProto`` from a path, bytes or a ``ModelProto``."""
-    try:
-        import onnx
-    except ImportError:
+    from . import onnx_lite as onnx
+
+    if not onnx.available():
         raise ConfigError(
             "reading .onnx models needs the onnx package: pip install 'idlgen[onnx]'"
-        ) from None
+        )
     if isinstance(model, (bytes, bytearray)):
         return onnx.load_from_string(bytes(model))
     if isinstance(model, str):

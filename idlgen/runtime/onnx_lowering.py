@@ -67,7 +67,7 @@ def registry(table: dict[str, F]) -> Callable[..., Callable[[F], F]]:
 
 def attributes(node: Any) -> dict[str, Any]:
     """An ONNX node's attributes as Python values (byte strings decoded)."""
-    from onnx import helper
+    from .onnx_lite import helper
 
     out: dict[str, Any] = {}
     for at in node.attribute:

@@ -23,7 +23,7 @@ __all__ = ["graph_inputs", "open_dims", "pin_input_dims"]
 def graph_inputs(model: Any) -> list[tuple[str, np.dtype[Any] | None, list[int]]]:
     """(name, dtype, dims with -1 for an open dim) of each real input (initializers excluded:
     old exporters list every weight as a graph input too)."""
-    from onnx import helper
+    from .onnx_lite import helper
 
     inits = {t.name for t in model.graph.initializer}
     out = []
@@ -77,7 +77,7 @@ def check_shapes(model: Any, shapes: Mapping[str, Sequence[int]]) -> dict[str, l
 def pin_input_dims(model: Any, shapes: Mapping[str, Sequence[int]]) -> Any:
     """A copy of ``model`` whose graph inputs have the given dims and whose other declared
     shapes (outputs, value_info) are left to shape inference, so none contradicts the pins."""
-    import onnx
+    from . import onnx_lite as onnx
 
     m = onnx.ModelProto()
     m.CopyFrom(model)
