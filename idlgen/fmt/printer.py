@@ -128,9 +128,11 @@ class Printer:
     def trailing(self, text: str, col: int) -> None:
         """A comment that followed code on its line: it stays after that code."""
         if self.cur:
+            # on the line of what it followed, even a comment on a line of its own: a break
+            # owed after that comment is owed after this one
+            owed, self.break_next = self.break_next, False
             self.add(Piece(text, space=True, col=col, comment=True))
-            if text.startswith("//"):
-                self.break_next = True
+            self.break_next = owed or text.startswith("//")
             return
         if not self.out or not self.out[-1]:
             self.own_line(text, col, 0)

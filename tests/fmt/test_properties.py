@@ -162,7 +162,7 @@ def laid_out(draw: st.DrawFn, atoms: list[str], language: str) -> str:
         if i == len(atoms) - 1:
             break
         out.append(draw(_WS))
-        if draw(st.integers(0, 5)) == 0:
+        for _ in range(max(0, draw(st.integers(-4, 2)))):  # mostly none, up to two
             c = draw(st.sampled_from(kinds + (["///"] if language == "fbs" else [])))
             if c == "///":  # a FlatBuffers doc comment is a line of its own
                 out.append("\n/// doc\n")
