@@ -41,7 +41,9 @@ TIERS: dict[str, tuple[str, ...]] = {
         "tests/security/test_generated_hostile_typecheck.py::test_hostile_names_typecheck",
     ),
     # long randomized runs: the black-model differential tests (random input laid out by
-    # idlgen.backend.blackstyle and by black) and long fuzz / kill loops
+    # idlgen.backend.blackstyle and by black), long fuzz and kill loops, and the long
+    # differential runs against external tools (flatc on monster_test and on a multi-MB model,
+    # g++ on random enums)
     "slow": (
         "tests/test_black_stable.py::test_corpus_sample_is_black_stable",
         "tests/test_black_stable.py::test_configured_line_length_is_black_stable",
@@ -59,6 +61,11 @@ TIERS: dict[str, tuple[str, ...]] = {
         "tests/security/test_generated_invariant.py::test_fbs_build_fails_located_or_imports_inert",
         "tests/security/test_generated_invariant.py::test_hdi_build_fails_located_or_imports_inert",
         "tests/security/test_atomic.py::test_sigkill_at_random_instants_leaves_old_or_new_tree",
+        "tests/security/test_cli_fuzz.py::test_hostile_schemas",
+        "tests/security/test_cli_fuzz.py::test_hostile_file_names",
+        "tests/security/test_cli_fuzz.py::test_mutated_corpus_packages",
+        "tests/fbs/test_scale.py::test_large_model_agrees_with_flatc",
+        "tests/hdi/test_enum_eval.py::test_enum_values_match_gxx",
     ),
     # full-size models; also needs IDLGEN_HEAVY_MODELS=1 (and network for the real-model corpus)
     "heavy": ("tests/models/test_onnx_import.py::test_full_size_models",),
