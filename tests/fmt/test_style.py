@@ -310,3 +310,12 @@ def _docs(text: str) -> list[object]:
         items = getattr(decl, "members", None) or getattr(decl, "methods", [])
         out.append((decl.name.text, decl.doc, [m.doc for m in items]))
     return out
+
+
+def test_crlf_becomes_lf() -> None:
+    src = "package a.b.v1_0;\r\n/* x\r\n * y\r\n */\r\nstruct S { // c\r\n  int a; /**< d */\r\n};\r\n"
+    out = fmt(src, "Types.idl")
+    assert "\r" not in out and _docs(out) == _docs(src)
+    assert (
+        fmt("/// doc  \r\ntable T { a:int; }\r\n", "t.fbs") == "/// doc  \ntable T {\n  a:int;\n}\n"
+    )
