@@ -365,6 +365,50 @@ for _name in ("COMPLEX_ABS", "REAL", "IMAG"):
     KERNELS[_name] = complex_part(_name)
 
 
+#: Builtins NNRt v2_1 could run were their operand not complex (NNRt has no complex DataType):
+#: on a complex input they run here, as LiteRT computes them (CAST to a real type keeps the real
+#: part). ``COMPLEX[builtin](opts, out_dtypes) -> HostKernel``.
+COMPLEX: dict[str, Maker] = {}
+
+
+def _complex_shape_op(name: str) -> Maker:
+    def make(opts: Any, dts: Sequence[np.dtype[Any]]) -> HostKernel:
+        def fn(xs: list[np.ndarray]) -> list[np.ndarray]:
+            x = np.asarray(xs[0])
+            arg = None if len(xs) < 2 or xs[1] is None else np.asarray(xs[1]).reshape(-1)
+            if name == "SQUEEZE":
+                dims = [int(d) for d in (getattr(opts, "squeeze_dims", None) or [])]
+                if dims:
+                    y = np.squeeze(x, axis=tuple(d + x.ndim if d < 0 else d for d in dims))
+                else:
+                    y = np.squeeze(x)
+            elif name == "RESHAPE":
+                shape = arg if arg is not None else getattr(opts, "new_shape", None)
+                if shape is None:
+                    raise KernelError(name, "no new shape")
+                y = x.reshape([int(d) for d in shape])
+            elif name == "EXPAND_DIMS":
+                if arg is None:
+                    raise KernelError(name, "needs an axis")
+                ax = int(arg[0])
+                y = np.expand_dims(x, ax + x.ndim + 1 if ax < 0 else ax)
+            elif name == "TRANSPOSE":
+                y = np.transpose(x, None if arg is None else [int(d) for d in arg])
+            else:  # CAST
+                out = np.dtype(dts[0])
+                y = x if out.kind == "c" else np.real(x)
+                return [np.asarray(y).astype(out)]
+            return [np.ascontiguousarray(y)]
+
+        return fn
+
+    return make
+
+
+for _name in ("SQUEEZE", "RESHAPE", "EXPAND_DIMS", "TRANSPOSE", "CAST"):
+    COMPLEX[_name] = _complex_shape_op(_name)
+
+
 def _fused(y: np.ndarray, act: int, op: str) -> np.ndarray:
     """TFLite's fused activations: NONE, RELU, RELU_N1_TO_1, RELU6, TANH, SIGN_BIT."""
     if act == 0:

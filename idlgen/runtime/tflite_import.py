@@ -156,6 +156,11 @@ class TfliteImporter:
         if not raw:
             off, size = int(buf.offset or 0), int(buf.size or 0)
             if off <= 1:
+                shape = self.dims(ti)
+                if shape and all(d >= 0 for d in shape) and math.prod(shape) == 0:
+                    # no elements: the shape is the whole value (BirdNET reshapes to a
+                    # scalar with an empty shape vector whose buffer holds no bytes)
+                    return np.zeros(shape, self.dtype(ti))
                 return None
             # stored after the FlatBuffer (models over 2 GB): offset/size into the file
             if self.file is None or off + size > len(self.file):
@@ -329,6 +334,11 @@ class TfliteImporter:
                     raise UnsupportedModelError(custom, node, str(e)) from None
                 continue
             fn = _HANDLERS.get(opname)
+            if opname in host_tflite.COMPLEX and ins and ins[0] >= 0 and self.dtype(ins[0]).kind == "c":
+                # a complex operand (after RFFT2D): NNRt v2_1 has no complex DataType
+                kern = host_tflite.COMPLEX[opname](op.builtin_options, [self.dtype(o) for o in outs])
+                self.host(opname, kern, ins, outs, node, "NNRt v2_1 has no complex DataType")
+                continue
             if fn is None:
                 ctl = _CONTROL.get(opname)
                 try:
@@ -671,6 +681,14 @@ _PLAIN = {"MAXIMUM": "Maximum", "MINIMUM": "Minimum", "LESS": "Less", "GREATER":
 @_h(*_PLAIN)
 def _plain(imp: TfliteImporter, op: Any, ins: list[int], outs: list[int], node: str) -> None:
     name = _opname(imp, op)
+    if name == "RESHAPE" and len(ins) > 1 and ins[1] >= 0:
+        target = imp.data(ins[1])
+        src = imp.shape(ins[0])
+        if target is not None and target.size == 0 and src and all(d == 1 for d in src):
+            # an empty shape vector: a scalar, i.e. every (unit) dim squeezed
+            axes = list(range(len(src)))
+            imp.emit("Squeeze", {"axis": axes}, [imp.tensor(ins[0])], outs, node)
+            return
     inputs = [imp.tensor(i) for i in ins if i >= 0]
     if name == "RESHAPE" and len(inputs) < 2:
         shape = list(

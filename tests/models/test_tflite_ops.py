@@ -1538,3 +1538,43 @@ def test_tile_mirror_pad_reverse_shapes(shape: list[int], data: Any) -> None:
           T.MirrorPadOptions(mode=T.MirrorPadMode.REFLECT))  # fmt: skip
     ax = data.draw(st.integers(0, len(shape) - 1))
     check("REVERSE_V2", [In("x", x), In("a", i32(ax), True)], [np.float32])
+
+
+def test_rfft2d_then_squeeze_and_cast_stay_on_the_host() -> None:
+    """BirdNET's STFT: RFFT2D, SQUEEZE of the complex spectrum, CAST to float32 (LiteRT keeps
+    the real part); NNRt v2_1 has no complex DataType, so those run on the host too."""
+    b = TB()
+    x = b.input("x", [2, 1, 3, 16])
+    z = b.tensor("z", [2, 1, 3, 9], np.complex64)
+    b.op("RFFT2D", [x, b.const("n", i32(1, 16))], [z], T.Rfft2dOptions())
+    zs = b.tensor("zs", [2, 3, 9], np.complex64)
+    b.op("SQUEEZE", [z], [zs], T.SqueezeOptions(squeeze_dims=[1]))
+    r = b.tensor("r", [2, 3, 9])
+    b.op("CAST", [zs], [r], T.CastOptions(in_data_type=T.TensorType.COMPLEX64, out_data_type=T.TensorType.FLOAT32))
+    y = b.tensor("y", [2, 3, 9])
+    b.op("MUL", [r, r], [y], T.MulOptions())
+    b.outputs = [y]
+    data = b.finish()
+    feeds = {"x": f32(2, 1, 3, 16)}
+    want = next(iter(_litert(data, feeds).values()))
+    p = load(data)
+    got = next(iter(p.run(feeds).values()))
+    assert np.max(np.abs(got - want)) <= 1e-5 * np.max(np.abs(want))
+    assert p.coverage()["host_ops"] == {"RFFT2D": 1, "SQUEEZE": 1, "CAST": 1}  # MUL on NNRt
+
+
+def test_reshape_to_a_scalar_with_an_empty_shape_vector() -> None:
+    """BirdNET: RESHAPE whose shape input is an int32 vector of length 0 (a buffer of no
+    bytes) makes a scalar."""
+    b = TB()
+    x = b.input("x", [1, 1])
+    s = b.tensor("s", [])
+    b.op("RESHAPE", [x, b.const("shape", np.zeros((0,), np.int32))], [s], T.ReshapeOptions())
+    y = b.tensor("y", [3])
+    b.op("MUL", [s, b.const("k", np.float32([1.0, -2.0, 3.0]))], [y], T.MulOptions())
+    b.outputs = [y]
+    data = b.finish()
+    feeds = {"x": f32(1, 1)}
+    want = next(iter(_litert(data, feeds).values()))
+    got = next(iter(load(data).run(feeds).values()))
+    np.testing.assert_allclose(got, want, rtol=1e-6)
