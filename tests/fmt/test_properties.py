@@ -188,7 +188,7 @@ def _check(text: str, name: str, language: str, **load_args: object) -> None:
         same_ir(a, b, a_root, b_root)
 
 
-_SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @_SETTINGS
