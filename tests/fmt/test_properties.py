@@ -6,6 +6,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -210,3 +211,20 @@ def test_hdi_interface_files(data: st.DataObject) -> None:
 def test_fbs_files(data: st.DataObject) -> None:
     text = data.draw(laid_out(data.draw(fbs_file()), "fbs"))
     _check(text, "game.fbs", "fbs")
+
+
+_LONG = settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.mark.slow
+@_LONG
+@given(st.data())
+def test_long_run_every_shape(data: st.DataObject) -> None:
+    """The three properties above with many more examples (the slow tier)."""
+    shape = data.draw(st.sampled_from(["types", "interface", "fbs"]))
+    if shape == "fbs":
+        _check(data.draw(laid_out(data.draw(fbs_file()), "fbs")), "game.fbs", "fbs")
+        return
+    gen = hdi_types_file() if shape == "types" else hdi_interface_file()
+    name = "fuzz/v1_0/Types.idl" if shape == "types" else "fuzz/v1_0/IFoo.idl"
+    _check(data.draw(laid_out(data.draw(gen), "hdi")), name, "hdi")
