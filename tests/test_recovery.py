@@ -178,3 +178,11 @@ def test_fbs_missing_semicolons_and_braces_once_each_and_includers_clean(cwd: Pa
         ("a.fbs", 11, 17, "syntax error: expected ';' before '}'"),
         ("a.fbs", 15, 15, "syntax error: expected '}' before end of file"),
     ]
+
+
+def test_hdi_a_method_at_column_one_is_not_a_missing_brace(cwd: Path) -> None:
+    src = f"package {PKG};\ninterface IFoo {{\n[oneway] A();\n    B(int x);\n}}\n"
+    paths = write(cwd / "foo/v1_0", {"IFoo.idl": src})
+    [d] = [d for d in load(paths).diagnostics if d.is_error]
+    assert (d.span.line, d.message) == (4, "unexpected 'int'")  # type: ignore[union-attr]
+    assert "direction" in d.help[0]

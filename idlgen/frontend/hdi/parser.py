@@ -499,6 +499,8 @@ def _missing(e: lark.exceptions.UnexpectedToken, text: str) -> str | None:
 # Code tokens outside comments, for the brace plan (HDI has no strings).
 _CODE_TOKENS = re.compile(r"(?P<c>/\*[\s\S]*?\*/|//[^\n]*)|(?P<w>[A-Za-z_][A-Za-z0-9_.]*|\S)")
 _DECL_KEYWORDS = frozenset({"struct", "enum", "union", "interface"})
+# '[attrs]' then a declaration keyword (a method's '[oneway]' is not a declaration)
+_ATTRS_DECL = re.compile(r"[^\]\n]*\][ \t]*(?:struct|enum|union|interface)\b")
 
 
 def _blocks(text: str) -> tuple[list[tuple[str, int]], dict[int, tuple[tuple[str, ...], str]]]:
@@ -515,7 +517,8 @@ def _blocks(text: str) -> tuple[list[tuple[str, int]], dict[int, tuple[tuple[str
             continue
         w = m.group()
         at_line_start = m.start() == 0 or text.rfind("\n", 0, m.start()) == m.start() - 1
-        if open_ and at_line_start and (w in _DECL_KEYWORDS or w == "[") and prev_end >= 0:
+        starts_decl = w in _DECL_KEYWORDS or (w == "[" and bool(_ATTRS_DECL.match(text, m.end())))
+        if open_ and at_line_start and starts_decl and prev_end >= 0:
             # a declaration at column 1 inside a block: its '}' (and ';') went missing
             kw = open_.pop()[0]
             closes[prev_end] = (("RBRACE",) if kw == "interface" else ("RBRACE", "SEMICOLON"), kw)
