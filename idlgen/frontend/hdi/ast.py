@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, TypeVar
 
 from ...ir import Span
 
@@ -208,3 +210,39 @@ class RawFile:
     imports: list[Name] = field(default_factory=list)
     sequenceables: list[Name] = field(default_factory=list)
     decls: list[RawDecl] = field(default_factory=list)
+
+
+_T = TypeVar("_T")
+
+
+def fast_constructor(cls: type[_T], *names: str) -> Callable[..., _T]:
+    """``cls(**dict(zip(names, args)))`` for a frozen, slotted dataclass without
+    ``__post_init__``, the other fields taking their defaults, that stores through the slots:
+    the generated ``__init__`` goes through ``object.__setattr__`` per field, 2-3x the cost, on
+    every type, name, member and parameter of the corpus. Any other class: that call."""
+    fs = fields(cls)  # type: ignore[arg-type]
+    known = {f.name for f in fs}
+    if (
+        hasattr(cls, "__post_init__")
+        or "__slots__" not in cls.__dict__
+        or not set(names) <= known
+        or any(f.name not in names and f.default is MISSING for f in fs)
+        or any(not f.init for f in fs)
+    ):
+        return lambda *args: cls(**dict(zip(names, args)))
+    env: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    body = []
+    for i, f in enumerate(fs):
+        env[f"_set{i}"] = getattr(cls, f.name).__set__
+        if f.name in names:
+            body.append(f"    _set{i}(o, {f.name})")
+        else:
+            env[f"_default{i}"] = f.default
+            body.append(f"    _set{i}(o, _default{i})")
+    src = (
+        f"def make({', '.join(names)}):\n    o = _new(_cls)\n"
+        + "\n".join(body)
+        + "\n    return o\n"
+    )
+    exec(src, env)  # noqa: S102 - field names of our own dataclasses
+    return env["make"]  # type: ignore[no-any-return]

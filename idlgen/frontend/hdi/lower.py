@@ -75,6 +75,18 @@ C_NAMES = {
 
 _CTYPES = {k: ctype_of(k.size * 8, k.is_signed) for k in ir.ScalarKind}
 
+# IR constructors that skip the frozen ``__init__``'s ``object.__setattr__`` (ast.fast_constructor)
+_Field = A.fast_constructor(ir.Field, "name", "type", "doc", "span")
+_InheritedField = A.fast_constructor(ir.Field, "name", "type", "doc", "inherited_from", "span")
+_EnumMember = A.fast_constructor(ir.EnumMember, "name", "value", "doc", "expr", "span")
+_InheritedMember = A.fast_constructor(
+    ir.EnumMember, "name", "value", "doc", "expr", "inherited_from", "span"
+)
+_Param = A.fast_constructor(ir.Param, "name", "type", "direction", "span")
+_Method = A.fast_constructor(
+    ir.Method, "name", "params", "doc", "oneway", "cmd_id", "overload", "attributes", "span"
+)
+
 
 def _ctype(kind: ir.ScalarKind) -> CType:
     return _CTYPES[kind]
@@ -557,13 +569,8 @@ class Lowerer:
                     return None
                 parent, base, explicit_base = pe.qualname, pe.base, True
                 members = [
-                    ir.EnumMember(
-                        m.name,
-                        m.value,
-                        m.doc,
-                        m.expr,
-                        m.inherited_from or pe.qualname,
-                        span=m.span,
+                    _InheritedMember(
+                        m.name, m.value, m.doc, m.expr, m.inherited_from or pe.qualname, m.span
                     )
                     for m in pe.members
                 ]
@@ -608,7 +615,7 @@ class Lowerer:
                     ok = False
                     continue
             values[m.name.text] = value
-            members.append(ir.EnumMember(m.name.text, value, m.doc, expr, span=m.span))
+            members.append(_EnumMember(m.name.text, value, m.doc, expr, m.span))
             prev = value
         if not ok:
             return None
@@ -702,13 +709,7 @@ class Lowerer:
             self._depth[f"{f.package}.{d.name.text}"] = depth
             parent = ps.qualname
             fields = [
-                ir.Field(
-                    x.name,
-                    x.type,
-                    x.doc,
-                    inherited_from=x.inherited_from or ps.qualname,
-                    span=x.span,
-                )
+                _InheritedField(x.name, x.type, x.doc, x.inherited_from or ps.qualname, x.span)
                 for x in ps.fields
             ]
         fields.extend(self._members(f, d.members, d.name.text, {x.name for x in fields}))
@@ -729,7 +730,7 @@ class Lowerer:
                 continue
             taken.add(m.name.text)
             if t is not None:
-                out.append(ir.Field(m.name.text, t, m.doc, span=m.name.span))
+                out.append(_Field(m.name.text, t, m.doc, m.name.span))
         return out
 
     def _union(self, f: _File, d: A.RawUnion) -> ir.Union | None:
@@ -838,17 +839,17 @@ class Lowerer:
                     continue
                 if isinstance(t, ir.Ref) and t.kind is ir.RefKind.INTERFACE:
                     self._check_iface_param(t, p)
-                params.append(ir.Param(p.name.text, t, p.direction, span=p.span))  # type: ignore[arg-type]
+                params.append(_Param(p.name.text, t, p.direction, p.span))
             methods.append(
-                ir.Method(
+                _Method(
                     m.name.text,
                     tuple(params),
                     m.doc,
-                    oneway=oneway,
-                    cmd_id=first_id + i,
-                    overload=m.name.text in ancestor_names,
-                    attributes=tuple(ir.Attribute(a.text, span=a.span) for a in m.attrs),
-                    span=m.name.span,
+                    oneway,
+                    first_id + i,
+                    m.name.text in ancestor_names,
+                    tuple(ir.Attribute(a.text, span=a.span) for a in m.attrs),
+                    m.name.span,
                 )
             )
         return ir.Interface(

@@ -73,6 +73,13 @@ def _tok_span(path: str, tok: Token) -> Span:
     )
 
 
+# constructors that skip the frozen ``__init__`` (once per type and name of a file)
+_Name = A.fast_constructor(A.Name, "text", "span")
+_RawType = A.fast_constructor(A.RawType, "kind", "name", "span", "args", "prefix", "dims")
+_Num = A.fast_constructor(A.Num, "text", "span")
+_NameRef = A.fast_constructor(A.NameRef, "name", "span")
+
+
 @functools.lru_cache(maxsize=4096)  # a package's versions repeat most of their comments
 def _clean_doc(text: str) -> str:
     """``/** … */`` → the comment's text: markers and leading ``*`` removed, dedented."""
@@ -104,7 +111,7 @@ class _ToRaw(Transformer[Token, Any]):
         raise TypeError(f"grammar rule without a handler: {data}")
 
     def _name(self, tok: Token) -> A.Name:
-        return A.Name(str(tok), _tok_span(self.path, tok))
+        return _Name(str(tok), _tok_span(self.path, tok))
 
     # ---- file structure
     @v_args(meta=True)
@@ -246,34 +253,34 @@ class _ToRaw(Transformer[Token, Any]):
         # ``?type``: a type without ``[]`` suffixes is its base type, with no node of its own
         base: A.RawType = children[0]
         dims = len(children) - 1
-        return A.RawType(
+        return _RawType(
             base.kind, base.name, _span(self.path, meta), base.args, base.prefix, base.dims + dims
         )
 
     @v_args(meta=True)
     def prim_type(self, meta: Any, children: list[Any]) -> A.RawType:
-        return A.RawType("prim", str(children[0]), _span(self.path, meta))
+        return _RawType("prim", str(children[0]), _span(self.path, meta), (), "", 0)
 
     @v_args(meta=True)
     def unsigned_type(self, meta: Any, children: list[Any]) -> A.RawType:
-        return A.RawType("unsigned", str(children[0]), _span(self.path, meta))
+        return _RawType("unsigned", str(children[0]), _span(self.path, meta), (), "", 0)
 
     @v_args(meta=True)
     def list_type(self, meta: Any, children: list[Any]) -> A.RawType:
-        return A.RawType("list", "List", _span(self.path, meta), (children[0],))
+        return _RawType("list", "List", _span(self.path, meta), (children[0],), "", 0)
 
     @v_args(meta=True)
     def map_type(self, meta: Any, children: list[Any]) -> A.RawType:
-        return A.RawType("map", "Map", _span(self.path, meta), (children[0], children[1]))
+        return _RawType("map", "Map", _span(self.path, meta), (children[0], children[1]), "", 0)
 
     @v_args(meta=True)
     def smq_type(self, meta: Any, children: list[Any]) -> A.RawType:
-        return A.RawType("smq", "SharedMemQueue", _span(self.path, meta), (children[0],))
+        return _RawType("smq", "SharedMemQueue", _span(self.path, meta), (children[0],), "", 0)
 
     @v_args(meta=True)
     def named_type(self, meta: Any, children: list[Any]) -> A.RawType:
         prefix = str(children[0]) if len(children) == 2 else ""
-        return A.RawType("named", str(children[-1]), _span(self.path, meta), prefix=prefix)
+        return _RawType("named", str(children[-1]), _span(self.path, meta), (), prefix, 0)
 
     # ---- expressions
     @v_args(meta=True)
@@ -290,11 +297,11 @@ class _ToRaw(Transformer[Token, Any]):
 
     def num(self, children: list[Any]) -> A.Num:
         tok = children[0]
-        return A.Num(str(tok), _tok_span(self.path, tok))
+        return _Num(str(tok), _tok_span(self.path, tok))
 
     def ref(self, children: list[Any]) -> A.NameRef:
         tok = children[0]
-        return A.NameRef(str(tok), _tok_span(self.path, tok))
+        return _NameRef(str(tok), _tok_span(self.path, tok))
 
 
 _DOC_GAP = re.compile(r"(?:\s|//[^\n]*|/\*(?!\*)[\s\S]*?\*/)*")
