@@ -33,7 +33,7 @@ from .dtypes import from_numpy
 from .packages import tflite_package
 from .program import Program, UnsupportedModelError, target_package
 from . import host_tflite
-from .host import SubgraphBody, bindable
+from .bodies import SubgraphBody, bindable
 from .tflite_ops import unsupported_reason
 
 __all__ = ["import_tflite", "TFLITE_PACKAGE"]
@@ -98,6 +98,7 @@ class TfliteImporter:
         self.idx: dict[int, int] = {}  # tflite tensor -> NNRt tensor
         #: Values computed at import time (constant subgraphs folded, within _FOLD_BUDGET).
         self.folded: dict[int, np.ndarray] = {}
+        self._dense: dict[int, np.ndarray] = {}  # sparse constants, densified
 
     def t(self, ti: int) -> Any:
         """Tensor ``ti`` of the subgraph; every tensor index read from the file comes here."""
@@ -169,8 +170,11 @@ class TfliteImporter:
         dt = self.dtype(ti)
         shape = self.dims(ti)
         n = math.prod(shape)
-        if t.sparsity is not None:
-            return _densify(t.sparsity, raw, dt, shape, f"tensor {ti} {t.name!r}")
+        if t.sparsity is not None:  # densified once per tensor (a copy each time asked)
+            hit = self._dense.get(ti)
+            if hit is None:
+                hit = self._dense[ti] = _densify(t.sparsity, raw, dt, shape, f"tensor {ti} {t.name!r}")
+            return hit.copy()
         if len(raw) != n * dt.itemsize:
             raise DecodeError(
                 f"buffer {b} holds {len(raw)} bytes, tensor {t.name!r} needs {n * dt.itemsize}"
@@ -334,9 +338,16 @@ class TfliteImporter:
                     raise UnsupportedModelError(custom, node, str(e)) from None
                 continue
             fn = _HANDLERS.get(opname)
-            if opname in host_tflite.COMPLEX and ins and ins[0] >= 0 and self.dtype(ins[0]).kind == "c":
+            if (
+                opname in host_tflite.COMPLEX
+                and ins
+                and ins[0] >= 0
+                and self.dtype(ins[0]).kind == "c"
+            ):
                 # a complex operand (after RFFT2D): NNRt v2_1 has no complex DataType
-                kern = host_tflite.COMPLEX[opname](op.builtin_options, [self.dtype(o) for o in outs])
+                kern = host_tflite.COMPLEX[opname](
+                    op.builtin_options, [self.dtype(o) for o in outs]
+                )
                 self.host(opname, kern, ins, outs, node, "NNRt v2_1 has no complex DataType")
                 continue
             if fn is None:
@@ -2472,9 +2483,12 @@ def _densify(sp: Any, raw: bytes, dt: np.dtype[Any], shape: list[int], what: str
     level_of = {d: k for k, d in enumerate(order)}
     block = [int(levels[level_of[rank + j]].dense_size) for j in range(len(bmap))]
 
-    def vec(v: Any) -> list[int]:
+    def vec(v: Any) -> np.ndarray:
         vals = getattr(v, "values", None) if v is not None else None
-        return [int(x) for x in (vals or [])]
+        if isinstance(vals, (bytes, bytearray, memoryview)):  # a [ubyte] / [ushort] vector
+            width = {"Uint16Vector": "<u2", "Int32Vector": "<i4"}.get(type(v).__name__, "u1")
+            return np.frombuffer(bytes(vals), np.dtype(width)).astype(np.int64)
+        return np.asarray(vals if vals is not None else [], np.int64).reshape(-1)
 
     segs = [vec(m.array_segments) for m in levels]
     idxs = [vec(m.array_indices) for m in levels]
@@ -2489,40 +2503,44 @@ def _densify(sp: Any, raw: bytes, dt: np.dtype[Any], shape: list[int], what: str
     for k, d in enumerate(order):
         if not sparse[k] and dense[k] != extent[d]:
             raise _bad(f"{what}: level {k} is {dense[k]} wide, dim {d} has {extent[d]}")
-    out = np.zeros(shape, dtype=dt)
-    cur = [0] * n
-    budget = [values.size]
-
-    def place(src: int) -> None:
-        idx = list(cur[:rank])
-        for j, d in enumerate(bmap):
-            idx[d] = cur[d] * block[j] + cur[rank + j]
-        if not 0 <= src < values.size or any(not 0 <= i < s for i, s in zip(idx, shape)):
-            raise _bad(f"{what}: sparse element {src} at {idx} outside {shape}")
-        out[tuple(idx)] = values[src]
-
-    def walk(level: int, prev: int) -> None:
-        if level == n:
-            place(prev)
-            return
-        if not sparse[level]:
-            for i in range(dense[level]):
-                cur[order[level]] = i
-                walk(level + 1, prev * dense[level] + i)
-            return
-        sg, ix = segs[level], idxs[level]
-        if not 0 <= prev < len(sg) - 1:
-            raise _bad(f"{what}: segment {prev} of {len(sg) - 1}")
-        for j in range(sg[prev], sg[prev + 1]):
-            if not 0 <= j < len(ix):
-                raise _bad(f"{what}: index {j} of {len(ix)}")
-            budget[0] -= 1
-            if budget[0] < -math.prod(shape):
+    # the traversal, one level at a time over every entry at once: ``pos`` is each entry's
+    # position in the next level (for the last level, its index into ``values``)
+    pos = np.zeros(1, np.int64)
+    cur: list[np.ndarray] = [np.zeros(1, np.int64)] * n
+    for k in range(n):
+        if not sparse[k]:
+            width = dense[k]
+            i = np.tile(np.arange(width, dtype=np.int64), pos.size)
+            pos = np.repeat(pos, width) * width + i
+            cur = [np.repeat(c, width) for c in cur]
+            cur[order[k]] = i
+        else:
+            sg, ix = segs[k], idxs[k]
+            if pos.size and (pos.min() < 0 or pos.max() >= sg.size - 1):
+                raise _bad(f"{what}: segment {int(pos.max())} of {sg.size - 1}")
+            lo, hi = sg[pos], sg[pos + 1]
+            counts = np.maximum(hi - lo, 0)
+            if int(counts.sum()) > values.size + math.prod(shape):
                 raise _bad(f"{what}: more sparse entries than dense elements")
-            cur[order[level]] = ix[j]
-            walk(level + 1, j)
-
-    walk(0, 0)
+            starts = np.repeat(lo - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
+            j = np.arange(int(counts.sum()), dtype=np.int64) + starts
+            if j.size and (j.min() < 0 or j.max() >= ix.size):
+                raise _bad(f"{what}: index {int(j.max())} of {ix.size}")
+            cur = [np.repeat(c, counts) for c in cur]
+            cur[order[k]] = ix[j]
+            pos = j
+    idx = list(cur[:rank])
+    for j2, d in enumerate(bmap):
+        idx[d] = cur[d] * block[j2] + cur[rank + j2]
+    bad = (pos < 0) | (pos >= values.size)
+    for i_d, s_d in zip(idx, shape):
+        bad |= (i_d < 0) | (i_d >= s_d)
+    if bad.any():
+        at = int(np.argmax(bad))
+        raise _bad(f"{what}: sparse element {int(pos[at])} at {[int(i[at]) for i in idx]} outside {shape}")
+    out = np.zeros(shape, dtype=dt)
+    if pos.size:
+        out[tuple(idx)] = values[pos]
     return out
 
 
@@ -2678,3 +2696,13 @@ def _hlo_dynamic_slice(
     )
     imp.emit("SliceFusion", {"axes": []}, [imp.tensor(ins[0]), begin,
                                            imp.const(node + ":size", np.array(sizes, idt))], outs, node)  # fmt: skip
+
+
+def audit_rows() -> list[tuple[str, str, str]]:
+    """``tflite_ops.audit`` of what this importer lowers and what runs on the host."""
+    from .host_tflite import KERNELS
+    from .tflite_ops import audit
+
+    imported = set(_HANDLERS) | set(_INLINED)
+    host = (set(KERNELS) | set(_CONTROL)) - set(_INLINED)
+    return audit(imported, host)

@@ -519,13 +519,14 @@ def test_int16x8_fully_connected_stays_int16() -> None:
 def test_audit_covers_every_builtin_both_ways() -> None:
     from idlgen.runtime.bindings import BINDINGS
     from idlgen.runtime.tflite_import import _HANDLERS
-    from idlgen.runtime.tflite_ops import TFLITE_TO_NNRT, audit, nnrt_unused
+    from idlgen.runtime.tflite_import import audit_rows
+    from idlgen.runtime.tflite_ops import TFLITE_TO_NNRT, nnrt_unused
 
     assert set(TFLITE_TO_NNRT) == {m.name for m in T.BuiltinOperator}
     for nn in TFLITE_TO_NNRT.values():
         if not nn.startswith("("):  # "(the subgraph's operators)": lowered in place
             assert all(p in BINDINGS for p in nn.split("+") if p), nn
-    rows = {op: (nn, status) for op, nn, status in audit()}
+    rows = {op: (nn, status) for op, nn, status in audit_rows()}
     for op in _HANDLERS:  # every imported builtin has its NNRt counterpart named
         assert rows[op][1] == "imported" and rows[op][0], op
     assert "StridedSlice" not in nnrt_unused(sorted(BINDINGS))
@@ -754,7 +755,7 @@ def test_if_picks_a_branch_on_the_host() -> None:
 
 
 def test_if_branches_run_inside_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    from idlgen.runtime.host import SubgraphBody
+    from idlgen.runtime.bodies import SubgraphBody
 
     def no(*_: object) -> object:
         raise AssertionError("a branch ran outside the model")
@@ -873,9 +874,10 @@ def test_stablehlo_elementwise_against_numpy(code: str, ref: Any) -> None:
 def test_audit_markdown_lists_both_directions() -> None:
     from pathlib import Path
 
+    from idlgen.runtime.tflite_import import audit_rows
     from idlgen.runtime.tflite_ops import markdown
 
-    text = markdown()
+    text = markdown(audit_rows())
     assert "| STRIDED_SLICE | imported | StridedSlice |" in text
     assert "| WHILE | host | - |" in text
     assert "| CONV_3D_TRANSPOSE | no NNRt operator | - |" in text
@@ -1319,9 +1321,10 @@ def test_gather_with_batch_dims(bd: int, ishape: list[int]) -> None:
           T.GatherOptions(axis=bd, batch_dims=bd))  # fmt: skip
 
 
-def _sparse(dense: np.ndarray, block: int) -> tuple[np.ndarray, Any]:
+def _sparse(dense: np.ndarray, block: int, vec: str = "i32") -> tuple[np.ndarray, Any]:
     """``dense`` [rows, cols] in TFLite's sparse format: rows DENSE, column blocks SPARSE_CSR,
-    each kept block DENSE (``block`` = 1: plain CSR)."""
+    each kept block DENSE (``block`` = 1: plain CSR); segments and indices as ``vec`` vectors
+    (MediaPipe's sparse models use uint8 ones)."""
     rows, cols = dense.shape
     nb = cols // block
     segs, idxs, vals = [0], [], []
@@ -1334,8 +1337,8 @@ def _sparse(dense: np.ndarray, block: int) -> tuple[np.ndarray, Any]:
         segs.append(len(idxs))
     levels = [T.DimensionMetadata(format=T.DimensionType.DENSE, dense_size=rows),
               T.DimensionMetadata(format=T.DimensionType.SPARSE_CSR, dense_size=0,
-                                  array_segments=T.Int32Vector(values=segs),
-                                  array_indices=T.Int32Vector(values=idxs))]  # fmt: skip
+                                  array_segments=_index_vector(vec, segs),
+                                  array_indices=_index_vector(vec, idxs))]  # fmt: skip
     order, bmap = [0, 1], []
     if block > 1:
         levels.append(T.DimensionMetadata(format=T.DimensionType.DENSE, dense_size=block))
@@ -1344,12 +1347,20 @@ def _sparse(dense: np.ndarray, block: int) -> tuple[np.ndarray, Any]:
     return np.array(vals, np.float32), sp
 
 
-@pytest.mark.parametrize("block", [1, 4])
-def test_densify_of_sparse_weights_folds(block: int) -> None:
+def _index_vector(vec: str, v: list[int]) -> Any:
+    if vec == "u8":
+        return T.Uint8Vector(values=bytes(v))
+    if vec == "u16":
+        return T.Uint16Vector(values=list(v))
+    return T.Int32Vector(values=v)
+
+
+@pytest.mark.parametrize("block,vec", [(1, "i32"), (4, "i32"), (1, "u8"), (4, "u16")])
+def test_densify_of_sparse_weights_folds(block: int, vec: str) -> None:
     dense = f32(6, 8)
     dense[np.abs(dense) < 0.8] = 0.0
     dense[2] = 0.0  # an empty row
-    vals, sp = _sparse(dense, block)
+    vals, sp = _sparse(dense, block, vec)
     b = TB()
     x = b.input("x", [2, 8])
     sw = b.const("sw", vals)
@@ -1550,7 +1561,12 @@ def test_rfft2d_then_squeeze_and_cast_stay_on_the_host() -> None:
     zs = b.tensor("zs", [2, 3, 9], np.complex64)
     b.op("SQUEEZE", [z], [zs], T.SqueezeOptions(squeeze_dims=[1]))
     r = b.tensor("r", [2, 3, 9])
-    b.op("CAST", [zs], [r], T.CastOptions(in_data_type=T.TensorType.COMPLEX64, out_data_type=T.TensorType.FLOAT32))
+    b.op(
+        "CAST",
+        [zs],
+        [r],
+        T.CastOptions(in_data_type=T.TensorType.COMPLEX64, out_data_type=T.TensorType.FLOAT32),
+    )
     y = b.tensor("y", [2, 3, 9])
     b.op("MUL", [r, r], [y], T.MulOptions())
     b.outputs = [y]
