@@ -80,10 +80,18 @@ def _onnx(model: Any, shapes: Shapes, nnrt_only: bool, package: Any, source: str
     pinned = check_shapes(proto, shapes) if shapes else {}
     base = pin_input_dims(proto, pinned) if pinned else proto
 
+    def body(m: Any) -> Program:
+        """A control-flow body, loaded as any model is (its open dims handled at run time)."""
+        return load(m, nnrt_only=nnrt_only, package=package)
+
     def imported(m: Any) -> Program:
         program: Program
         program = _decoded(
-            lambda mm, **kw: import_onnx(mm, nnrt_only=nnrt_only, **kw), m, package, source, "ONNX"
+            lambda mm, **kw: import_onnx(mm, nnrt_only=nnrt_only, load_body=body, **kw),
+            m,
+            package,
+            source,
+            "ONNX",
         )
         return program
 

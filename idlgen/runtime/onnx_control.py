@@ -32,11 +32,12 @@ def _body_program(
     opsets: Sequence[Any],
     outer: Sequence[tuple[str, Any, Any]],
     formal_types: Sequence[Any],
+    load: Callable[[Any], Any],
 ) -> Any:
-    """``body`` (a GraphProto) as a Program whose inputs are its formal inputs then ``outer``."""
+    """``body`` (a GraphProto) as a Program whose inputs are its formal inputs then ``outer``,
+    imported by ``load`` (the loader's own entry point, passed in so that this module does
+    not import the loader that imports it)."""
     from .onnx_lite import TensorProto, helper
-
-    from .loader import load
 
     g = helper.make_graph(list(body.node), body.name or "body", [], list(body.output),
                           list(body.initializer))  # fmt: skip
@@ -79,7 +80,7 @@ class _Control:
     ) -> Callable[[int, list[np.ndarray]], list[np.ndarray]]:
         from .plan import compile_model
 
-        from .host import subgraph_view
+        from .bodies import subgraph_view
 
         plans: dict[int, Any] = {}
         for k, name in enumerate(self.names):
@@ -111,6 +112,7 @@ def control_kernel(
     ins: Sequence[Any],
     outer: Sequence[tuple[str, Any, Any]],
     builder: Any = None,
+    load_body: Callable[[Any], Any] | None = None,
 ) -> HostKernel | None:
     """The host kernel for an ``If`` or ``Loop`` node (None for other operators). ``ins`` are
     the node's input values (``Val``-like: ``dtype``), ``outer`` (name, dtype, shape) of the
@@ -122,10 +124,13 @@ def control_kernel(
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
     n_outer = len(outer)
     label = _label(node)
+    if load_body is None:
+        raise ValueError("control_kernel needs load_body to import the bodies")
+    load = load_body
     if node.op_type == "If":
         progs = [
-            _body_program(attrs["then_branch"], opsets, outer, []),
-            _body_program(attrs["else_branch"], opsets, outer, []),
+            _body_program(attrs["then_branch"], opsets, outer, [], load),
+            _body_program(attrs["else_branch"], opsets, outer, [], load),
         ]
         ctl = _absorb(builder, progs, [f"{label}_then", f"{label}_else"])
 
@@ -142,7 +147,7 @@ def control_kernel(
         body = attrs["body"]
         n_carried = len(node.input) - 2
         carried_types = [getattr(v, "dtype", None) for v in list(ins)[2 : 2 + n_carried]]
-        prog = _body_program(body, opsets, outer, [np.int64, np.bool_, *carried_types])
+        prog = _body_program(body, opsets, outer, [np.int64, np.bool_, *carried_types], load)
         ctl = _absorb(builder, [prog], [f"{label}_body"])
 
         def make_loop(ctl: _Control) -> HostKernel:
@@ -153,7 +158,7 @@ def control_kernel(
         n_in = int(attrs["num_scan_inputs"])
         n_state = len(node.input) - n_in
         types = [getattr(v, "dtype", None) for v in list(ins)[: n_state + n_in]]
-        prog = _body_program(attrs["body"], opsets, outer, types)
+        prog = _body_program(attrs["body"], opsets, outer, types, load)
         ctl = _absorb(builder, [prog], [f"{label}_body"])
         n_body_out = len(attrs["body"].output)
 

@@ -83,6 +83,8 @@ class Importer:
         self.users: dict[str, list[Any]] = {}
         # Nodes already lowered as part of an earlier node's pattern (e.g. the Mul of a SiLU).
         self.absorbed: set[int] = set()
+        #: How control-flow bodies are imported (set by ``import_onnx``).
+        self.load_body: Callable[[Any], Program] | None = None
 
     # -- values -----------------------------------------------------------------------------
 
@@ -355,7 +357,9 @@ class Importer:
 
             described = [(n, v.dtype, v.shape) for n, v in zip(extra, outer) if v is not None]
             try:
-                fn = control_kernel(node, self.model.opset_import, ins, described, self.b)
+                fn = control_kernel(
+                    node, self.model.opset_import, ins, described, self.b, self.load_body
+                )
             except UnsupportedModelError as e:
                 self.refuse(node, f"{why}; its body: {e}")
         if fn is None:
@@ -1495,9 +1499,7 @@ def parse_onnx(model: Any) -> Any:
     from . import onnx_lite as onnx
 
     if not onnx.available():
-        raise ConfigError(
-            "reading .onnx models needs the onnx package: pip install 'idlgen[onnx]'"
-        )
+        raise ConfigError("reading .onnx models needs the onnx package: pip install 'idlgen[onnx]'")
     if isinstance(model, (bytes, bytearray)):
         return onnx.load_from_string(bytes(model))
     if isinstance(model, str):
@@ -1506,7 +1508,12 @@ def parse_onnx(model: Any) -> Any:
 
 
 def import_onnx(
-    model: Any, *, package: Any = None, source: str = "", nnrt_only: bool = False
+    model: Any,
+    *,
+    package: Any = None,
+    source: str = "",
+    nnrt_only: bool = False,
+    load_body: Callable[[Any], Program] | None = None,
 ) -> Program:
     model = parse_onnx(model)
     for o in model.opset_import:
@@ -1515,6 +1522,11 @@ def import_onnx(
     pkg = target_package(package)
     imp = Importer(model, pkg)
     imp.b.nnrt_only = nnrt_only
+    # control-flow bodies are models of their own: the caller's loader imports them (shapes at
+    # run time included); without one, the importer itself, shapes as declared
+    imp.load_body = load_body or (
+        lambda m: import_onnx(m, package=pkg, source=source, nnrt_only=nnrt_only)
+    )
     return imp.run(source)
 
 

@@ -132,8 +132,8 @@ def _pb2() -> ModuleType:
     mod = sys.modules.get("onnx.onnx_ml_pb2")
     if mod is not None:
         return mod
-    if "onnx" in sys.modules:
-        return importlib.import_module("onnx.onnx_ml_pb2")
+    if "onnx" in sys.modules:  # the package imported it (or _BindWhenImported bound ours)
+        return getattr(sys.modules["onnx"], "onnx_ml_pb2")  # type: ignore[no-any-return]
     return _submodule("onnx_ml_pb2", "onnx_ml_pb2.py")
 
 
@@ -142,7 +142,7 @@ def _cpp() -> ModuleType:
     if mod is not None:
         return mod
     if "onnx" in sys.modules:
-        return importlib.import_module("onnx.onnx_cpp2py_export")
+        return getattr(sys.modules["onnx"], "onnx_cpp2py_export")  # type: ignore[no-any-return]
     d = _package_dir()
     names = [
         f

@@ -108,18 +108,12 @@ def unsupported_reason(op: str, detail: str = "") -> str:
     return f"idlgen does not import {op} onto NNRt yet (NNRt v2_1 {nn}{more})"
 
 
-def audit(
-    imported: set[str] | None = None, host: set[str] | None = None
-) -> list[tuple[str, str, str]]:
+def audit(imported: set[str], host: set[str]) -> list[tuple[str, str, str]]:
     """One row per TFLite builtin: (builtin, NNRt v2_1 operator(s) or "", status), status one of
     ``imported`` (onto NNRt operators), ``host`` (NNRt v2_1 has no operator; a host kernel runs
-    it), ``not imported yet`` (NNRt has one, idlgen does not map it), ``no NNRt operator``."""
-    if imported is None or host is None:
-        from .host_tflite import KERNELS
-        from .tflite_import import _CONTROL, _HANDLERS, _INLINED
-
-        imported = set(_HANDLERS) | set(_INLINED) if imported is None else imported
-        host = (set(KERNELS) | set(_CONTROL)) - set(_INLINED) if host is None else host
+    it), ``not imported yet`` (NNRt has one, idlgen does not map it), ``no NNRt operator``.
+    ``imported`` and ``host`` are the importer's own sets (``tflite_import.audit_rows``: this
+    module is the importer's table and does not import it)."""
     rows = []
     for op, nn in TFLITE_TO_NNRT.items():
         if op in imported:
@@ -136,7 +130,7 @@ def audit(
     return rows
 
 
-def markdown(all_structs: list[str] | None = None) -> str:
+def markdown(rows: list[tuple[str, str, str]], all_structs: list[str] | None = None) -> str:
     """The audit as markdown (shipped as ``idlgen/runtime/tflite_ops_audit.md``, printed by
     ``python -m idlgen.tools.op_audit --tflite``): every builtin with its NNRt v2_1 counterpart
     and status, then every NNRt v2_1 operator with the builtins lowered onto it."""
@@ -144,7 +138,6 @@ def markdown(all_structs: list[str] | None = None) -> str:
         from .bindings import BINDINGS
 
         all_structs = sorted(BINDINGS)
-    rows = audit()
     counts: dict[str, int] = {}
     for _, _, status in rows:
         counts[status] = counts.get(status, 0) + 1
@@ -196,7 +189,3 @@ def nnrt_unused(all_structs: list[str]) -> list[str]:
     for nn in list(TFLITE_TO_NNRT.values()) + list(CUSTOM_TO_NNRT.values()):
         used.update(p for p in nn.split("+") if p)
     return sorted(s for s in all_structs if s not in used)
-
-
-if __name__ == "__main__":  # python -m idlgen.runtime.tflite_ops
-    print(markdown(), end="")

@@ -123,9 +123,10 @@ def audit() -> str:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if "--tflite" in args:  # the TFLite side: idlgen/runtime/tflite_ops_audit.md
+        from idlgen.runtime.tflite_import import audit_rows
         from idlgen.runtime.tflite_ops import markdown
 
-        sys.stdout.write(markdown())
+        sys.stdout.write(markdown(audit_rows()))
         return 0
     if "--check" in args:
         bad = problems()
