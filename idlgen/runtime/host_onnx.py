@@ -30,7 +30,8 @@ __all__ = ["KERNELS", "grid_sample"]
 Maker = Callable[[Any, dict[str, Any], list[Any]], HostKernel | None]
 KERNELS: dict[str, Maker] = {}
 #: ``SHAPES[op](node, attrs, inputs) -> [(dtype, shape) | None per output]``: output shapes of
-#: operators ONNX shape inference does not know (contrib domains), so what follows stays on NNRt.
+#: operators ONNX shape inference leaves open (contrib domains; STFT/DFT whose signal length is
+#: known only once the input shapes are), so what follows stays on NNRt.
 SHAPES: dict[str, Callable[[Any, dict[str, Any], list[Any]], list[Any]]] = {}
 
 
@@ -231,6 +232,54 @@ def _dft(node: Any, a: dict[str, Any], ins: list[Any]) -> HostKernel | None:
         return [_from_complex(spec, x.dtype)]
 
     return fn
+
+
+def _known_int(v: Any) -> int | None:
+    c = getattr(v, "const", None) if v is not None else None
+    return None if c is None or np.asarray(c).size != 1 else int(np.asarray(c).reshape(-1)[0])
+
+
+def _stft_shapes(node: Any, a: dict[str, Any], ins: list[Any]) -> list[Any]:
+    sig = ins[0] if ins else None
+    if sig is None or sig.shape is None or len(sig.shape) not in (2, 3):
+        return []
+    step = _known_int(ins[1]) if len(ins) > 1 else None
+    win = ins[2] if len(ins) > 2 else None
+    n = _known_int(ins[3]) if len(ins) > 3 else None
+    if n is None and win is not None and win.shape is not None and len(win.shape) == 1:
+        n = win.shape[0] if win.shape[0] >= 0 else None
+    if not step or n is None or n < 0:
+        return [(sig.dtype, (sig.shape[0], -1, -1, 2))]  # the rank, at least
+    length = sig.shape[1]
+    frames = (length - n) // step + 1 if length >= 0 else -1
+    bins = n // 2 + 1 if int(a.get("onesided", 1)) else n
+    return [(sig.dtype, (sig.shape[0], frames, bins, 2))]
+
+
+def _dft_shapes(node: Any, a: dict[str, Any], ins: list[Any]) -> list[Any]:
+    x = ins[0] if ins else None
+    if x is None or x.shape is None or len(x.shape) < 2:
+        return []
+    rank = len(x.shape)
+    ax = a.get("axis")
+    if ax is None:
+        ax = _known_int(ins[2]) if len(ins) > 2 else (1 if rank == 3 else None)
+    if ax is None:
+        return [(x.dtype, tuple([-1] * (rank - 1) + [2]))]
+    ax = int(ax) + rank if int(ax) < 0 else int(ax)
+    if not 0 <= ax < rank - 1:
+        return []
+    n = _known_int(ins[1]) if len(ins) > 1 else None
+    n = x.shape[ax] if n is None else n
+    if n >= 0 and int(a.get("onesided", 0)):
+        n = n // 2 + 1
+    shape = list(x.shape[:-1]) + [2]
+    shape[ax] = n
+    return [(x.dtype, tuple(shape))]
+
+
+SHAPES["STFT"] = _stft_shapes
+SHAPES["DFT"] = _dft_shapes
 
 
 # --- com.microsoft.DynamicQuantizeLSTM (onnxruntime's dynamic quantisation of an LSTM) -------

@@ -90,8 +90,18 @@ class Importer:
 
     def _read_info(self) -> None:
         onnx = self.onnx
+        src = self.model
+        defaulted = [n for n in src.graph.node
+                     if n.op_type == "STFT" and not any(a.name == "onesided" for a in n.attribute)]  # fmt: skip
+        if defaulted:  # onnx infers a two-sided STFT when `onesided` is left at its default (1)
+            src = type(self.model)()
+            src.CopyFrom(self.model)
+            for n in src.graph.node:
+                if n.op_type == "STFT" and not any(a.name == "onesided" for a in n.attribute):
+                    at = n.attribute.add()
+                    at.name, at.type, at.i = "onesided", onnx.AttributeProto.INT, 1
         try:
-            inferred = onnx.shape_inference.infer_shapes(self.model, data_prop=True)
+            inferred = onnx.shape_inference.infer_shapes(src, data_prop=True)
         except Exception:
             inferred = self.model
         g = inferred.graph
@@ -348,7 +358,14 @@ class Importer:
             infer = getattr(host_onnx, "SHAPES", {}).get(op)
             if fn is not None and infer is not None:  # output shapes ONNX inference lacks
                 for n, ds in zip(node.output, infer(node, _attrs(node), ins)):
-                    if n and ds is not None and self.info.get(n, (None, None))[1] is None:
+                    had = self.info.get(n, (None, None))[1]
+                    if not n or ds is None:
+                        continue
+                    # the kernel's own shape wins where it is whole (onnx infers a two-sided
+                    # STFT when `onesided` is left at its default)
+                    if had is None or all(d >= 0 for d in ds[1]) or (
+                        len(had) == len(ds[1]) and had.count(-1) > ds[1].count(-1)
+                    ):
                         self.info[n] = ds
         except ImportError:
             pass

@@ -936,3 +936,24 @@ def test_dynamic_quantize_lstm(direction: str, per_channel: bool, peep: bool) ->
     feeds = {"x": _r(seq, batch, isz), "h0": 0.5 * _r(d, batch, h), "c0": 0.5 * _r(d, batch, h)}
     prog = check(m, feeds, tol=1e-5)
     assert prog.coverage()["host_ops"] == {"com.microsoft.DynamicQuantizeLSTM": 1}
+
+
+def test_stft_output_shape_lets_what_follows_run_on_nnrt() -> None:
+    # whisper's front end: |STFT|^2 @ mel filters, log, then a max over every axis. onnx infers
+    # a two-sided STFT when `onesided` is left at its default; the kernel's own shape is used.
+    n, hop = 16, 4
+    nodes = [
+        helper.make_node("STFT", ["sig", "hop", "win"], ["spec"]),
+        helper.make_node("ReduceSumSquare", ["spec", "last"], ["pw"], keepdims=0),
+        helper.make_node("MatMul", ["pw", "mel"], ["m"]),
+        helper.make_node("Clip", ["m", "eps"], ["mc"]),
+        helper.make_node("Log", ["mc"], ["lg"]),
+        helper.make_node("ReduceMax", ["lg"], ["mx"], keepdims=0),
+    ]
+    inits = {"hop": np.array(hop, np.int64), "win": np.hanning(n).astype(np.float32),
+             "last": np.array([-1], np.int64), "mel": np.abs(_r(n // 2 + 1, 5)),
+             "eps": np.float32(1e-6)}  # fmt: skip
+    m = _model(nodes, [_vi("sig", [1, 64])], [_vi("lg", None), _vi("mx", None)], inits,
+               opset=18)  # type: ignore[arg-type]  # fmt: skip
+    prog = check(m, {"sig": _r(1, 64)}, tol=1e-5)
+    assert prog.coverage()["host_ops"] == {"STFT": 1}
