@@ -21,6 +21,7 @@ passes after parsing recurse once per level.
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -144,6 +145,23 @@ class _Scanner:
     allowed: frozenset[str]
 
 
+class _Scanners(dict[int, tuple[Any, dict[str, dict[str, str]]]]):
+    """state -> its scanner's (match, keywords), compiled when the parser first reaches the
+    state (a corpus reaches 29 of the HDI grammar's 41; each costs a regex compile)."""
+
+    def __init__(
+        self, keys: dict[int, frozenset[str]], build: Callable[[frozenset[str]], _Scanner]
+    ) -> None:
+        super().__init__()
+        self.state_keys = keys  # state -> the terminals it accepts, and the ignored ones
+        self.build = functools.cache(build)  # one scanner per distinct set
+
+    def __missing__(self, state: int) -> tuple[Any, dict[str, dict[str, str]]]:
+        scan = self.build(self.state_keys[state])
+        value = self[state] = (scan.match, scan.keywords)
+        return value
+
+
 def _scanner(
     terminals: Iterable[TerminalDef], ignore: frozenset[str], flags: int, skip: str = ""
 ) -> _Scanner:
@@ -242,19 +260,19 @@ class Grammar:
         # (state below, state, lookahead) -> the state after the chain of ``_PASS`` reductions
         # the lookahead makes there (each replaces the top state only)
         self.pass_chains: dict[tuple[int, int, str], int] = {}
-        by_accepts: dict[frozenset[str], _Scanner] = {}
-        self.scanners: dict[int, tuple[Any, dict[str, dict[str, str]]]] = {}
-        self.allowed: dict[int, frozenset[str]] = {}
-        for state, row in table.states.items():
-            key = frozenset(n for n in row if n in self.terminals) | self.ignore
-            if key not in by_accepts:
-                by_accepts[key] = _scanner(
-                    (self.terminals[n] for n in key), self.ignore, flags, skip
-                )
-            scan = by_accepts[key]
-            self.scanners[state] = (scan.match, scan.keywords)
-            self.allowed[state] = scan.allowed
+        keys = {
+            state: frozenset(n for n in row if n in self.terminals) | self.ignore
+            for state, row in table.states.items()
+        }
+        self.scanners = _Scanners(
+            keys, lambda key: _scanner((self.terminals[n] for n in key), self.ignore, flags, skip)
+        )
         self.root = _scanner(self.terminals.values(), self.ignore, flags)
+
+    def _allowed(self, state: int) -> frozenset[str]:
+        """The terminals ``state``'s scanner accepts (not the ignored ones): what a lexical
+        error there expected."""
+        return self.scanners.build(self.scanners.state_keys[state]).allowed
 
     @staticmethod
     def _plan(rule: Any, transformer: type) -> tuple[Any, ...]:
@@ -540,7 +558,7 @@ class Grammar:
         """No terminal of this state matches: Lark's contextual lexer reports the token the
         whole grammar would see there as unexpected, or else the character."""
         line, col = lines.at(pos)
-        allowed = set(self.allowed[state]) or {"<END-OF-FILE>"}
+        allowed = set(self._allowed(state)) or {"<END-OF-FILE>"}
         m = self.root.match(text, pos)
         if m is None or (m.lastgroup or "") in self.ignore:
             raise UnexpectedCharacters(  # type: ignore[no-untyped-call]
