@@ -186,14 +186,72 @@ _BIN = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Equal": np.equal
 @_reg("Div")
 def _div(a: dict[str, Any], x: Arrays, opset: int) -> list[np.ndarray] | None:
     p, q = _arr(x[0]), _arr(x[1])
-    if p.dtype.kind != "f" or q.dtype.kind != "f":
-        return None  # integer division truncates toward zero in ONNX; leave it to the reference
+    if p.dtype != q.dtype:
+        return None
+    if p.dtype.kind in "iu":
+        if np.any(q == 0):
+            return None  # undefined in ONNX: leave it to the reference
+        # integer division truncates toward zero in ONNX (floor division does not)
+        quot = np.floor_divide(p, q)
+        fix = (np.remainder(p, q) != 0) & ((p < 0) != (q < 0))
+        return [np.asarray(quot + fix.astype(p.dtype), dtype=p.dtype)]
+    if p.dtype.kind != "f":
+        return None
     with np.errstate(divide="ignore", invalid="ignore"):
         return [np.divide(p, q)]
 
 
 _UN = {"Neg": np.negative, "Abs": np.abs, "Sqrt": np.sqrt, "Floor": np.floor, "Ceil": np.ceil,
-       "Not": np.logical_not, "Reciprocal": np.reciprocal, "Exp": np.exp, "Log": np.log}  # fmt: skip
+       "Not": np.logical_not, "Reciprocal": np.reciprocal, "Exp": np.exp, "Log": np.log,
+       "Sin": np.sin, "Cos": np.cos, "Tan": np.tan, "Tanh": np.tanh}  # fmt: skip
+
+# Reductions: (NumPy function, first opset whose axes come as an input instead of an attribute).
+_REDUCE: dict[str, tuple[Callable[..., Any], int]] = {"ReduceSum": (np.sum, 13), "ReduceProd": (np.prod, 18), "ReduceMax": (np.max, 18),
+           "ReduceMin": (np.min, 18), "ReduceMean": (np.mean, 18)}  # fmt: skip
+
+
+def _reduce(op: str, a: dict[str, Any], x: Arrays, opset: int) -> list[np.ndarray] | None:
+    fn, axes_input_from = _REDUCE[op]
+    data = _arr(x[0])
+    if opset >= axes_input_from:
+        axes = _ints(x[1]) if len(x) > 1 and x[1] is not None else []
+    else:
+        axes = [int(v) for v in a.get("axes", [])]
+    keep = bool(a.get("keepdims", 1))
+    if not axes:
+        if int(a.get("noop_with_empty_axes", 0)):
+            return [data]
+        axes = list(range(data.ndim))
+    if data.size == 0 and op in ("ReduceMax", "ReduceMin", "ReduceMean"):
+        return None  # empty reductions: the reference's conventions
+    ax = tuple(v % data.ndim for v in axes) if data.ndim else ()
+    out = fn(data, axis=ax, keepdims=keep)
+    return [np.asarray(out, dtype=data.dtype)]
+
+
+@_reg("ScatterElements", "Scatter")
+def _scatter_elements(a: dict[str, Any], x: Arrays, opset: int) -> list[np.ndarray] | None:
+    data, idx, upd = _arr(x[0]).copy(), _arr(x[1]).astype(np.int64), _arr(x[2])
+    if idx.shape != upd.shape or idx.ndim != data.ndim:
+        return None
+    axis = int(a.get("axis", 0)) % max(data.ndim, 1)
+    size = data.shape[axis]
+    if np.any((idx < -size) | (idx >= size)):
+        return None
+    idx = np.where(idx < 0, idx + size, idx)
+    grid: list[Any] = list(np.indices(idx.shape, sparse=True))
+    grid[axis] = idx
+    where = tuple(np.broadcast_arrays(*grid))
+    red = a.get("reduction", b"none")
+    red = red.decode() if isinstance(red, bytes) else str(red)
+    ufunc = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}.get(red)
+    if red == "none":
+        data[where] = upd
+    elif ufunc is not None:
+        ufunc.at(data, where, upd.astype(data.dtype))
+    else:
+        return None
+    return [data]
 
 
 @_reg("Where")
@@ -276,6 +334,11 @@ def fold_node(op: str, attrs: dict[str, Any], ins: Arrays, opset: int) -> list[n
             return None
         with np.errstate(all="ignore"):
             return [np.asarray(_UN[op](src))]
+    if op in _REDUCE and ins and ins[0] is not None:
+        try:
+            return _reduce(op, attrs, ins, opset)
+        except (ValueError, IndexError, TypeError):
+            return None
     if op in ("Max", "Min") and ins and all(v is not None for v in ins):
         arrs = [np.asarray(v) for v in ins]
         if len({a.dtype for a in arrs}) != 1:
