@@ -924,11 +924,21 @@ def _leaky(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> 
 def _clip(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
     xv = x[0]
     assert xv is not None
+    given = [(k, x[k]) for k in (1, 2) if len(x) > k and x[k] is not None]
+    if any(v.const is None for _, v in given):
+        # a bound computed at run time (openWakeWord's "max - 80 dB" floor): Clip is
+        # min(max(x, lo), hi), as onnxruntime computes it
+        cur, out = xv, node.output[0]
+        for j, (k, v) in enumerate(given):
+            name = out if j == len(given) - 1 else f"{out}:clip_lo"
+            imp.info.setdefault(name, imp.info.get(out, (xv.dtype, xv.shape)))
+            ids, nhwc = _broadcast_layout(imp, [cur, v], _out_rank(imp, node))
+            (cur,) = imp.emit("Maximum" if k == 1 else "Minimum", {}, ids, node, nhwc=nhwc,
+                              outputs=[name])  # fmt: skip
+        return
     bounds = []
     for k, key, default in ((1, "min", -np.inf), (2, "max", np.inf)):
         v = x[k] if len(x) > k else None
-        if v is not None and v.const is None:
-            raise L.ShapeUnknown(f"{key} computed at run time")
         bounds.append(float(v.const.reshape(-1)[0]) if v is not None and v.const is not None
                       else float(a.get(key, default)))  # fmt: skip
     lo, hi = bounds

@@ -957,3 +957,21 @@ def test_stft_output_shape_lets_what_follows_run_on_nnrt() -> None:
                opset=18)  # type: ignore[arg-type]  # fmt: skip
     prog = check(m, {"sig": _r(1, 64)}, tol=1e-5)
     assert prog.coverage()["host_ops"] == {"STFT": 1}
+
+
+@pytest.mark.parametrize("bounds", ["min", "max", "both", "min+const_max"])
+def test_clip_with_bounds_computed_at_run_time(bounds: str) -> None:
+    # openWakeWord's mel front end: Clip(x, ReduceMax(x) - 80, max)
+    nodes = [helper.make_node("ReduceMax", ["x"], ["mx"], keepdims=0),
+             helper.make_node("Sub", ["mx", "k"], ["lo"]),
+             helper.make_node("Add", ["mx", "k2"], ["hi"])]  # fmt: skip
+    lo = "lo" if bounds != "max" else ""
+    hi = {"max": "hi", "both": "hi", "min+const_max": "cmax"}.get(bounds, "")
+    ins = [n for n in ["x", lo, hi]]
+    while not ins[-1]:
+        ins.pop()
+    nodes.append(helper.make_node("Clip", ins, ["y"]))
+    inits = {"k": np.float32(1.0), "k2": np.float32(-0.5), "cmax": np.float32(0.7)}
+    m = _model(nodes, [_vi("x", [2, 3, 4])], [_vi("y", [2, 3, 4])], inits, opset=13)
+    prog = check(m, {"x": _r(2, 3, 4)})
+    assert prog.coverage()["host_nodes"] == 0
