@@ -80,27 +80,55 @@ def zipmap_kernel(node: Any) -> HostKernel:
 def reference_kernel(node: Any, opsets: Sequence[Any], extra: Sequence[str]) -> HostKernel:
     """``fn(arrays)`` computing ``node`` (its inputs, then the outer values ``extra``).
 
-    Raises ``NotImplementedError`` / ``ValueError`` at once when the reference has no
-    implementation for it."""
-    from onnx import TensorProto, helper
-    from onnx.reference import ReferenceEvaluator
-
+    The evaluator (and with it the ``onnx`` package, a second of a cold load) is built on the
+    first call. Whether the reference implements the operator is still decided now: from the
+    package's files when they say so, else by building the evaluator at once, which raises
+    ``NotImplementedError`` / ``ValueError`` for an operator it lacks."""
     if (node.domain, node.op_type) == ("ai.onnx.ml", "ZipMap"):
         return zipmap_kernel(node)
     names = [n for n in node.input if n] + list(extra)
-    g = helper.make_graph(
-        [node],
-        "host",
-        [helper.make_tensor_value_info(n, TensorProto.UNDEFINED, None) for n in names],
-        [helper.make_tensor_value_info(n, TensorProto.UNDEFINED, None) for n in node.output if n],
-    )
-    model = helper.make_model(g, opset_imports=list(opsets))
-    ev = ReferenceEvaluator(model)
     outs = [n for n in node.output if n]
+    built: list[Any] = []
+
+    def evaluator() -> Any:
+        if not built:
+            from onnx import TensorProto, helper
+            from onnx.reference import ReferenceEvaluator
+
+            g = helper.make_graph(
+                [node],
+                "host",
+                [helper.make_tensor_value_info(n, TensorProto.UNDEFINED, None) for n in names],
+                [helper.make_tensor_value_info(n, TensorProto.UNDEFINED, None) for n in outs],
+            )
+            built.append(ReferenceEvaluator(helper.make_model(g, opset_imports=list(opsets))))
+        return built[0]
+
+    if not _reference_has(node):
+        evaluator()  # raises now for an operator the reference lacks
 
     def fn(arrays: list[np.ndarray]) -> list[np.ndarray]:
         feeds = {n: a for n, a in zip(names, [a for a in arrays if a is not None])}
-        got = ev.run(outs, feeds)
+        got = evaluator().run(outs, feeds)
         return [np.asarray(x) for x in got]
 
     return fn
+
+
+def _reference_has(node: Any) -> bool:
+    """The onnx package ships a reference implementation file for the node's operator
+    (``onnx/reference/ops/op_<snake_name>.py``, ``aionnxml/`` for ``ai.onnx.ml``); False when
+    unsure, so the caller checks for real."""
+    import importlib.util
+    import os
+    import re
+
+    spec = importlib.util.find_spec("onnx")
+    if spec is None or spec.origin is None:
+        return False
+    sub = {"": "", "ai.onnx": "", "ai.onnx.ml": "aionnxml"}.get(node.domain)
+    if sub is None:
+        return False
+    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", node.op_type).lower()
+    path = os.path.join(os.path.dirname(spec.origin), "reference", "ops", sub, f"op_{snake}.py")
+    return os.path.isfile(path)
