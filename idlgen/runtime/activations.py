@@ -25,6 +25,10 @@ __all__ = [
     "fused",
     "activation",
     "leaky_relu",
+    # what fused paths (conv.py, plan.py) specialise on
+    "ActivationParams",
+    "CLAMPS",
+    "EXACT",
 ]
 
 ACTIVATION_NAMES = {
@@ -39,14 +43,14 @@ _SELU_SCALE = 1.05070098
 
 
 @dataclass(frozen=True)
-class _Params:
+class ActivationParams:
     alpha: float
     min_val: float
     max_val: float
     approximate: bool
 
 
-Fn = Callable[[np.ndarray, _Params], np.ndarray]
+Fn = Callable[[np.ndarray, ActivationParams], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -121,7 +125,7 @@ def _erf64(xd: np.ndarray) -> np.ndarray:
     return np.asarray(out)
 
 
-def _gelu(x: np.ndarray, p: _Params) -> np.ndarray:
+def _gelu(x: np.ndarray, p: ActivationParams) -> np.ndarray:
     if p.approximate:
         c = math.sqrt(2.0 / math.pi)
         return np.asarray(
@@ -130,7 +134,7 @@ def _gelu(x: np.ndarray, p: _Params) -> np.ndarray:
     return np.asarray((0.5 * x * (1 + erf(x / math.sqrt(2.0)))).astype(x.dtype, copy=False))
 
 
-def _hard_tanh(x: np.ndarray, p: _Params) -> np.ndarray:
+def _hard_tanh(x: np.ndarray, p: ActivationParams) -> np.ndarray:
     if not p.max_val > p.min_val:
         raise ValueError(
             f"HARD_TANH needs maxVal > minVal (got minVal={p.min_val}, maxVal={p.max_val})"
@@ -172,7 +176,7 @@ ACTIVATIONS: dict[int, ActivationSpec] = {
 
 
 # Clamps, identity and sign: no float flags to silence (an errstate context costs microseconds).
-_EXACT = frozenset({1, 3, 6, 7, 15, 16, 17})
+EXACT = frozenset({1, 3, 6, 7, 15, 16, 17})
 
 
 def apply_activation(
@@ -203,9 +207,9 @@ def apply_activation(
             op,
             f"activation {ACTIVATION_NAMES[code]} needs a float tensor, got {x.dtype}",
         )
-    params = _Params(float(alpha), float(min_val), float(max_val), bool(approximate))
+    params = ActivationParams(float(alpha), float(min_val), float(max_val), bool(approximate))
     try:
-        if code in _EXACT:
+        if code in EXACT:
             out = spec.fn(x, params)
         else:
             with np.errstate(over="ignore", under="ignore"):
@@ -216,7 +220,7 @@ def apply_activation(
 
 
 # Clamp activations: (low, high) bounds, run in place when the caller owns the array.
-_CLAMPS = {1: (0, None), 3: (0, 6), 7: (0, 1)}
+CLAMPS = {1: (0, None), 3: (0, 6), 7: (0, 1)}
 _ROW = 4096
 _ROWS: dict[tuple[str, float], np.ndarray] = {}
 
@@ -264,7 +268,7 @@ def fused(x: np.ndarray, activation: int, op: str, *, inplace: bool = False) -> 
     code = int(activation)
     if code == 0:
         return x
-    bounds = _CLAMPS.get(code)
+    bounds = CLAMPS.get(code)
     if inplace and bounds is not None and x.flags.writeable and _fast_clamp(x):
         return clamp_into(x, x, *bounds)
     return apply_activation(x, activation, op=op, fused_op=True)

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from . import _window as W
+from . import window as W
 from . import budget
-from .activations import _CLAMPS, fused
+from .activations import CLAMPS, fused
 from .errors import KernelError
 
 __all__ = ["conv2d", "conv2d_transpose", "full_connection", "gemm", "matmul"]
@@ -357,7 +357,7 @@ def _depthwise(
     wt = _tap_tiles(w[:, :, :, 0].reshape(o, kh * kw).T, dt, ow).reshape(kh, kw, row)
     bias = _bias("Conv2DFusion", inputs, o)
     brow = None if bias is None else _tap_tiles(bias.reshape(1, o), dt, ow)[0]
-    clamp = _CLAMPS.get(int(activation))
+    clamp = CLAMPS.get(int(activation))
     zero = np.zeros(row, dtype=dt)  # NumPy's maximum is fast against a row, slow against a scalar
     out = np.empty((n, oh, row), dtype=dt)
     rows_per = max(1, _DW_BLOCK // max(row, 1))

@@ -35,7 +35,17 @@ from .validate import (
 )
 from .validate import tensor_name as _tname
 
-__all__ = ["execute", "kernels_for", "load_constant", "node_order"]
+__all__ = [
+    "execute",
+    "kernels_for",
+    "load_constant",
+    "node_order",
+    # tensor facts the compiled plan (plan.py) shares with this interpreter
+    "declared_dtype",
+    "is_quantized",
+    "quant_cast",
+    "tensor_qp",
+]
 
 Buffers = Mapping[int, bytes | bytearray | memoryview]
 
@@ -71,16 +81,16 @@ def load_constant(tensor: Any, buffers: Buffers, *, where: str = "tensor") -> np
     return np.frombuffer(raw[off : off + size], dtype=dt).reshape(dims).copy()
 
 
-def _qp(tensor: Any) -> Q.QuantParams | None:
+def tensor_qp(tensor: Any) -> Q.QuantParams | None:
     params = list(getattr(tensor, "quantParams", []) or [])
     return Q.QuantParams.of(params) if params else None
 
 
-def _is_quant(tensor: Any, dt: np.dtype[np.generic]) -> bool:
+def is_quantized(tensor: Any, dt: np.dtype[np.generic]) -> bool:
     return np.issubdtype(dt, np.integer) and bool(getattr(tensor, "quantParams", None))
 
 
-def _declared(tensor: Any) -> np.dtype[np.generic] | None:
+def declared_dtype(tensor: Any) -> np.dtype[np.generic] | None:
     code = int(tensor.dataType)
     return None if code == 0 else to_numpy(code, op=f"tensor {tensor.name!r}")
 
@@ -129,15 +139,15 @@ class _Step:
         # same error at the same point as an unplanned run would.
         self.deq: list[Q.QuantParams | None] | None
         try:
-            self.deq = [_qp(tensors[t]) for t in self.ins]
+            self.deq = [tensor_qp(tensors[t]) for t in self.ins]
         except Exception:
             self.deq = None
         self.conv: list[tuple[np.dtype[np.generic] | None, Q.QuantParams | None] | None] = []
         for t in self.outs:
             ten = tensors[t]
             try:
-                dt = _declared(ten)
-                qp = _qp(ten) if dt is not None and _is_quant(ten, dt) else None
+                dt = declared_dtype(ten)
+                qp = tensor_qp(ten) if dt is not None and is_quantized(ten, dt) else None
             except Exception:
                 self.conv.append(None)
                 continue
@@ -228,7 +238,7 @@ def execute(
         if c is not None:
             values[i] = c
     in_idx = [int(i) for i in model.inputIndex]
-    dtypes = [_declared(tensors[ti]) for ti in in_idx]
+    dtypes = [declared_dtype(tensors[ti]) for ti in in_idx]
     dims = [[int(d) for d in tensors[ti].dims] for ti in in_idx]
     arrays = check_inputs(inputs, dtypes, dims, lambda k: _tname(model, in_idx[k]))
     values.update(zip(in_idx, arrays))
@@ -239,9 +249,9 @@ def execute(
         raw = [values[t] for t in st.ins]
         try:
             if "QUANT_DTYPE_CAST" in str(getattr(st.nt, "name", "")):
-                outs = _quant_cast(st.node, st.attrs, raw, tensors)
+                outs = quant_cast(st.node, st.attrs, raw, tensors)
             else:
-                qps = st.deq if st.deq is not None else [_qp(tensors[t]) for t in st.ins]
+                qps = st.deq if st.deq is not None else [tensor_qp(tensors[t]) for t in st.ins]
                 args = [
                     (
                         Q.dequantize(a, qp, axis=0)
@@ -282,10 +292,10 @@ def execute(
 
 def _convert_out(ten: Any, out: Any) -> np.ndarray:
     """Unplanned output conversion (the tensor's dtype or quant params did not resolve)."""
-    dt = _declared(ten)
+    dt = declared_dtype(ten)
     out = np.asarray(out)
-    if dt is not None and _is_quant(ten, dt) and not np.issubdtype(out.dtype, np.integer):
-        qp = _qp(ten)
+    if dt is not None and is_quantized(ten, dt) and not np.issubdtype(out.dtype, np.integer):
+        qp = tensor_qp(ten)
         assert qp is not None
         out = Q.quantize(out, qp, dt)
     elif dt is not None and out.dtype != dt:
@@ -293,12 +303,12 @@ def _convert_out(ten: Any, out: Any) -> np.ndarray:
     return np.asarray(out)
 
 
-def _quant_cast(
+def quant_cast(
     node: Any, attrs: Any, raw: list[np.ndarray], tensors: list[Any]
 ) -> list[np.ndarray]:
     src = tensors[int(node.inputIndex[0])]
     dst = tensors[int(node.outputIndex[0])]
     src_t, dst_t = int(attrs.srcT), int(attrs.dstT)
     axis = int(getattr(attrs, "axis", 0))
-    qp = _qp(dst) if np.issubdtype(to_numpy(dst_t), np.integer) else _qp(src)
+    qp = tensor_qp(dst) if np.issubdtype(to_numpy(dst_t), np.integer) else tensor_qp(src)
     return Q.quant_dtype_cast_v2(raw[:1], src_t=src_t, dst_t=dst_t, axis=axis, quant_params=qp)

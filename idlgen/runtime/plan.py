@@ -21,7 +21,15 @@ from . import quant as Q
 from .budget import MemoryBudgetError, check_bytes, check_shape, max_memory
 from .errors import KernelError
 from .host import HostNode
-from .nnrt import Buffers, _declared, _is_quant, _qp, _quant_cast, kernels_for, load_constant
+from .nnrt import (
+    Buffers,
+    declared_dtype,
+    is_quantized,
+    kernels_for,
+    load_constant,
+    quant_cast,
+    tensor_qp,
+)
 from .validate import (
     check_inputs,
     check_model,
@@ -108,10 +116,10 @@ def _moves_quantised(node: Any, st: _Step, tensors: Any) -> bool:
     if kind == "MAX_POOL_FUSION" and int(getattr(st.fn, "keywords", {}).get("activation", 0)):
         return False
     src, dst = tensors[st.ins[0]], tensors[st.outs[0]]
-    dt_in, dt_out = _declared(src), _declared(dst)
-    if dt_in is None or dt_in != dt_out or not _is_quant(dst, dt_out):
+    dt_in, dt_out = declared_dtype(src), declared_dtype(dst)
+    if dt_in is None or dt_in != dt_out or not is_quantized(dst, dt_out):
         return False
-    a, b = st.deq[0], _qp(dst)
+    a, b = st.deq[0], tensor_qp(dst)
     return (
         b is not None
         and a.num_bits == b.num_bits
@@ -189,11 +197,12 @@ def _bare(fn: Kernel | None) -> Kernel | None:
         return neg
     if func is A.activation:
         code = int(kw.get("activation_type", -1))
-        if code not in A._EXACT:
+        if code not in A.EXACT:
             return None
         spec = A.ACTIVATIONS[code]
-        params = A._Params(float(kw.get("alpha", 0.0)), float(kw.get("min_val", 0.0)),
-                           float(kw.get("max_val", 0.0)), bool(kw.get("approximate", False)))  # fmt: skip
+        params = A.ActivationParams(
+            float(kw.get("alpha", 0.0)), float(kw.get("min_val", 0.0)),
+            float(kw.get("max_val", 0.0)), bool(kw.get("approximate", False)))  # fmt: skip
         if code == 16 and not params.max_val > params.min_val:
             return None  # the kernel's error
         sfn = spec.fn
@@ -246,7 +255,7 @@ def _bare(fn: Kernel | None) -> Kernel | None:
     if ufunc is None or set(kw) - {"activation"}:
         return None
     code = int(kw.get("activation", 0))
-    if code and code not in A._CLAMPS:
+    if code and code not in A.CLAMPS:
         return None
     fused = A.fused
     op = {E.add: "AddFusion", E.sub: "SubFusion", E.mul: "MulFusion"}[func]
@@ -275,7 +284,7 @@ def _dequantizer(qp: Q.QuantParams) -> Callable[[np.ndarray], np.ndarray]:
     if qp.scale.size != 1 or qp.zero_point.size != 1:
         return functools.partial(Q.dequantize, qp=qp, axis=0)
     f32 = np.dtype(np.float32)
-    tables = {dt: Q._table(qp, dt, f32) for dt in (np.dtype(np.int8), np.dtype(np.uint8))}
+    tables = {dt: Q.dequant_table(qp, dt, f32) for dt in (np.dtype(np.int8), np.dtype(np.uint8))}
     u8 = np.uint8
 
     def deq(a: np.ndarray) -> np.ndarray:
@@ -296,7 +305,7 @@ def _quantizer(qp: Q.QuantParams, dt: np.dtype[Any] | None) -> Callable[[np.ndar
     f32 = np.float32
     inv = (f32(1.0) / qp.scale.astype(f32)).astype(f32).reshape(())[()]
     zp = qp.zero_point.astype(f32).reshape(())[()]
-    lo, hi = Q._range(dt, qp.num_bits)
+    lo, hi = Q.quant_range(dt, qp.num_bits)
     flo, fhi, half = f32(lo), f32(hi), f32(0.5)
     mul, add, cps, clip = np.multiply, np.add, np.copysign, np.clip
     mn, mx, isnan = np.minimum, np.maximum, np.isnan
@@ -330,7 +339,7 @@ def _check_declared(model: Any, tensors: Any) -> None:
     for i, t in enumerate(tensors):
         dims = t.dims
         if dims and all(d >= 0 for d in dims):
-            dt = _declared(t)
+            dt = declared_dtype(t)
             check_shape(dims, 1 if dt is None else dt.itemsize, tensor_name(model, i))
 
 
@@ -365,7 +374,7 @@ class CompiledModel:
                     arr.flags.writeable = False
                     self.consts[i] = arr
         self.inputs = [int(i) for i in model.inputIndex]
-        self.in_dtypes = [_declared(tensors[i]) for i in self.inputs]
+        self.in_dtypes = [declared_dtype(tensors[i]) for i in self.inputs]
         self.in_dims = [[int(d) for d in tensors[i].dims] for i in self.inputs]
         self.in_names = [tensor_name(model, i) for i in self.inputs]
         self.outputs = [int(i) for i in model.outputIndex]
@@ -378,10 +387,10 @@ class CompiledModel:
             st.ins = [int(t) for t in node.inputIndex]
             st.outs = [int(t) for t in node.outputIndex]
             if "QUANT_DTYPE_CAST" in str(getattr(node.nodeType, "name", "")):
-                st.qcast = functools.partial(_quant_cast, node, attrs, tensors=tensors)
+                st.qcast = functools.partial(quant_cast, node, attrs, tensors=tensors)
             else:
                 st.fn = _bind(km, node.nodeType, attrs, version)
-                deq = [_qp(tensors[t]) for t in st.ins]
+                deq = [tensor_qp(tensors[t]) for t in st.ins]
                 for k, t in enumerate(st.ins):
                     # Quantised constants (int8 weights, int32 biases) are dequantised once.
                     c, qk = self.consts.get(t), deq[k]
@@ -398,8 +407,12 @@ class CompiledModel:
                 if st.deq is None and not st.pre:
                     st.fast = _specialised(node, st, self.consts) or _bare(st.fn) or st.fn
             for t in st.outs:
-                dt = _declared(tensors[t])
-                qp = _qp(tensors[t]) if dt is not None and _is_quant(tensors[t], dt) else None
+                dt = declared_dtype(tensors[t])
+                qp = (
+                    tensor_qp(tensors[t])
+                    if dt is not None and is_quantized(tensors[t], dt)
+                    else None
+                )
                 st.conv.append((dt, None if st.conv_override else qp))
             self.steps.append(st)
         if host:
@@ -588,7 +601,7 @@ def _host_step(model: Any, h: HostNode, buffers: Buffers) -> _Step:
     else:
         st.fn = st.fast = fn  # type: ignore[assignment]
     for t in st.outs:
-        st.conv.append((_declared(model.allTensors[t]), None))
+        st.conv.append((declared_dtype(model.allTensors[t]), None))
     return st
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _window as W
+from . import window as W
 from . import budget
 from .activations import fused
 from .errors import KernelError

@@ -23,6 +23,9 @@ __all__ = [
     "dequantize",
     "quant_dtype_cast",
     "quant_dtype_cast_v2",
+    # the 8-bit tables and integer ranges the compiled plan (plan.py) reuses
+    "dequant_table",
+    "quant_range",
 ]
 
 
@@ -54,7 +57,7 @@ def _bcast(v: np.ndarray, ndim: int, axis: int) -> np.ndarray:
     return v.reshape(shape)
 
 
-def _range(dtype: np.dtype[np.generic], num_bits: int) -> tuple[int, int]:
+def quant_range(dtype: np.dtype[np.generic], num_bits: int) -> tuple[int, int]:
     info = np.iinfo(cast(Any, dtype))
     bits = min(int(num_bits), info.bits) if num_bits else info.bits
     if info.min < 0:
@@ -76,7 +79,7 @@ def quantize(
     r = np.copysign(np.float32(0.5), v, dtype=v.dtype)
     r += v
     np.trunc(r, out=r)
-    lo, hi = _range(dt, qp.num_bits)
+    lo, hi = quant_range(dt, qp.num_bits)
     np.clip(r, lo, hi, out=r)  # +-inf saturate
     if not np.isfinite(r.sum()):  # NaN survived the clip: it quantises to 0
         r[np.isnan(r)] = 0.0
@@ -100,7 +103,7 @@ def dequantize(
     q = np.asarray(q)
     if q.dtype.itemsize == 1 and qp.scale.size == 1 and qp.zero_point.size == 1:
         # 8-bit, per-tensor: a 256-entry table of exactly the values the formula gives.
-        return np.asarray(_table(qp, q.dtype, np.dtype(dtype))[q.view(np.uint8)])
+        return np.asarray(dequant_table(qp, q.dtype, np.dtype(dtype))[q.view(np.uint8)])
     ax = axis + q.ndim if axis < 0 else axis
     r = (q.astype(np.float64) - _bcast(qp.zero_point, q.ndim, ax)) * _bcast(qp.scale, q.ndim, ax)
     return np.asarray(r.astype(dtype))
@@ -109,7 +112,7 @@ def dequantize(
 _TABLES: dict[tuple[Any, ...], np.ndarray] = {}
 
 
-def _table(qp: QuantParams, src: np.dtype[Any], dst: np.dtype[Any]) -> np.ndarray:
+def dequant_table(qp: QuantParams, src: np.dtype[Any], dst: np.dtype[Any]) -> np.ndarray:
     """Dequantised value of every 8-bit pattern, indexed by the pattern as uint8."""
     key = (float(qp.scale[0]), int(qp.zero_point[0]), src.str, dst.str)
     t = _TABLES.get(key)

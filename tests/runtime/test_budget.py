@@ -230,7 +230,7 @@ def _pool_reference(x: np.ndarray, k: tuple[int, int], s: tuple[int, int], pads:
     ],
 )
 def test_pool_same_windows_match_the_definition(kind: str, k: tuple[int, int], s: tuple[int, int]) -> None:  # fmt: skip
-    from idlgen.runtime import _window as W
+    from idlgen.runtime import window as W
     from idlgen.runtime.pool import avg_pool, max_pool
 
     x = np.random.default_rng(1).standard_normal((2, 6, 5, 3)).astype(np.float32)

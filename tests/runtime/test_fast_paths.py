@@ -259,7 +259,7 @@ def test_plans_are_dropped_with_their_model() -> None:
 def test_scratch_padding_matches_np_pad(
     shape: tuple[int, int, int, int], pads: tuple[int, int, int, int], value: float
 ) -> None:
-    from idlgen.runtime import _window as W
+    from idlgen.runtime import window as W
 
     x = np.random.default_rng(0).standard_normal(shape).astype(f32)
     t, b, l, r = pads
@@ -303,7 +303,7 @@ def test_separable_max_pool_matches_window_max(
     shape: tuple[int, int, int, int], k: tuple[int, int], s: tuple[int, int],
     pads: tuple[int, int, int, int], ceil: bool, dtype: Any, seed: int,
 ) -> None:  # fmt: skip
-    from idlgen.runtime import _window as W
+    from idlgen.runtime import window as W
     from idlgen.runtime import pool
 
     t, b, l, r = pads

@@ -44,7 +44,7 @@ KERNELS = [
 ] + [
     functools.partial(A.activation, activation_type=code, alpha=0.0, min_val=-1.0, max_val=2.0,
                       approximate=False)
-    for code in sorted(A._EXACT)
+    for code in sorted(A.EXACT)
 ]  # fmt: skip
 
 
