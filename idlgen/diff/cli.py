@@ -37,7 +37,7 @@ from .policy import (
 from .report import FORMATS, Report, render, render_markdown
 from .sources import GitError, extract_at_revision, load_paths
 
-__all__ = ["add_arguments", "run", "diff_paths"]
+__all__ = ["add_arguments", "run", "diff_paths", "path_display"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -121,8 +121,10 @@ def _config_inputs(config: Any) -> list[str]:
     inputs = [Path(p) for p in getattr(config, "inputs", ())]
     if not inputs:
         src = getattr(config, "source", None)
-        where = f"{src}: [tool.idlgen] has no 'inputs'" if src else (
-            f"no pyproject.toml with a [tool.idlgen] table in {Path.cwd()} or above"
+        where = (
+            f"{src}: [tool.idlgen] has no 'inputs'"
+            if src
+            else (f"no pyproject.toml with a [tool.idlgen] table in {Path.cwd()} or above")
         )
         raise ConfigError(f"--against needs PATH... or configured inputs ({where})")
     cwd = Path.cwd()
@@ -170,7 +172,9 @@ def _parse_roots(items: Sequence[str]) -> dict[str, Path]:
     return roots
 
 
-def _display(base: Path, tmp: Path | None = None, ref: str | None = None) -> Callable[[str], str]:
+def path_display(
+    base: Path, tmp: Path | None = None, ref: str | None = None
+) -> Callable[[str], str]:
     """File names for reports: relative to ``base`` (``REF:path`` for files of a revision)."""
     cwd = Path.cwd()
 
@@ -282,12 +286,12 @@ def run(args: argparse.Namespace, config: Any) -> int:
             old_includes = [extracted[d] for d in includes]
             old_label = visible_surrogates(f"{args.against}:{' '.join(args.paths)}")
             new_label = visible_surrogates(" ".join(args.paths))
-            display = _display(cwd, tmp, args.against)
+            display = path_display(cwd, tmp, args.against)
         else:
             old_paths, new_paths = [Path(args.paths[0])], [Path(args.paths[1])]
             old_roots, old_includes = roots, includes
             old_label, new_label = map(visible_surrogates, args.paths)
-            display = _display(cwd)
+            display = path_display(cwd)
         lo, ln, findings, pol = diff_paths(
             old_paths,
             new_paths,

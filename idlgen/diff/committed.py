@@ -12,7 +12,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostics
 from ..frontend import LoadResult
-from .cli import _display, diff_paths
+from .cli import diff_paths, path_display
 from .findings import DEFAULT_BREAKING
 from .policy import ConfigError, DiffConfig, ReportPair, apply_acceptances
 from .report import Report, render_json, render_markdown
@@ -38,7 +38,7 @@ def render_committed_reports(
     Raises ``ValueError`` when a side has schema errors.
     """
     base = (base_dir or Path.cwd()).resolve()
-    display = _display(base)
+    display = path_display(base)
     out: dict[str, str] = {}
     for p in pairs:
         if isinstance(p, ReportPair):
