@@ -251,9 +251,21 @@ def _line(
             return out
     else:
         top = ln.top(lo, hi)
-    if any(text[i] in ("|", "=", ":", "->", "-") for i in top):
+    if any(text[i] in ("|", "=", ":", "->", "-") for i in top) and not _is_entry(ln, top):
         raise _Unsupported  # other delimiters: black's rules are not modelled here
     return _rhs(ln, lo, hi, comma, depth, limit)
+
+
+def _is_entry(ln: _Line, top: list[int]) -> bool:
+    """``key: a.b(…)`` (a dict entry) or ``key=a.b(…)`` (a keyword argument): neither the
+    ``:`` nor the ``=`` is one of black's delimiters, nor is a dot after a name, so black splits
+    it at the call's brackets like the call alone."""
+    return (
+        len(top) >= 4
+        and ln.text[top[1]] in (":", "=")
+        and (ln.is_name(top[0]) or ln.text[top[0]][-1] in _QUOTES)
+        and _is_call(ln, top[2:])
+    )
 
 
 def _rhs(ln: _Line, lo: int, hi: int, comma: bool, depth: int, limit: int) -> list[str]:

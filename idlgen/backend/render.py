@@ -8,6 +8,7 @@ import jinja2
 
 from ..resources import resource_dir
 from .formatting import docstring_at
+from .naming import string_literal
 
 __all__ = ["env"]
 
@@ -27,6 +28,8 @@ def env() -> jinja2.Environment:
     # ``{{ x.doc | doc(1) }}``: a docstring as black lays it out one level deep, at the line
     # length the render was given (``line_length=`` in the template context; default 100).
     e.filters["doc"] = _doc
+    # ``{{ name | py_str }}``: a Python string literal in black's quotes.
+    e.filters["py_str"] = string_literal
     return e
 
 

@@ -20,7 +20,7 @@ the receiving side gets a :class:`Proxy` for it.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import DecodeError, IdlgenError
@@ -67,23 +67,25 @@ def _needs_mem_set(codec: parcel.Codec) -> bool:
 class MethodCodec:
     """Request and reply codecs of one method.
 
-    ``ins``/``outs`` pair each parameter's Python name with its codec, in declaration order.
+    ``ins``/``outs`` map each parameter's Python name to its codec, in declaration order
+    (``self.ins``/``self.outs``: the pairs).
     """
 
     def __init__(
         self,
         name: str,
+        *,
         cmd_id: int,
-        ins: Iterable[tuple[str, parcel.Codec]],
-        outs: Iterable[tuple[str, parcel.Codec]] = (),
+        ins: Mapping[str, parcel.Codec],
+        outs: Mapping[str, parcel.Codec] | None = None,
         oneway: bool = False,
         py_name: str = "",
     ) -> None:
         self.name = name
         self.py_name = py_name or name
         self.cmd_id = cmd_id
-        self.ins = tuple(ins)
-        self.outs = tuple(outs)
+        self.ins = tuple(ins.items())
+        self.outs = tuple(outs.items()) if outs else ()
         self.oneway = oneway
         self.mem_set = any(_needs_mem_set(c) for _, c in self.outs)
         self.descriptor = ""  # set by the owning InterfaceCodec
@@ -238,7 +240,14 @@ class InterfaceCodec:
             if m.cmd_id in self.by_cmd:
                 raise ValueError(f"{descriptor}: duplicate command id {m.cmd_id}")
             # re-bind inherited methods to this descriptor (the token names the callee's interface)
-            mc = MethodCodec(m.name, m.cmd_id, m.ins, m.outs, oneway=m.oneway, py_name=m.py_name)
+            mc = MethodCodec(
+                m.name,
+                cmd_id=m.cmd_id,
+                ins=dict(m.ins),
+                outs=dict(m.outs),
+                oneway=m.oneway,
+                py_name=m.py_name,
+            )
             mc.descriptor = descriptor
             self.by_cmd[mc.cmd_id] = mc
             if mc.py_name in self.by_name:

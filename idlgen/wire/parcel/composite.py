@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 import struct
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Self, cast
 
 from ...errors import DecodeError, EncodeError
@@ -234,18 +234,19 @@ def codec_of(cls: type) -> Codec:
 class PodStruct(Codec):
     """A POD struct: one raw memory image packed/unpacked by a single ``struct.Struct``.
 
-    ``fields`` pairs each attribute name with how its leaf values are converted: None (a plain
-    number or boolean), an enum class, or the codec of a nested :class:`PodStruct` / :class:`Union`
-    (in the memory image a nested struct's leaves are inlined, a union is ``{size}s``).
+    ``fmt`` is the ``struct`` format of the memory image; ``fields`` maps each attribute name, in
+    order, to how its leaf values are converted: None (a plain number or boolean), an enum class,
+    or the codec of a nested :class:`PodStruct` / :class:`Union` (in the memory image a nested
+    struct's leaves are inlined, a union is ``{size}s``). ``self.fields`` holds the pairs.
     """
 
-    def __init__(self, cls: Any, fmt: str, fields: Iterable[tuple[str, Any]]) -> None:
+    def __init__(self, cls: Any, *, fmt: str, fields: Mapping[str, Any]) -> None:
         self.cls = cls
         self.name = cls.__name__
         self._st = struct.Struct(fmt)
         self.pod_fmt = fmt.lstrip("<")
         self.cpp_size = self.min_size = self._st.size
-        self.fields = tuple(fields)
+        self.fields = tuple(fields.items())
         names = [n for n, _ in self.fields]
         self._plan: list[tuple[int, Any]] = []
         for _, conv in self.fields:
@@ -443,14 +444,15 @@ class _Fallback(Exception):
 class Struct(Codec):
     """A non-POD struct: members in declaration order (parent's first), each by its codec.
 
+    ``fields`` maps each attribute name, in order, to its codec (``self.fields``: the pairs).
     ``read``/``write`` interpret a per-struct table (see above); ``read_generic`` /
     ``write_generic`` go member by member through the codecs and are the reference.
     """
 
-    def __init__(self, cls: Any, fields: Iterable[tuple[str, Codec]]) -> None:
+    def __init__(self, cls: Any, *, fields: Mapping[str, Codec]) -> None:
         self.cls = cls
         self.name = cls.__name__
-        self.fields = tuple(fields)
+        self.fields = tuple(fields.items())
         self.min_size = sum(c.min_size for _, c in self.fields)
         # read entries: (op, a, b, c); write entries: (op, getter, a, b)
         self._rplan: list[tuple[int, Any, Any, Any]] = []
@@ -643,16 +645,18 @@ class Struct(Codec):
 class Union(Codec):
     """A union: the raw ``aligned(8)`` memory image of a :class:`UnionRecord` subclass.
 
-    ``members`` pairs each member name with its POD codec (a number codec such as
-    :data:`INT32`, an :class:`Enum` or a :class:`PodStruct`). Binds the layout to ``cls``.
+    ``members`` maps each member name to its POD codec (a number codec such as :data:`INT32`,
+    an :class:`Enum` or a :class:`PodStruct`); ``schema_names`` maps escaped attribute names to
+    the schema's member names. Binds the layout to ``cls``.
     """
 
     def __init__(
         self,
         cls: Any,
+        *,
         size: int,
-        members: Iterable[tuple[str, Codec]],
-        schema_names: Iterable[tuple[str, str]] = (),
+        members: Mapping[str, Codec],
+        schema_names: Mapping[str, str] | None = None,
     ) -> None:
         self.cls = cls
         self.name = cls.__name__
@@ -663,7 +667,7 @@ class Union(Codec):
         cls._SIZE = size
         cls._MEMBERS = self.members
         # (attribute, schema name) of members whose names were escaped: dicts use schema names
-        cls._SCHEMA_NAMES = dict(schema_names)
+        cls._SCHEMA_NAMES = dict(schema_names or {})
 
     def pack(self, v: Any) -> bytes:
         if not isinstance(v, UnionRecord):

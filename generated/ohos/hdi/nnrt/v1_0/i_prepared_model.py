@@ -44,31 +44,31 @@ class IPreparedModel(Protocol):
 # itself to its class (``_parcel_codec_``) or registers its interface descriptor.
 _ipc.InterfaceCodec(
     "ohos.hdi.nnrt.v1_0.IPreparedModel",
-    (1, 0),
-    (
+    version=(1, 0),
+    methods=[
         _ipc.MethodCodec(
-            "GetVersion", 0, (), (("majorVer", _parcel.UINT32), ("minorVer", _parcel.UINT32)), False
+            "GetVersion",
+            cmd_id=0,
+            ins={},
+            outs={"majorVer": _parcel.UINT32, "minorVer": _parcel.UINT32},
         ),
         _ipc.MethodCodec(
             "ExportModelCache",
-            1,
-            (),
-            (("modelCache", _parcel.Array(_parcel.codec_of(SharedBuffer), 16)),),
-            False,
+            cmd_id=1,
+            ins={},
+            outs={"modelCache": _parcel.Array(_parcel.codec_of(SharedBuffer), element_cpp_size=16)},
         ),
         _ipc.MethodCodec(
             "Run",
-            2,
-            (
-                ("inputs", _parcel.Array(_parcel.codec_of(IOTensor), 80)),
-                ("outputs", _parcel.Array(_parcel.codec_of(IOTensor), 80)),
-            ),
-            (
-                ("outputsDims", _parcel.Array(_parcel.PodArray(_parcel.INT32), 24)),
-                ("isOutputBufferEnough", _parcel.Array(_parcel.BOOL, 1)),
-            ),
-            False,
+            cmd_id=2,
+            ins={
+                "inputs": _parcel.Array(_parcel.codec_of(IOTensor), element_cpp_size=80),
+                "outputs": _parcel.Array(_parcel.codec_of(IOTensor), element_cpp_size=80),
+            },
+            outs={
+                "outputsDims": _parcel.Array(_parcel.PodArray(_parcel.INT32), element_cpp_size=24),
+                "isOutputBufferEnough": _parcel.Array(_parcel.BOOL, element_cpp_size=1),
+            },
         ),
-    ),
-    None,
+    ],
 )

@@ -67,43 +67,43 @@ class Model(_rec.ParcelRecord):
 # itself to its class (``_parcel_codec_``) or registers its interface descriptor.
 _parcel.Struct(
     Tensor,
-    (
-        ("name", _parcel.STRING),
-        ("dataType", _parcel.Enum(DataType, "b")),
-        ("dims", _parcel.PodArray(_parcel.INT32)),
-        ("format", _parcel.Enum(Format, "b")),
-        ("data", _parcel.codec_of(SharedBuffer)),
-        ("quantParams", _parcel.PodArray(_parcel.codec_of(QuantParam))),
-    ),
+    fields={
+        "name": _parcel.STRING,
+        "dataType": _parcel.Enum(DataType, base="b"),
+        "dims": _parcel.PodArray(_parcel.INT32),
+        "format": _parcel.Enum(Format, base="b"),
+        "data": _parcel.codec_of(SharedBuffer),
+        "quantParams": _parcel.PodArray(_parcel.codec_of(QuantParam)),
+    },
 )
 _parcel.Struct(
     Node,
-    (
-        ("name", _parcel.STRING),
-        ("nodeType", _parcel.Enum(NodeType, "I")),
-        ("nodeAttr", _parcel.BYTES),
-        ("inputIndex", _parcel.PodArray(_parcel.UINT32)),
-        ("outputIndex", _parcel.PodArray(_parcel.UINT32)),
-        ("quantType", _parcel.Enum(QuantType, "b")),
-    ),
+    fields={
+        "name": _parcel.STRING,
+        "nodeType": _parcel.Enum(NodeType, base="I"),
+        "nodeAttr": _parcel.BYTES,
+        "inputIndex": _parcel.PodArray(_parcel.UINT32),
+        "outputIndex": _parcel.PodArray(_parcel.UINT32),
+        "quantType": _parcel.Enum(QuantType, base="b"),
+    },
 )
 _parcel.Struct(
     SubGraph,
-    (
-        ("name", _parcel.STRING),
-        ("inputIndices", _parcel.PodArray(_parcel.UINT32)),
-        ("outputIndices", _parcel.PodArray(_parcel.UINT32)),
-        ("nodeIndices", _parcel.PodArray(_parcel.UINT32)),
-    ),
+    fields={
+        "name": _parcel.STRING,
+        "inputIndices": _parcel.PodArray(_parcel.UINT32),
+        "outputIndices": _parcel.PodArray(_parcel.UINT32),
+        "nodeIndices": _parcel.PodArray(_parcel.UINT32),
+    },
 )
 _parcel.Struct(
     Model,
-    (
-        ("name", _parcel.STRING),
-        ("inputIndex", _parcel.PodArray(_parcel.UINT32)),
-        ("outputIndex", _parcel.PodArray(_parcel.UINT32)),
-        ("nodes", _parcel.Array(_parcel.codec_of(Node), 112)),
-        ("allTensors", _parcel.Array(_parcel.codec_of(Tensor), 104)),
-        ("subGraph", _parcel.Array(_parcel.codec_of(SubGraph), 96)),
-    ),
+    fields={
+        "name": _parcel.STRING,
+        "inputIndex": _parcel.PodArray(_parcel.UINT32),
+        "outputIndex": _parcel.PodArray(_parcel.UINT32),
+        "nodes": _parcel.Array(_parcel.codec_of(Node), element_cpp_size=112),
+        "allTensors": _parcel.Array(_parcel.codec_of(Tensor), element_cpp_size=104),
+        "subGraph": _parcel.Array(_parcel.codec_of(SubGraph), element_cpp_size=96),
+    },
 )

@@ -298,26 +298,28 @@ class IOTensor(_rec.ParcelRecord):
 # itself to its class (``_parcel_codec_``) or registers its interface descriptor.
 _parcel.Struct(
     SharedBuffer,
-    (
-        ("fd", _parcel.FD),
-        ("bufferSize", _parcel.UINT32),
-        ("offset", _parcel.UINT32),
-        ("dataSize", _parcel.UINT32),
-    ),
+    fields={
+        "fd": _parcel.FD,
+        "bufferSize": _parcel.UINT32,
+        "offset": _parcel.UINT32,
+        "dataSize": _parcel.UINT32,
+    },
 )
 _parcel.PodStruct(
     ModelConfig,
-    "<?3xii4x",
-    (("enableFloat16", None), ("mode", PerformanceMode), ("priority", Priority)),
+    fmt="<?3xii4x",
+    fields={"enableFloat16": None, "mode": PerformanceMode, "priority": Priority},
 )
-_parcel.PodStruct(QuantParam, "<iid", (("numBits", None), ("zeroPoint", None), ("scale", None)))
+_parcel.PodStruct(
+    QuantParam, fmt="<iid", fields={"numBits": None, "zeroPoint": None, "scale": None}
+)
 _parcel.Struct(
     IOTensor,
-    (
-        ("name", _parcel.STRING),
-        ("dataType", _parcel.Enum(DataType, "b")),
-        ("dimensions", _parcel.PodArray(_parcel.INT32)),
-        ("format", _parcel.Enum(Format, "b")),
-        ("data", _parcel.codec_of(SharedBuffer)),
-    ),
+    fields={
+        "name": _parcel.STRING,
+        "dataType": _parcel.Enum(DataType, base="b"),
+        "dimensions": _parcel.PodArray(_parcel.INT32),
+        "format": _parcel.Enum(Format, base="b"),
+        "data": _parcel.codec_of(SharedBuffer),
+    },
 )

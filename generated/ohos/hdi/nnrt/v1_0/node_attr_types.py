@@ -1316,184 +1316,184 @@ class Unsqueeze(_rec.ParcelRecord):
 # itself to its class (``_parcel_codec_``) or registers its interface descriptor.
 _parcel.PodStruct(
     Activation,
-    "<b3xfff?7x",
-    (
-        ("activationType", ActivationType),
-        ("alpha", None),
-        ("minVal", None),
-        ("maxVal", None),
-        ("approximate", None),
-    ),
+    fmt="<b3xfff?7x",
+    fields={
+        "activationType": ActivationType,
+        "alpha": None,
+        "minVal": None,
+        "maxVal": None,
+        "approximate": None,
+    },
 )
-_parcel.PodStruct(AddFusion, "<b7x", (("activationType", ActivationType),))
+_parcel.PodStruct(AddFusion, fmt="<b7x", fields={"activationType": ActivationType})
 _parcel.PodStruct(
     ArgMaxFusion,
-    "<qq??6x",
-    (("axis", None), ("topK", None), ("keepDims", None), ("outMaxValue", None)),
+    fmt="<qq??6x",
+    fields={"axis": None, "topK": None, "keepDims": None, "outMaxValue": None},
 )
 _parcel.Struct(
     AvgPoolFusion,
-    (
-        ("kernelSize", _parcel.PodArray(_parcel.INT64)),
-        ("strides", _parcel.PodArray(_parcel.INT64)),
-        ("pad", _parcel.PodArray(_parcel.INT64)),
-        ("padMode", _parcel.Enum(PadMode, "b")),
-        ("roundMode", _parcel.Enum(RoundMode, "b")),
-        ("format", _parcel.Enum(Format, "b")),
-        ("global_", _parcel.BOOL),
-        ("activationType", _parcel.Enum(ActivationType, "b")),
-    ),
+    fields={
+        "kernelSize": _parcel.PodArray(_parcel.INT64),
+        "strides": _parcel.PodArray(_parcel.INT64),
+        "pad": _parcel.PodArray(_parcel.INT64),
+        "padMode": _parcel.Enum(PadMode, base="b"),
+        "roundMode": _parcel.Enum(RoundMode, base="b"),
+        "format": _parcel.Enum(Format, base="b"),
+        "global_": _parcel.BOOL,
+        "activationType": _parcel.Enum(ActivationType, base="b"),
+    },
 )
 _parcel.Struct(
     BatchToSpaceND,
-    (
-        ("blockShape", _parcel.PodArray(_parcel.INT64)),
-        ("crops", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
-    ),
+    fields={
+        "blockShape": _parcel.PodArray(_parcel.INT64),
+        "crops": _parcel.Array(_parcel.PodArray(_parcel.INT64), element_cpp_size=24),
+    },
 )
-_parcel.PodStruct(BiasAdd, "<8x", ())
-_parcel.PodStruct(Cast, "<8x", ())
-_parcel.PodStruct(Concat, "<q", (("axis", None),))
+_parcel.PodStruct(BiasAdd, fmt="<8x", fields={})
+_parcel.PodStruct(Cast, fmt="<8x", fields={})
+_parcel.PodStruct(Concat, fmt="<q", fields={"axis": None})
 _parcel.Struct(
     Conv2DFusion,
-    (
-        ("kernelSize", _parcel.PodArray(_parcel.INT64)),
-        ("stride", _parcel.PodArray(_parcel.INT64)),
-        ("dilation", _parcel.PodArray(_parcel.INT64)),
-        ("padMode", _parcel.Enum(PadMode, "b")),
-        ("padList", _parcel.PodArray(_parcel.INT64)),
-        ("group", _parcel.INT64),
-        ("inChannel", _parcel.INT64),
-        ("outChannel", _parcel.INT64),
-        ("activationType", _parcel.Enum(ActivationType, "b")),
-    ),
+    fields={
+        "kernelSize": _parcel.PodArray(_parcel.INT64),
+        "stride": _parcel.PodArray(_parcel.INT64),
+        "dilation": _parcel.PodArray(_parcel.INT64),
+        "padMode": _parcel.Enum(PadMode, base="b"),
+        "padList": _parcel.PodArray(_parcel.INT64),
+        "group": _parcel.INT64,
+        "inChannel": _parcel.INT64,
+        "outChannel": _parcel.INT64,
+        "activationType": _parcel.Enum(ActivationType, base="b"),
+    },
 )
 _parcel.Struct(
     Conv2dTransposeFusion,
-    (
-        ("kernelSize", _parcel.PodArray(_parcel.INT64)),
-        ("stride", _parcel.PodArray(_parcel.INT64)),
-        ("dilation", _parcel.PodArray(_parcel.INT64)),
-        ("padMode", _parcel.Enum(PadMode, "b")),
-        ("padList", _parcel.PodArray(_parcel.INT64)),
-        ("group", _parcel.INT64),
-        ("inChannel", _parcel.INT64),
-        ("outChannel", _parcel.INT64),
-        ("activationType", _parcel.Enum(ActivationType, "b")),
-        ("outputPaddings", _parcel.PodArray(_parcel.INT64)),
-    ),
+    fields={
+        "kernelSize": _parcel.PodArray(_parcel.INT64),
+        "stride": _parcel.PodArray(_parcel.INT64),
+        "dilation": _parcel.PodArray(_parcel.INT64),
+        "padMode": _parcel.Enum(PadMode, base="b"),
+        "padList": _parcel.PodArray(_parcel.INT64),
+        "group": _parcel.INT64,
+        "inChannel": _parcel.INT64,
+        "outChannel": _parcel.INT64,
+        "activationType": _parcel.Enum(ActivationType, base="b"),
+        "outputPaddings": _parcel.PodArray(_parcel.INT64),
+    },
 )
-_parcel.PodStruct(DivFusion, "<b7x", (("activationType", ActivationType),))
-_parcel.PodStruct(Eltwise, "<b7x", (("mode", EltwiseMode),))
-_parcel.PodStruct(ExpandDims, "<8x", ())
-_parcel.PodStruct(Fill, "<8x", ())
+_parcel.PodStruct(DivFusion, fmt="<b7x", fields={"activationType": ActivationType})
+_parcel.PodStruct(Eltwise, fmt="<b7x", fields={"mode": EltwiseMode})
+_parcel.PodStruct(ExpandDims, fmt="<8x", fields={})
+_parcel.PodStruct(Fill, fmt="<8x", fields={})
 _parcel.PodStruct(
     FullConnection,
-    "<??6xqb7x",
-    (("hasBias", None), ("useAxis", None), ("axis", None), ("activationType", ActivationType)),
+    fmt="<??6xqb7x",
+    fields={"hasBias": None, "useAxis": None, "axis": None, "activationType": ActivationType},
 )
-_parcel.PodStruct(FusedBatchNorm, "<f4x", (("epsilon", None),))
-_parcel.PodStruct(Gather, "<8x", ())
+_parcel.PodStruct(FusedBatchNorm, fmt="<f4x", fields={"epsilon": None})
+_parcel.PodStruct(Gather, fmt="<8x", fields={})
 _parcel.PodStruct(
     LayerNormFusion,
-    "<qf?3xq",
-    (
-        ("beginNormAxis", None),
-        ("epsilon", None),
-        ("elementwiseAffine", None),
-        ("beginParamsAxis", None),
-    ),
+    fmt="<qf?3xq",
+    fields={
+        "beginNormAxis": None,
+        "epsilon": None,
+        "elementwiseAffine": None,
+        "beginParamsAxis": None,
+    },
 )
-_parcel.PodStruct(LessEqual, "<8x", ())
+_parcel.PodStruct(LessEqual, fmt="<8x", fields={})
 _parcel.PodStruct(
     MatMulFusion,
-    "<??b5x",
-    (("transposeA", None), ("transposeB", None), ("activationType", ActivationType)),
+    fmt="<??b5x",
+    fields={"transposeA": None, "transposeB": None, "activationType": ActivationType},
 )
-_parcel.PodStruct(Maximum, "<8x", ())
+_parcel.PodStruct(Maximum, fmt="<8x", fields={})
 _parcel.Struct(
     MaxPoolFusion,
-    (
-        ("kernelSize", _parcel.PodArray(_parcel.INT64)),
-        ("strides", _parcel.PodArray(_parcel.INT64)),
-        ("pad", _parcel.PodArray(_parcel.INT64)),
-        ("padMode", _parcel.Enum(PadMode, "b")),
-        ("format", _parcel.Enum(Format, "b")),
-        ("global_", _parcel.BOOL),
-        ("activationType", _parcel.Enum(ActivationType, "b")),
-    ),
+    fields={
+        "kernelSize": _parcel.PodArray(_parcel.INT64),
+        "strides": _parcel.PodArray(_parcel.INT64),
+        "pad": _parcel.PodArray(_parcel.INT64),
+        "padMode": _parcel.Enum(PadMode, base="b"),
+        "format": _parcel.Enum(Format, base="b"),
+        "global_": _parcel.BOOL,
+        "activationType": _parcel.Enum(ActivationType, base="b"),
+    },
 )
-_parcel.PodStruct(MulFusion, "<b7x", (("activationType", ActivationType),))
-_parcel.PodStruct(OneHot, "<q", (("axis", None),))
+_parcel.PodStruct(MulFusion, fmt="<b7x", fields={"activationType": ActivationType})
+_parcel.PodStruct(OneHot, fmt="<q", fields={"axis": None})
 _parcel.Struct(
     PadFusion,
-    (
-        ("paddings", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
-        ("paddingMode", _parcel.Enum(PaddingMode, "b")),
-        ("constantValue", _parcel.FLOAT),
-    ),
+    fields={
+        "paddings": _parcel.Array(_parcel.PodArray(_parcel.INT64), element_cpp_size=24),
+        "paddingMode": _parcel.Enum(PaddingMode, base="b"),
+        "constantValue": _parcel.FLOAT,
+    },
 )
-_parcel.PodStruct(PowFusion, "<ff", (("scale", None), ("shift", None)))
-_parcel.PodStruct(PReLUFusion, "<?7x", (("channelShared", None),))
-_parcel.PodStruct(QuantDTypeCast, "<qq", (("srcT", None), ("dstT", None)))
+_parcel.PodStruct(PowFusion, fmt="<ff", fields={"scale": None, "shift": None})
+_parcel.PodStruct(PReLUFusion, fmt="<?7x", fields={"channelShared": None})
+_parcel.PodStruct(QuantDTypeCast, fmt="<qq", fields={"srcT": None, "dstT": None})
 _parcel.PodStruct(
     ReduceFusion,
-    "<?b?xf",
-    (("keepDims", None), ("mode", ReduceMode), ("reduceToEnd", None), ("coeff", None)),
+    fmt="<?b?xf",
+    fields={"keepDims": None, "mode": ReduceMode, "reduceToEnd": None, "coeff": None},
 )
-_parcel.PodStruct(Reshape, "<8x", ())
+_parcel.PodStruct(Reshape, fmt="<8x", fields={})
 _parcel.PodStruct(
     Resize,
-    "<b7xqq?b2xfqfb3x",
-    (
-        ("method", ResizeMethod),
-        ("newHeight", None),
-        ("newWidth", None),
-        ("preserveAspectRatio", None),
-        ("coordinateTransformMode", CoordinateTransformMode),
-        ("cubicCoeff", None),
-        ("excludeOutside", None),
-        ("extrapolationValue", None),
-        ("nearestMode", NearestMode),
-    ),
+    fmt="<b7xqq?b2xfqfb3x",
+    fields={
+        "method": ResizeMethod,
+        "newHeight": None,
+        "newWidth": None,
+        "preserveAspectRatio": None,
+        "coordinateTransformMode": CoordinateTransformMode,
+        "cubicCoeff": None,
+        "excludeOutside": None,
+        "extrapolationValue": None,
+        "nearestMode": NearestMode,
+    },
 )
-_parcel.PodStruct(Rsqrt, "<8x", ())
-_parcel.PodStruct(ScaleFusion, "<qb7x", (("axis", None), ("activationType", ActivationType)))
-_parcel.PodStruct(Shape, "<8x", ())
-_parcel.Struct(SliceFusion, (("axes", _parcel.PodArray(_parcel.INT64)),))
-_parcel.Struct(Softmax, (("axis", _parcel.PodArray(_parcel.INT64)),))
+_parcel.PodStruct(Rsqrt, fmt="<8x", fields={})
+_parcel.PodStruct(ScaleFusion, fmt="<qb7x", fields={"axis": None, "activationType": ActivationType})
+_parcel.PodStruct(Shape, fmt="<8x", fields={})
+_parcel.Struct(SliceFusion, fields={"axes": _parcel.PodArray(_parcel.INT64)})
+_parcel.Struct(Softmax, fields={"axis": _parcel.PodArray(_parcel.INT64)})
 _parcel.Struct(
     SpaceToBatchND,
-    (
-        ("blockShape", _parcel.PodArray(_parcel.INT64)),
-        ("paddings", _parcel.Array(_parcel.PodArray(_parcel.INT64), 24)),
-    ),
+    fields={
+        "blockShape": _parcel.PodArray(_parcel.INT64),
+        "paddings": _parcel.Array(_parcel.PodArray(_parcel.INT64), element_cpp_size=24),
+    },
 )
 _parcel.Struct(
     Split,
-    (
-        ("outputNum", _parcel.INT64),
-        ("sizeSplits", _parcel.PodArray(_parcel.INT64)),
-        ("axis", _parcel.INT64),
-    ),
+    fields={
+        "outputNum": _parcel.INT64,
+        "sizeSplits": _parcel.PodArray(_parcel.INT64),
+        "axis": _parcel.INT64,
+    },
 )
-_parcel.PodStruct(Sqrt, "<8x", ())
-_parcel.PodStruct(SquaredDifference, "<8x", ())
-_parcel.Struct(Squeeze, (("axis", _parcel.PodArray(_parcel.INT64)),))
-_parcel.PodStruct(Stack, "<q", (("axis", None),))
+_parcel.PodStruct(Sqrt, fmt="<8x", fields={})
+_parcel.PodStruct(SquaredDifference, fmt="<8x", fields={})
+_parcel.Struct(Squeeze, fields={"axis": _parcel.PodArray(_parcel.INT64)})
+_parcel.PodStruct(Stack, fmt="<q", fields={"axis": None})
 _parcel.PodStruct(
     StridedSlice,
-    "<qqqqq",
-    (
-        ("beginMask", None),
-        ("endMask", None),
-        ("ellipsisMask", None),
-        ("newAxisMask", None),
-        ("shrinkAxisMask", None),
-    ),
+    fmt="<qqqqq",
+    fields={
+        "beginMask": None,
+        "endMask": None,
+        "ellipsisMask": None,
+        "newAxisMask": None,
+        "shrinkAxisMask": None,
+    },
 )
-_parcel.PodStruct(SubFusion, "<b7x", (("activationType", ActivationType),))
-_parcel.Struct(TileFusion, (("dims", _parcel.PodArray(_parcel.INT64)),))
-_parcel.PodStruct(TopKFusion, "<?7xq", (("sorted", None), ("axis", None)))
-_parcel.PodStruct(Transpose, "<8x", ())
-_parcel.Struct(Unsqueeze, (("axis", _parcel.PodArray(_parcel.INT64)),))
+_parcel.PodStruct(SubFusion, fmt="<b7x", fields={"activationType": ActivationType})
+_parcel.Struct(TileFusion, fields={"dims": _parcel.PodArray(_parcel.INT64)})
+_parcel.PodStruct(TopKFusion, fmt="<?7xq", fields={"sorted": None, "axis": None})
+_parcel.PodStruct(Transpose, fmt="<8x", fields={})
+_parcel.Struct(Unsqueeze, fields={"axis": _parcel.PodArray(_parcel.INT64)})

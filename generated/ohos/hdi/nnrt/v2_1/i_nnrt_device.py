@@ -126,72 +126,81 @@ class INnrtDevice(Protocol):
 # itself to its class (``_parcel_codec_``) or registers its interface descriptor.
 _ipc.InterfaceCodec(
     "ohos.hdi.nnrt.v2_1.INnrtDevice",
-    (2, 1),
-    (
+    version=(2, 1),
+    methods=[
         _ipc.MethodCodec(
-            "GetVersion", 0, (), (("majorVer", _parcel.UINT32), ("minorVer", _parcel.UINT32)), False
+            "GetVersion",
+            cmd_id=0,
+            ins={},
+            outs={"majorVer": _parcel.UINT32, "minorVer": _parcel.UINT32},
         ),
-        _ipc.MethodCodec("GetDeviceName", 1, (), (("name", _parcel.STRING),), False),
-        _ipc.MethodCodec("GetVendorName", 2, (), (("name", _parcel.STRING),), False),
+        _ipc.MethodCodec("GetDeviceName", cmd_id=1, ins={}, outs={"name": _parcel.STRING}),
+        _ipc.MethodCodec("GetVendorName", cmd_id=2, ins={}, outs={"name": _parcel.STRING}),
         _ipc.MethodCodec(
-            "GetDeviceType", 3, (), (("deviceType", _parcel.Enum(DeviceType, "i")),), False
+            "GetDeviceType",
+            cmd_id=3,
+            ins={},
+            outs={"deviceType": _parcel.Enum(DeviceType, base="i")},
         ),
         _ipc.MethodCodec(
-            "GetDeviceStatus", 4, (), (("status", _parcel.Enum(DeviceStatus, "i")),), False
+            "GetDeviceStatus",
+            cmd_id=4,
+            ins={},
+            outs={"status": _parcel.Enum(DeviceStatus, base="i")},
         ),
         _ipc.MethodCodec(
             "GetSupportedOperation",
-            5,
-            (("model", _parcel.codec_of(Model)),),
-            (("ops", _parcel.Array(_parcel.BOOL, 1)),),
-            False,
+            cmd_id=5,
+            ins={"model": _parcel.codec_of(Model)},
+            outs={"ops": _parcel.Array(_parcel.BOOL, element_cpp_size=1)},
         ),
         _ipc.MethodCodec(
-            "IsFloat16PrecisionSupported", 6, (), (("isSupported", _parcel.BOOL),), False
+            "IsFloat16PrecisionSupported", cmd_id=6, ins={}, outs={"isSupported": _parcel.BOOL}
         ),
         _ipc.MethodCodec(
-            "IsPerformanceModeSupported", 7, (), (("isSupported", _parcel.BOOL),), False
+            "IsPerformanceModeSupported", cmd_id=7, ins={}, outs={"isSupported": _parcel.BOOL}
         ),
-        _ipc.MethodCodec("IsPrioritySupported", 8, (), (("isSupported", _parcel.BOOL),), False),
-        _ipc.MethodCodec("IsDynamicInputSupported", 9, (), (("isSupported", _parcel.BOOL),), False),
+        _ipc.MethodCodec(
+            "IsPrioritySupported", cmd_id=8, ins={}, outs={"isSupported": _parcel.BOOL}
+        ),
+        _ipc.MethodCodec(
+            "IsDynamicInputSupported", cmd_id=9, ins={}, outs={"isSupported": _parcel.BOOL}
+        ),
         _ipc.MethodCodec(
             "PrepareModel",
-            10,
-            (("model", _parcel.codec_of(Model)), ("config", _parcel.codec_of(ModelConfig))),
-            (("preparedModel", _parcel.Interface("ohos.hdi.nnrt.v2_1.IPreparedModel")),),
-            False,
+            cmd_id=10,
+            ins={"model": _parcel.codec_of(Model), "config": _parcel.codec_of(ModelConfig)},
+            outs={"preparedModel": _parcel.Interface("ohos.hdi.nnrt.v2_1.IPreparedModel")},
         ),
-        _ipc.MethodCodec("IsModelCacheSupported", 11, (), (("isSupported", _parcel.BOOL),), False),
+        _ipc.MethodCodec(
+            "IsModelCacheSupported", cmd_id=11, ins={}, outs={"isSupported": _parcel.BOOL}
+        ),
         _ipc.MethodCodec(
             "PrepareModelFromModelCache",
-            12,
-            (
-                ("modelCache", _parcel.Array(_parcel.codec_of(SharedBuffer), 16)),
-                ("config", _parcel.codec_of(ModelConfig)),
-            ),
-            (("preparedModel", _parcel.Interface("ohos.hdi.nnrt.v2_1.IPreparedModel")),),
-            False,
+            cmd_id=12,
+            ins={
+                "modelCache": _parcel.Array(_parcel.codec_of(SharedBuffer), element_cpp_size=16),
+                "config": _parcel.codec_of(ModelConfig),
+            },
+            outs={"preparedModel": _parcel.Interface("ohos.hdi.nnrt.v2_1.IPreparedModel")},
         ),
         _ipc.MethodCodec(
             "PrepareOfflineModel",
-            13,
-            (
-                ("offlineModels", _parcel.Array(_parcel.codec_of(SharedBuffer), 16)),
-                ("config", _parcel.codec_of(ModelConfig)),
-            ),
-            (("preparedModel", _parcel.Interface("ohos.hdi.nnrt.v2_1.IPreparedModel")),),
-            False,
+            cmd_id=13,
+            ins={
+                "offlineModels": _parcel.Array(_parcel.codec_of(SharedBuffer), element_cpp_size=16),
+                "config": _parcel.codec_of(ModelConfig),
+            },
+            outs={"preparedModel": _parcel.Interface("ohos.hdi.nnrt.v2_1.IPreparedModel")},
         ),
         _ipc.MethodCodec(
             "AllocateBuffer",
-            14,
-            (("length", _parcel.UINT32),),
-            (("buffer", _parcel.codec_of(SharedBuffer)),),
-            False,
+            cmd_id=14,
+            ins={"length": _parcel.UINT32},
+            outs={"buffer": _parcel.codec_of(SharedBuffer)},
         ),
         _ipc.MethodCodec(
-            "ReleaseBuffer", 15, (("buffer", _parcel.codec_of(SharedBuffer)),), (), False
+            "ReleaseBuffer", cmd_id=15, ins={"buffer": _parcel.codec_of(SharedBuffer)}
         ),
-    ),
-    None,
+    ],
 )

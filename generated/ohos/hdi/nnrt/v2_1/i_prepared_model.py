@@ -48,38 +48,43 @@ class IPreparedModel(Protocol):
 # itself to its class (``_parcel_codec_``) or registers its interface descriptor.
 _ipc.InterfaceCodec(
     "ohos.hdi.nnrt.v2_1.IPreparedModel",
-    (2, 1),
-    (
+    version=(2, 1),
+    methods=[
         _ipc.MethodCodec(
-            "GetVersion", 0, (), (("majorVer", _parcel.UINT32), ("minorVer", _parcel.UINT32)), False
+            "GetVersion",
+            cmd_id=0,
+            ins={},
+            outs={"majorVer": _parcel.UINT32, "minorVer": _parcel.UINT32},
         ),
         _ipc.MethodCodec(
             "ExportModelCache",
-            1,
-            (),
-            (("modelCache", _parcel.Array(_parcel.codec_of(SharedBuffer), 16)),),
-            False,
+            cmd_id=1,
+            ins={},
+            outs={"modelCache": _parcel.Array(_parcel.codec_of(SharedBuffer), element_cpp_size=16)},
         ),
         _ipc.MethodCodec(
             "GetInputDimRanges",
-            2,
-            (),
-            (
-                ("minInputDims", _parcel.Array(_parcel.PodArray(_parcel.UINT32), 24)),
-                ("maxInputDims", _parcel.Array(_parcel.PodArray(_parcel.UINT32), 24)),
-            ),
-            False,
+            cmd_id=2,
+            ins={},
+            outs={
+                "minInputDims": _parcel.Array(
+                    _parcel.PodArray(_parcel.UINT32), element_cpp_size=24
+                ),
+                "maxInputDims": _parcel.Array(
+                    _parcel.PodArray(_parcel.UINT32), element_cpp_size=24
+                ),
+            },
         ),
         _ipc.MethodCodec(
             "Run",
-            3,
-            (
-                ("inputs", _parcel.Array(_parcel.codec_of(IOTensor), 80)),
-                ("outputs", _parcel.Array(_parcel.codec_of(IOTensor), 80)),
-            ),
-            (("outputDims", _parcel.Array(_parcel.PodArray(_parcel.INT32), 24)),),
-            False,
+            cmd_id=3,
+            ins={
+                "inputs": _parcel.Array(_parcel.codec_of(IOTensor), element_cpp_size=80),
+                "outputs": _parcel.Array(_parcel.codec_of(IOTensor), element_cpp_size=80),
+            },
+            outs={
+                "outputDims": _parcel.Array(_parcel.PodArray(_parcel.INT32), element_cpp_size=24)
+            },
         ),
-    ),
-    None,
+    ],
 )

@@ -388,30 +388,32 @@ class IOTensor(_rec.ParcelRecord):
 # itself to its class (``_parcel_codec_``) or registers its interface descriptor.
 _parcel.Struct(
     SharedBuffer,
-    (
-        ("fd", _parcel.FD),
-        ("bufferSize", _parcel.UINT32),
-        ("offset", _parcel.UINT32),
-        ("dataSize", _parcel.UINT32),
-    ),
+    fields={
+        "fd": _parcel.FD,
+        "bufferSize": _parcel.UINT32,
+        "offset": _parcel.UINT32,
+        "dataSize": _parcel.UINT32,
+    },
 )
 _parcel.Struct(
     ModelConfig,
-    (
-        ("enableFloat16", _parcel.BOOL),
-        ("mode", _parcel.Enum(PerformanceMode, "i")),
-        ("priority", _parcel.Enum(Priority, "i")),
-        ("extensions", _parcel.Map(_parcel.STRING, _parcel.BYTES)),
-    ),
+    fields={
+        "enableFloat16": _parcel.BOOL,
+        "mode": _parcel.Enum(PerformanceMode, base="i"),
+        "priority": _parcel.Enum(Priority, base="i"),
+        "extensions": _parcel.Map(_parcel.STRING, _parcel.BYTES),
+    },
 )
-_parcel.PodStruct(QuantParam, "<iid", (("numBits", None), ("zeroPoint", None), ("scale", None)))
+_parcel.PodStruct(
+    QuantParam, fmt="<iid", fields={"numBits": None, "zeroPoint": None, "scale": None}
+)
 _parcel.Struct(
     IOTensor,
-    (
-        ("name", _parcel.STRING),
-        ("dataType", _parcel.Enum(DataType, "b")),
-        ("dimensions", _parcel.PodArray(_parcel.INT32)),
-        ("format", _parcel.Enum(Format, "b")),
-        ("data", _parcel.codec_of(SharedBuffer)),
-    ),
+    fields={
+        "name": _parcel.STRING,
+        "dataType": _parcel.Enum(DataType, base="b"),
+        "dimensions": _parcel.PodArray(_parcel.INT32),
+        "format": _parcel.Enum(Format, base="b"),
+        "data": _parcel.codec_of(SharedBuffer),
+    },
 )

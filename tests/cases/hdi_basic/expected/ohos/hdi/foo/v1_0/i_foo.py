@@ -45,24 +45,25 @@ class IFoo(Protocol):
 # itself to its class (``_parcel_codec_``) or registers its interface descriptor.
 _ipc.InterfaceCodec(
     "ohos.hdi.foo.v1_0.IFoo",
-    (1, 0),
-    (
+    version=(1, 0),
+    methods=[
         _ipc.MethodCodec(
-            "GetVersion", 0, (), (("majorVer", _parcel.UINT32), ("minorVer", _parcel.UINT32)), False
+            "GetVersion",
+            cmd_id=0,
+            ins={},
+            outs={"majorVer": _parcel.UINT32, "minorVer": _parcel.UINT32},
         ),
         _ipc.MethodCodec(
-            "Send", 1, (("p", _parcel.codec_of(Point)),), (("name", _parcel.STRING),), False
+            "Send", cmd_id=1, ins={"p": _parcel.codec_of(Point)}, outs={"name": _parcel.STRING}
         ),
         _ipc.MethodCodec(
-            "Register", 2, (("cb", _parcel.Interface("ohos.hdi.foo.v1_0.IFooCallback")),), (), False
+            "Register", cmd_id=2, ins={"cb": _parcel.Interface("ohos.hdi.foo.v1_0.IFooCallback")}
         ),
         _ipc.MethodCodec(
             "Stats",
-            3,
-            (),
-            (("count", _parcel.UINT32), ("all", _parcel.codec_of(Everything))),
-            False,
+            cmd_id=3,
+            ins={},
+            outs={"count": _parcel.UINT32, "all": _parcel.codec_of(Everything)},
         ),
-    ),
-    None,
+    ],
 )

@@ -32,14 +32,16 @@ class IFooCallback(Protocol):
 # itself to its class (``_parcel_codec_``) or registers its interface descriptor.
 _ipc.InterfaceCodec(
     "ohos.hdi.foo.v1_0.IFooCallback",
-    (1, 0),
-    (
+    version=(1, 0),
+    methods=[
         _ipc.MethodCodec(
-            "GetVersion", 0, (), (("majorVer", _parcel.UINT32), ("minorVer", _parcel.UINT32)), False
+            "GetVersion",
+            cmd_id=0,
+            ins={},
+            outs={"majorVer": _parcel.UINT32, "minorVer": _parcel.UINT32},
         ),
         _ipc.MethodCodec(
-            "OnEvent", 1, (("code", _parcel.INT32), ("message", _parcel.STRING)), (), True
+            "OnEvent", cmd_id=1, ins={"code": _parcel.INT32, "message": _parcel.STRING}, oneway=True
         ),
-    ),
-    None,
+    ],
 )

@@ -105,37 +105,37 @@ class Derived(_rec.ParcelRecord):
 # itself to its class (``_parcel_codec_``) or registers its interface descriptor.
 _parcel.Struct(
     Keywords,
-    (
-        ("global_", _parcel.BOOL),
-        ("from_", _parcel.INT32),
-        ("class_", _parcel.STRING),
-        ("to_dict_", _parcel.INT64),
-        ("lambda_", _parcel.Enum(Color, "b")),
-    ),
+    fields={
+        "global_": _parcel.BOOL,
+        "from_": _parcel.INT32,
+        "class_": _parcel.STRING,
+        "to_dict_": _parcel.INT64,
+        "lambda_": _parcel.Enum(Color, base="b"),
+    },
 )
-_parcel.PodStruct(Point, "<ff", (("x", None), ("y", None)))
+_parcel.PodStruct(Point, fmt="<ff", fields={"x": None, "y": None})
 _parcel.Union(
-    Value, 8, (("i", _parcel.INT32), ("f", _parcel.FLOAT), ("p", _parcel.codec_of(Point)))
+    Value, size=8, members={"i": _parcel.INT32, "f": _parcel.FLOAT, "p": _parcel.codec_of(Point)}
 )
 _parcel.Struct(
     Everything,
-    (
-        ("b", _parcel.INT8),
-        ("s", _parcel.INT16),
-        ("uc", _parcel.UINT8),
-        ("ul", _parcel.UINT64),
-        ("d", _parcel.DOUBLE),
-        ("name", _parcel.STRING),
-        ("raw", _parcel.BYTES),
-        ("ints", _parcel.PodArray(_parcel.INT32)),
-        ("grid", _parcel.Array(_parcel.PodArray(_parcel.INT32), 24)),
-        ("names", _parcel.Array(_parcel.STRING, 24)),
-        ("table", _parcel.Map(_parcel.STRING, _parcel.PodArray(_parcel.INT32))),
-        ("origin", _parcel.codec_of(Point)),
-        ("path", _parcel.PodArray(_parcel.codec_of(Point))),
-        ("value", _parcel.codec_of(Value)),
-        ("flags", _parcel.Enum(Flags, "I")),
-        ("fd", _parcel.FD),
-    ),
+    fields={
+        "b": _parcel.INT8,
+        "s": _parcel.INT16,
+        "uc": _parcel.UINT8,
+        "ul": _parcel.UINT64,
+        "d": _parcel.DOUBLE,
+        "name": _parcel.STRING,
+        "raw": _parcel.BYTES,
+        "ints": _parcel.PodArray(_parcel.INT32),
+        "grid": _parcel.Array(_parcel.PodArray(_parcel.INT32), element_cpp_size=24),
+        "names": _parcel.Array(_parcel.STRING, element_cpp_size=24),
+        "table": _parcel.Map(_parcel.STRING, _parcel.PodArray(_parcel.INT32)),
+        "origin": _parcel.codec_of(Point),
+        "path": _parcel.PodArray(_parcel.codec_of(Point)),
+        "value": _parcel.codec_of(Value),
+        "flags": _parcel.Enum(Flags, base="I"),
+        "fd": _parcel.FD,
+    },
 )
-_parcel.PodStruct(Derived, "<ffd", (("x", None), ("y", None), ("z", None)))
+_parcel.PodStruct(Derived, fmt="<ffd", fields={"x": None, "y": None, "z": None})

@@ -33,17 +33,16 @@ class IFoo(_ohos_hdi_foo_v1_0_IFoo, Protocol):
 # itself to its class (``_parcel_codec_``) or registers its interface descriptor.
 _ipc.InterfaceCodec(
     "ohos.hdi.foo.v1_1.IFoo",
-    (1, 1),
-    (
+    version=(1, 1),
+    methods=[
         _ipc.MethodCodec(
             "Send",
-            4,
-            (("p", _parcel.codec_of(Point)), ("retries", _parcel.INT32)),
-            (("name", _parcel.STRING),),
-            False,
-            "Send_4",
+            cmd_id=4,
+            ins={"p": _parcel.codec_of(Point), "retries": _parcel.INT32},
+            outs={"name": _parcel.STRING},
+            py_name="Send_4",
         ),
-        _ipc.MethodCodec("Reset", 5, (), (), False),
-    ),
-    _ipc.interface_codec("ohos.hdi.foo.v1_0.IFoo"),
+        _ipc.MethodCodec("Reset", cmd_id=5, ins={}),
+    ],
+    parent=_ipc.interface_codec("ohos.hdi.foo.v1_0.IFoo"),
 )
