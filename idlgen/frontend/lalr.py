@@ -218,7 +218,11 @@ class Grammar:
     ``Transformer`` whose methods take ``children``, or ``meta, children`` under
     ``@v_args(meta=True)``)."""
 
-    def __init__(self, parser: lark.Lark, transformer: type) -> None:
+    def __init__(
+        self, parser: lark.Lark, transformer: type, text_terminals: frozenset[str] = frozenset()
+    ) -> None:
+        """``text_terminals``: kept terminals the transformer reads only as text (``str(t)``,
+        never a position): the driver hands it a plain ``str`` for them, not a ``Tok``."""
         conf = parser.lexer_conf
         table = parser.parser.parser._parse_table  # the analysed (or cached) LALR table
         start = parser.options.start[0]
@@ -250,6 +254,16 @@ class Grammar:
             for s in r.expansion
             if s.is_term and (r.options.keep_all_tokens or not s.filter_out)
         )
+        # ... but a rule that may hand its only child up keeps that child a Tok (positioned)
+        hand_up = {
+            s.name
+            for r in rules
+            if r.options.expand1 and not r.alias
+            for s in r.expansion
+            if s.is_term
+        }
+        self.text_terminals = (self.kept_terminals & text_terminals) - hand_up
+        self.token_terminals = self.kept_terminals - text_terminals
 
         # Lark's common WS, ignored: skipped by each scanner's match (see ``_scanner``)
         ws = self.terminals.get("WS")
@@ -340,6 +354,8 @@ class Grammar:
         scanners = self.scanners
         ignore = self.ignore
         kept_terms = self.kept_terminals
+        token_terms = self.token_terminals
+        text_terms = self.text_terminals
         end_state = self.end_state
         pass_chains = self.pass_chains
         skips = self.skips_blanks
@@ -473,7 +489,7 @@ class Grammar:
                 start = pos
                 pos = end
                 last = (start, end, kind)
-                if kind in kept_terms:  # _token, inline
+                if kind in token_terms:  # _token, inline
                     value = text[start:end]
                     tok = new_str(Tok, value)
                     tok.type = kind
@@ -488,6 +504,8 @@ class Grammar:
                         tok.end_column = col + end - start
                     else:
                         tok.end_line, tok.end_column = lines.at(end)
+                elif kind in text_terms:
+                    tok = text[start:end]
                 else:
                     tok = None
                 if lex_error is None:

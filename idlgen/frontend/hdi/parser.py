@@ -576,6 +576,14 @@ _DOC_TERMINALS = frozenset({"DOC_COMMENT"})
 _TRANSFORMER = _ToRaw()
 
 
+# Kept terminals ``_ToRaw`` reads only as text (keywords, operators, ``[]``): plain ``str``.
+_TEXT_TERMINALS = frozenset(
+    "BOOLEAN BYTE SHORT INT LONG FLOAT DOUBLE STRING_KW FILEDESCRIPTOR ASHMEM NATIVEBUFFER"
+    " POINTER CHAR IN OUT ENUM_KW STRUCT_KW UNION_KW SEQ_KW ARRAY OR XOR AND SHIFT ADD MUL"
+    " TILDE INCDEC".split()
+)
+
+
 @functools.cache
 def _grammar() -> Grammar:
-    return Grammar(_parser(), _ToRaw)
+    return Grammar(_parser(), _ToRaw, _TEXT_TERMINALS)
