@@ -323,6 +323,7 @@ class Grammar:
         *,
         on_error: Callable[[UnexpectedToken], str | Sequence[str] | None] | None = None,
         collect: tuple[frozenset[str], Callable[[Tok], None]] | None = None,
+        collect_offsets: tuple[frozenset[str], Callable[[tuple[int, int]], None]] | None = None,
         max_depth: int = 0,
         repair_at_end: bool = False,
         insert: Mapping[int, Sequence[str]] | None = None,
@@ -334,7 +335,8 @@ class Grammar:
         ``on_error`` may name a terminal to insert before an unexpected token (the parse then
         goes on, as with Lark's ``on_error`` and ``InteractiveParser.feed_token``; the inserted
         token is zero-width, where the missing one belongs). ``collect`` is a set of ignored
-        terminals (comments) and a function that receives each, in text order. ``max_depth``
+        terminals (comments) and a function that receives each, in text order;
+        ``collect_offsets`` the same, receiving only each one's (start, end). ``max_depth``
         (0: none) bounds the depth of the tree Lark would build, counting tokens as a level.
         Transformer methods must not return the ``Tok`` they were given: a ``Tok`` value is
         taken to be a token, positioned by itself.
@@ -362,6 +364,9 @@ class Grammar:
         starts = lines.starts
         new_str = _new_str
         collect_terms, collector = collect if collect is not None else (frozenset(), None)
+        offset_terms, offset_collector = (
+            collect_offsets if collect_offsets is not None else (frozenset(), None)
+        )
         n = len(text)
         limit = max_depth or 1 << 62
         states = [self.start_state]
@@ -472,6 +477,8 @@ class Grammar:
                 if kind in ignore:
                     if kind in collect_terms and collector is not None:
                         collector(_token(kind, text, m.start(kind), end, lines))
+                    elif kind in offset_terms and offset_collector is not None:
+                        offset_collector((m.start(kind), end))
                     pos = end
                     kind = END
                     continue

@@ -310,10 +310,16 @@ _POST_GAP = re.compile(r"[ \t]*[,;]?[ \t]*")
 
 def _attach_docs(raw: A.RawFile, docs: list[Token], text: str) -> None:
     """Give each declaration the ``/** */`` right before it (or ``/**< */`` right after it)."""
-    pre = [d for d in docs if not str(d).startswith("/**<")]
-    post = [d for d in docs if str(d).startswith("/**<")]
-    pre_ends = [d.end_pos or 0 for d in pre]
-    post_starts = [d.start_pos or 0 for d in post]
+    _attach_doc_spans(raw, [(d.start_pos or 0, d.end_pos or 0) for d in docs], text)
+
+
+def _attach_doc_spans(raw: A.RawFile, docs: list[tuple[int, int]], text: str) -> None:
+    """``_attach_docs`` for doc comments given as (start, end) offsets into ``text``."""
+    starts_with = text.startswith
+    pre = [d for d in docs if not starts_with("/**<", d[0])]
+    post = [d for d in docs if starts_with("/**<", d[0])]
+    pre_ends = [e for _, e in pre]
+    post_starts = [b for b, _ in post]
 
     def doc_for(start: int, end: int) -> str:
         i = bisect.bisect_right(pre_ends, start) - 1
@@ -321,12 +327,12 @@ def _attach_docs(raw: A.RawFile, docs: list[Token], text: str) -> None:
             gap_start = pre_ends[i]
             m = _DOC_GAP.match(text, gap_start)
             if m is not None and m.end() >= start:
-                return _clean_doc(str(pre[i]))
+                return _clean_doc(text[pre[i][0] : gap_start])
         j = bisect.bisect_left(post_starts, end)
         if j < len(post):
             m = _POST_GAP.match(text, end)
             if m is not None and m.end() == post_starts[j]:
-                return _clean_doc(str(post[j]))
+                return _clean_doc(text[post_starts[j] : post[j][1]])
         return ""
 
     for d in raw.decls:
@@ -416,7 +422,7 @@ def _describe(tok: Token) -> str:
 
 def parse(path: str, text: str, diags: Diagnostics) -> A.RawFile | None:
     """Parse ``text`` (the contents of ``path``); on a syntax error report it and return None."""
-    docs: list[Token] = []
+    docs: list[tuple[int, int]] = []  # the doc comments' offsets
     _TRANSFORMER.path = path
     repaired: list[lark.exceptions.UnexpectedToken] = []
 
@@ -447,7 +453,7 @@ def parse(path: str, text: str, diags: Diagnostics) -> A.RawFile | None:
             text,
             _TRANSFORMER,
             on_error=recover,
-            collect=(_DOC_TERMINALS, docs.append),
+            collect_offsets=(_DOC_TERMINALS, docs.append),
             max_depth=MAX_TREE_DEPTH,
             repair_at_end=True,
             insert={at: kinds for at, (kinds, _) in planned.items()},
@@ -488,7 +494,7 @@ def parse(path: str, text: str, diags: Diagnostics) -> A.RawFile | None:
     _report_closes(path, text, planned, diags)
     for r in repaired:
         _unexpected_token(path, text, r, diags)
-    _attach_docs(raw, docs, text)
+    _attach_doc_spans(raw, docs, text)
     # A repaired file is still checked (its other errors are worth seeing), never generated.
     return raw
 
