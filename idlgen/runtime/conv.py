@@ -36,6 +36,14 @@ def gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     m, k = a.shape
     n = b.shape[1]
     mnk = m * n * k
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu" and a.size and b.size and mnk > 4096:
+        # NumPy has no BLAS for integers: float64 is exact while every partial sum stays
+        # under 2**53 (quantised convolutions: |codes| <= 255)
+        amax = int(np.abs(a.astype(np.int64, copy=False)).max())
+        bmax = int(np.abs(b.astype(np.int64, copy=False)).max())
+        if amax * bmax * k < 1 << 53:
+            out_dt = np.result_type(a.dtype, b.dtype)
+            return gemm(a.astype(np.float64), b.astype(np.float64)).astype(out_dt)
     if mnk <= _SERIAL_MNK or mnk > _THREADED_MNK or a.dtype != b.dtype or a.dtype.kind != "f":
         return np.asarray(a @ b)
     rows = max(1, _SERIAL_MNK // (n * k))

@@ -300,7 +300,8 @@ def _qgemm(a: np.ndarray, wq: np.ndarray, w_scale: np.ndarray) -> np.ndarray:
     """``a @ w`` as onnxruntime's u8s8 GEMM computes it: ``a`` quantised per call, integer
     accumulation, one float rescale (per tensor or per output column)."""
     q, scale, zp = _dyn_quant_u8(a)
-    acc = (q - zp) @ wq
+    # the integer accumulation in float64: exact (|sum| < 2**53 for any real K), and BLAS
+    acc = (q - zp).astype(np.float64) @ wq
     return (acc.astype(np.float32) * (np.float32(scale) * w_scale)).astype(np.float32)
 
 
@@ -337,8 +338,8 @@ def _dq_lstm(node: Any, a: dict[str, Any], ins: list[Any]) -> HostKernel | None:
 
         for d in range(dirs):
             rev = direction == "reverse" or d == 1
-            w = wq[d] - wz[d].astype(np.int32)
-            r = rq[d] - rz[d].astype(np.int32)
+            w = (wq[d] - wz[d].astype(np.int32)).astype(np.float64)
+            r = (rq[d] - rz[d].astype(np.int32)).astype(np.float64)
             xw = _qgemm(x.reshape(seq * batch, -1), w, ws[d]).reshape(seq, batch, 4 * hidden)
             bias = b[d, : 4 * hidden] + b[d, 4 * hidden :]
             h, c = h0[d], c0[d]

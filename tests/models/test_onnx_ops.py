@@ -975,3 +975,16 @@ def test_clip_with_bounds_computed_at_run_time(bounds: str) -> None:
     m = _model(nodes, [_vi("x", [2, 3, 4])], [_vi("y", [2, 3, 4])], inits, opset=13)
     prog = check(m, {"x": _r(2, 3, 4)})
     assert prog.coverage()["host_nodes"] == 0
+
+
+def test_conv_integer_large_enough_for_blas() -> None:
+    # ddddocr's quantised CNN: integer GEMMs big enough to go through BLAS in float64 (exact
+    # while every partial sum stays under 2**53); extreme codes and zero points
+    x = R.integers(0, 256, (1, 16, 20, 20)).astype(np.uint8)
+    x[0, :, 0, 0] = 255
+    w = R.integers(-128, 128, (32, 16, 3, 3)).astype(np.int8)
+    w[0] = -128
+    node = helper.make_node("ConvInteger", ["x", "w", "xz"], ["y"], pads=[1, 1, 1, 1])
+    m = _model([node], [_vi("x", [1, 16, 20, 20], TensorProto.UINT8)],
+               [_vi("y", [1, 32, 20, 20], TensorProto.INT32)], {"w": w, "xz": np.array(0, np.uint8)})  # fmt: skip
+    check(m, {"x": x}, exact=True)
