@@ -404,7 +404,10 @@ class TfliteImporter:
             if any(d < 0 for d in dims) or (o in self.idx):
                 return False
             out_bytes += math.prod(dims) * self.dtype(o).itemsize
-        if out_bytes > _FOLD_BUDGET:
+        # DEQUANTIZE of a constant is the model's own weights decompressed (float16 doubles,
+        # int8 quadruples them): folded within four budgets, else every run would cast (and
+        # re-lay out) them again (BirdNET's metadata model: 27 MB of float16-stored weights)
+        if out_bytes > _FOLD_BUDGET * (4 if opname == "DEQUANTIZE" else 1):
             return False
         if opname in ("SHAPE", "RANK") and ins and ins[0] >= 0 and ins[0] not in self.folded:
             dims = self.shape(ins[0])

@@ -396,6 +396,22 @@ def test_dequantize_of_constant_weights_folds(wdtype: Any) -> None:
     assert np.max(np.abs(p.run({"x": x})["y"] - want)) <= 1e-5 * np.max(np.abs(want))
 
 
+@pytest.mark.parametrize("budget,folds", [(200, True), (100, False)])
+def test_dequantized_weights_fold_within_four_budgets(monkeypatch: Any, budget: int, folds: bool) -> None:
+    """The float16 weights (432 bytes as float32) fold while under four fold budgets (BirdNET's
+    27 MB metadata weights: otherwise cast and re-laid out on every run)."""
+    from idlgen.runtime import tflite_import
+
+    monkeypatch.setattr(tflite_import, "_FOLD_BUDGET", budget)
+    data = _conv_with_dequantized_weights(np.float16)
+    x = f32(1, 6, 6, 3)
+    p = load(data)
+    kinds = [n.nodeType.name for n in p.model.nodes]
+    assert (kinds == ["NODE_TYPE_CONV2D_FUSION"]) == folds, kinds
+    want = _litert(data, {"x": x})["y"]
+    assert np.max(np.abs(p.run({"x": x})["y"] - want)) <= 1e-5 * np.max(np.abs(want))
+
+
 def test_shape_arithmetic_folds_to_a_constant_reshape() -> None:
     """SHAPE -> STRIDED_SLICE -> PACK -> RESHAPE on a static shape leaves one Reshape node."""
     b = TB()
