@@ -115,8 +115,8 @@ def load(
     # Imports may only resolve below these (a schema must not pull in, say, ~/.ssh/x.idl
     # through '..', an absolute root inferred from a crafted package name, or a symlink).
     resolve = Resolver()
-    bases = _bases(paths, roots, include_dirs)
-    found: dict[tuple[str, str, int], Path | None] = {}
+    bases = _bases(paths, roots, include_dirs, resolve)
+    found: dict[tuple[str, str, int], tuple[Path | None, bool]] = {}  # -> (file, contained)
     queue = [resolve(p) for p in paths]
     for p in queue:
         if p not in units:
@@ -174,12 +174,14 @@ def load(
             # find what an earlier lookup did not)
             key = (m.group(1), m.group(2), len(r.map))
             if key in found:
-                target = found[key]
+                target, inside = found[key]
             else:
-                target = found[key] = _find_import(m.group(1), m.group(2), r, include_dirs, resolve)
-            if target is None or not _contained(target, bases):
+                target = _find_import(m.group(1), m.group(2), r, include_dirs, resolve)
+                inside = target is not None and _contained(target, bases)
+                found[key] = (target, inside)
+            if not inside:
                 incomplete.add(u.path)
-            if target is not None and not _contained(target, bases):
+            if target is not None and not inside:
                 diags.error(
                     "HDI108",
                     f"import '{imp.text}' resolves outside the schema directories",
@@ -304,10 +306,14 @@ def _valid_package(package: str) -> bool:
 
 
 def _bases(
-    paths: Sequence[Path], roots: Mapping[str, Path], include_dirs: Sequence[Path]
+    paths: Sequence[Path],
+    roots: Mapping[str, Path],
+    include_dirs: Sequence[Path],
+    resolve: Callable[[Path], Path] = Path.resolve,
 ) -> frozenset[Path]:
-    # a set: a corpus build has one base per input directory, and every import is checked
-    bases = {Path(d).resolve() for d in {os.path.dirname(os.path.abspath(p)) for p in paths}}
+    # a set: a corpus build has one base per input directory, and every import is checked;
+    # ``resolve`` (a Resolver) resolves their parent directories once
+    bases = {resolve(Path(d)) for d in {os.path.dirname(os.path.abspath(p)) for p in paths}}
     bases.update(Path(d).resolve() for d in roots.values())
     bases.update(Path(d).resolve() for d in include_dirs)
     return frozenset(bases)
@@ -327,8 +333,9 @@ def _find_import(
 ) -> Path | None:
     d = roots.dir_for(package)
     candidates = [d / f"{name}.idl"] if d is not None else []
-    rel = Path(*package.split(".")) / f"{name}.idl"
-    candidates += [inc.resolve() / rel for inc in include_dirs]
+    if include_dirs:
+        rel = Path(*package.split(".")) / f"{name}.idl"
+        candidates += [inc.resolve() / rel for inc in include_dirs]
     for c in candidates:
         if is_file(c):
             return resolve(c)
