@@ -115,6 +115,9 @@ def is_file(p: Path) -> bool:
         return False
 
 
+_PATH = type(Path())  # PosixPath or WindowsPath
+
+
 class Resolver:
     """``Path.resolve()`` for many files in few directories, within one load.
 
@@ -132,4 +135,7 @@ class Resolver:
         if real is None:
             real = self._dirs[head] = os.path.realpath(head)
         full = os.path.join(real, tail)
-        return Path(os.path.realpath(full) if os.path.islink(full) else full)
+        if os.path.islink(full):
+            return Path(os.path.realpath(full))
+        # already resolved (a corpus's files, mostly): the same path, not a new one parsed
+        return p if type(p) is _PATH and str(p) == full else Path(full)
