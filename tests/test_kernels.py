@@ -121,6 +121,19 @@ def test_nnrt_packages_get_kernels_when_nothing_is_selected(tmp_path: Path) -> N
     assert body == committed.read_text().split("\n", 1)[1]
 
 
+def test_nnrt_types_alone_is_plain_schema_by_default(tmp_path: Path) -> None:
+    """NnrtTypes.idl declares NodeType but not the operator structs: with nothing selected, a
+    build of it alone has no kernels module and no binding errors."""
+    root = tmp_path / "hdi"
+    (root / "nnrt" / "v2_1").mkdir(parents=True)
+    shutil.copy(REPO / "schemas/hdi/nnrt/v2_1/NnrtTypes.idl", root / "nnrt/v2_1")
+    out = tmp_path / "out"
+    args = ["build", str(root), "--root", f"ohos.hdi:{root}", "--out", str(out), "-q"]
+    assert main(args) == 0
+    assert (out / "ohos/hdi/nnrt/v2_1/nnrt_types.py").is_file()
+    assert not (out / "ohos/hdi/nnrt/v2_1/kernels.py").exists()
+
+
 def test_selected_packages_get_kernels(tmp_path: Path) -> None:
     root = _copy_nnrt(tmp_path)
     shutil.copytree(REPO / "schemas/hdi/nnrt/v1_0", root / "nnrt/v1_0")

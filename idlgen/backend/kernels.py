@@ -54,19 +54,30 @@ NNRT_PACKAGE = re.compile(r"ohos\.hdi\.nnrt\.v\d+_\d+\Z")
 
 
 def nnrt_packages(pkg_files: Mapping[str, Sequence[ir.SchemaFile]]) -> set[str]:
-    """The default selection: packages named like NNRt's (``ohos.hdi.nnrt.v2_1``) that declare
-    ``enum NodeType``. A user's own package is plain schema whatever its enums are called."""
-    return {
-        ns
-        for ns, fs in pkg_files.items()
-        if NNRT_PACKAGE.match(ns)
-        and any(
-            isinstance(d, ir.Enum) and d.name == "NodeType" and d.namespace == ns
-            for f in fs
-            if f.language == "hdi"
-            for d in f.decls
+    """The default selection: packages named like NNRt's (``ohos.hdi.nnrt.v2_1``) whose
+    ``enum NodeType`` has an attribute struct for every member (a build of ``NnrtTypes.idl``
+    alone is plain schema). A user's own package is plain schema whatever its enums are
+    called."""
+    out = set()
+    for ns, fs in pkg_files.items():
+        if not NNRT_PACKAGE.match(ns):
+            continue
+        decls = [d for f in fs if f.language == "hdi" for d in f.decls if d.namespace == ns]
+        node_type = next(
+            (d for d in decls if isinstance(d, ir.Enum) and d.name == "NodeType"), None
         )
-    }
+        if node_type is None:
+            continue
+        structs = {_norm(d.name) for d in decls if isinstance(d, ir.Struct)}
+        members = [m.name.removeprefix("NODE_TYPE_") for m in node_type.members]
+        if all(_norm(m) in structs for m in members if m != "NONE"):
+            out.add(ns)
+    return out
+
+
+def _norm(name: str) -> str:
+    """How NodeType members and attribute structs pair (``bindings.match_node_types``)."""
+    return name.upper().replace("_", "")
 
 
 def check_selection(selected: Collection[str], packages: Collection[str]) -> None:
