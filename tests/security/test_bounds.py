@@ -168,7 +168,7 @@ def test_zero_size_parcel_elements_are_bounded() -> None:
         def __init__(self, cb: object = None) -> None:
             self.cb = cb
 
-    elem = parcel.Struct(OnlyRemote, [("cb", parcel.NOTHING)])
+    elem = parcel.Struct(OnlyRemote, fields={"cb": parcel.NOTHING})
     assert elem.min_size == 0
     nested = parcel.Array(parcel.Array(elem))
     outer = 64
