@@ -68,7 +68,10 @@ TIERS: dict[str, tuple[str, ...]] = {
         "tests/hdi/test_enum_eval.py::test_enum_values_match_gxx",
     ),
     # full-size models; also needs IDLGEN_HEAVY_MODELS=1 (and network for the real-model corpus)
-    "heavy": ("tests/models/test_onnx_import.py::test_full_size_models",),
+    "heavy": (
+        "tests/models/test_onnx_import.py::test_full_size_models",
+        "tests/models/test_real_models.py",
+    ),
 }
 
 
