@@ -302,7 +302,8 @@ def _qgemm(a: np.ndarray, wq: np.ndarray, w_scale: np.ndarray) -> np.ndarray:
     q, scale, zp = _dyn_quant_u8(a)
     # the integer accumulation in float64: exact (|sum| < 2**53 for any real K), and BLAS
     acc = (q - zp).astype(np.float64) @ wq
-    return (acc.astype(np.float32) * (np.float32(scale) * w_scale)).astype(np.float32)
+    out: np.ndarray = (acc.astype(np.float32) * (np.float32(scale) * w_scale)).astype(np.float32)
+    return out
 
 
 @_kernel("com.microsoft.DynamicQuantizeLSTM")
@@ -323,18 +324,35 @@ def _dq_lstm(node: Any, a: dict[str, Any], ins: list[Any]) -> HostKernel | None:
         seq, batch, _ = x.shape
         wq = np.asarray(arr[1]).astype(np.int32)  # [dirs, input, 4h]
         rq = np.asarray(arr[2]).astype(np.int32)  # [dirs, h, 4h]
-        b = np.zeros((dirs, 8 * hidden), np.float32) if arr[3] is None else np.asarray(arr[3], np.float32)
-        h0 = np.zeros((dirs, batch, hidden), np.float32) if arr[5] is None else np.asarray(arr[5], np.float32)
-        c0 = np.zeros((dirs, batch, hidden), np.float32) if arr[6] is None else np.asarray(arr[6], np.float32)
+        b = (
+            np.zeros((dirs, 8 * hidden), np.float32)
+            if arr[3] is None
+            else np.asarray(arr[3], np.float32)
+        )
+        h0 = (
+            np.zeros((dirs, batch, hidden), np.float32)
+            if arr[5] is None
+            else np.asarray(arr[5], np.float32)
+        )
+        c0 = (
+            np.zeros((dirs, batch, hidden), np.float32)
+            if arr[6] is None
+            else np.asarray(arr[6], np.float32)
+        )
         p = None if arr[7] is None else np.asarray(arr[7], np.float32)
-        ws, wz = np.asarray(arr[8], np.float32).reshape(dirs, -1), np.asarray(arr[9]).reshape(dirs, -1)
-        rs, rz = np.asarray(arr[10], np.float32).reshape(dirs, -1), np.asarray(arr[11]).reshape(dirs, -1)
+        ws, wz = np.asarray(arr[8], np.float32).reshape(dirs, -1), np.asarray(arr[9]).reshape(
+            dirs, -1
+        )
+        rs, rz = np.asarray(arr[10], np.float32).reshape(dirs, -1), np.asarray(arr[11]).reshape(
+            dirs, -1
+        )
         y = np.zeros((seq, dirs, batch, hidden), np.float32)
         yh = np.zeros((dirs, batch, hidden), np.float32)
         yc = np.zeros((dirs, batch, hidden), np.float32)
 
         def sig(v: np.ndarray) -> np.ndarray:
-            return (1.0 / (1.0 + np.exp(-v))).astype(np.float32)
+            out: np.ndarray = (1.0 / (1.0 + np.exp(-v))).astype(np.float32)
+            return out
 
         for d in range(dirs):
             rev = direction == "reverse" or d == 1

@@ -363,8 +363,10 @@ class Importer:
                         continue
                     # the kernel's own shape wins where it is whole (onnx infers a two-sided
                     # STFT when `onesided` is left at its default)
-                    if had is None or all(d >= 0 for d in ds[1]) or (
-                        len(had) == len(ds[1]) and had.count(-1) > ds[1].count(-1)
+                    if (
+                        had is None
+                        or all(d >= 0 for d in ds[1])
+                        or (len(had) == len(ds[1]) and had.count(-1) > ds[1].count(-1))
                     ):
                         self.info[n] = ds
         except ImportError:
@@ -924,7 +926,7 @@ def _leaky(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> 
 def _clip(imp: Importer, node: Any, a: dict[str, Any], x: list[Val | None]) -> None:
     xv = x[0]
     assert xv is not None
-    given = [(k, x[k]) for k in (1, 2) if len(x) > k and x[k] is not None]
+    given = [(k, v) for k in (1, 2) if len(x) > k and (v := x[k]) is not None]
     if any(v.const is None for _, v in given):
         # a bound computed at run time (openWakeWord's "max - 80 dB" floor): Clip is
         # min(max(x, lo), hi), as onnxruntime computes it
