@@ -198,9 +198,11 @@ def visible_surrogates(s: str) -> str:
         s.encode("utf-8")
     except UnicodeEncodeError:
         return "".join(
-            (f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else f"\\u{ord(c):04x}")
-            if 0xD800 <= ord(c) <= 0xDFFF
-            else c
+            (
+                (f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else f"\\u{ord(c):04x}")
+                if 0xD800 <= ord(c) <= 0xDFFF
+                else c
+            )
             for c in s
         )
     return s

@@ -487,7 +487,9 @@ def test_readme_ci_snippets_work_as_written(project: Path) -> None:
     readme = (REPO / "README.md").read_text()
     section = readme.split("### CI: pre-commit and the GitHub Action", 1)[1].split("\n### ", 1)[0]
     assert "OWNER" not in section and "<this repository" not in section
-    blocks = [yaml.safe_load(b) for b in section.split("```yaml\n")[1:] for b in [b.split("```")[0]]]
+    blocks = [
+        yaml.safe_load(b) for b in section.split("```yaml\n")[1:] for b in [b.split("```")[0]]
+    ]
     pre_commit = next(b for b in blocks if "repos" in b)
     workflow = next(b for b in blocks if "jobs" in b)
     hook = pre_commit["repos"][0]["hooks"][0]

@@ -398,7 +398,10 @@ def _render_bounded(template: jinja2.Template, values: Mapping[str, Any]) -> str
 @contextmanager
 def _time_limit(seconds: float) -> Iterator[None]:
     """SIGALRM after ``seconds`` (main thread, POSIX); elsewhere the output loop's clock only."""
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+    if (
+        not hasattr(signal, "setitimer")
+        or threading.current_thread() is not threading.main_thread()
+    ):
         yield
         return
 

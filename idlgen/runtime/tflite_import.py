@@ -173,7 +173,9 @@ class TfliteImporter:
         if t.sparsity is not None:  # densified once per tensor (a copy each time asked)
             hit = self._dense.get(ti)
             if hit is None:
-                hit = self._dense[ti] = _densify(t.sparsity, raw, dt, shape, f"tensor {ti} {t.name!r}")
+                hit = self._dense[ti] = _densify(
+                    t.sparsity, raw, dt, shape, f"tensor {ti} {t.name!r}"
+                )
             return hit.copy()
         if len(raw) != n * dt.itemsize:
             raise DecodeError(
@@ -2540,7 +2542,9 @@ def _densify(sp: Any, raw: bytes, dt: np.dtype[Any], shape: list[int], what: str
         bad |= (i_d < 0) | (i_d >= s_d)
     if bad.any():
         at = int(np.argmax(bad))
-        raise _bad(f"{what}: sparse element {int(pos[at])} at {[int(i[at]) for i in idx]} outside {shape}")
+        raise _bad(
+            f"{what}: sparse element {int(pos[at])} at {[int(i[at]) for i in idx]} outside {shape}"
+        )
     out = np.zeros(shape, dtype=dt)
     if pos.size:
         out[tuple(idx)] = values[pos]

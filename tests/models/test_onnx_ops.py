@@ -792,8 +792,12 @@ def test_if_with_constant_condition_is_inlined(cond: bool) -> None:
     # The condition comes from constants (Equal of two constants), the branches read a value
     # computed from the model input, and one branch holds a nested If on a run-time condition.
     x = _vi("x", [2, 3])
-    inner_then = helper.make_graph([helper.make_node("Neg", ["h"], ["it"])], "it", [], [_vi("it", [2, 3])])
-    inner_else = helper.make_graph([helper.make_node("Abs", ["h"], ["ie"])], "ie", [], [_vi("ie", [2, 3])])
+    inner_then = helper.make_graph(
+        [helper.make_node("Neg", ["h"], ["it"])], "it", [], [_vi("it", [2, 3])]
+    )
+    inner_else = helper.make_graph(
+        [helper.make_node("Abs", ["h"], ["ie"])], "ie", [], [_vi("ie", [2, 3])]
+    )
     then_g = helper.make_graph(
         [helper.make_node("Relu", ["h"], ["r"]), helper.make_node("Mul", ["r", "k"], ["t_out"])],
         "then", [], [_vi("t_out", [2, 3])], initializer=[numpy_helper.from_array(np.float32([2.0]), "k")],
@@ -832,7 +836,9 @@ def test_if_with_constant_condition_is_inlined(cond: bool) -> None:
 I64 = TensorProto.INT64
 
 
-@pytest.mark.parametrize("form", ["window", "window+length", "length", "rank2", "complex", "twosided"])
+@pytest.mark.parametrize(
+    "form", ["window", "window+length", "length", "rank2", "complex", "twosided"]
+)
 def test_stft(form: str) -> None:
     n, hop, length = 16, 5, 70
     shape = {"rank2": [2, length], "complex": [2, length, 2]}.get(form, [2, length, 1])
@@ -877,7 +883,9 @@ def test_dft(opset: int, axis: int, inverse: int, onesided: int, length: int | N
     check(m, {"x": _r(*shape)}, tol=1e-5)
 
 
-@pytest.mark.parametrize("in_axis,in_dir,out_axis,out_dir", [(0, 0, 0, 0), (1, 1, 1, 0), (1, 0, -1, 1)])
+@pytest.mark.parametrize(
+    "in_axis,in_dir,out_axis,out_dir", [(0, 0, 0, 0), (1, 1, 1, 0), (1, 0, -1, 1)]
+)
 def test_scan(in_axis: int, in_dir: int, out_axis: int, out_dir: int) -> None:
     # state: a running sum; scan output: state * an outer value + the slice (a framing body
     # like onnx-asr's reads the enclosing graph too)

@@ -397,7 +397,9 @@ def test_dequantize_of_constant_weights_folds(wdtype: Any) -> None:
 
 
 @pytest.mark.parametrize("budget,folds", [(200, True), (100, False)])
-def test_dequantized_weights_fold_within_four_budgets(monkeypatch: Any, budget: int, folds: bool) -> None:
+def test_dequantized_weights_fold_within_four_budgets(
+    monkeypatch: Any, budget: int, folds: bool
+) -> None:
     """The float16 weights (432 bytes as float32) fold while under four fold budgets (BirdNET's
     27 MB metadata weights: otherwise cast and re-laid out on every run)."""
     from idlgen.runtime import tflite_import

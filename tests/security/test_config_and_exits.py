@@ -245,10 +245,13 @@ def _json_values() -> st.SearchStrategy[str]:
     )
 
 
-@settings(
-    max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(FIELDS + ["u_type", "us_type", "v_type"]), _json_values()),
+        max_size=4,
+    )
 )
-@given(st.lists(st.tuples(st.sampled_from(FIELDS + ["u_type", "us_type", "v_type"]), _json_values()), max_size=4))
 def test_from_json_hostile_shapes_only_decode_error(pairs: list[tuple[str, str]]) -> None:
     from idlgen.wire import fbjson
 

@@ -104,7 +104,9 @@ def _name(s: str) -> str:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(name=HOSTILE, text=HOSTILE)
-def test_diagnostics_in_every_format(tmp_path_factory: pytest.TempPathFactory, name: str, text: str) -> None:
+def test_diagnostics_in_every_format(
+    tmp_path_factory: pytest.TempPathFactory, name: str, text: str
+) -> None:
     d = tmp_path_factory.mktemp("log")
     f = d / (_name(name) + ".fbs")
     # the hostile text in a comment above the error (echoed with the source line when on the
@@ -124,7 +126,9 @@ def test_diagnostics_in_every_format(tmp_path_factory: pytest.TempPathFactory, n
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(name=HOSTILE, text=HOSTILE)
-def test_diff_in_every_format(tmp_path_factory: pytest.TempPathFactory, name: str, text: str) -> None:
+def test_diff_in_every_format(
+    tmp_path_factory: pytest.TempPathFactory, name: str, text: str
+) -> None:
     d = tmp_path_factory.mktemp("logdiff")
     safe = _name(name)
     old, new = d / f"{safe}.old.fbs", d / f"{safe}.new.fbs"

@@ -76,7 +76,7 @@ def test_symlink_inside_the_directory_is_fine(proj: Path) -> None:
         '{{ "a".ljust(999999999) }}',
         '{{ "%0999999999d" % 1 }}',
         '{{ "{:>999999999}".format(1) }}',
-        '{{ 10 ** 100000000 }}',
+        "{{ 10 ** 100000000 }}",
         '{% set ns = namespace(x="ab") %}{% for i in range(40) %}{% set ns.x = ns.x ~ ns.x %}{% endfor %}{{ ns.x }}',
         '{% set ns = namespace(x="ab") %}{% for i in range(40) %}{% set ns.x = ns.x + ns.x %}{% endfor %}',
         '{% set s = "x" * 60000 %}{{ s.replace("x", s) }}',
@@ -137,7 +137,9 @@ def test_included_template_errors_name_the_included_file(proj: Path) -> None:
 
 def test_the_environment_is_documented() -> None:
     env = templating.environment("text", [])
-    assert env.trim_blocks and env.lstrip_blocks and env.undefined is templating.jinja2.StrictUndefined
+    assert (
+        env.trim_blocks and env.lstrip_blocks and env.undefined is templating.jinja2.StrictUndefined
+    )
     doc = templating.__doc__ or ""
     for word in ("trim_blocks", "lstrip_blocks", "StrictUndefined", "MAX_OUTPUT", "MAX_SECONDS"):
         assert word in doc
