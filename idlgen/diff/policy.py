@@ -71,7 +71,16 @@ class DiffConfig:
         known = {"suppress", "baseline", "policy", "reports", "breaking"}
         unknown = sorted(set(cfg) - known)
         if unknown:
-            raise ConfigError(f"[tool.idlgen.diff]: unknown key(s) {', '.join(unknown)}")
+            import difflib
+
+            hints = []
+            for k in unknown:
+                close = difflib.get_close_matches(k, sorted(known), n=1, cutoff=0.6)
+                hints.append(f"'{k}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
+            raise ConfigError(
+                f"[tool.idlgen.diff]: unknown key(s) {', '.join(hints)}; "
+                f"known: {', '.join(sorted(known))}"
+            )
         sups = []
         for k, s in enumerate(cfg.get("suppress", ())):
             if not isinstance(s, Mapping):

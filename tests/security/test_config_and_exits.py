@@ -78,6 +78,12 @@ def test_unknown_key_did_you_mean(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     (tmp_path / "pyproject.toml").write_text('[tool.idlgen]\nline_length = 80\nout = "g"\n')
     rc, _, err = run("build")
     assert rc == 2 and "did you mean 'line-length'" in err, err
+    # the diff table's keys too
+    (tmp_path / "a.fbs").write_text(FBS)
+    (tmp_path / "b.fbs").write_text(FBS)
+    (tmp_path / "pyproject.toml").write_text("[tool.idlgen]\n[tool.idlgen.diff]\nsupress = []\n")
+    rc, _, err = run("diff", "a.fbs", "b.fbs")
+    assert rc == 2 and "did you mean 'suppress'" in err, err
 
 
 def test_diff_across_languages_is_usage_error(tmp_path: Path) -> None:
