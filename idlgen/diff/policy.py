@@ -74,9 +74,9 @@ class DiffConfig:
             import difflib
 
             hints = []
-            for k in unknown:
-                close = difflib.get_close_matches(k, sorted(known), n=1, cutoff=0.6)
-                hints.append(f"'{k}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
+            for key in unknown:
+                close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
+                hints.append(f"'{key}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
             raise ConfigError(
                 f"[tool.idlgen.diff]: unknown key(s) {', '.join(hints)}; "
                 f"known: {', '.join(sorted(known))}"
