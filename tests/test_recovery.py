@@ -186,3 +186,47 @@ def test_hdi_a_method_at_column_one_is_not_a_missing_brace(cwd: Path) -> None:
     [d] = [d for d in load(paths).diagnostics if d.is_error]
     assert (d.span.line, d.message) == (4, "unexpected 'int'")  # type: ignore[union-attr]
     assert "direction" in d.help[0]
+
+
+@pytest.mark.parametrize(
+    "body,col,before",
+    [
+        ("    int x int y;", 10, "int"),  # two members on one line
+        ("    int x Point2 y;", 10, "Point2"),  # the second member's type is a name
+        ("    int x List<int> y;", 10, "List"),
+    ],
+)
+def test_a_semicolon_missing_mid_line_is_repaired(
+    cwd: Path, body: str, col: int, before: str
+) -> None:
+    text = f"package {PKG};\n\nstruct Point2 {{\n    int z;\n}};\n\nstruct Point {{\n{body}\n}};\n"
+    files = write(cwd, {"foo/v1_0/Types.idl": "", "foo/v1_0/IFoo.idl": IFOO})
+    files[0].write_text(text)
+    got = errors(files, roots={"ohos.hdi": cwd})
+    # reported once, at the end of the token it should follow; the file and its importer
+    # are otherwise clean (the repair keeps both members)
+    assert got == [("Types.idl", 8, col, f"expected ';' before '{before}'")], got
+
+
+def test_a_semicolon_missing_between_methods_on_one_line_is_repaired(cwd: Path) -> None:
+    files = write(cwd, {"foo/v1_0/IFoo.idl": f"package {PKG};\n\ninterface IFoo {{\n"
+                        "    Ping([in] int a) Pong();\n}\n"})  # fmt: skip
+    assert errors(files, roots={"ohos.hdi": cwd}) == [
+        ("IFoo.idl", 4, 21, "expected ';' before 'Pong'")
+    ]
+
+
+def test_two_names_without_a_type_are_not_guessed(cwd: Path) -> None:
+    """``int a b;`` is no missing ';' (b is no member): a plain syntax error, as before."""
+    files = write(
+        cwd, {"foo/v1_0/Types.idl": f"package {PKG};\n\nstruct T {{\n    int a b;\n}};\n"}
+    )
+    (got,) = errors(files, roots={"ohos.hdi": cwd})
+    assert got[:3] == ("Types.idl", 4, 11) and "unexpected 'b'" in got[3]
+
+
+def test_a_fbs_semicolon_missing_between_fields_on_one_line_is_repaired(cwd: Path) -> None:
+    files = write(cwd, {"s.fbs": "namespace N;\ntable T { a:int b:int; }\ntable U { c:T; }\n"})
+    got = errors(files)
+    assert len(got) == 1 and got[0][:3] == ("s.fbs", 2, 16), got
+    assert "expected ';' before 'b'" in got[0][3]

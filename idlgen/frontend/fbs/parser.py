@@ -407,13 +407,20 @@ def parse(text: str, file: str, diags: Diagnostics) -> A.FileAst | None:
 
 
 def _missing_semicolon(e: UnexpectedToken, text: str) -> bool:
-    """A ';' could come before the unexpected token, which starts a later line than the
-    previous token: a ';' forgotten at the end of a line."""
+    """A ';' could come before the unexpected token, and the token starts what follows one: a
+    later line (a ';' forgotten at the end of a line) or, on the same line, a new field (a
+    name followed by ':', as in ``a:int b:int;``)."""
     prev_end = getattr(e, "prev_end", -1)
     tok = e.token
     if tok.type == "$END" or prev_end < 0 or "SEMICOLON" not in e.expected:
         return False
-    return "\n" in text[prev_end : tok.start_pos or 0]
+    start = tok.start_pos or 0
+    if "\n" in text[prev_end:start]:
+        return True
+    return tok.type == "IDENT" and _STARTS_FIELD.match(text, start + len(str(tok))) is not None
+
+
+_STARTS_FIELD = re.compile(r"[ \t]*:")
 
 
 # Code tokens outside comments and strings, for the brace plan.

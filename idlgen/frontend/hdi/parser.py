@@ -500,13 +500,32 @@ def parse(path: str, text: str, diags: Diagnostics) -> A.RawFile | None:
 
 
 def _missing(e: lark.exceptions.UnexpectedToken, text: str) -> str | None:
-    """``SEMICOLON`` when the unexpected token starts a later line than the previous token
-    and a ';' could come before it: a ';' forgotten at the end of a line."""
+    """``SEMICOLON`` when a ';' could come before the unexpected token and the token starts
+    what follows one: a later line (a ';' forgotten at the end of a line), or, on the same
+    line, a new member or parameter list (a type keyword, or a name followed by a name, '<',
+    '[' or '(': ``int a int b;``). Anything else stays a plain syntax error."""
     prev_end = getattr(e, "prev_end", -1)
     tok = e.token
     if tok.type == "$END" or prev_end < 0 or "SEMICOLON" not in e.expected:
         return None
-    return "SEMICOLON" if "\n" in text[prev_end : tok.start_pos or 0] else None
+    start = tok.start_pos or 0
+    if "\n" in text[prev_end:start]:
+        return "SEMICOLON"
+    if tok.type in _TYPE_KEYWORDS:
+        return "SEMICOLON"
+    if tok.type == "ID" and _STARTS_MEMBER.match(text, start + len(str(tok))):
+        return "SEMICOLON"
+    return None
+
+
+# Terminals that begin a type: a member or statement can start with them.
+_TYPE_KEYWORDS = frozenset(
+    "BOOLEAN BYTE SHORT INT LONG FLOAT DOUBLE STRING_KW FILEDESCRIPTOR ASHMEM NATIVEBUFFER"
+    " POINTER CHAR SEQ_KW ENUM_KW STRUCT_KW UNION_KW LIST MAP UNSIGNED".split()
+)
+# After a name: another name (a type then its member), '<' or '[' (a generic or array type)
+# or '(' (a method): the name begins a new member.
+_STARTS_MEMBER = re.compile(r"[ \t]*(?:[A-Za-z_]|<|\[|\()")
 
 
 # Code tokens outside comments, for the brace plan (HDI has no strings).
