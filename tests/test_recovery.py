@@ -230,3 +230,25 @@ def test_a_fbs_semicolon_missing_between_fields_on_one_line_is_repaired(cwd: Pat
     got = errors(files)
     assert len(got) == 1 and got[0][:3] == ("s.fbs", 2, 16), got
     assert "expected ';' before 'b'" in got[0][3]
+
+
+def test_a_brace_missing_before_an_indented_declaration_is_repaired(cwd: Path) -> None:
+    """The declaration after the unclosed struct is indented; an indented 'struct B m;' member
+    of a later struct is still a member, not taken for a declaration."""
+    text = (
+        f"package {PKG};\n\nstruct A {{\n    int a;\n\n    struct B {{\n        int b;\n    }};\n\n"
+        "struct C {\n    struct B m;\n};\n"
+    )
+    files = write(cwd, {"foo/v1_0/Types.idl": ""})
+    files[0].write_text(text)
+    assert errors(files, roots={"ohos.hdi": cwd}) == [
+        ("Types.idl", 4, 11, "expected '}' before 'struct'")
+    ]
+
+
+def test_a_fbs_brace_missing_before_an_indented_declaration_is_repaired(cwd: Path) -> None:
+    files = write(cwd, {"s.fbs": "namespace N;\ntable T {\n  a:int;\n  table U {\n    b:int;\n  }\n"
+                        "table V { u:U; t:T; }\n"})  # fmt: skip
+    got = errors(files)
+    assert len(got) == 1 and got[0][:3] == ("s.fbs", 3, 9), got
+    assert "expected '}' before 'table'" in got[0][3]

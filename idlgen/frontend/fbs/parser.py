@@ -444,7 +444,8 @@ def _missing_braces(text: str) -> dict[int, str]:
     toks = [m for m in _CODE_TOKENS.finditer(text) if m.lastgroup == "w"]
     for i, m in enumerate(toks):
         w = m.group()
-        at_line_start = m.start() == 0 or text.rfind("\n", 0, m.start()) == m.start() - 1
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        at_line_start = not text[line_start : m.start()].strip()  # first on its line
         nxt = toks[i + 1].group() if i + 1 < len(toks) else ""
         starts_decl = (w in _DECL_KEYWORDS and (nxt[:1].isalpha() or nxt[:1] == "_")) or (
             w in _STMT_KEYWORDS and nxt not in (":", ",", "=", "(")

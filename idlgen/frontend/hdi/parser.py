@@ -531,6 +531,8 @@ _STARTS_MEMBER = re.compile(r"[ \t]*(?:[A-Za-z_]|<|\[|\()")
 # Code tokens outside comments, for the brace plan (HDI has no strings).
 _CODE_TOKENS = re.compile(r"(?P<c>/\*[\s\S]*?\*/|//[^\n]*)|(?P<w>[A-Za-z_][A-Za-z0-9_.]*|\S)")
 _DECL_KEYWORDS = frozenset({"struct", "enum", "union", "interface"})
+# After struct/enum/union: a name, then '{' or ':' (a declaration, not a member's type).
+_DECL_HEAD = re.compile(r"\s+[A-Za-z_][A-Za-z0-9_]*\s*[{:]")
 # '[attrs]' then a declaration keyword (a method's '[oneway]' is not a declaration)
 _ATTRS_DECL = re.compile(r"[^\]\n]*\][ \t]*(?:struct|enum|union|interface)\b")
 
@@ -548,10 +550,14 @@ def _blocks(text: str) -> tuple[list[tuple[str, int]], dict[int, tuple[tuple[str
         if m.lastgroup == "c":
             continue
         w = m.group()
-        at_line_start = m.start() == 0 or text.rfind("\n", 0, m.start()) == m.start() - 1
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        at_line_start = m.start() == line_start
+        first_on_line = not text[line_start : m.start()].strip()
         starts_decl = w in _DECL_KEYWORDS or (w == "[" and bool(_ATTRS_DECL.match(text, m.end())))
-        if open_ and at_line_start and starts_decl and prev_end >= 0:
-            # a declaration at column 1 inside a block: its '}' (and ';') went missing
+        # Indented, 'struct Point p;' is a member; 'struct B {' (or 'enum E : int {') is not.
+        head = w == "interface" or bool(_DECL_HEAD.match(text, m.end())) or w == "["
+        if open_ and starts_decl and prev_end >= 0 and (at_line_start or first_on_line and head):
+            # a declaration starting a line inside a block: its '}' (and ';') went missing
             kw = open_.pop()[0]
             closes[prev_end] = (("RBRACE",) if kw == "interface" else ("RBRACE", "SEMICOLON"), kw)
             last_kw = ""
