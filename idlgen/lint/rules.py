@@ -327,13 +327,11 @@ def fbs_enum_value_case_consistent(f: ir.SchemaFile, s: ir.Schema) -> Iterator[F
         names = [m.name for m in d.members]
         if len(names) < 2:
             continue
-        pascal = sum(bool(_PASCAL.match(n)) and not _UPPER_SNAKE.match(n) for n in names)
-        upper = sum(bool(_UPPER_SNAKE.match(n)) for n in names)
-        if pascal and upper and pascal + upper == len(names):
-            continue_ = False
-        else:
-            continue_ = True
-        if continue_ and (pascal == len(names) or upper == len(names)):
+        kinds = {
+            "upper" if _UPPER_SNAKE.match(n) else "pascal" if _PASCAL.match(n) else "other"
+            for n in names
+        }
+        if kinds in ({"upper"}, {"pascal"}):
             continue
         odd = [n for n in names if not (_PASCAL.match(n) or _UPPER_SNAKE.match(n))]
         detail = f" ({', '.join(odd[:3])} are neither)" if odd else ""

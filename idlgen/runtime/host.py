@@ -35,7 +35,6 @@ import numpy as np
 __all__ = [
     "HostKernel",
     "HostNode",
-    "ONNX_WITHOUT_NNRT",
     "coverage",
     "host_reason",
     "no_nnrt_operator",
@@ -84,23 +83,6 @@ def segments(n_nodes: int, host: Sequence[HostNode]) -> list[tuple[int, int]]:
     """The NNRt node ranges ``[start, stop)`` between host nodes (empty ranges dropped)."""
     cuts = sorted({0, n_nodes, *(min(max(h.position, 0), n_nodes) for h in host)})
     return [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
-
-
-#: ONNX operators (``domain.op`` outside the default domain) that NNRt v2_1 has no operator
-#: for; the op audit (``python -m idlgen.tools.op_audit``) keeps the full table.
-ONNX_WITHOUT_NNRT = frozenset(
-    {
-        "If", "Loop", "Scan", "GridSample", "Einsum", "NonMaxSuppression", "NonZero", "Unique",
-        "Multinomial", "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
-        "Bernoulli", "StringNormalizer", "TfIdfVectorizer", "Hardmax", "Compress",
-        "SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceErase", "SequenceInsert",
-        "SequenceLength", "SplitToSequence", "ConcatFromSequence", "Optional",
-        "OptionalGetElement", "OptionalHasElement", "STFT", "DFT", "MelWeightMatrix",
-        "HannWindow", "HammingWindow", "BlackmanWindow", "RoiAlign", "MaxRoiPool",
-        "MaxUnpool", "Det", "ReverseSequence", "CenterCropPad", "Col2Im", "ImageDecoder",
-        "RegexFullMatch", "StringConcat", "StringSplit", "AffineGrid", "DeformConv",
-    }
-)  # fmt: skip
 
 
 def host_reason(op: str) -> str:

@@ -19,9 +19,7 @@ from idlgen.errors import IdlgenError
 
 from .host import HostNode
 
-__all__ = ["DEFAULT_PACKAGE", "Program", "UnsupportedModelError", "target_package"]
-
-DEFAULT_PACKAGE = "idlgen.prebuilt.ohos.hdi.nnrt.v2_1"  # .packages.NNRT_V2_1
+__all__ = ["Program", "UnsupportedModelError", "target_package"]
 
 
 class UnsupportedModelError(IdlgenError):
