@@ -86,6 +86,84 @@ def _kind(d: ir.Decl) -> str:
     return type(d).__name__.lower()
 
 
+# -- naming cases ------------------------------------------------------------------------------
+
+Named = Iterator[tuple[str, str, "ir.Span | None"]]  # (what, name, where)
+
+
+def _naming(
+    rule: str,
+    names: Callable[[ir.SchemaFile], Named],
+    ok: Callable[[str], bool],
+    case: str,
+    fix: Callable[[str], str],
+    note: str = "",
+) -> Check:
+    """A rule that every name ``names`` yields passes ``ok``; the finding suggests ``fix``."""
+
+    def check(f: ir.SchemaFile, s: ir.Schema) -> Iterator[Finding]:
+        for what, name, span in names(f):
+            if not ok(name):
+                yield Finding(rule, f"{what} should be {case} ({fix(name)}){note}", span)
+
+    return check
+
+
+def _types(kinds: tuple[type, ...]) -> Callable[[ir.SchemaFile], Named]:
+    def names(f: ir.SchemaFile) -> Named:
+        for d in _decls(f, kinds):
+            yield f"{_kind(d)} {d.name}", d.name, d.span
+
+    return names
+
+
+def _methods(f: ir.SchemaFile) -> Named:
+    for d in _decls(f, ir.Interface):
+        for m in d.methods:
+            if not m.implicit:
+                yield f"method {d.name}.{m.name}", m.name, m.span
+
+
+def _params(f: ir.SchemaFile) -> Named:
+    for d in _decls(f, ir.Interface):
+        for m in d.methods:
+            for p in m.params:
+                yield f"parameter {p.name} of {d.name}.{m.name}", p.name, p.span or m.span
+
+
+def _members(f: ir.SchemaFile) -> Named:
+    """HDI struct and union members declared here (not inherited)."""
+    for d in _decls(f, (ir.Struct, ir.Union)):
+        for m in d.fields if isinstance(d, ir.Struct) else d.members:
+            if not getattr(m, "inherited_from", ""):
+                yield f"member {d.name}.{m.name}", m.name, m.span
+
+
+def _fields(f: ir.SchemaFile) -> Named:
+    for d in _decls(f, ir.Struct):
+        for x in d.fields:
+            yield f"field {d.name}.{x.name}", x.name, x.span
+
+
+def _enum_values(what: str, own: bool) -> Callable[[ir.SchemaFile], Named]:
+    def names(f: ir.SchemaFile) -> Named:
+        for d in _decls(f, ir.Enum):
+            for m in d.members:
+                if not (own and m.inherited_from):
+                    yield f"{what} {d.name}.{m.name}", m.name, m.span
+
+    return names
+
+
+def _matches(pattern: re.Pattern[str]) -> Callable[[str], bool]:
+    return lambda name: bool(pattern.match(name))
+
+
+def _pascal_not_upper(name: str) -> bool:
+    """UpperCamelCase, and not a longer UPPER_SNAKE name (``RED`` is not ``Red``)."""
+    return bool(_PASCAL.match(name)) and not (len(name) > 1 and _UPPER_SNAKE.match(name))
+
+
 # -- HDI ---------------------------------------------------------------------------------------
 
 
@@ -98,66 +176,6 @@ def hdi_interface_i_prefix(f: ir.SchemaFile, s: ir.Schema) -> Iterator[Finding]:
                 f"I{_to_pascal(d.name.removeprefix('I'))})",
                 d.span,
             )
-
-
-def hdi_type_pascal_case(f: ir.SchemaFile, s: ir.Schema) -> Iterator[Finding]:
-    for d in _decls(f, (ir.Struct, ir.Enum, ir.Union)):
-        if not _pascal_hdi(d.name):
-            yield Finding(
-                "HDI_TYPE_PASCAL_CASE",
-                f"{_kind(d)} {d.name} should be UpperCamelCase ({_to_pascal(d.name)})",
-                d.span,
-            )
-
-
-def hdi_method_pascal_case(f: ir.SchemaFile, s: ir.Schema) -> Iterator[Finding]:
-    for d in _decls(f, ir.Interface):
-        for m in d.methods:
-            if not m.implicit and not _pascal_hdi(m.name):
-                yield Finding(
-                    "HDI_METHOD_PASCAL_CASE",
-                    f"method {d.name}.{m.name} should be UpperCamelCase ({_to_pascal(m.name)})",
-                    m.span,
-                )
-
-
-def hdi_field_lower_camel_case(f: ir.SchemaFile, s: ir.Schema) -> Iterator[Finding]:
-    for d in _decls(f, (ir.Struct, ir.Union)):
-        members = d.fields if isinstance(d, ir.Struct) else d.members
-        for m in members:
-            if getattr(m, "inherited_from", ""):
-                continue
-            if not _LOWER_CAMEL.match(m.name):
-                yield Finding(
-                    "HDI_FIELD_LOWER_CAMEL_CASE",
-                    f"member {d.name}.{m.name} should be lowerCamelCase ({_to_lower_camel(m.name)})",
-                    m.span,
-                )
-
-
-def hdi_param_lower_camel_case(f: ir.SchemaFile, s: ir.Schema) -> Iterator[Finding]:
-    for d in _decls(f, ir.Interface):
-        for m in d.methods:
-            for p in m.params:
-                if not _LOWER_CAMEL.match(p.name):
-                    yield Finding(
-                        "HDI_PARAM_LOWER_CAMEL_CASE",
-                        f"parameter {p.name} of {d.name}.{m.name} should be lowerCamelCase "
-                        f"({_to_lower_camel(p.name)})",
-                        p.span or m.span,
-                    )
-
-
-def hdi_enum_value_upper_snake_case(f: ir.SchemaFile, s: ir.Schema) -> Iterator[Finding]:
-    for d in _decls(f, ir.Enum):
-        for m in d.members:
-            if not m.inherited_from and not _UPPER_SNAKE.match(m.name):
-                yield Finding(
-                    "HDI_ENUM_VALUE_UPPER_SNAKE_CASE",
-                    f"enum member {d.name}.{m.name} should be UPPER_SNAKE_CASE "
-                    f"({_to_upper_snake(m.name)})",
-                    m.span,
-                )
 
 
 def _enum_prefix(f: ir.SchemaFile, s: ir.Schema, rule: str) -> Iterator[Finding]:
@@ -274,28 +292,6 @@ def _doc_rule(rule: str, kinds: tuple[type, ...], methods: bool = False) -> Chec
 # -- FlatBuffers ---------------------------------------------------------------------------------
 
 
-def fbs_type_pascal_case(f: ir.SchemaFile, s: ir.Schema) -> Iterator[Finding]:
-    for d in _decls(f, (ir.Struct, ir.Enum, ir.Union, ir.Interface)):
-        if not _PASCAL.match(d.name):
-            yield Finding(
-                "FBS_TYPE_PASCAL_CASE",
-                f"{_kind(d)} {d.name} should be UpperCamelCase ({_to_pascal(d.name)})",
-                d.span,
-            )
-
-
-def fbs_field_lower_snake_case(f: ir.SchemaFile, s: ir.Schema) -> Iterator[Finding]:
-    for d in _decls(f, ir.Struct):
-        for fld in d.fields:
-            if not _LOWER_SNAKE.match(fld.name):
-                yield Finding(
-                    "FBS_FIELD_LOWER_SNAKE_CASE",
-                    f"field {d.name}.{fld.name} should be lower_snake_case "
-                    f"({_to_lower_snake(fld.name)}); flatc warns about it too",
-                    fld.span,
-                )
-
-
 def _field_case(name: str) -> str:
     if "_" not in name and name[:1].islower() and any(c.isupper() for c in name):
         return "camelCase"
@@ -341,17 +337,6 @@ def fbs_enum_value_case_consistent(f: ir.SchemaFile, s: ir.Schema) -> Iterator[F
             f"UPPER_SNAKE_CASE for all of them{detail}",
             d.span,
         )
-
-
-def fbs_enum_value_pascal_case(f: ir.SchemaFile, s: ir.Schema) -> Iterator[Finding]:
-    for d in _decls(f, ir.Enum):
-        for m in d.members:
-            if not _PASCAL.match(m.name) or (len(m.name) > 1 and _UPPER_SNAKE.match(m.name)):
-                yield Finding(
-                    "FBS_ENUM_VALUE_PASCAL_CASE",
-                    f"enum value {d.name}.{m.name} should be UpperCamelCase ({_to_pascal(m.name)})",
-                    m.span,
-                )
 
 
 def fbs_enum_zero_value(f: ir.SchemaFile, s: ir.Schema) -> Iterator[Finding]:
@@ -414,44 +399,6 @@ def fbs_root_type_file_identifier(f: ir.SchemaFile, s: ir.Schema) -> Iterator[Fi
         )
 
 
-# -- the table ---------------------------------------------------------------------------------
-
-
-def _r(id: str, category: str, why: str, check: Check, default: bool = True) -> Rule:
-    return Rule(id, id.split("_", 1)[0].lower(), category, why, default, check)
-
-
-RULES: tuple[Rule, ...] = (
-    _r("HDI_INTERFACE_I_PREFIX", "NAMING", "OpenHarmony names interfaces I + UpperCamelCase (99% of the corpus)", hdi_interface_i_prefix),
-    _r("HDI_TYPE_PASCAL_CASE", "NAMING", "structs, enums and unions are UpperCamelCase; a version suffix (_V1_1, V1_2, _1_2) is allowed", hdi_type_pascal_case),
-    _r("HDI_METHOD_PASCAL_CASE", "NAMING", "methods are UpperCamelCase; a version suffix (_V1_1, V1_2, _1_2) is allowed", hdi_method_pascal_case),
-    _r("HDI_FIELD_LOWER_CAMEL_CASE", "NAMING", "struct and union members are lowerCamelCase (no C++ member_ suffix)", hdi_field_lower_camel_case),
-    _r("HDI_PARAM_LOWER_CAMEL_CASE", "NAMING", "parameters are lowerCamelCase", hdi_param_lower_camel_case),
-    _r("HDI_ENUM_VALUE_UPPER_SNAKE_CASE", "NAMING", "enum members are UPPER_SNAKE_CASE constants", hdi_enum_value_upper_snake_case),
-    _r("HDI_ENUM_VALUE_PREFIX", "ENUMS", "unscoped C++ enums collide without a per-enum prefix (28% of the corpus lacks one: opt-in)", hdi_enum_value_prefix, default=False),
-    _r("HDI_PACKAGE_LOWER_CASE", "PACKAGE", "package components are lower case, like the directories they live in", hdi_package_lower_case),
-    _r("HDI_PACKAGE_VERSION_SUFFIX", "PACKAGE", "the version component is v<major>_<minor> without leading zeros", hdi_package_version_suffix),
-    _r("HDI_CALLBACK_SUFFIX", "NAMING", "a [callback] interface says so in its name (152 of 155 in the corpus)", hdi_callback_suffix),
-    _r("HDI_INTERFACE_NO_INTERFACE_SUFFIX", "NAMING", "the Interface suffix is redundant (the spec says so; 20% of the corpus keeps it: opt-in)", hdi_interface_no_interface_suffix, default=False),
-    _r("HDI_OUT_PARAMS_LAST", "METHODS", "[out] parameters follow every [in] parameter (reordering breaks the Parcel, so only new methods can: opt-in)", hdi_out_params_last, default=False),
-    _r("HDI_ONEWAY_GETTER", "METHODS", "a [oneway] Get/Query/Is method returns nothing; its answer must come through a callback (RIL does this on purpose: opt-in)", hdi_oneway_getter, default=False),
-    _r("HDI_COMMENT_INTERFACE", "COMMENTS", "an interface is documented (36% of the corpus is not: opt-in)", _doc_rule("HDI_COMMENT_INTERFACE", (ir.Interface,)), default=False),
-    _r("HDI_COMMENT_METHOD", "COMMENTS", "a method is documented", _doc_rule("HDI_COMMENT_METHOD", (ir.Interface,), methods=True), default=False),
-    _r("HDI_COMMENT_TYPE", "COMMENTS", "a struct, enum or union is documented", _doc_rule("HDI_COMMENT_TYPE", (ir.Struct, ir.Enum, ir.Union)), default=False),
-    _r("FBS_TYPE_PASCAL_CASE", "NAMING", "flatc's style guide: tables, structs, enums, unions and services are UpperCamelCase", fbs_type_pascal_case),
-    _r("FBS_FIELD_CASE_CONSISTENT", "NAMING", "one case for the fields of a file: flatc's snake_case, or the camelCase a schema chose (ArmNN, MindSpore)", fbs_field_case_consistent),
-    _r("FBS_FIELD_LOWER_SNAKE_CASE", "NAMING", "flatc's style guide (and flatc's own warning): fields are lower_snake_case (whole real schemas use camelCase: opt-in)", fbs_field_lower_snake_case, default=False),
-    _r("FBS_ENUM_VALUE_CASE_CONSISTENT", "NAMING", "one case for all values of an enum (UpperCamelCase or the UPPER_SNAKE_CASE real schemas use)", fbs_enum_value_case_consistent),
-    _r("FBS_ENUM_VALUE_PASCAL_CASE", "NAMING", "flatc's style guide: enum values are UpperCamelCase (TFLite and others use UPPER_SNAKE: opt-in)", fbs_enum_value_pascal_case, default=False),
-    _r("FBS_ENUM_ZERO_VALUE", "ENUMS", "an absent field reads as 0, so a (non bit_flags) enum names its 0", fbs_enum_zero_value),
-    _r("FBS_NAMESPACE_DEFINED", "PACKAGE", "types in the global namespace collide across schemas", fbs_namespace_defined),
-    _r("FBS_DEPRECATED_FIELD_DOCUMENTED", "FIELDS", "a deprecated field says what replaces it", fbs_deprecated_field_documented),
-    _r("FBS_FIELD_EXPLICIT_ID", "FIELDS", "explicit ids keep reordering from breaking the wire (most real schemas rely on order: opt-in)", fbs_field_explicit_id, default=False),
-    _r("FBS_ROOT_TYPE_FILE_IDENTIFIER", "FIELDS", "a root type's buffers carry a file_identifier so readers can check them", fbs_root_type_file_identifier, default=False),
-    _r("FBS_COMMENT_TYPE", "COMMENTS", "a table, struct, enum or union is documented", _doc_rule("FBS_COMMENT_TYPE", (ir.Struct, ir.Enum, ir.Union)), default=False),
-)  # fmt: skip
-
-
 # -- name conversion for the suggestions ----------------------------------------------------------
 
 _WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+|[0-9]+")
@@ -482,3 +429,41 @@ def _to_upper_snake(name: str) -> str:
 
 def _to_lower_snake(name: str) -> str:
     return "_".join(w.lower() for w in _words(name)) or name
+
+
+# -- the table ---------------------------------------------------------------------------------
+
+
+def _r(id: str, category: str, why: str, check: Check, default: bool = True) -> Rule:
+    return Rule(id, id.split("_", 1)[0].lower(), category, why, default, check)
+
+
+RULES: tuple[Rule, ...] = (
+    _r("HDI_INTERFACE_I_PREFIX", "NAMING", "OpenHarmony names interfaces I + UpperCamelCase (99% of the corpus)", hdi_interface_i_prefix),
+    _r("HDI_TYPE_PASCAL_CASE", "NAMING", "structs, enums and unions are UpperCamelCase; a version suffix (_V1_1, V1_2, _1_2) is allowed", _naming("HDI_TYPE_PASCAL_CASE", _types((ir.Struct, ir.Enum, ir.Union)), _pascal_hdi, "UpperCamelCase", _to_pascal)),
+    _r("HDI_METHOD_PASCAL_CASE", "NAMING", "methods are UpperCamelCase; a version suffix (_V1_1, V1_2, _1_2) is allowed", _naming("HDI_METHOD_PASCAL_CASE", _methods, _pascal_hdi, "UpperCamelCase", _to_pascal)),
+    _r("HDI_FIELD_LOWER_CAMEL_CASE", "NAMING", "struct and union members are lowerCamelCase (no C++ member_ suffix)", _naming("HDI_FIELD_LOWER_CAMEL_CASE", _members, _matches(_LOWER_CAMEL), "lowerCamelCase", _to_lower_camel)),
+    _r("HDI_PARAM_LOWER_CAMEL_CASE", "NAMING", "parameters are lowerCamelCase", _naming("HDI_PARAM_LOWER_CAMEL_CASE", _params, _matches(_LOWER_CAMEL), "lowerCamelCase", _to_lower_camel)),
+    _r("HDI_ENUM_VALUE_UPPER_SNAKE_CASE", "NAMING", "enum members are UPPER_SNAKE_CASE constants", _naming("HDI_ENUM_VALUE_UPPER_SNAKE_CASE", _enum_values("enum member", own=True), _matches(_UPPER_SNAKE), "UPPER_SNAKE_CASE", _to_upper_snake)),
+    _r("HDI_ENUM_VALUE_PREFIX", "ENUMS", "unscoped C++ enums collide without a per-enum prefix (28% of the corpus lacks one: opt-in)", hdi_enum_value_prefix, default=False),
+    _r("HDI_PACKAGE_LOWER_CASE", "PACKAGE", "package components are lower case, like the directories they live in", hdi_package_lower_case),
+    _r("HDI_PACKAGE_VERSION_SUFFIX", "PACKAGE", "the version component is v<major>_<minor> without leading zeros", hdi_package_version_suffix),
+    _r("HDI_CALLBACK_SUFFIX", "NAMING", "a [callback] interface says so in its name (152 of 155 in the corpus)", hdi_callback_suffix),
+    _r("HDI_INTERFACE_NO_INTERFACE_SUFFIX", "NAMING", "the Interface suffix is redundant (the spec says so; 20% of the corpus keeps it: opt-in)", hdi_interface_no_interface_suffix, default=False),
+    _r("HDI_OUT_PARAMS_LAST", "METHODS", "[out] parameters follow every [in] parameter (reordering breaks the Parcel, so only new methods can: opt-in)", hdi_out_params_last, default=False),
+    _r("HDI_ONEWAY_GETTER", "METHODS", "a [oneway] Get/Query/Is method returns nothing; its answer must come through a callback (RIL does this on purpose: opt-in)", hdi_oneway_getter, default=False),
+    _r("HDI_COMMENT_INTERFACE", "COMMENTS", "an interface is documented (36% of the corpus is not: opt-in)", _doc_rule("HDI_COMMENT_INTERFACE", (ir.Interface,)), default=False),
+    _r("HDI_COMMENT_METHOD", "COMMENTS", "a method is documented", _doc_rule("HDI_COMMENT_METHOD", (ir.Interface,), methods=True), default=False),
+    _r("HDI_COMMENT_TYPE", "COMMENTS", "a struct, enum or union is documented", _doc_rule("HDI_COMMENT_TYPE", (ir.Struct, ir.Enum, ir.Union)), default=False),
+    _r("FBS_TYPE_PASCAL_CASE", "NAMING", "flatc's style guide: tables, structs, enums, unions and services are UpperCamelCase", _naming("FBS_TYPE_PASCAL_CASE", _types((ir.Struct, ir.Enum, ir.Union, ir.Interface)), _matches(_PASCAL), "UpperCamelCase", _to_pascal)),
+    _r("FBS_FIELD_CASE_CONSISTENT", "NAMING", "one case for the fields of a file: flatc's snake_case, or the camelCase a schema chose (ArmNN, MindSpore)", fbs_field_case_consistent),
+    _r("FBS_FIELD_LOWER_SNAKE_CASE", "NAMING", "flatc's style guide (and flatc's own warning): fields are lower_snake_case (whole real schemas use camelCase: opt-in)", _naming("FBS_FIELD_LOWER_SNAKE_CASE", _fields, _matches(_LOWER_SNAKE), "lower_snake_case", _to_lower_snake, "; flatc warns about it too"), default=False),
+    _r("FBS_ENUM_VALUE_CASE_CONSISTENT", "NAMING", "one case for all values of an enum (UpperCamelCase or the UPPER_SNAKE_CASE real schemas use)", fbs_enum_value_case_consistent),
+    _r("FBS_ENUM_VALUE_PASCAL_CASE", "NAMING", "flatc's style guide: enum values are UpperCamelCase (TFLite and others use UPPER_SNAKE: opt-in)", _naming("FBS_ENUM_VALUE_PASCAL_CASE", _enum_values("enum value", own=False), _pascal_not_upper, "UpperCamelCase", _to_pascal), default=False),
+    _r("FBS_ENUM_ZERO_VALUE", "ENUMS", "an absent field reads as 0, so a (non bit_flags) enum names its 0", fbs_enum_zero_value),
+    _r("FBS_NAMESPACE_DEFINED", "PACKAGE", "types in the global namespace collide across schemas", fbs_namespace_defined),
+    _r("FBS_DEPRECATED_FIELD_DOCUMENTED", "FIELDS", "a deprecated field says what replaces it", fbs_deprecated_field_documented),
+    _r("FBS_FIELD_EXPLICIT_ID", "FIELDS", "explicit ids keep reordering from breaking the wire (most real schemas rely on order: opt-in)", fbs_field_explicit_id, default=False),
+    _r("FBS_ROOT_TYPE_FILE_IDENTIFIER", "FIELDS", "a root type's buffers carry a file_identifier so readers can check them", fbs_root_type_file_identifier, default=False),
+    _r("FBS_COMMENT_TYPE", "COMMENTS", "a table, struct, enum or union is documented", _doc_rule("FBS_COMMENT_TYPE", (ir.Struct, ir.Enum, ir.Union)), default=False),
+)  # fmt: skip
