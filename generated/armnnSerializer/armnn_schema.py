@@ -1075,1379 +1075,1146 @@ _FB_REG = _fb.registry(__name__.rsplit(".", 2)[0])
 _fb.Table(
     "armnnSerializer.TensorInfo",
     TensorInfo,
-    (
-        ("dimensions", "dimensions", 0, ("vector", "I"), None, {}),
-        ("dataType", "dataType", 1, ("enum", "armnnSerializer.DataType", "b", "DataType"), 0, {}),
-        ("quantizationScale", "quantizationScale", 2, "f", 1.0, {}),
-        ("quantizationOffset", "quantizationOffset", 3, "i", 0, {}),
-    ),
+    fields=[
+        _fb.field("dimensions", slot=0, type=_fb.vector("I")),
+        _fb.field(
+            "dataType",
+            slot=1,
+            type=_fb.enum("armnnSerializer.DataType", base="b", cls="DataType"),
+            default=0,
+        ),
+        _fb.field("quantizationScale", slot=2, type="f", default=1.0),
+        _fb.field("quantizationOffset", slot=3, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Struct(
     "armnnSerializer.Connection",
     Connection,
-    (("sourceLayerIndex", "sourceLayerIndex", "I"), ("outputSlotIndex", "outputSlotIndex", "I")),
+    fields=[_fb.field("sourceLayerIndex", type="I"), _fb.field("outputSlotIndex", type="I")],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.ByteData",
     ByteData,
-    (("data", "data", 0, ("vector", "b"), None, {}),),
+    fields=[_fb.field("data", slot=0, type=_fb.vector("b"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.ShortData",
     ShortData,
-    (("data", "data", 0, ("vector", "h"), None, {}),),
+    fields=[_fb.field("data", slot=0, type=_fb.vector("h"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.IntData",
     IntData,
-    (("data", "data", 0, ("vector", "i"), None, {}),),
+    fields=[_fb.field("data", slot=0, type=_fb.vector("i"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.LongData",
     LongData,
-    (("data", "data", 0, ("vector", "q"), None, {}),),
+    fields=[_fb.field("data", slot=0, type=_fb.vector("q"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.ConstTensor",
     ConstTensor,
-    (
-        ("info", "info", 0, ("table", "armnnSerializer.TensorInfo"), None, {}),
-        (
+    fields=[
+        _fb.field("info", slot=0, type=_fb.table("armnnSerializer.TensorInfo")),
+        _fb.field(
             "data",
-            "data",
-            2,
-            (
-                "union",
+            slot=2,
+            type=_fb.union(
                 "armnnSerializer.ConstTensorData",
-                "B",
-                (
-                    ("ByteData", 1, ("table", "armnnSerializer.ByteData")),
-                    ("ShortData", 2, ("table", "armnnSerializer.ShortData")),
-                    ("IntData", 3, ("table", "armnnSerializer.IntData")),
-                    ("LongData", 4, ("table", "armnnSerializer.LongData")),
-                ),
+                members=[
+                    _fb.member("ByteData", value=1, type=_fb.table("armnnSerializer.ByteData")),
+                    _fb.member("ShortData", value=2, type=_fb.table("armnnSerializer.ShortData")),
+                    _fb.member("IntData", value=3, type=_fb.table("armnnSerializer.IntData")),
+                    _fb.member("LongData", value=4, type=_fb.table("armnnSerializer.LongData")),
+                ],
             ),
-            None,
-            {},
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.InputSlot",
     InputSlot,
-    (
-        ("index", "index", 0, "I", 0, {}),
-        ("connection", "connection", 1, ("struct", "armnnSerializer.Connection"), None, {}),
-    ),
+    fields=[
+        _fb.field("index", slot=0, type="I", default=0),
+        _fb.field("connection", slot=1, type=_fb.struct("armnnSerializer.Connection")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.OutputSlot",
     OutputSlot,
-    (
-        ("index", "index", 0, "I", 0, {}),
-        ("tensorInfo", "tensorInfo", 1, ("table", "armnnSerializer.TensorInfo"), None, {}),
-    ),
+    fields=[
+        _fb.field("index", slot=0, type="I", default=0),
+        _fb.field("tensorInfo", slot=1, type=_fb.table("armnnSerializer.TensorInfo")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.LayerBase",
     LayerBase,
-    (
-        ("index", "index", 0, "I", 0, {}),
-        ("layerName", "layerName", 1, "string", None, {}),
-        (
+    fields=[
+        _fb.field("index", slot=0, type="I", default=0),
+        _fb.field("layerName", slot=1, type="string"),
+        _fb.field(
             "layerType",
-            "layerType",
-            2,
-            ("enum", "armnnSerializer.LayerType", "I", "LayerType"),
-            0,
-            {},
+            slot=2,
+            type=_fb.enum("armnnSerializer.LayerType", base="I", cls="LayerType"),
+            default=0,
         ),
-        (
-            "inputSlots",
-            "inputSlots",
-            3,
-            ("vector", ("table", "armnnSerializer.InputSlot")),
-            None,
-            {},
-        ),
-        (
-            "outputSlots",
-            "outputSlots",
-            4,
-            ("vector", ("table", "armnnSerializer.OutputSlot")),
-            None,
-            {},
-        ),
-    ),
+        _fb.field("inputSlots", slot=3, type=_fb.vector(_fb.table("armnnSerializer.InputSlot"))),
+        _fb.field("outputSlots", slot=4, type=_fb.vector(_fb.table("armnnSerializer.OutputSlot"))),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.BindableLayerBase",
     BindableLayerBase,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        ("layerBindingId", "layerBindingId", 1, "i", 0, {}),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("layerBindingId", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.ActivationLayer",
     ActivationLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        (
-            "descriptor",
-            "descriptor",
-            1,
-            ("table", "armnnSerializer.ActivationDescriptor"),
-            None,
-            {},
-        ),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.ActivationDescriptor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.ActivationDescriptor",
     ActivationDescriptor,
-    (
-        (
+    fields=[
+        _fb.field(
             "function",
-            "function",
-            0,
-            ("enum", "armnnSerializer.ActivationFunction", "b", "ActivationFunction"),
-            0,
-            {},
+            slot=0,
+            type=_fb.enum("armnnSerializer.ActivationFunction", base="b", cls="ActivationFunction"),
+            default=0,
         ),
-        ("a", "a", 1, "f", 0.0, {}),
-        ("b", "b", 2, "f", 0.0, {}),
-    ),
+        _fb.field("a", slot=1, type="f", default=0.0),
+        _fb.field("b", slot=2, type="f", default=0.0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.AdditionLayer",
     AdditionLayer,
-    (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
+    fields=[_fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.ConstantLayer",
     ConstantLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        ("input", "input", 1, ("table", "armnnSerializer.ConstTensor"), None, {}),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("input", slot=1, type=_fb.table("armnnSerializer.ConstTensor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.Convolution2dLayer",
     Convolution2dLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        (
-            "descriptor",
-            "descriptor",
-            1,
-            ("table", "armnnSerializer.Convolution2dDescriptor"),
-            None,
-            {},
-        ),
-        ("weights", "weights", 2, ("table", "armnnSerializer.ConstTensor"), None, {}),
-        ("biases", "biases", 3, ("table", "armnnSerializer.ConstTensor"), None, {}),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.Convolution2dDescriptor")),
+        _fb.field("weights", slot=2, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("biases", slot=3, type=_fb.table("armnnSerializer.ConstTensor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.Convolution2dDescriptor",
     Convolution2dDescriptor,
-    (
-        ("padLeft", "padLeft", 0, "I", 0, {}),
-        ("padRight", "padRight", 1, "I", 0, {}),
-        ("padTop", "padTop", 2, "I", 0, {}),
-        ("padBottom", "padBottom", 3, "I", 0, {}),
-        ("strideX", "strideX", 4, "I", 0, {}),
-        ("strideY", "strideY", 5, "I", 0, {}),
-        ("dilationX", "dilationX", 6, "I", 1, {}),
-        ("dilationY", "dilationY", 7, "I", 1, {}),
-        ("biasEnabled", "biasEnabled", 8, "?", False, {}),
-        (
+    fields=[
+        _fb.field("padLeft", slot=0, type="I", default=0),
+        _fb.field("padRight", slot=1, type="I", default=0),
+        _fb.field("padTop", slot=2, type="I", default=0),
+        _fb.field("padBottom", slot=3, type="I", default=0),
+        _fb.field("strideX", slot=4, type="I", default=0),
+        _fb.field("strideY", slot=5, type="I", default=0),
+        _fb.field("dilationX", slot=6, type="I", default=1),
+        _fb.field("dilationY", slot=7, type="I", default=1),
+        _fb.field("biasEnabled", slot=8, type="?", default=False),
+        _fb.field(
             "dataLayout",
-            "dataLayout",
-            9,
-            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
-            1,
-            {},
+            slot=9,
+            type=_fb.enum("armnnSerializer.DataLayout", base="b", cls="DataLayout"),
+            default=1,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.DivisionLayer",
     DivisionLayer,
-    (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
+    fields=[_fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.EqualLayer",
     EqualLayer,
-    (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
+    fields=[_fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.FloorLayer",
     FloorLayer,
-    (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
+    fields=[_fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.FullyConnectedLayer",
     FullyConnectedLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        (
-            "descriptor",
-            "descriptor",
-            1,
-            ("table", "armnnSerializer.FullyConnectedDescriptor"),
-            None,
-            {},
-        ),
-        ("weights", "weights", 2, ("table", "armnnSerializer.ConstTensor"), None, {}),
-        ("biases", "biases", 3, ("table", "armnnSerializer.ConstTensor"), None, {}),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.FullyConnectedDescriptor")),
+        _fb.field("weights", slot=2, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("biases", slot=3, type=_fb.table("armnnSerializer.ConstTensor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.FullyConnectedDescriptor",
     FullyConnectedDescriptor,
-    (
-        ("biasEnabled", "biasEnabled", 0, "?", False, {}),
-        ("transposeWeightsMatrix", "transposeWeightsMatrix", 1, "?", False, {}),
-    ),
+    fields=[
+        _fb.field("biasEnabled", slot=0, type="?", default=False),
+        _fb.field("transposeWeightsMatrix", slot=1, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.GatherLayer",
     GatherLayer,
-    (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
+    fields=[_fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.GreaterLayer",
     GreaterLayer,
-    (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
+    fields=[_fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.InputLayer",
     InputLayer,
-    (("base", "base", 0, ("table", "armnnSerializer.BindableLayerBase"), None, {}),),
+    fields=[_fb.field("base", slot=0, type=_fb.table("armnnSerializer.BindableLayerBase"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.L2NormalizationLayer",
     L2NormalizationLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        (
-            "descriptor",
-            "descriptor",
-            1,
-            ("table", "armnnSerializer.L2NormalizationDescriptor"),
-            None,
-            {},
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field(
+            "descriptor", slot=1, type=_fb.table("armnnSerializer.L2NormalizationDescriptor")
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.L2NormalizationDescriptor",
     L2NormalizationDescriptor,
-    (
-        (
+    fields=[
+        _fb.field(
             "dataLayout",
-            "dataLayout",
-            0,
-            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
-            1,
-            {},
+            slot=0,
+            type=_fb.enum("armnnSerializer.DataLayout", base="b", cls="DataLayout"),
+            default=1,
         ),
-        ("eps", "eps", 1, "f", 1e-12, {}),
-    ),
+        _fb.field("eps", slot=1, type="f", default=1e-12),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.MinimumLayer",
     MinimumLayer,
-    (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
+    fields=[_fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.MaximumLayer",
     MaximumLayer,
-    (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
+    fields=[_fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.MultiplicationLayer",
     MultiplicationLayer,
-    (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
+    fields=[_fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.Pooling2dLayer",
     Pooling2dLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        ("descriptor", "descriptor", 1, ("table", "armnnSerializer.Pooling2dDescriptor"), None, {}),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.Pooling2dDescriptor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.Pooling2dDescriptor",
     Pooling2dDescriptor,
-    (
-        (
+    fields=[
+        _fb.field(
             "poolType",
-            "poolType",
-            0,
-            ("enum", "armnnSerializer.PoolingAlgorithm", "b", "PoolingAlgorithm"),
-            0,
-            {},
+            slot=0,
+            type=_fb.enum("armnnSerializer.PoolingAlgorithm", base="b", cls="PoolingAlgorithm"),
+            default=0,
         ),
-        ("padLeft", "padLeft", 1, "I", 0, {}),
-        ("padRight", "padRight", 2, "I", 0, {}),
-        ("padTop", "padTop", 3, "I", 0, {}),
-        ("padBottom", "padBottom", 4, "I", 0, {}),
-        ("poolWidth", "poolWidth", 5, "I", 0, {}),
-        ("poolHeight", "poolHeight", 6, "I", 0, {}),
-        ("strideX", "strideX", 7, "I", 0, {}),
-        ("strideY", "strideY", 8, "I", 0, {}),
-        (
+        _fb.field("padLeft", slot=1, type="I", default=0),
+        _fb.field("padRight", slot=2, type="I", default=0),
+        _fb.field("padTop", slot=3, type="I", default=0),
+        _fb.field("padBottom", slot=4, type="I", default=0),
+        _fb.field("poolWidth", slot=5, type="I", default=0),
+        _fb.field("poolHeight", slot=6, type="I", default=0),
+        _fb.field("strideX", slot=7, type="I", default=0),
+        _fb.field("strideY", slot=8, type="I", default=0),
+        _fb.field(
             "outputShapeRounding",
-            "outputShapeRounding",
-            9,
-            ("enum", "armnnSerializer.OutputShapeRounding", "b", "OutputShapeRounding"),
-            0,
-            {},
+            slot=9,
+            type=_fb.enum(
+                "armnnSerializer.OutputShapeRounding", base="b", cls="OutputShapeRounding"
+            ),
+            default=0,
         ),
-        (
+        _fb.field(
             "paddingMethod",
-            "paddingMethod",
-            10,
-            ("enum", "armnnSerializer.PaddingMethod", "b", "PaddingMethod"),
-            0,
-            {},
+            slot=10,
+            type=_fb.enum("armnnSerializer.PaddingMethod", base="b", cls="PaddingMethod"),
+            default=0,
         ),
-        (
+        _fb.field(
             "dataLayout",
-            "dataLayout",
-            11,
-            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
-            0,
-            {},
+            slot=11,
+            type=_fb.enum("armnnSerializer.DataLayout", base="b", cls="DataLayout"),
+            default=0,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.QuantizeLayer",
     QuantizeLayer,
-    (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
+    fields=[_fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.SoftmaxLayer",
     SoftmaxLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        ("descriptor", "descriptor", 1, ("table", "armnnSerializer.SoftmaxDescriptor"), None, {}),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.SoftmaxDescriptor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.SoftmaxDescriptor",
     SoftmaxDescriptor,
-    (("beta", "beta", 0, "f", 0.0, {}),),
+    fields=[_fb.field("beta", slot=0, type="f", default=0.0)],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.DepthwiseConvolution2dLayer",
     DepthwiseConvolution2dLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        (
-            "descriptor",
-            "descriptor",
-            1,
-            ("table", "armnnSerializer.DepthwiseConvolution2dDescriptor"),
-            None,
-            {},
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field(
+            "descriptor", slot=1, type=_fb.table("armnnSerializer.DepthwiseConvolution2dDescriptor")
         ),
-        ("weights", "weights", 2, ("table", "armnnSerializer.ConstTensor"), None, {}),
-        ("biases", "biases", 3, ("table", "armnnSerializer.ConstTensor"), None, {}),
-    ),
+        _fb.field("weights", slot=2, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("biases", slot=3, type=_fb.table("armnnSerializer.ConstTensor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.DepthwiseConvolution2dDescriptor",
     DepthwiseConvolution2dDescriptor,
-    (
-        ("padLeft", "padLeft", 0, "I", 0, {}),
-        ("padRight", "padRight", 1, "I", 0, {}),
-        ("padTop", "padTop", 2, "I", 0, {}),
-        ("padBottom", "padBottom", 3, "I", 0, {}),
-        ("strideX", "strideX", 4, "I", 0, {}),
-        ("strideY", "strideY", 5, "I", 0, {}),
-        ("dilationX", "dilationX", 6, "I", 1, {}),
-        ("dilationY", "dilationY", 7, "I", 1, {}),
-        ("biasEnabled", "biasEnabled", 8, "?", False, {}),
-        (
+    fields=[
+        _fb.field("padLeft", slot=0, type="I", default=0),
+        _fb.field("padRight", slot=1, type="I", default=0),
+        _fb.field("padTop", slot=2, type="I", default=0),
+        _fb.field("padBottom", slot=3, type="I", default=0),
+        _fb.field("strideX", slot=4, type="I", default=0),
+        _fb.field("strideY", slot=5, type="I", default=0),
+        _fb.field("dilationX", slot=6, type="I", default=1),
+        _fb.field("dilationY", slot=7, type="I", default=1),
+        _fb.field("biasEnabled", slot=8, type="?", default=False),
+        _fb.field(
             "dataLayout",
-            "dataLayout",
-            9,
-            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
-            1,
-            {},
+            slot=9,
+            type=_fb.enum("armnnSerializer.DataLayout", base="b", cls="DataLayout"),
+            default=1,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.OutputLayer",
     OutputLayer,
-    (("base", "base", 0, ("table", "armnnSerializer.BindableLayerBase"), None, {}),),
+    fields=[_fb.field("base", slot=0, type=_fb.table("armnnSerializer.BindableLayerBase"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.ReshapeLayer",
     ReshapeLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        ("descriptor", "descriptor", 1, ("table", "armnnSerializer.ReshapeDescriptor"), None, {}),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.ReshapeDescriptor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.ReshapeDescriptor",
     ReshapeDescriptor,
-    (("targetShape", "targetShape", 0, ("vector", "I"), None, {}),),
+    fields=[_fb.field("targetShape", slot=0, type=_fb.vector("I"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.PermuteLayer",
     PermuteLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        ("descriptor", "descriptor", 1, ("table", "armnnSerializer.PermuteDescriptor"), None, {}),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.PermuteDescriptor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.PermuteDescriptor",
     PermuteDescriptor,
-    (("dimMappings", "dimMappings", 0, ("vector", "I"), None, {}),),
+    fields=[_fb.field("dimMappings", slot=0, type=_fb.vector("I"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.SpaceToBatchNdLayer",
     SpaceToBatchNdLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        (
-            "descriptor",
-            "descriptor",
-            1,
-            ("table", "armnnSerializer.SpaceToBatchNdDescriptor"),
-            None,
-            {},
-        ),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.SpaceToBatchNdDescriptor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.SpaceToBatchNdDescriptor",
     SpaceToBatchNdDescriptor,
-    (
-        ("blockShape", "blockShape", 0, ("vector", "I"), None, {}),
-        ("padList", "padList", 1, ("vector", "I"), None, {}),
-        (
+    fields=[
+        _fb.field("blockShape", slot=0, type=_fb.vector("I")),
+        _fb.field("padList", slot=1, type=_fb.vector("I")),
+        _fb.field(
             "dataLayout",
-            "dataLayout",
-            2,
-            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
-            0,
-            {},
+            slot=2,
+            type=_fb.enum("armnnSerializer.DataLayout", base="b", cls="DataLayout"),
+            default=0,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.SpaceToDepthLayer",
     SpaceToDepthLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        (
-            "descriptor",
-            "descriptor",
-            1,
-            ("table", "armnnSerializer.SpaceToDepthDescriptor"),
-            None,
-            {},
-        ),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.SpaceToDepthDescriptor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.SpaceToDepthDescriptor",
     SpaceToDepthDescriptor,
-    (
-        ("blockSize", "blockSize", 0, "I", 0, {}),
-        (
+    fields=[
+        _fb.field("blockSize", slot=0, type="I", default=0),
+        _fb.field(
             "dataLayout",
-            "dataLayout",
-            1,
-            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
-            0,
-            {},
+            slot=1,
+            type=_fb.enum("armnnSerializer.DataLayout", base="b", cls="DataLayout"),
+            default=0,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.SubtractionLayer",
     SubtractionLayer,
-    (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
+    fields=[_fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.BatchToSpaceNdLayer",
     BatchToSpaceNdLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        (
-            "descriptor",
-            "descriptor",
-            1,
-            ("table", "armnnSerializer.BatchToSpaceNdDescriptor"),
-            None,
-            {},
-        ),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.BatchToSpaceNdDescriptor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.BatchToSpaceNdDescriptor",
     BatchToSpaceNdDescriptor,
-    (
-        ("blockShape", "blockShape", 0, ("vector", "I"), None, {}),
-        ("crops", "crops", 1, ("vector", "I"), None, {}),
-        (
+    fields=[
+        _fb.field("blockShape", slot=0, type=_fb.vector("I")),
+        _fb.field("crops", slot=1, type=_fb.vector("I")),
+        _fb.field(
             "dataLayout",
-            "dataLayout",
-            2,
-            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
-            0,
-            {},
+            slot=2,
+            type=_fb.enum("armnnSerializer.DataLayout", base="b", cls="DataLayout"),
+            default=0,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.NormalizationLayer",
     NormalizationLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        (
-            "descriptor",
-            "descriptor",
-            1,
-            ("table", "armnnSerializer.NormalizationDescriptor"),
-            None,
-            {},
-        ),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.NormalizationDescriptor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.NormalizationDescriptor",
     NormalizationDescriptor,
-    (
-        (
+    fields=[
+        _fb.field(
             "normChannelType",
-            "normChannelType",
-            0,
-            (
-                "enum",
+            slot=0,
+            type=_fb.enum(
                 "armnnSerializer.NormalizationAlgorithmChannel",
-                "b",
-                "NormalizationAlgorithmChannel",
+                base="b",
+                cls="NormalizationAlgorithmChannel",
             ),
-            0,
-            {},
+            default=0,
         ),
-        (
+        _fb.field(
             "normMethodType",
-            "normMethodType",
-            1,
-            (
-                "enum",
+            slot=1,
+            type=_fb.enum(
                 "armnnSerializer.NormalizationAlgorithmMethod",
-                "b",
-                "NormalizationAlgorithmMethod",
+                base="b",
+                cls="NormalizationAlgorithmMethod",
             ),
-            0,
-            {},
+            default=0,
         ),
-        ("normSize", "normSize", 2, "I", 0, {}),
-        ("alpha", "alpha", 3, "f", 0.0, {}),
-        ("beta", "beta", 4, "f", 0.0, {}),
-        ("k", "k", 5, "f", 0.0, {}),
-        (
+        _fb.field("normSize", slot=2, type="I", default=0),
+        _fb.field("alpha", slot=3, type="f", default=0.0),
+        _fb.field("beta", slot=4, type="f", default=0.0),
+        _fb.field("k", slot=5, type="f", default=0.0),
+        _fb.field(
             "dataLayout",
-            "dataLayout",
-            6,
-            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
-            1,
-            {},
+            slot=6,
+            type=_fb.enum("armnnSerializer.DataLayout", base="b", cls="DataLayout"),
+            default=1,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.MeanLayer",
     MeanLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        ("descriptor", "descriptor", 1, ("table", "armnnSerializer.MeanDescriptor"), None, {}),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.MeanDescriptor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.MeanDescriptor",
     MeanDescriptor,
-    (("axis", "axis", 0, ("vector", "I"), None, {}), ("keepDims", "keepDims", 1, "?", False, {})),
+    fields=[
+        _fb.field("axis", slot=0, type=_fb.vector("I")),
+        _fb.field("keepDims", slot=1, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.PadLayer",
     PadLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        ("descriptor", "descriptor", 1, ("table", "armnnSerializer.PadDescriptor"), None, {}),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.PadDescriptor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.PadDescriptor",
     PadDescriptor,
-    (
-        ("padList", "padList", 0, ("vector", "I"), None, {}),
-        ("padValue", "padValue", 1, "f", 0.0, {}),
-    ),
+    fields=[
+        _fb.field("padList", slot=0, type=_fb.vector("I")),
+        _fb.field("padValue", slot=1, type="f", default=0.0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.RsqrtLayer",
     RsqrtLayer,
-    (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
+    fields=[_fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.BatchNormalizationLayer",
     BatchNormalizationLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        (
-            "descriptor",
-            "descriptor",
-            1,
-            ("table", "armnnSerializer.BatchNormalizationDescriptor"),
-            None,
-            {},
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field(
+            "descriptor", slot=1, type=_fb.table("armnnSerializer.BatchNormalizationDescriptor")
         ),
-        ("mean", "mean", 2, ("table", "armnnSerializer.ConstTensor"), None, {}),
-        ("variance", "variance", 3, ("table", "armnnSerializer.ConstTensor"), None, {}),
-        ("beta", "beta", 4, ("table", "armnnSerializer.ConstTensor"), None, {}),
-        ("gamma", "gamma", 5, ("table", "armnnSerializer.ConstTensor"), None, {}),
-    ),
+        _fb.field("mean", slot=2, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("variance", slot=3, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("beta", slot=4, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("gamma", slot=5, type=_fb.table("armnnSerializer.ConstTensor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.BatchNormalizationDescriptor",
     BatchNormalizationDescriptor,
-    (
-        ("eps", "eps", 0, "f", 0.0, {}),
-        (
+    fields=[
+        _fb.field("eps", slot=0, type="f", default=0.0),
+        _fb.field(
             "dataLayout",
-            "dataLayout",
-            1,
-            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
-            0,
-            {},
+            slot=1,
+            type=_fb.enum("armnnSerializer.DataLayout", base="b", cls="DataLayout"),
+            default=0,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.ResizeBilinearLayer",
     ResizeBilinearLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        (
-            "descriptor",
-            "descriptor",
-            1,
-            ("table", "armnnSerializer.ResizeBilinearDescriptor"),
-            None,
-            {},
-        ),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.ResizeBilinearDescriptor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.ResizeBilinearDescriptor",
     ResizeBilinearDescriptor,
-    (
-        ("targetWidth", "targetWidth", 0, "I", 0, {}),
-        ("targetHeight", "targetHeight", 1, "I", 0, {}),
-        (
+    fields=[
+        _fb.field("targetWidth", slot=0, type="I", default=0),
+        _fb.field("targetHeight", slot=1, type="I", default=0),
+        _fb.field(
             "dataLayout",
-            "dataLayout",
-            2,
-            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
-            0,
-            {},
+            slot=2,
+            type=_fb.enum("armnnSerializer.DataLayout", base="b", cls="DataLayout"),
+            default=0,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.StridedSliceLayer",
     StridedSliceLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        (
-            "descriptor",
-            "descriptor",
-            1,
-            ("table", "armnnSerializer.StridedSliceDescriptor"),
-            None,
-            {},
-        ),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.StridedSliceDescriptor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.StridedSliceDescriptor",
     StridedSliceDescriptor,
-    (
-        ("begin", "begin", 0, ("vector", "i"), None, {}),
-        ("end", "end", 1, ("vector", "i"), None, {}),
-        ("stride", "stride", 2, ("vector", "i"), None, {}),
-        ("beginMask", "beginMask", 3, "i", 0, {}),
-        ("endMask", "endMask", 4, "i", 0, {}),
-        ("shrinkAxisMask", "shrinkAxisMask", 5, "i", 0, {}),
-        ("ellipsisMask", "ellipsisMask", 6, "i", 0, {}),
-        ("newAxisMask", "newAxisMask", 7, "i", 0, {}),
-        (
+    fields=[
+        _fb.field("begin", slot=0, type=_fb.vector("i")),
+        _fb.field("end", slot=1, type=_fb.vector("i")),
+        _fb.field("stride", slot=2, type=_fb.vector("i")),
+        _fb.field("beginMask", slot=3, type="i", default=0),
+        _fb.field("endMask", slot=4, type="i", default=0),
+        _fb.field("shrinkAxisMask", slot=5, type="i", default=0),
+        _fb.field("ellipsisMask", slot=6, type="i", default=0),
+        _fb.field("newAxisMask", slot=7, type="i", default=0),
+        _fb.field(
             "dataLayout",
-            "dataLayout",
-            8,
-            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
-            0,
-            {},
+            slot=8,
+            type=_fb.enum("armnnSerializer.DataLayout", base="b", cls="DataLayout"),
+            default=0,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.ConcatLayer",
     ConcatLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        ("descriptor", "descriptor", 1, ("table", "armnnSerializer.OriginsDescriptor"), None, {}),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.OriginsDescriptor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.MergerLayer",
     MergerLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        ("descriptor", "descriptor", 1, ("table", "armnnSerializer.OriginsDescriptor"), None, {}),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.OriginsDescriptor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.UintVector",
     UintVector,
-    (("data", "data", 0, ("vector", "I"), None, {}),),
+    fields=[_fb.field("data", slot=0, type=_fb.vector("I"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.OriginsDescriptor",
     OriginsDescriptor,
-    (
-        ("concatAxis", "concatAxis", 0, "I", 0, {}),
-        ("numViews", "numViews", 1, "I", 0, {}),
-        ("numDimensions", "numDimensions", 2, "I", 0, {}),
-        (
-            "viewOrigins",
-            "viewOrigins",
-            3,
-            ("vector", ("table", "armnnSerializer.UintVector")),
-            None,
-            {},
-        ),
-    ),
+    fields=[
+        _fb.field("concatAxis", slot=0, type="I", default=0),
+        _fb.field("numViews", slot=1, type="I", default=0),
+        _fb.field("numDimensions", slot=2, type="I", default=0),
+        _fb.field("viewOrigins", slot=3, type=_fb.vector(_fb.table("armnnSerializer.UintVector"))),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.ViewsDescriptor",
     ViewsDescriptor,
-    (
-        ("origins", "origins", 0, ("table", "armnnSerializer.OriginsDescriptor"), None, {}),
-        (
-            "viewSizes",
-            "viewSizes",
-            1,
-            ("vector", ("table", "armnnSerializer.UintVector")),
-            None,
-            {},
-        ),
-    ),
+    fields=[
+        _fb.field("origins", slot=0, type=_fb.table("armnnSerializer.OriginsDescriptor")),
+        _fb.field("viewSizes", slot=1, type=_fb.vector(_fb.table("armnnSerializer.UintVector"))),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.SplitterLayer",
     SplitterLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        ("descriptor", "descriptor", 1, ("table", "armnnSerializer.ViewsDescriptor"), None, {}),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.ViewsDescriptor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.DetectionPostProcessLayer",
     DetectionPostProcessLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        (
-            "descriptor",
-            "descriptor",
-            1,
-            ("table", "armnnSerializer.DetectionPostProcessDescriptor"),
-            None,
-            {},
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field(
+            "descriptor", slot=1, type=_fb.table("armnnSerializer.DetectionPostProcessDescriptor")
         ),
-        ("anchors", "anchors", 2, ("table", "armnnSerializer.ConstTensor"), None, {}),
-    ),
+        _fb.field("anchors", slot=2, type=_fb.table("armnnSerializer.ConstTensor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.DetectionPostProcessDescriptor",
     DetectionPostProcessDescriptor,
-    (
-        ("maxDetections", "maxDetections", 0, "I", 0, {}),
-        ("maxClassesPerDetection", "maxClassesPerDetection", 1, "I", 0, {}),
-        ("detectionsPerClass", "detectionsPerClass", 2, "I", 0, {}),
-        ("nmsScoreThreshold", "nmsScoreThreshold", 3, "f", 0.0, {}),
-        ("nmsIouThreshold", "nmsIouThreshold", 4, "f", 0.0, {}),
-        ("numClasses", "numClasses", 5, "I", 0, {}),
-        ("useRegularNms", "useRegularNms", 6, "?", False, {}),
-        ("scaleX", "scaleX", 7, "f", 0.0, {}),
-        ("scaleY", "scaleY", 8, "f", 0.0, {}),
-        ("scaleW", "scaleW", 9, "f", 0.0, {}),
-        ("scaleH", "scaleH", 10, "f", 0.0, {}),
-    ),
+    fields=[
+        _fb.field("maxDetections", slot=0, type="I", default=0),
+        _fb.field("maxClassesPerDetection", slot=1, type="I", default=0),
+        _fb.field("detectionsPerClass", slot=2, type="I", default=0),
+        _fb.field("nmsScoreThreshold", slot=3, type="f", default=0.0),
+        _fb.field("nmsIouThreshold", slot=4, type="f", default=0.0),
+        _fb.field("numClasses", slot=5, type="I", default=0),
+        _fb.field("useRegularNms", slot=6, type="?", default=False),
+        _fb.field("scaleX", slot=7, type="f", default=0.0),
+        _fb.field("scaleY", slot=8, type="f", default=0.0),
+        _fb.field("scaleW", slot=9, type="f", default=0.0),
+        _fb.field("scaleH", slot=10, type="f", default=0.0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.LstmInputParams",
     LstmInputParams,
-    (
-        (
-            "inputToForgetWeights",
-            "inputToForgetWeights",
-            0,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
+    fields=[
+        _fb.field("inputToForgetWeights", slot=0, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("inputToCellWeights", slot=1, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("inputToOutputWeights", slot=2, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field(
+            "recurrentToForgetWeights", slot=3, type=_fb.table("armnnSerializer.ConstTensor")
         ),
-        (
-            "inputToCellWeights",
-            "inputToCellWeights",
-            1,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
+        _fb.field("recurrentToCellWeights", slot=4, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field(
+            "recurrentToOutputWeights", slot=5, type=_fb.table("armnnSerializer.ConstTensor")
         ),
-        (
-            "inputToOutputWeights",
-            "inputToOutputWeights",
-            2,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
+        _fb.field("forgetGateBias", slot=6, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("cellBias", slot=7, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("outputGateBias", slot=8, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("inputToInputWeights", slot=9, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field(
+            "recurrentToInputWeights", slot=10, type=_fb.table("armnnSerializer.ConstTensor")
         ),
-        (
-            "recurrentToForgetWeights",
-            "recurrentToForgetWeights",
-            3,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-        (
-            "recurrentToCellWeights",
-            "recurrentToCellWeights",
-            4,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-        (
-            "recurrentToOutputWeights",
-            "recurrentToOutputWeights",
-            5,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-        ("forgetGateBias", "forgetGateBias", 6, ("table", "armnnSerializer.ConstTensor"), None, {}),
-        ("cellBias", "cellBias", 7, ("table", "armnnSerializer.ConstTensor"), None, {}),
-        ("outputGateBias", "outputGateBias", 8, ("table", "armnnSerializer.ConstTensor"), None, {}),
-        (
-            "inputToInputWeights",
-            "inputToInputWeights",
-            9,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-        (
-            "recurrentToInputWeights",
-            "recurrentToInputWeights",
-            10,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-        (
-            "cellToInputWeights",
-            "cellToInputWeights",
-            11,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-        ("inputGateBias", "inputGateBias", 12, ("table", "armnnSerializer.ConstTensor"), None, {}),
-        (
-            "projectionWeights",
-            "projectionWeights",
-            13,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-        (
-            "projectionBias",
-            "projectionBias",
-            14,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-        (
-            "cellToForgetWeights",
-            "cellToForgetWeights",
-            15,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-        (
-            "cellToOutputWeights",
-            "cellToOutputWeights",
-            16,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-        (
-            "inputLayerNormWeights",
-            "inputLayerNormWeights",
-            17,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-        (
-            "forgetLayerNormWeights",
-            "forgetLayerNormWeights",
-            18,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-        (
-            "cellLayerNormWeights",
-            "cellLayerNormWeights",
-            19,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-        (
-            "outputLayerNormWeights",
-            "outputLayerNormWeights",
-            20,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-    ),
+        _fb.field("cellToInputWeights", slot=11, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("inputGateBias", slot=12, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("projectionWeights", slot=13, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("projectionBias", slot=14, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("cellToForgetWeights", slot=15, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("cellToOutputWeights", slot=16, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("inputLayerNormWeights", slot=17, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("forgetLayerNormWeights", slot=18, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("cellLayerNormWeights", slot=19, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("outputLayerNormWeights", slot=20, type=_fb.table("armnnSerializer.ConstTensor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.QuantizedLstmInputParams",
     QuantizedLstmInputParams,
-    (
-        (
-            "inputToInputWeights",
-            "inputToInputWeights",
-            0,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
+    fields=[
+        _fb.field("inputToInputWeights", slot=0, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("inputToForgetWeights", slot=1, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("inputToCellWeights", slot=2, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("inputToOutputWeights", slot=3, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("recurrentToInputWeights", slot=4, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field(
+            "recurrentToForgetWeights", slot=5, type=_fb.table("armnnSerializer.ConstTensor")
         ),
-        (
-            "inputToForgetWeights",
-            "inputToForgetWeights",
-            1,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
+        _fb.field("recurrentToCellWeights", slot=6, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field(
+            "recurrentToOutputWeights", slot=7, type=_fb.table("armnnSerializer.ConstTensor")
         ),
-        (
-            "inputToCellWeights",
-            "inputToCellWeights",
-            2,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-        (
-            "inputToOutputWeights",
-            "inputToOutputWeights",
-            3,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-        (
-            "recurrentToInputWeights",
-            "recurrentToInputWeights",
-            4,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-        (
-            "recurrentToForgetWeights",
-            "recurrentToForgetWeights",
-            5,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-        (
-            "recurrentToCellWeights",
-            "recurrentToCellWeights",
-            6,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-        (
-            "recurrentToOutputWeights",
-            "recurrentToOutputWeights",
-            7,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-        ("inputGateBias", "inputGateBias", 8, ("table", "armnnSerializer.ConstTensor"), None, {}),
-        ("forgetGateBias", "forgetGateBias", 9, ("table", "armnnSerializer.ConstTensor"), None, {}),
-        ("cellBias", "cellBias", 10, ("table", "armnnSerializer.ConstTensor"), None, {}),
-        (
-            "outputGateBias",
-            "outputGateBias",
-            11,
-            ("table", "armnnSerializer.ConstTensor"),
-            None,
-            {},
-        ),
-    ),
+        _fb.field("inputGateBias", slot=8, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("forgetGateBias", slot=9, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("cellBias", slot=10, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("outputGateBias", slot=11, type=_fb.table("armnnSerializer.ConstTensor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.LstmDescriptor",
     LstmDescriptor,
-    (
-        ("activationFunc", "activationFunc", 0, "I", 0, {}),
-        ("clippingThresCell", "clippingThresCell", 1, "f", 0.0, {}),
-        ("clippingThresProj", "clippingThresProj", 2, "f", 0.0, {}),
-        ("cifgEnabled", "cifgEnabled", 3, "?", True, {}),
-        ("peepholeEnabled", "peepholeEnabled", 4, "?", False, {}),
-        ("projectionEnabled", "projectionEnabled", 5, "?", False, {}),
-        ("layerNormEnabled", "layerNormEnabled", 6, "?", False, {}),
-    ),
+    fields=[
+        _fb.field("activationFunc", slot=0, type="I", default=0),
+        _fb.field("clippingThresCell", slot=1, type="f", default=0.0),
+        _fb.field("clippingThresProj", slot=2, type="f", default=0.0),
+        _fb.field("cifgEnabled", slot=3, type="?", default=True),
+        _fb.field("peepholeEnabled", slot=4, type="?", default=False),
+        _fb.field("projectionEnabled", slot=5, type="?", default=False),
+        _fb.field("layerNormEnabled", slot=6, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.LstmLayer",
     LstmLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        ("descriptor", "descriptor", 1, ("table", "armnnSerializer.LstmDescriptor"), None, {}),
-        ("inputParams", "inputParams", 2, ("table", "armnnSerializer.LstmInputParams"), None, {}),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.LstmDescriptor")),
+        _fb.field("inputParams", slot=2, type=_fb.table("armnnSerializer.LstmInputParams")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.QuantizedLstmLayer",
     QuantizedLstmLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        (
-            "inputParams",
-            "inputParams",
-            1,
-            ("table", "armnnSerializer.QuantizedLstmInputParams"),
-            None,
-            {},
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field(
+            "inputParams", slot=1, type=_fb.table("armnnSerializer.QuantizedLstmInputParams")
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.DequantizeLayer",
     DequantizeLayer,
-    (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
+    fields=[_fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.MergeLayer",
     MergeLayer,
-    (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
+    fields=[_fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.SwitchLayer",
     SwitchLayer,
-    (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
+    fields=[_fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.PreluLayer",
     PreluLayer,
-    (("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),),
+    fields=[_fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.TransposeConvolution2dLayer",
     TransposeConvolution2dLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        (
-            "descriptor",
-            "descriptor",
-            1,
-            ("table", "armnnSerializer.TransposeConvolution2dDescriptor"),
-            None,
-            {},
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field(
+            "descriptor", slot=1, type=_fb.table("armnnSerializer.TransposeConvolution2dDescriptor")
         ),
-        ("weights", "weights", 2, ("table", "armnnSerializer.ConstTensor"), None, {}),
-        ("biases", "biases", 3, ("table", "armnnSerializer.ConstTensor"), None, {}),
-    ),
+        _fb.field("weights", slot=2, type=_fb.table("armnnSerializer.ConstTensor")),
+        _fb.field("biases", slot=3, type=_fb.table("armnnSerializer.ConstTensor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.TransposeConvolution2dDescriptor",
     TransposeConvolution2dDescriptor,
-    (
-        ("padLeft", "padLeft", 0, "I", 0, {}),
-        ("padRight", "padRight", 1, "I", 0, {}),
-        ("padTop", "padTop", 2, "I", 0, {}),
-        ("padBottom", "padBottom", 3, "I", 0, {}),
-        ("strideX", "strideX", 4, "I", 0, {}),
-        ("strideY", "strideY", 5, "I", 0, {}),
-        ("biasEnabled", "biasEnabled", 6, "?", False, {}),
-        (
+    fields=[
+        _fb.field("padLeft", slot=0, type="I", default=0),
+        _fb.field("padRight", slot=1, type="I", default=0),
+        _fb.field("padTop", slot=2, type="I", default=0),
+        _fb.field("padBottom", slot=3, type="I", default=0),
+        _fb.field("strideX", slot=4, type="I", default=0),
+        _fb.field("strideY", slot=5, type="I", default=0),
+        _fb.field("biasEnabled", slot=6, type="?", default=False),
+        _fb.field(
             "dataLayout",
-            "dataLayout",
-            7,
-            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
-            1,
-            {},
+            slot=7,
+            type=_fb.enum("armnnSerializer.DataLayout", base="b", cls="DataLayout"),
+            default=1,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.ResizeLayer",
     ResizeLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        ("descriptor", "descriptor", 1, ("table", "armnnSerializer.ResizeDescriptor"), None, {}),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.ResizeDescriptor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.ResizeDescriptor",
     ResizeDescriptor,
-    (
-        ("targetHeight", "targetHeight", 0, "I", 0, {}),
-        ("targetWidth", "targetWidth", 1, "I", 0, {}),
-        (
+    fields=[
+        _fb.field("targetHeight", slot=0, type="I", default=0),
+        _fb.field("targetWidth", slot=1, type="I", default=0),
+        _fb.field(
             "method",
-            "method",
-            2,
-            ("enum", "armnnSerializer.ResizeMethod", "b", "ResizeMethod"),
-            0,
-            {},
+            slot=2,
+            type=_fb.enum("armnnSerializer.ResizeMethod", base="b", cls="ResizeMethod"),
+            default=0,
         ),
-        (
+        _fb.field(
             "dataLayout",
-            "dataLayout",
-            3,
-            ("enum", "armnnSerializer.DataLayout", "b", "DataLayout"),
-            0,
-            {},
+            slot=3,
+            type=_fb.enum("armnnSerializer.DataLayout", base="b", cls="DataLayout"),
+            default=0,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.StackLayer",
     StackLayer,
-    (
-        ("base", "base", 0, ("table", "armnnSerializer.LayerBase"), None, {}),
-        ("descriptor", "descriptor", 1, ("table", "armnnSerializer.StackDescriptor"), None, {}),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type=_fb.table("armnnSerializer.LayerBase")),
+        _fb.field("descriptor", slot=1, type=_fb.table("armnnSerializer.StackDescriptor")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.StackDescriptor",
     StackDescriptor,
-    (
-        ("axis", "axis", 0, "I", 0, {}),
-        ("numInputs", "numInputs", 1, "I", 0, {}),
-        ("inputShape", "inputShape", 2, ("vector", "I"), None, {}),
-    ),
+    fields=[
+        _fb.field("axis", slot=0, type="I", default=0),
+        _fb.field("numInputs", slot=1, type="I", default=0),
+        _fb.field("inputShape", slot=2, type=_fb.vector("I")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.AnyLayer",
     AnyLayer,
-    (
-        (
+    fields=[
+        _fb.field(
             "layer",
-            "layer",
-            1,
-            (
-                "union",
+            slot=1,
+            type=_fb.union(
                 "armnnSerializer.Layer",
-                "B",
-                (
-                    ("ActivationLayer", 1, ("table", "armnnSerializer.ActivationLayer")),
-                    ("AdditionLayer", 2, ("table", "armnnSerializer.AdditionLayer")),
-                    ("BatchToSpaceNdLayer", 3, ("table", "armnnSerializer.BatchToSpaceNdLayer")),
-                    (
+                members=[
+                    _fb.member(
+                        "ActivationLayer",
+                        value=1,
+                        type=_fb.table("armnnSerializer.ActivationLayer"),
+                    ),
+                    _fb.member(
+                        "AdditionLayer", value=2, type=_fb.table("armnnSerializer.AdditionLayer")
+                    ),
+                    _fb.member(
+                        "BatchToSpaceNdLayer",
+                        value=3,
+                        type=_fb.table("armnnSerializer.BatchToSpaceNdLayer"),
+                    ),
+                    _fb.member(
                         "BatchNormalizationLayer",
-                        4,
-                        ("table", "armnnSerializer.BatchNormalizationLayer"),
+                        value=4,
+                        type=_fb.table("armnnSerializer.BatchNormalizationLayer"),
                     ),
-                    ("ConstantLayer", 5, ("table", "armnnSerializer.ConstantLayer")),
-                    ("Convolution2dLayer", 6, ("table", "armnnSerializer.Convolution2dLayer")),
-                    (
+                    _fb.member(
+                        "ConstantLayer", value=5, type=_fb.table("armnnSerializer.ConstantLayer")
+                    ),
+                    _fb.member(
+                        "Convolution2dLayer",
+                        value=6,
+                        type=_fb.table("armnnSerializer.Convolution2dLayer"),
+                    ),
+                    _fb.member(
                         "DepthwiseConvolution2dLayer",
-                        7,
-                        ("table", "armnnSerializer.DepthwiseConvolution2dLayer"),
+                        value=7,
+                        type=_fb.table("armnnSerializer.DepthwiseConvolution2dLayer"),
                     ),
-                    ("FullyConnectedLayer", 8, ("table", "armnnSerializer.FullyConnectedLayer")),
-                    ("InputLayer", 9, ("table", "armnnSerializer.InputLayer")),
-                    ("MultiplicationLayer", 10, ("table", "armnnSerializer.MultiplicationLayer")),
-                    ("OutputLayer", 11, ("table", "armnnSerializer.OutputLayer")),
-                    ("PermuteLayer", 12, ("table", "armnnSerializer.PermuteLayer")),
-                    ("Pooling2dLayer", 13, ("table", "armnnSerializer.Pooling2dLayer")),
-                    ("ReshapeLayer", 14, ("table", "armnnSerializer.ReshapeLayer")),
-                    ("SoftmaxLayer", 15, ("table", "armnnSerializer.SoftmaxLayer")),
-                    ("SpaceToBatchNdLayer", 16, ("table", "armnnSerializer.SpaceToBatchNdLayer")),
-                    ("DivisionLayer", 17, ("table", "armnnSerializer.DivisionLayer")),
-                    ("MinimumLayer", 18, ("table", "armnnSerializer.MinimumLayer")),
-                    ("EqualLayer", 19, ("table", "armnnSerializer.EqualLayer")),
-                    ("MaximumLayer", 20, ("table", "armnnSerializer.MaximumLayer")),
-                    ("NormalizationLayer", 21, ("table", "armnnSerializer.NormalizationLayer")),
-                    ("PadLayer", 22, ("table", "armnnSerializer.PadLayer")),
-                    ("RsqrtLayer", 23, ("table", "armnnSerializer.RsqrtLayer")),
-                    ("FloorLayer", 24, ("table", "armnnSerializer.FloorLayer")),
-                    ("GreaterLayer", 25, ("table", "armnnSerializer.GreaterLayer")),
-                    ("ResizeBilinearLayer", 26, ("table", "armnnSerializer.ResizeBilinearLayer")),
-                    ("SubtractionLayer", 27, ("table", "armnnSerializer.SubtractionLayer")),
-                    ("StridedSliceLayer", 28, ("table", "armnnSerializer.StridedSliceLayer")),
-                    ("GatherLayer", 29, ("table", "armnnSerializer.GatherLayer")),
-                    ("MeanLayer", 30, ("table", "armnnSerializer.MeanLayer")),
-                    ("MergerLayer", 31, ("table", "armnnSerializer.MergerLayer")),
-                    ("L2NormalizationLayer", 32, ("table", "armnnSerializer.L2NormalizationLayer")),
-                    ("SplitterLayer", 33, ("table", "armnnSerializer.SplitterLayer")),
-                    (
+                    _fb.member(
+                        "FullyConnectedLayer",
+                        value=8,
+                        type=_fb.table("armnnSerializer.FullyConnectedLayer"),
+                    ),
+                    _fb.member("InputLayer", value=9, type=_fb.table("armnnSerializer.InputLayer")),
+                    _fb.member(
+                        "MultiplicationLayer",
+                        value=10,
+                        type=_fb.table("armnnSerializer.MultiplicationLayer"),
+                    ),
+                    _fb.member(
+                        "OutputLayer", value=11, type=_fb.table("armnnSerializer.OutputLayer")
+                    ),
+                    _fb.member(
+                        "PermuteLayer", value=12, type=_fb.table("armnnSerializer.PermuteLayer")
+                    ),
+                    _fb.member(
+                        "Pooling2dLayer", value=13, type=_fb.table("armnnSerializer.Pooling2dLayer")
+                    ),
+                    _fb.member(
+                        "ReshapeLayer", value=14, type=_fb.table("armnnSerializer.ReshapeLayer")
+                    ),
+                    _fb.member(
+                        "SoftmaxLayer", value=15, type=_fb.table("armnnSerializer.SoftmaxLayer")
+                    ),
+                    _fb.member(
+                        "SpaceToBatchNdLayer",
+                        value=16,
+                        type=_fb.table("armnnSerializer.SpaceToBatchNdLayer"),
+                    ),
+                    _fb.member(
+                        "DivisionLayer", value=17, type=_fb.table("armnnSerializer.DivisionLayer")
+                    ),
+                    _fb.member(
+                        "MinimumLayer", value=18, type=_fb.table("armnnSerializer.MinimumLayer")
+                    ),
+                    _fb.member(
+                        "EqualLayer", value=19, type=_fb.table("armnnSerializer.EqualLayer")
+                    ),
+                    _fb.member(
+                        "MaximumLayer", value=20, type=_fb.table("armnnSerializer.MaximumLayer")
+                    ),
+                    _fb.member(
+                        "NormalizationLayer",
+                        value=21,
+                        type=_fb.table("armnnSerializer.NormalizationLayer"),
+                    ),
+                    _fb.member("PadLayer", value=22, type=_fb.table("armnnSerializer.PadLayer")),
+                    _fb.member(
+                        "RsqrtLayer", value=23, type=_fb.table("armnnSerializer.RsqrtLayer")
+                    ),
+                    _fb.member(
+                        "FloorLayer", value=24, type=_fb.table("armnnSerializer.FloorLayer")
+                    ),
+                    _fb.member(
+                        "GreaterLayer", value=25, type=_fb.table("armnnSerializer.GreaterLayer")
+                    ),
+                    _fb.member(
+                        "ResizeBilinearLayer",
+                        value=26,
+                        type=_fb.table("armnnSerializer.ResizeBilinearLayer"),
+                    ),
+                    _fb.member(
+                        "SubtractionLayer",
+                        value=27,
+                        type=_fb.table("armnnSerializer.SubtractionLayer"),
+                    ),
+                    _fb.member(
+                        "StridedSliceLayer",
+                        value=28,
+                        type=_fb.table("armnnSerializer.StridedSliceLayer"),
+                    ),
+                    _fb.member(
+                        "GatherLayer", value=29, type=_fb.table("armnnSerializer.GatherLayer")
+                    ),
+                    _fb.member("MeanLayer", value=30, type=_fb.table("armnnSerializer.MeanLayer")),
+                    _fb.member(
+                        "MergerLayer", value=31, type=_fb.table("armnnSerializer.MergerLayer")
+                    ),
+                    _fb.member(
+                        "L2NormalizationLayer",
+                        value=32,
+                        type=_fb.table("armnnSerializer.L2NormalizationLayer"),
+                    ),
+                    _fb.member(
+                        "SplitterLayer", value=33, type=_fb.table("armnnSerializer.SplitterLayer")
+                    ),
+                    _fb.member(
                         "DetectionPostProcessLayer",
-                        34,
-                        ("table", "armnnSerializer.DetectionPostProcessLayer"),
+                        value=34,
+                        type=_fb.table("armnnSerializer.DetectionPostProcessLayer"),
                     ),
-                    ("LstmLayer", 35, ("table", "armnnSerializer.LstmLayer")),
-                    ("QuantizedLstmLayer", 36, ("table", "armnnSerializer.QuantizedLstmLayer")),
-                    ("QuantizeLayer", 37, ("table", "armnnSerializer.QuantizeLayer")),
-                    ("DequantizeLayer", 38, ("table", "armnnSerializer.DequantizeLayer")),
-                    ("MergeLayer", 39, ("table", "armnnSerializer.MergeLayer")),
-                    ("SwitchLayer", 40, ("table", "armnnSerializer.SwitchLayer")),
-                    ("ConcatLayer", 41, ("table", "armnnSerializer.ConcatLayer")),
-                    ("SpaceToDepthLayer", 42, ("table", "armnnSerializer.SpaceToDepthLayer")),
-                    ("PreluLayer", 43, ("table", "armnnSerializer.PreluLayer")),
-                    (
+                    _fb.member("LstmLayer", value=35, type=_fb.table("armnnSerializer.LstmLayer")),
+                    _fb.member(
+                        "QuantizedLstmLayer",
+                        value=36,
+                        type=_fb.table("armnnSerializer.QuantizedLstmLayer"),
+                    ),
+                    _fb.member(
+                        "QuantizeLayer", value=37, type=_fb.table("armnnSerializer.QuantizeLayer")
+                    ),
+                    _fb.member(
+                        "DequantizeLayer",
+                        value=38,
+                        type=_fb.table("armnnSerializer.DequantizeLayer"),
+                    ),
+                    _fb.member(
+                        "MergeLayer", value=39, type=_fb.table("armnnSerializer.MergeLayer")
+                    ),
+                    _fb.member(
+                        "SwitchLayer", value=40, type=_fb.table("armnnSerializer.SwitchLayer")
+                    ),
+                    _fb.member(
+                        "ConcatLayer", value=41, type=_fb.table("armnnSerializer.ConcatLayer")
+                    ),
+                    _fb.member(
+                        "SpaceToDepthLayer",
+                        value=42,
+                        type=_fb.table("armnnSerializer.SpaceToDepthLayer"),
+                    ),
+                    _fb.member(
+                        "PreluLayer", value=43, type=_fb.table("armnnSerializer.PreluLayer")
+                    ),
+                    _fb.member(
                         "TransposeConvolution2dLayer",
-                        44,
-                        ("table", "armnnSerializer.TransposeConvolution2dLayer"),
+                        value=44,
+                        type=_fb.table("armnnSerializer.TransposeConvolution2dLayer"),
                     ),
-                    ("ResizeLayer", 45, ("table", "armnnSerializer.ResizeLayer")),
-                    ("StackLayer", 46, ("table", "armnnSerializer.StackLayer")),
-                ),
+                    _fb.member(
+                        "ResizeLayer", value=45, type=_fb.table("armnnSerializer.ResizeLayer")
+                    ),
+                    _fb.member(
+                        "StackLayer", value=46, type=_fb.table("armnnSerializer.StackLayer")
+                    ),
+                ],
             ),
-            None,
-            {},
-        ),
-    ),
+        )
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "armnnSerializer.SerializedGraph",
     SerializedGraph,
-    (
-        ("layers", "layers", 0, ("vector", ("table", "armnnSerializer.AnyLayer")), None, {}),
-        ("inputIds", "inputIds", 1, ("vector", "I"), None, {}),
-        ("outputIds", "outputIds", 2, ("vector", "I"), None, {}),
-    ),
+    fields=[
+        _fb.field("layers", slot=0, type=_fb.vector(_fb.table("armnnSerializer.AnyLayer"))),
+        _fb.field("inputIds", slot=1, type=_fb.vector("I")),
+        _fb.field("outputIds", slot=2, type=_fb.vector("I")),
+    ],
     identifier="ARMN",
     reg=_FB_REG,
 )

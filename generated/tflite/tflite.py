@@ -1981,1604 +1981,1815 @@ _FB_REG = _fb.registry(__name__.rsplit(".", 2)[0])
 _fb.Table(
     "tflite.CustomQuantization",
     CustomQuantization,
-    (("custom", "custom", 0, ("vector", "B"), None, {"force_align": 16}),),
+    fields=[_fb.field("custom", slot=0, type=_fb.vector("B"), force_align=16)],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.BlockwiseQuantization",
     BlockwiseQuantization,
-    (
-        ("scales", "scales", 0, "i", 0, {}),
-        ("zero_points", "zero_points", 1, "i", 0, {}),
-        ("block_size", "block_size", 2, "i", 0, {}),
-    ),
+    fields=[
+        _fb.field("scales", slot=0, type="i", default=0),
+        _fb.field("zero_points", slot=1, type="i", default=0),
+        _fb.field("block_size", slot=2, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.MultiAxisQuantization",
     MultiAxisQuantization,
-    (
-        ("scales", "scales", 0, "i", 0, {}),
-        ("zero_points", "zero_points", 1, "i", 0, {}),
-        ("block_size", "block_size", 2, "i", 0, {}),
-        ("quantized_dimensions", "quantized_dimensions", 3, ("vector", "i"), None, {}),
-    ),
+    fields=[
+        _fb.field("scales", slot=0, type="i", default=0),
+        _fb.field("zero_points", slot=1, type="i", default=0),
+        _fb.field("block_size", slot=2, type="i", default=0),
+        _fb.field("quantized_dimensions", slot=3, type=_fb.vector("i")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.QuantizationParameters",
     QuantizationParameters,
-    (
-        ("min", "min", 0, ("vector", "f"), None, {}),
-        ("max", "max", 1, ("vector", "f"), None, {}),
-        ("scale", "scale", 2, ("vector", "f"), None, {}),
-        ("zero_point", "zero_point", 3, ("vector", "q"), None, {}),
-        (
+    fields=[
+        _fb.field("min", slot=0, type=_fb.vector("f")),
+        _fb.field("max", slot=1, type=_fb.vector("f")),
+        _fb.field("scale", slot=2, type=_fb.vector("f")),
+        _fb.field("zero_point", slot=3, type=_fb.vector("q")),
+        _fb.field(
             "details",
-            "details",
-            5,
-            (
-                "union",
+            slot=5,
+            type=_fb.union(
                 "tflite.QuantizationDetails",
-                "B",
-                (
-                    ("CustomQuantization", 1, ("table", "tflite.CustomQuantization")),
-                    ("BlockwiseQuantization", 2, ("table", "tflite.BlockwiseQuantization")),
-                    ("MultiAxisQuantization", 3, ("table", "tflite.MultiAxisQuantization")),
-                ),
+                members=[
+                    _fb.member(
+                        "CustomQuantization", value=1, type=_fb.table("tflite.CustomQuantization")
+                    ),
+                    _fb.member(
+                        "BlockwiseQuantization",
+                        value=2,
+                        type=_fb.table("tflite.BlockwiseQuantization"),
+                    ),
+                    _fb.member(
+                        "MultiAxisQuantization",
+                        value=3,
+                        type=_fb.table("tflite.MultiAxisQuantization"),
+                    ),
+                ],
             ),
-            None,
-            {},
         ),
-        ("quantized_dimension", "quantized_dimension", 6, "i", 0, {}),
-    ),
+        _fb.field("quantized_dimension", slot=6, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.Int32Vector",
     Int32Vector,
-    (("values", "values", 0, ("vector", "i"), None, {}),),
+    fields=[_fb.field("values", slot=0, type=_fb.vector("i"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.Uint16Vector",
     Uint16Vector,
-    (("values", "values", 0, ("vector", "H"), None, {"force_align": 4}),),
+    fields=[_fb.field("values", slot=0, type=_fb.vector("H"), force_align=4)],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.Uint8Vector",
     Uint8Vector,
-    (("values", "values", 0, ("vector", "B"), None, {"force_align": 4}),),
+    fields=[_fb.field("values", slot=0, type=_fb.vector("B"), force_align=4)],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.DimensionMetadata",
     DimensionMetadata,
-    (
-        ("format", "format", 0, ("enum", "tflite.DimensionType", "b", "DimensionType"), 0, {}),
-        ("dense_size", "dense_size", 1, "i", 0, {}),
-        (
-            "array_segments",
-            "array_segments",
-            3,
-            (
-                "union",
-                "tflite.SparseIndexVector",
-                "B",
-                (
-                    ("Int32Vector", 1, ("table", "tflite.Int32Vector")),
-                    ("Uint16Vector", 2, ("table", "tflite.Uint16Vector")),
-                    ("Uint8Vector", 3, ("table", "tflite.Uint8Vector")),
-                ),
-            ),
-            None,
-            {},
+    fields=[
+        _fb.field(
+            "format",
+            slot=0,
+            type=_fb.enum("tflite.DimensionType", base="b", cls="DimensionType"),
+            default=0,
         ),
-        (
-            "array_indices",
-            "array_indices",
-            5,
-            (
-                "union",
+        _fb.field("dense_size", slot=1, type="i", default=0),
+        _fb.field(
+            "array_segments",
+            slot=3,
+            type=_fb.union(
                 "tflite.SparseIndexVector",
-                "B",
-                (
-                    ("Int32Vector", 1, ("table", "tflite.Int32Vector")),
-                    ("Uint16Vector", 2, ("table", "tflite.Uint16Vector")),
-                    ("Uint8Vector", 3, ("table", "tflite.Uint8Vector")),
-                ),
+                members=[
+                    _fb.member("Int32Vector", value=1, type=_fb.table("tflite.Int32Vector")),
+                    _fb.member("Uint16Vector", value=2, type=_fb.table("tflite.Uint16Vector")),
+                    _fb.member("Uint8Vector", value=3, type=_fb.table("tflite.Uint8Vector")),
+                ],
             ),
-            None,
-            {},
         ),
-    ),
+        _fb.field(
+            "array_indices",
+            slot=5,
+            type=_fb.union(
+                "tflite.SparseIndexVector",
+                members=[
+                    _fb.member("Int32Vector", value=1, type=_fb.table("tflite.Int32Vector")),
+                    _fb.member("Uint16Vector", value=2, type=_fb.table("tflite.Uint16Vector")),
+                    _fb.member("Uint8Vector", value=3, type=_fb.table("tflite.Uint8Vector")),
+                ],
+            ),
+        ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.SparsityParameters",
     SparsityParameters,
-    (
-        ("traversal_order", "traversal_order", 0, ("vector", "i"), None, {}),
-        ("block_map", "block_map", 1, ("vector", "i"), None, {}),
-        (
-            "dim_metadata",
-            "dim_metadata",
-            2,
-            ("vector", ("table", "tflite.DimensionMetadata")),
-            None,
-            {},
-        ),
-    ),
+    fields=[
+        _fb.field("traversal_order", slot=0, type=_fb.vector("i")),
+        _fb.field("block_map", slot=1, type=_fb.vector("i")),
+        _fb.field("dim_metadata", slot=2, type=_fb.vector(_fb.table("tflite.DimensionMetadata"))),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.VariantSubType",
     VariantSubType,
-    (
-        ("shape", "shape", 0, ("vector", "i"), None, {}),
-        ("type", "type", 1, ("enum", "tflite.TensorType", "b", "TensorType"), 0, {}),
-        ("has_rank", "has_rank", 2, "?", False, {}),
-    ),
+    fields=[
+        _fb.field("shape", slot=0, type=_fb.vector("i")),
+        _fb.field(
+            "type",
+            slot=1,
+            type=_fb.enum("tflite.TensorType", base="b", cls="TensorType"),
+            default=0,
+        ),
+        _fb.field("has_rank", slot=2, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.Tensor",
     Tensor,
-    (
-        ("shape", "shape", 0, ("vector", "i"), None, {}),
-        ("type", "type", 1, ("enum", "tflite.TensorType", "b", "TensorType"), 0, {}),
-        ("buffer", "buffer", 2, "I", 0, {}),
-        ("name", "name", 3, "string", None, {}),
-        ("quantization", "quantization", 4, ("table", "tflite.QuantizationParameters"), None, {}),
-        ("is_variable", "is_variable", 5, "?", False, {}),
-        ("sparsity", "sparsity", 6, ("table", "tflite.SparsityParameters"), None, {}),
-        ("shape_signature", "shape_signature", 7, ("vector", "i"), None, {}),
-        ("has_rank", "has_rank", 8, "?", False, {}),
-        (
-            "variant_tensors",
-            "variant_tensors",
-            9,
-            ("vector", ("table", "tflite.VariantSubType")),
-            None,
-            {},
+    fields=[
+        _fb.field("shape", slot=0, type=_fb.vector("i")),
+        _fb.field(
+            "type",
+            slot=1,
+            type=_fb.enum("tflite.TensorType", base="b", cls="TensorType"),
+            default=0,
         ),
-        ("external_buffer", "external_buffer", 10, "I", 0, {}),
-    ),
+        _fb.field("buffer", slot=2, type="I", default=0),
+        _fb.field("name", slot=3, type="string"),
+        _fb.field("quantization", slot=4, type=_fb.table("tflite.QuantizationParameters")),
+        _fb.field("is_variable", slot=5, type="?", default=False),
+        _fb.field("sparsity", slot=6, type=_fb.table("tflite.SparsityParameters")),
+        _fb.field("shape_signature", slot=7, type=_fb.vector("i")),
+        _fb.field("has_rank", slot=8, type="?", default=False),
+        _fb.field("variant_tensors", slot=9, type=_fb.vector(_fb.table("tflite.VariantSubType"))),
+        _fb.field("external_buffer", slot=10, type="I", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StablehloGatherOptions",
     StablehloGatherOptions,
-    (
-        ("offset_dims", "offset_dims", 0, ("vector", "q"), None, {}),
-        ("collapsed_slice_dims", "collapsed_slice_dims", 1, ("vector", "q"), None, {}),
-        ("start_index_map", "start_index_map", 2, ("vector", "q"), None, {}),
-        ("index_vector_dim", "index_vector_dim", 3, "q", 0, {}),
-        ("slice_sizes", "slice_sizes", 4, ("vector", "q"), None, {}),
-        ("indices_are_sorted", "indices_are_sorted", 5, "?", False, {}),
-    ),
+    fields=[
+        _fb.field("offset_dims", slot=0, type=_fb.vector("q")),
+        _fb.field("collapsed_slice_dims", slot=1, type=_fb.vector("q")),
+        _fb.field("start_index_map", slot=2, type=_fb.vector("q")),
+        _fb.field("index_vector_dim", slot=3, type="q", default=0),
+        _fb.field("slice_sizes", slot=4, type=_fb.vector("q")),
+        _fb.field("indices_are_sorted", slot=5, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StablehloTransposeOptions",
     StablehloTransposeOptions,
-    (("permutation", "permutation", 0, ("vector", "q"), None, {}),),
+    fields=[_fb.field("permutation", slot=0, type=_fb.vector("q"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StablehloDotGeneralOptions",
     StablehloDotGeneralOptions,
-    (
-        ("lhs_batching_dimensions", "lhs_batching_dimensions", 0, ("vector", "q"), None, {}),
-        ("rhs_batching_dimensions", "rhs_batching_dimensions", 1, ("vector", "q"), None, {}),
-        ("lhs_contracting_dimensions", "lhs_contracting_dimensions", 2, ("vector", "q"), None, {}),
-        ("rhs_contracting_dimensions", "rhs_contracting_dimensions", 3, ("vector", "q"), None, {}),
-        (
+    fields=[
+        _fb.field("lhs_batching_dimensions", slot=0, type=_fb.vector("q")),
+        _fb.field("rhs_batching_dimensions", slot=1, type=_fb.vector("q")),
+        _fb.field("lhs_contracting_dimensions", slot=2, type=_fb.vector("q")),
+        _fb.field("rhs_contracting_dimensions", slot=3, type=_fb.vector("q")),
+        _fb.field(
             "precision_config",
-            "precision_config",
-            4,
-            (
-                "vector",
-                ("enum", "tflite.StablehloPrecisionConfig", "I", "StablehloPrecisionConfig"),
+            slot=4,
+            type=_fb.vector(
+                _fb.enum(
+                    "tflite.StablehloPrecisionConfig", base="I", cls="StablehloPrecisionConfig"
+                )
             ),
-            None,
-            {},
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StablehloReduceWindowOptions",
     StablehloReduceWindowOptions,
-    (
-        ("window_dimensions", "window_dimensions", 0, ("vector", "q"), None, {}),
-        ("window_strides", "window_strides", 1, ("vector", "q"), None, {}),
-        ("base_dilations", "base_dilations", 2, ("vector", "q"), None, {}),
-        ("window_dilations", "window_dilations", 3, ("vector", "q"), None, {}),
-        ("padding", "padding", 4, ("vector", "q"), None, {}),
-        ("body_subgraph_index", "body_subgraph_index", 5, "i", 0, {}),
-    ),
+    fields=[
+        _fb.field("window_dimensions", slot=0, type=_fb.vector("q")),
+        _fb.field("window_strides", slot=1, type=_fb.vector("q")),
+        _fb.field("base_dilations", slot=2, type=_fb.vector("q")),
+        _fb.field("window_dilations", slot=3, type=_fb.vector("q")),
+        _fb.field("padding", slot=4, type=_fb.vector("q")),
+        _fb.field("body_subgraph_index", slot=5, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StablehloWhileOptions",
     StablehloWhileOptions,
-    (
-        ("cond_subgraph_index", "cond_subgraph_index", 0, "i", 0, {}),
-        ("body_subgraph_index", "body_subgraph_index", 1, "i", 0, {}),
-    ),
+    fields=[
+        _fb.field("cond_subgraph_index", slot=0, type="i", default=0),
+        _fb.field("body_subgraph_index", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StablehloSortOptions",
     StablehloSortOptions,
-    (
-        ("dimension", "dimension", 0, "q", 0, {}),
-        ("is_stable", "is_stable", 1, "?", False, {}),
-        ("comparator_subgraph_index", "comparator_subgraph_index", 2, "i", 0, {}),
-    ),
+    fields=[
+        _fb.field("dimension", slot=0, type="q", default=0),
+        _fb.field("is_stable", slot=1, type="?", default=False),
+        _fb.field("comparator_subgraph_index", slot=2, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StablehloConcatenateOptions",
     StablehloConcatenateOptions,
-    (("dimension", "dimension", 0, "q", 0, {}),),
+    fields=[_fb.field("dimension", slot=0, type="q", default=0)],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StablehloBroadcastInDimOptions",
     StablehloBroadcastInDimOptions,
-    (("broadcast_dimensions", "broadcast_dimensions", 0, ("vector", "q"), None, {}),),
+    fields=[_fb.field("broadcast_dimensions", slot=0, type=_fb.vector("q"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StablehloCompareOptions",
     StablehloCompareOptions,
-    (
-        (
+    fields=[
+        _fb.field(
             "comparison_direction",
-            "comparison_direction",
-            0,
-            ("enum", "tflite.StablehloComparisonDirection", "I", "StablehloComparisonDirection"),
-            0,
-            {},
+            slot=0,
+            type=_fb.enum(
+                "tflite.StablehloComparisonDirection", base="I", cls="StablehloComparisonDirection"
+            ),
+            default=0,
         ),
-        (
+        _fb.field(
             "compare_type",
-            "compare_type",
-            1,
-            ("enum", "tflite.StablehloComparisonType", "I", "StablehloComparisonType"),
-            0,
-            {},
+            slot=1,
+            type=_fb.enum(
+                "tflite.StablehloComparisonType", base="I", cls="StablehloComparisonType"
+            ),
+            default=0,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StablehloDynamicSliceOptions",
     StablehloDynamicSliceOptions,
-    (("slice_sizes", "slice_sizes", 0, ("vector", "q"), None, {}),),
+    fields=[_fb.field("slice_sizes", slot=0, type=_fb.vector("q"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StablehloPadOptions",
     StablehloPadOptions,
-    (
-        ("edge_padding_low", "edge_padding_low", 0, ("vector", "q"), None, {}),
-        ("edge_padding_high", "edge_padding_high", 1, ("vector", "q"), None, {}),
-        ("interior_padding", "interior_padding", 2, ("vector", "q"), None, {}),
-    ),
+    fields=[
+        _fb.field("edge_padding_low", slot=0, type=_fb.vector("q")),
+        _fb.field("edge_padding_high", slot=1, type=_fb.vector("q")),
+        _fb.field("interior_padding", slot=2, type=_fb.vector("q")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StablehloIotaOptions",
     StablehloIotaOptions,
-    (("iota_dimension", "iota_dimension", 0, "q", 0, {}),),
+    fields=[_fb.field("iota_dimension", slot=0, type="q", default=0)],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StablehloCustomCallOptions",
     StablehloCustomCallOptions,
-    (
-        ("call_target_name", "call_target_name", 0, "string", None, {}),
-        ("has_side_effect", "has_side_effect", 1, "?", False, {}),
-        ("backend_config", "backend_config", 2, "string", None, {}),
-        ("api_version", "api_version", 3, "i", 0, {}),
-        ("called_computations", "called_computations", 4, ("vector", "i"), None, {}),
-        ("custom_attributes", "custom_attributes", 5, ("vector", "B"), None, {}),
-    ),
+    fields=[
+        _fb.field("call_target_name", slot=0, type="string"),
+        _fb.field("has_side_effect", slot=1, type="?", default=False),
+        _fb.field("backend_config", slot=2, type="string"),
+        _fb.field("api_version", slot=3, type="i", default=0),
+        _fb.field("called_computations", slot=4, type=_fb.vector("i")),
+        _fb.field("custom_attributes", slot=5, type=_fb.vector("B")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StablehloReduceOptions",
     StablehloReduceOptions,
-    (
-        ("dimensions", "dimensions", 0, ("vector", "q"), None, {}),
-        ("body_subgraph_index", "body_subgraph_index", 1, "i", 0, {}),
-    ),
+    fields=[
+        _fb.field("dimensions", slot=0, type=_fb.vector("q")),
+        _fb.field("body_subgraph_index", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StablehloSliceOptions",
     StablehloSliceOptions,
-    (
-        ("start_indices", "start_indices", 0, ("vector", "q"), None, {}),
-        ("limit_indices", "limit_indices", 1, ("vector", "q"), None, {}),
-        ("strides", "strides", 2, ("vector", "q"), None, {}),
-    ),
+    fields=[
+        _fb.field("start_indices", slot=0, type=_fb.vector("q")),
+        _fb.field("limit_indices", slot=1, type=_fb.vector("q")),
+        _fb.field("strides", slot=2, type=_fb.vector("q")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StablehloConvolutionOptions",
     StablehloConvolutionOptions,
-    (
-        ("window_strides", "window_strides", 0, ("vector", "q"), None, {}),
-        ("padding", "padding", 1, ("vector", "q"), None, {}),
-        ("lhs_dilation", "lhs_dilation", 2, ("vector", "q"), None, {}),
-        ("rhs_dilation", "rhs_dilation", 3, ("vector", "q"), None, {}),
-        ("window_reversal", "window_reversal", 4, ("vector", "?"), None, {}),
-        ("input_batch_dimension", "input_batch_dimension", 5, "q", 0, {}),
-        ("input_feature_dimension", "input_feature_dimension", 6, "q", 0, {}),
-        ("input_spatial_dimensions", "input_spatial_dimensions", 7, ("vector", "q"), None, {}),
-        ("kernel_input_feature_dimension", "kernel_input_feature_dimension", 8, "q", 0, {}),
-        ("kernel_output_feature_dimension", "kernel_output_feature_dimension", 9, "q", 0, {}),
-        ("kernel_spatial_dimensions", "kernel_spatial_dimensions", 10, ("vector", "q"), None, {}),
-        ("output_batch_dimension", "output_batch_dimension", 11, "q", 0, {}),
-        ("output_feature_dimension", "output_feature_dimension", 12, "q", 0, {}),
-        ("output_spatial_dimensions", "output_spatial_dimensions", 13, ("vector", "q"), None, {}),
-        ("feature_group_count", "feature_group_count", 14, "q", 0, {}),
-        ("batch_group_count", "batch_group_count", 15, "q", 0, {}),
-        (
+    fields=[
+        _fb.field("window_strides", slot=0, type=_fb.vector("q")),
+        _fb.field("padding", slot=1, type=_fb.vector("q")),
+        _fb.field("lhs_dilation", slot=2, type=_fb.vector("q")),
+        _fb.field("rhs_dilation", slot=3, type=_fb.vector("q")),
+        _fb.field("window_reversal", slot=4, type=_fb.vector("?")),
+        _fb.field("input_batch_dimension", slot=5, type="q", default=0),
+        _fb.field("input_feature_dimension", slot=6, type="q", default=0),
+        _fb.field("input_spatial_dimensions", slot=7, type=_fb.vector("q")),
+        _fb.field("kernel_input_feature_dimension", slot=8, type="q", default=0),
+        _fb.field("kernel_output_feature_dimension", slot=9, type="q", default=0),
+        _fb.field("kernel_spatial_dimensions", slot=10, type=_fb.vector("q")),
+        _fb.field("output_batch_dimension", slot=11, type="q", default=0),
+        _fb.field("output_feature_dimension", slot=12, type="q", default=0),
+        _fb.field("output_spatial_dimensions", slot=13, type=_fb.vector("q")),
+        _fb.field("feature_group_count", slot=14, type="q", default=0),
+        _fb.field("batch_group_count", slot=15, type="q", default=0),
+        _fb.field(
             "precision_config",
-            "precision_config",
-            16,
-            (
-                "vector",
-                ("enum", "tflite.StablehloPrecisionConfig", "I", "StablehloPrecisionConfig"),
+            slot=16,
+            type=_fb.vector(
+                _fb.enum(
+                    "tflite.StablehloPrecisionConfig", base="I", cls="StablehloPrecisionConfig"
+                )
             ),
-            None,
-            {},
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StablehloScatterOptions",
     StablehloScatterOptions,
-    (
-        ("indices_are_sorted", "indices_are_sorted", 0, "?", False, {}),
-        ("update_window_dims", "update_window_dims", 1, ("vector", "q"), None, {}),
-        ("inserted_window_dims", "inserted_window_dims", 2, ("vector", "q"), None, {}),
-        (
-            "scatter_dims_to_operand_dims",
-            "scatter_dims_to_operand_dims",
-            3,
-            ("vector", "q"),
-            None,
-            {},
-        ),
-        ("index_vector_dim", "index_vector_dim", 4, "q", 0, {}),
-        ("unique_indices", "unique_indices", 5, "?", False, {}),
-        ("update_computation_subgraph_index", "update_computation_subgraph_index", 6, "i", 0, {}),
-    ),
+    fields=[
+        _fb.field("indices_are_sorted", slot=0, type="?", default=False),
+        _fb.field("update_window_dims", slot=1, type=_fb.vector("q")),
+        _fb.field("inserted_window_dims", slot=2, type=_fb.vector("q")),
+        _fb.field("scatter_dims_to_operand_dims", slot=3, type=_fb.vector("q")),
+        _fb.field("index_vector_dim", slot=4, type="q", default=0),
+        _fb.field("unique_indices", slot=5, type="?", default=False),
+        _fb.field("update_computation_subgraph_index", slot=6, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StablehloCaseOptions",
     StablehloCaseOptions,
-    (("branch_subgraph_indices", "branch_subgraph_indices", 0, ("vector", "i"), None, {}),),
+    fields=[_fb.field("branch_subgraph_indices", slot=0, type=_fb.vector("i"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StablehloRngBitGeneratorOptions",
     StablehloRngBitGeneratorOptions,
-    (("algorithm", "algorithm", 0, ("enum", "tflite.RngAlgorithm", "b", "RngAlgorithm"), 0, {}),),
+    fields=[
+        _fb.field(
+            "algorithm",
+            slot=0,
+            type=_fb.enum("tflite.RngAlgorithm", base="b", cls="RngAlgorithm"),
+            default=0,
+        )
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.Conv2DOptions",
     Conv2DOptions,
-    (
-        ("padding", "padding", 0, ("enum", "tflite.Padding", "b", "Padding"), 0, {}),
-        ("stride_w", "stride_w", 1, "i", 0, {}),
-        ("stride_h", "stride_h", 2, "i", 0, {}),
-        (
-            "fused_activation_function",
-            "fused_activation_function",
-            3,
-            ("enum", "tflite.ActivationFunctionType", "b", "ActivationFunctionType"),
-            0,
-            {},
+    fields=[
+        _fb.field(
+            "padding", slot=0, type=_fb.enum("tflite.Padding", base="b", cls="Padding"), default=0
         ),
-        ("dilation_w_factor", "dilation_w_factor", 4, "i", 1, {}),
-        ("dilation_h_factor", "dilation_h_factor", 5, "i", 1, {}),
-        (
-            "quantized_bias_type",
-            "quantized_bias_type",
-            6,
-            ("enum", "tflite.TensorType", "b", "TensorType"),
-            0,
-            {},
+        _fb.field("stride_w", slot=1, type="i", default=0),
+        _fb.field("stride_h", slot=2, type="i", default=0),
+        _fb.field(
+            "fused_activation_function",
+            slot=3,
+            type=_fb.enum("tflite.ActivationFunctionType", base="b", cls="ActivationFunctionType"),
+            default=0,
         ),
-    ),
+        _fb.field("dilation_w_factor", slot=4, type="i", default=1),
+        _fb.field("dilation_h_factor", slot=5, type="i", default=1),
+        _fb.field(
+            "quantized_bias_type",
+            slot=6,
+            type=_fb.enum("tflite.TensorType", base="b", cls="TensorType"),
+            default=0,
+        ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.Conv3DOptions",
     Conv3DOptions,
-    (
-        ("padding", "padding", 0, ("enum", "tflite.Padding", "b", "Padding"), 0, {}),
-        ("stride_d", "stride_d", 1, "i", 0, {}),
-        ("stride_w", "stride_w", 2, "i", 0, {}),
-        ("stride_h", "stride_h", 3, "i", 0, {}),
-        (
-            "fused_activation_function",
-            "fused_activation_function",
-            4,
-            ("enum", "tflite.ActivationFunctionType", "b", "ActivationFunctionType"),
-            0,
-            {},
+    fields=[
+        _fb.field(
+            "padding", slot=0, type=_fb.enum("tflite.Padding", base="b", cls="Padding"), default=0
         ),
-        ("dilation_d_factor", "dilation_d_factor", 5, "i", 1, {}),
-        ("dilation_w_factor", "dilation_w_factor", 6, "i", 1, {}),
-        ("dilation_h_factor", "dilation_h_factor", 7, "i", 1, {}),
-    ),
+        _fb.field("stride_d", slot=1, type="i", default=0),
+        _fb.field("stride_w", slot=2, type="i", default=0),
+        _fb.field("stride_h", slot=3, type="i", default=0),
+        _fb.field(
+            "fused_activation_function",
+            slot=4,
+            type=_fb.enum("tflite.ActivationFunctionType", base="b", cls="ActivationFunctionType"),
+            default=0,
+        ),
+        _fb.field("dilation_d_factor", slot=5, type="i", default=1),
+        _fb.field("dilation_w_factor", slot=6, type="i", default=1),
+        _fb.field("dilation_h_factor", slot=7, type="i", default=1),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.Pool2DOptions",
     Pool2DOptions,
-    (
-        ("padding", "padding", 0, ("enum", "tflite.Padding", "b", "Padding"), 0, {}),
-        ("stride_w", "stride_w", 1, "i", 0, {}),
-        ("stride_h", "stride_h", 2, "i", 0, {}),
-        ("filter_width", "filter_width", 3, "i", 0, {}),
-        ("filter_height", "filter_height", 4, "i", 0, {}),
-        (
-            "fused_activation_function",
-            "fused_activation_function",
-            5,
-            ("enum", "tflite.ActivationFunctionType", "b", "ActivationFunctionType"),
-            0,
-            {},
+    fields=[
+        _fb.field(
+            "padding", slot=0, type=_fb.enum("tflite.Padding", base="b", cls="Padding"), default=0
         ),
-    ),
+        _fb.field("stride_w", slot=1, type="i", default=0),
+        _fb.field("stride_h", slot=2, type="i", default=0),
+        _fb.field("filter_width", slot=3, type="i", default=0),
+        _fb.field("filter_height", slot=4, type="i", default=0),
+        _fb.field(
+            "fused_activation_function",
+            slot=5,
+            type=_fb.enum("tflite.ActivationFunctionType", base="b", cls="ActivationFunctionType"),
+            default=0,
+        ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.DepthwiseConv2DOptions",
     DepthwiseConv2DOptions,
-    (
-        ("padding", "padding", 0, ("enum", "tflite.Padding", "b", "Padding"), 0, {}),
-        ("stride_w", "stride_w", 1, "i", 0, {}),
-        ("stride_h", "stride_h", 2, "i", 0, {}),
-        ("depth_multiplier", "depth_multiplier", 3, "i", 0, {}),
-        (
-            "fused_activation_function",
-            "fused_activation_function",
-            4,
-            ("enum", "tflite.ActivationFunctionType", "b", "ActivationFunctionType"),
-            0,
-            {},
+    fields=[
+        _fb.field(
+            "padding", slot=0, type=_fb.enum("tflite.Padding", base="b", cls="Padding"), default=0
         ),
-        ("dilation_w_factor", "dilation_w_factor", 5, "i", 1, {}),
-        ("dilation_h_factor", "dilation_h_factor", 6, "i", 1, {}),
-    ),
+        _fb.field("stride_w", slot=1, type="i", default=0),
+        _fb.field("stride_h", slot=2, type="i", default=0),
+        _fb.field("depth_multiplier", slot=3, type="i", default=0),
+        _fb.field(
+            "fused_activation_function",
+            slot=4,
+            type=_fb.enum("tflite.ActivationFunctionType", base="b", cls="ActivationFunctionType"),
+            default=0,
+        ),
+        _fb.field("dilation_w_factor", slot=5, type="i", default=1),
+        _fb.field("dilation_h_factor", slot=6, type="i", default=1),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.ConcatEmbeddingsOptions",
     ConcatEmbeddingsOptions,
-    (
-        ("num_channels", "num_channels", 0, "i", 0, {}),
-        ("num_columns_per_channel", "num_columns_per_channel", 1, ("vector", "i"), None, {}),
-        ("embedding_dim_per_channel", "embedding_dim_per_channel", 2, ("vector", "i"), None, {}),
-    ),
+    fields=[
+        _fb.field("num_channels", slot=0, type="i", default=0),
+        _fb.field("num_columns_per_channel", slot=1, type=_fb.vector("i")),
+        _fb.field("embedding_dim_per_channel", slot=2, type=_fb.vector("i")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.LSHProjectionOptions",
     LSHProjectionOptions,
-    (("type", "type", 0, ("enum", "tflite.LSHProjectionType", "b", "LSHProjectionType"), 0, {}),),
+    fields=[
+        _fb.field(
+            "type",
+            slot=0,
+            type=_fb.enum("tflite.LSHProjectionType", base="b", cls="LSHProjectionType"),
+            default=0,
+        )
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.SVDFOptions",
     SVDFOptions,
-    (
-        ("rank", "rank", 0, "i", 0, {}),
-        (
+    fields=[
+        _fb.field("rank", slot=0, type="i", default=0),
+        _fb.field(
             "fused_activation_function",
-            "fused_activation_function",
-            1,
-            ("enum", "tflite.ActivationFunctionType", "b", "ActivationFunctionType"),
-            0,
-            {},
+            slot=1,
+            type=_fb.enum("tflite.ActivationFunctionType", base="b", cls="ActivationFunctionType"),
+            default=0,
         ),
-        ("asymmetric_quantize_inputs", "asymmetric_quantize_inputs", 2, "?", False, {}),
-    ),
+        _fb.field("asymmetric_quantize_inputs", slot=2, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.RNNOptions",
     RNNOptions,
-    (
-        (
+    fields=[
+        _fb.field(
             "fused_activation_function",
-            "fused_activation_function",
-            0,
-            ("enum", "tflite.ActivationFunctionType", "b", "ActivationFunctionType"),
-            0,
-            {},
+            slot=0,
+            type=_fb.enum("tflite.ActivationFunctionType", base="b", cls="ActivationFunctionType"),
+            default=0,
         ),
-        ("asymmetric_quantize_inputs", "asymmetric_quantize_inputs", 1, "?", False, {}),
-    ),
+        _fb.field("asymmetric_quantize_inputs", slot=1, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.SequenceRNNOptions",
     SequenceRNNOptions,
-    (
-        ("time_major", "time_major", 0, "?", False, {}),
-        (
+    fields=[
+        _fb.field("time_major", slot=0, type="?", default=False),
+        _fb.field(
             "fused_activation_function",
-            "fused_activation_function",
-            1,
-            ("enum", "tflite.ActivationFunctionType", "b", "ActivationFunctionType"),
-            0,
-            {},
+            slot=1,
+            type=_fb.enum("tflite.ActivationFunctionType", base="b", cls="ActivationFunctionType"),
+            default=0,
         ),
-        ("asymmetric_quantize_inputs", "asymmetric_quantize_inputs", 2, "?", False, {}),
-    ),
+        _fb.field("asymmetric_quantize_inputs", slot=2, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.BidirectionalSequenceRNNOptions",
     BidirectionalSequenceRNNOptions,
-    (
-        ("time_major", "time_major", 0, "?", False, {}),
-        (
+    fields=[
+        _fb.field("time_major", slot=0, type="?", default=False),
+        _fb.field(
             "fused_activation_function",
-            "fused_activation_function",
-            1,
-            ("enum", "tflite.ActivationFunctionType", "b", "ActivationFunctionType"),
-            0,
-            {},
+            slot=1,
+            type=_fb.enum("tflite.ActivationFunctionType", base="b", cls="ActivationFunctionType"),
+            default=0,
         ),
-        ("merge_outputs", "merge_outputs", 2, "?", False, {}),
-        ("asymmetric_quantize_inputs", "asymmetric_quantize_inputs", 3, "?", False, {}),
-    ),
+        _fb.field("merge_outputs", slot=2, type="?", default=False),
+        _fb.field("asymmetric_quantize_inputs", slot=3, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.FullyConnectedOptions",
     FullyConnectedOptions,
-    (
-        (
+    fields=[
+        _fb.field(
             "fused_activation_function",
-            "fused_activation_function",
-            0,
-            ("enum", "tflite.ActivationFunctionType", "b", "ActivationFunctionType"),
-            0,
-            {},
+            slot=0,
+            type=_fb.enum("tflite.ActivationFunctionType", base="b", cls="ActivationFunctionType"),
+            default=0,
         ),
-        (
+        _fb.field(
             "weights_format",
-            "weights_format",
-            1,
-            (
-                "enum",
+            slot=1,
+            type=_fb.enum(
                 "tflite.FullyConnectedOptionsWeightsFormat",
-                "b",
-                "FullyConnectedOptionsWeightsFormat",
+                base="b",
+                cls="FullyConnectedOptionsWeightsFormat",
             ),
-            0,
-            {},
+            default=0,
         ),
-        ("keep_num_dims", "keep_num_dims", 2, "?", False, {}),
-        ("asymmetric_quantize_inputs", "asymmetric_quantize_inputs", 3, "?", False, {}),
-        (
+        _fb.field("keep_num_dims", slot=2, type="?", default=False),
+        _fb.field("asymmetric_quantize_inputs", slot=3, type="?", default=False),
+        _fb.field(
             "quantized_bias_type",
-            "quantized_bias_type",
-            4,
-            ("enum", "tflite.TensorType", "b", "TensorType"),
-            0,
-            {},
+            slot=4,
+            type=_fb.enum("tflite.TensorType", base="b", cls="TensorType"),
+            default=0,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
-    "tflite.SoftmaxOptions", SoftmaxOptions, (("beta", "beta", 0, "f", 0.0, {}),), reg=_FB_REG
+    "tflite.SoftmaxOptions",
+    SoftmaxOptions,
+    fields=[_fb.field("beta", slot=0, type="f", default=0.0)],
+    reg=_FB_REG,
 )
 _fb.Table(
     "tflite.ConcatenationOptions",
     ConcatenationOptions,
-    (
-        ("axis", "axis", 0, "i", 0, {}),
-        (
+    fields=[
+        _fb.field("axis", slot=0, type="i", default=0),
+        _fb.field(
             "fused_activation_function",
-            "fused_activation_function",
-            1,
-            ("enum", "tflite.ActivationFunctionType", "b", "ActivationFunctionType"),
-            0,
-            {},
+            slot=1,
+            type=_fb.enum("tflite.ActivationFunctionType", base="b", cls="ActivationFunctionType"),
+            default=0,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.AddOptions",
     AddOptions,
-    (
-        (
+    fields=[
+        _fb.field(
             "fused_activation_function",
-            "fused_activation_function",
-            0,
-            ("enum", "tflite.ActivationFunctionType", "b", "ActivationFunctionType"),
-            0,
-            {},
+            slot=0,
+            type=_fb.enum("tflite.ActivationFunctionType", base="b", cls="ActivationFunctionType"),
+            default=0,
         ),
-        ("pot_scale_int16", "pot_scale_int16", 1, "?", True, {}),
-    ),
+        _fb.field("pot_scale_int16", slot=1, type="?", default=True),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.MulOptions",
     MulOptions,
-    (
-        (
+    fields=[
+        _fb.field(
             "fused_activation_function",
-            "fused_activation_function",
-            0,
-            ("enum", "tflite.ActivationFunctionType", "b", "ActivationFunctionType"),
-            0,
-            {},
-        ),
-    ),
+            slot=0,
+            type=_fb.enum("tflite.ActivationFunctionType", base="b", cls="ActivationFunctionType"),
+            default=0,
+        )
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.L2NormOptions",
     L2NormOptions,
-    (
-        (
+    fields=[
+        _fb.field(
             "fused_activation_function",
-            "fused_activation_function",
-            0,
-            ("enum", "tflite.ActivationFunctionType", "b", "ActivationFunctionType"),
-            0,
-            {},
-        ),
-    ),
+            slot=0,
+            type=_fb.enum("tflite.ActivationFunctionType", base="b", cls="ActivationFunctionType"),
+            default=0,
+        )
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.LocalResponseNormalizationOptions",
     LocalResponseNormalizationOptions,
-    (
-        ("radius", "radius", 0, "i", 0, {}),
-        ("bias", "bias", 1, "f", 0.0, {}),
-        ("alpha", "alpha", 2, "f", 0.0, {}),
-        ("beta", "beta", 3, "f", 0.0, {}),
-    ),
+    fields=[
+        _fb.field("radius", slot=0, type="i", default=0),
+        _fb.field("bias", slot=1, type="f", default=0.0),
+        _fb.field("alpha", slot=2, type="f", default=0.0),
+        _fb.field("beta", slot=3, type="f", default=0.0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.LSTMOptions",
     LSTMOptions,
-    (
-        (
+    fields=[
+        _fb.field(
             "fused_activation_function",
-            "fused_activation_function",
-            0,
-            ("enum", "tflite.ActivationFunctionType", "b", "ActivationFunctionType"),
-            0,
-            {},
+            slot=0,
+            type=_fb.enum("tflite.ActivationFunctionType", base="b", cls="ActivationFunctionType"),
+            default=0,
         ),
-        ("cell_clip", "cell_clip", 1, "f", 0.0, {}),
-        ("proj_clip", "proj_clip", 2, "f", 0.0, {}),
-        (
+        _fb.field("cell_clip", slot=1, type="f", default=0.0),
+        _fb.field("proj_clip", slot=2, type="f", default=0.0),
+        _fb.field(
             "kernel_type",
-            "kernel_type",
-            3,
-            ("enum", "tflite.LSTMKernelType", "b", "LSTMKernelType"),
-            0,
-            {},
+            slot=3,
+            type=_fb.enum("tflite.LSTMKernelType", base="b", cls="LSTMKernelType"),
+            default=0,
         ),
-        ("asymmetric_quantize_inputs", "asymmetric_quantize_inputs", 4, "?", False, {}),
-    ),
+        _fb.field("asymmetric_quantize_inputs", slot=4, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.UnidirectionalSequenceLSTMOptions",
     UnidirectionalSequenceLSTMOptions,
-    (
-        (
+    fields=[
+        _fb.field(
             "fused_activation_function",
-            "fused_activation_function",
-            0,
-            ("enum", "tflite.ActivationFunctionType", "b", "ActivationFunctionType"),
-            0,
-            {},
+            slot=0,
+            type=_fb.enum("tflite.ActivationFunctionType", base="b", cls="ActivationFunctionType"),
+            default=0,
         ),
-        ("cell_clip", "cell_clip", 1, "f", 0.0, {}),
-        ("proj_clip", "proj_clip", 2, "f", 0.0, {}),
-        ("time_major", "time_major", 3, "?", False, {}),
-        ("asymmetric_quantize_inputs", "asymmetric_quantize_inputs", 4, "?", False, {}),
-        ("diagonal_recurrent_tensors", "diagonal_recurrent_tensors", 5, "?", False, {}),
-    ),
+        _fb.field("cell_clip", slot=1, type="f", default=0.0),
+        _fb.field("proj_clip", slot=2, type="f", default=0.0),
+        _fb.field("time_major", slot=3, type="?", default=False),
+        _fb.field("asymmetric_quantize_inputs", slot=4, type="?", default=False),
+        _fb.field("diagonal_recurrent_tensors", slot=5, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.BidirectionalSequenceLSTMOptions",
     BidirectionalSequenceLSTMOptions,
-    (
-        (
+    fields=[
+        _fb.field(
             "fused_activation_function",
-            "fused_activation_function",
-            0,
-            ("enum", "tflite.ActivationFunctionType", "b", "ActivationFunctionType"),
-            0,
-            {},
+            slot=0,
+            type=_fb.enum("tflite.ActivationFunctionType", base="b", cls="ActivationFunctionType"),
+            default=0,
         ),
-        ("cell_clip", "cell_clip", 1, "f", 0.0, {}),
-        ("proj_clip", "proj_clip", 2, "f", 0.0, {}),
-        ("merge_outputs", "merge_outputs", 3, "?", False, {}),
-        ("time_major", "time_major", 4, "?", True, {}),
-        ("asymmetric_quantize_inputs", "asymmetric_quantize_inputs", 5, "?", False, {}),
-    ),
+        _fb.field("cell_clip", slot=1, type="f", default=0.0),
+        _fb.field("proj_clip", slot=2, type="f", default=0.0),
+        _fb.field("merge_outputs", slot=3, type="?", default=False),
+        _fb.field("time_major", slot=4, type="?", default=True),
+        _fb.field("asymmetric_quantize_inputs", slot=5, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.ResizeBilinearOptions",
     ResizeBilinearOptions,
-    (
-        ("new_height", "new_height", 0, "i", 0, {"deprecated": True}),
-        ("new_width", "new_width", 1, "i", 0, {"deprecated": True}),
-        ("align_corners", "align_corners", 2, "?", False, {}),
-        ("half_pixel_centers", "half_pixel_centers", 3, "?", False, {}),
-    ),
+    fields=[
+        _fb.field("new_height", slot=0, type="i", default=0, deprecated=True),
+        _fb.field("new_width", slot=1, type="i", default=0, deprecated=True),
+        _fb.field("align_corners", slot=2, type="?", default=False),
+        _fb.field("half_pixel_centers", slot=3, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.ResizeNearestNeighborOptions",
     ResizeNearestNeighborOptions,
-    (
-        ("align_corners", "align_corners", 0, "?", False, {}),
-        ("half_pixel_centers", "half_pixel_centers", 1, "?", False, {}),
-    ),
+    fields=[
+        _fb.field("align_corners", slot=0, type="?", default=False),
+        _fb.field("half_pixel_centers", slot=1, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
-    "tflite.CallOptions", CallOptions, (("subgraph", "subgraph", 0, "I", 0, {}),), reg=_FB_REG
+    "tflite.CallOptions",
+    CallOptions,
+    fields=[_fb.field("subgraph", slot=0, type="I", default=0)],
+    reg=_FB_REG,
 )
-_fb.Table("tflite.PadOptions", PadOptions, (), reg=_FB_REG)
-_fb.Table("tflite.PadV2Options", PadV2Options, (), reg=_FB_REG)
+_fb.Table("tflite.PadOptions", PadOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.PadV2Options", PadV2Options, fields=[], reg=_FB_REG)
 _fb.Table(
     "tflite.ReshapeOptions",
     ReshapeOptions,
-    (("new_shape", "new_shape", 0, ("vector", "i"), None, {}),),
+    fields=[_fb.field("new_shape", slot=0, type=_fb.vector("i"))],
     reg=_FB_REG,
 )
-_fb.Table("tflite.SpaceToBatchNDOptions", SpaceToBatchNDOptions, (), reg=_FB_REG)
-_fb.Table("tflite.BatchToSpaceNDOptions", BatchToSpaceNDOptions, (), reg=_FB_REG)
+_fb.Table("tflite.SpaceToBatchNDOptions", SpaceToBatchNDOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.BatchToSpaceNDOptions", BatchToSpaceNDOptions, fields=[], reg=_FB_REG)
 _fb.Table(
     "tflite.SkipGramOptions",
     SkipGramOptions,
-    (
-        ("ngram_size", "ngram_size", 0, "i", 0, {}),
-        ("max_skip_size", "max_skip_size", 1, "i", 0, {}),
-        ("include_all_ngrams", "include_all_ngrams", 2, "?", False, {}),
-    ),
+    fields=[
+        _fb.field("ngram_size", slot=0, type="i", default=0),
+        _fb.field("max_skip_size", slot=1, type="i", default=0),
+        _fb.field("include_all_ngrams", slot=2, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.SpaceToDepthOptions",
     SpaceToDepthOptions,
-    (("block_size", "block_size", 0, "i", 0, {}),),
+    fields=[_fb.field("block_size", slot=0, type="i", default=0)],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.DepthToSpaceOptions",
     DepthToSpaceOptions,
-    (("block_size", "block_size", 0, "i", 0, {}),),
+    fields=[_fb.field("block_size", slot=0, type="i", default=0)],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.SubOptions",
     SubOptions,
-    (
-        (
+    fields=[
+        _fb.field(
             "fused_activation_function",
-            "fused_activation_function",
-            0,
-            ("enum", "tflite.ActivationFunctionType", "b", "ActivationFunctionType"),
-            0,
-            {},
+            slot=0,
+            type=_fb.enum("tflite.ActivationFunctionType", base="b", cls="ActivationFunctionType"),
+            default=0,
         ),
-        ("pot_scale_int16", "pot_scale_int16", 1, "?", True, {}),
-    ),
+        _fb.field("pot_scale_int16", slot=1, type="?", default=True),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.DivOptions",
     DivOptions,
-    (
-        (
+    fields=[
+        _fb.field(
             "fused_activation_function",
-            "fused_activation_function",
-            0,
-            ("enum", "tflite.ActivationFunctionType", "b", "ActivationFunctionType"),
-            0,
-            {},
-        ),
-    ),
+            slot=0,
+            type=_fb.enum("tflite.ActivationFunctionType", base="b", cls="ActivationFunctionType"),
+            default=0,
+        )
+    ],
     reg=_FB_REG,
 )
-_fb.Table("tflite.TopKV2Options", TopKV2Options, (), reg=_FB_REG)
+_fb.Table("tflite.TopKV2Options", TopKV2Options, fields=[], reg=_FB_REG)
 _fb.Table(
     "tflite.EmbeddingLookupSparseOptions",
     EmbeddingLookupSparseOptions,
-    (("combiner", "combiner", 0, ("enum", "tflite.CombinerType", "b", "CombinerType"), 0, {}),),
+    fields=[
+        _fb.field(
+            "combiner",
+            slot=0,
+            type=_fb.enum("tflite.CombinerType", base="b", cls="CombinerType"),
+            default=0,
+        )
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.GatherOptions",
     GatherOptions,
-    (("axis", "axis", 0, "i", 0, {}), ("batch_dims", "batch_dims", 1, "i", 0, {})),
+    fields=[
+        _fb.field("axis", slot=0, type="i", default=0),
+        _fb.field("batch_dims", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("tflite.TransposeOptions", TransposeOptions, (), reg=_FB_REG)
-_fb.Table("tflite.ExpOptions", ExpOptions, (), reg=_FB_REG)
-_fb.Table("tflite.CosOptions", CosOptions, (), reg=_FB_REG)
+_fb.Table("tflite.TransposeOptions", TransposeOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.ExpOptions", ExpOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.CosOptions", CosOptions, fields=[], reg=_FB_REG)
 _fb.Table(
     "tflite.ReducerOptions",
     ReducerOptions,
-    (("keep_dims", "keep_dims", 0, "?", False, {}),),
+    fields=[_fb.field("keep_dims", slot=0, type="?", default=False)],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.SqueezeOptions",
     SqueezeOptions,
-    (("squeeze_dims", "squeeze_dims", 0, ("vector", "i"), None, {}),),
+    fields=[_fb.field("squeeze_dims", slot=0, type=_fb.vector("i"))],
     reg=_FB_REG,
 )
 _fb.Table(
-    "tflite.SplitOptions", SplitOptions, (("num_splits", "num_splits", 0, "i", 0, {}),), reg=_FB_REG
+    "tflite.SplitOptions",
+    SplitOptions,
+    fields=[_fb.field("num_splits", slot=0, type="i", default=0)],
+    reg=_FB_REG,
 )
 _fb.Table(
     "tflite.SplitVOptions",
     SplitVOptions,
-    (("num_splits", "num_splits", 0, "i", 0, {}),),
+    fields=[_fb.field("num_splits", slot=0, type="i", default=0)],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StridedSliceOptions",
     StridedSliceOptions,
-    (
-        ("begin_mask", "begin_mask", 0, "i", 0, {}),
-        ("end_mask", "end_mask", 1, "i", 0, {}),
-        ("ellipsis_mask", "ellipsis_mask", 2, "i", 0, {}),
-        ("new_axis_mask", "new_axis_mask", 3, "i", 0, {}),
-        ("shrink_axis_mask", "shrink_axis_mask", 4, "i", 0, {}),
-        ("offset", "offset", 5, "?", False, {}),
-    ),
+    fields=[
+        _fb.field("begin_mask", slot=0, type="i", default=0),
+        _fb.field("end_mask", slot=1, type="i", default=0),
+        _fb.field("ellipsis_mask", slot=2, type="i", default=0),
+        _fb.field("new_axis_mask", slot=3, type="i", default=0),
+        _fb.field("shrink_axis_mask", slot=4, type="i", default=0),
+        _fb.field("offset", slot=5, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("tflite.LogSoftmaxOptions", LogSoftmaxOptions, (), reg=_FB_REG)
+_fb.Table("tflite.LogSoftmaxOptions", LogSoftmaxOptions, fields=[], reg=_FB_REG)
 _fb.Table(
     "tflite.CastOptions",
     CastOptions,
-    (
-        (
+    fields=[
+        _fb.field(
             "in_data_type",
-            "in_data_type",
-            0,
-            ("enum", "tflite.TensorType", "b", "TensorType"),
-            0,
-            {},
+            slot=0,
+            type=_fb.enum("tflite.TensorType", base="b", cls="TensorType"),
+            default=0,
         ),
-        (
+        _fb.field(
             "out_data_type",
-            "out_data_type",
-            1,
-            ("enum", "tflite.TensorType", "b", "TensorType"),
-            0,
-            {},
+            slot=1,
+            type=_fb.enum("tflite.TensorType", base="b", cls="TensorType"),
+            default=0,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("tflite.DequantizeOptions", DequantizeOptions, (), reg=_FB_REG)
-_fb.Table("tflite.MaximumMinimumOptions", MaximumMinimumOptions, (), reg=_FB_REG)
-_fb.Table("tflite.TileOptions", TileOptions, (), reg=_FB_REG)
+_fb.Table("tflite.DequantizeOptions", DequantizeOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.MaximumMinimumOptions", MaximumMinimumOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.TileOptions", TileOptions, fields=[], reg=_FB_REG)
 _fb.Table(
     "tflite.ArgMaxOptions",
     ArgMaxOptions,
-    (("output_type", "output_type", 0, ("enum", "tflite.TensorType", "b", "TensorType"), 0, {}),),
+    fields=[
+        _fb.field(
+            "output_type",
+            slot=0,
+            type=_fb.enum("tflite.TensorType", base="b", cls="TensorType"),
+            default=0,
+        )
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.ArgMinOptions",
     ArgMinOptions,
-    (("output_type", "output_type", 0, ("enum", "tflite.TensorType", "b", "TensorType"), 0, {}),),
+    fields=[
+        _fb.field(
+            "output_type",
+            slot=0,
+            type=_fb.enum("tflite.TensorType", base="b", cls="TensorType"),
+            default=0,
+        )
+    ],
     reg=_FB_REG,
 )
-_fb.Table("tflite.GreaterOptions", GreaterOptions, (), reg=_FB_REG)
-_fb.Table("tflite.GreaterEqualOptions", GreaterEqualOptions, (), reg=_FB_REG)
-_fb.Table("tflite.LessOptions", LessOptions, (), reg=_FB_REG)
-_fb.Table("tflite.LessEqualOptions", LessEqualOptions, (), reg=_FB_REG)
-_fb.Table("tflite.NegOptions", NegOptions, (), reg=_FB_REG)
-_fb.Table("tflite.SelectOptions", SelectOptions, (), reg=_FB_REG)
-_fb.Table("tflite.SliceOptions", SliceOptions, (), reg=_FB_REG)
+_fb.Table("tflite.GreaterOptions", GreaterOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.GreaterEqualOptions", GreaterEqualOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.LessOptions", LessOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.LessEqualOptions", LessEqualOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.NegOptions", NegOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.SelectOptions", SelectOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.SliceOptions", SliceOptions, fields=[], reg=_FB_REG)
 _fb.Table(
     "tflite.TransposeConvOptions",
     TransposeConvOptions,
-    (
-        ("padding", "padding", 0, ("enum", "tflite.Padding", "b", "Padding"), 0, {}),
-        ("stride_w", "stride_w", 1, "i", 0, {}),
-        ("stride_h", "stride_h", 2, "i", 0, {}),
-        (
-            "fused_activation_function",
-            "fused_activation_function",
-            3,
-            ("enum", "tflite.ActivationFunctionType", "b", "ActivationFunctionType"),
-            0,
-            {},
+    fields=[
+        _fb.field(
+            "padding", slot=0, type=_fb.enum("tflite.Padding", base="b", cls="Padding"), default=0
         ),
-        (
-            "quantized_bias_type",
-            "quantized_bias_type",
-            4,
-            ("enum", "tflite.TensorType", "b", "TensorType"),
-            0,
-            {},
+        _fb.field("stride_w", slot=1, type="i", default=0),
+        _fb.field("stride_h", slot=2, type="i", default=0),
+        _fb.field(
+            "fused_activation_function",
+            slot=3,
+            type=_fb.enum("tflite.ActivationFunctionType", base="b", cls="ActivationFunctionType"),
+            default=0,
         ),
-    ),
+        _fb.field(
+            "quantized_bias_type",
+            slot=4,
+            type=_fb.enum("tflite.TensorType", base="b", cls="TensorType"),
+            default=0,
+        ),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("tflite.ExpandDimsOptions", ExpandDimsOptions, (), reg=_FB_REG)
+_fb.Table("tflite.ExpandDimsOptions", ExpandDimsOptions, fields=[], reg=_FB_REG)
 _fb.Table(
     "tflite.SparseToDenseOptions",
     SparseToDenseOptions,
-    (("validate_indices", "validate_indices", 0, "?", False, {}),),
+    fields=[_fb.field("validate_indices", slot=0, type="?", default=False)],
     reg=_FB_REG,
 )
-_fb.Table("tflite.EqualOptions", EqualOptions, (), reg=_FB_REG)
-_fb.Table("tflite.NotEqualOptions", NotEqualOptions, (), reg=_FB_REG)
+_fb.Table("tflite.EqualOptions", EqualOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.NotEqualOptions", NotEqualOptions, fields=[], reg=_FB_REG)
 _fb.Table(
     "tflite.ShapeOptions",
     ShapeOptions,
-    (("out_type", "out_type", 0, ("enum", "tflite.TensorType", "b", "TensorType"), 0, {}),),
+    fields=[
+        _fb.field(
+            "out_type",
+            slot=0,
+            type=_fb.enum("tflite.TensorType", base="b", cls="TensorType"),
+            default=0,
+        )
+    ],
     reg=_FB_REG,
 )
-_fb.Table("tflite.RankOptions", RankOptions, (), reg=_FB_REG)
-_fb.Table("tflite.PowOptions", PowOptions, (), reg=_FB_REG)
+_fb.Table("tflite.RankOptions", RankOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.PowOptions", PowOptions, fields=[], reg=_FB_REG)
 _fb.Table(
     "tflite.FakeQuantOptions",
     FakeQuantOptions,
-    (
-        ("min", "min", 0, "f", 0.0, {}),
-        ("max", "max", 1, "f", 0.0, {}),
-        ("num_bits", "num_bits", 2, "i", 0, {}),
-        ("narrow_range", "narrow_range", 3, "?", False, {}),
-    ),
+    fields=[
+        _fb.field("min", slot=0, type="f", default=0.0),
+        _fb.field("max", slot=1, type="f", default=0.0),
+        _fb.field("num_bits", slot=2, type="i", default=0),
+        _fb.field("narrow_range", slot=3, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.PackOptions",
     PackOptions,
-    (("values_count", "values_count", 0, "i", 0, {}), ("axis", "axis", 1, "i", 0, {})),
+    fields=[
+        _fb.field("values_count", slot=0, type="i", default=0),
+        _fb.field("axis", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("tflite.LogicalOrOptions", LogicalOrOptions, (), reg=_FB_REG)
-_fb.Table("tflite.OneHotOptions", OneHotOptions, (("axis", "axis", 0, "i", 0, {}),), reg=_FB_REG)
-_fb.Table("tflite.AbsOptions", AbsOptions, (), reg=_FB_REG)
-_fb.Table("tflite.HardSwishOptions", HardSwishOptions, (), reg=_FB_REG)
-_fb.Table("tflite.LogicalAndOptions", LogicalAndOptions, (), reg=_FB_REG)
-_fb.Table("tflite.LogicalNotOptions", LogicalNotOptions, (), reg=_FB_REG)
+_fb.Table("tflite.LogicalOrOptions", LogicalOrOptions, fields=[], reg=_FB_REG)
+_fb.Table(
+    "tflite.OneHotOptions",
+    OneHotOptions,
+    fields=[_fb.field("axis", slot=0, type="i", default=0)],
+    reg=_FB_REG,
+)
+_fb.Table("tflite.AbsOptions", AbsOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.HardSwishOptions", HardSwishOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.LogicalAndOptions", LogicalAndOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.LogicalNotOptions", LogicalNotOptions, fields=[], reg=_FB_REG)
 _fb.Table(
     "tflite.UnpackOptions",
     UnpackOptions,
-    (("num", "num", 0, "i", 0, {}), ("axis", "axis", 1, "i", 0, {})),
+    fields=[
+        _fb.field("num", slot=0, type="i", default=0),
+        _fb.field("axis", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("tflite.FloorDivOptions", FloorDivOptions, (), reg=_FB_REG)
-_fb.Table("tflite.SquareOptions", SquareOptions, (), reg=_FB_REG)
-_fb.Table("tflite.ZerosLikeOptions", ZerosLikeOptions, (), reg=_FB_REG)
-_fb.Table("tflite.FillOptions", FillOptions, (), reg=_FB_REG)
-_fb.Table("tflite.FloorModOptions", FloorModOptions, (), reg=_FB_REG)
-_fb.Table("tflite.RangeOptions", RangeOptions, (), reg=_FB_REG)
+_fb.Table("tflite.FloorDivOptions", FloorDivOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.SquareOptions", SquareOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.ZerosLikeOptions", ZerosLikeOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.FillOptions", FillOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.FloorModOptions", FloorModOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.RangeOptions", RangeOptions, fields=[], reg=_FB_REG)
 _fb.Table(
-    "tflite.LeakyReluOptions", LeakyReluOptions, (("alpha", "alpha", 0, "f", 0.0, {}),), reg=_FB_REG
+    "tflite.LeakyReluOptions",
+    LeakyReluOptions,
+    fields=[_fb.field("alpha", slot=0, type="f", default=0.0)],
+    reg=_FB_REG,
 )
-_fb.Table("tflite.SquaredDifferenceOptions", SquaredDifferenceOptions, (), reg=_FB_REG)
+_fb.Table("tflite.SquaredDifferenceOptions", SquaredDifferenceOptions, fields=[], reg=_FB_REG)
 _fb.Table(
     "tflite.MirrorPadOptions",
     MirrorPadOptions,
-    (("mode", "mode", 0, ("enum", "tflite.MirrorPadMode", "b", "MirrorPadMode"), 0, {}),),
+    fields=[
+        _fb.field(
+            "mode",
+            slot=0,
+            type=_fb.enum("tflite.MirrorPadMode", base="b", cls="MirrorPadMode"),
+            default=0,
+        )
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.UniqueOptions",
     UniqueOptions,
-    (("idx_out_type", "idx_out_type", 0, ("enum", "tflite.TensorType", "b", "TensorType"), 2, {}),),
+    fields=[
+        _fb.field(
+            "idx_out_type",
+            slot=0,
+            type=_fb.enum("tflite.TensorType", base="b", cls="TensorType"),
+            default=2,
+        )
+    ],
     reg=_FB_REG,
 )
-_fb.Table("tflite.ReverseV2Options", ReverseV2Options, (), reg=_FB_REG)
-_fb.Table("tflite.AddNOptions", AddNOptions, (), reg=_FB_REG)
-_fb.Table("tflite.GatherNdOptions", GatherNdOptions, (), reg=_FB_REG)
-_fb.Table("tflite.WhereOptions", WhereOptions, (), reg=_FB_REG)
+_fb.Table("tflite.ReverseV2Options", ReverseV2Options, fields=[], reg=_FB_REG)
+_fb.Table("tflite.AddNOptions", AddNOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.GatherNdOptions", GatherNdOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.WhereOptions", WhereOptions, fields=[], reg=_FB_REG)
 _fb.Table(
     "tflite.ReverseSequenceOptions",
     ReverseSequenceOptions,
-    (("seq_dim", "seq_dim", 0, "i", 0, {}), ("batch_dim", "batch_dim", 1, "i", 0, {})),
+    fields=[
+        _fb.field("seq_dim", slot=0, type="i", default=0),
+        _fb.field("batch_dim", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("tflite.MatrixDiagOptions", MatrixDiagOptions, (), reg=_FB_REG)
-_fb.Table("tflite.QuantizeOptions", QuantizeOptions, (), reg=_FB_REG)
-_fb.Table("tflite.MatrixSetDiagOptions", MatrixSetDiagOptions, (), reg=_FB_REG)
+_fb.Table("tflite.MatrixDiagOptions", MatrixDiagOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.QuantizeOptions", QuantizeOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.MatrixSetDiagOptions", MatrixSetDiagOptions, fields=[], reg=_FB_REG)
 _fb.Table(
     "tflite.IfOptions",
     IfOptions,
-    (
-        ("then_subgraph_index", "then_subgraph_index", 0, "i", 0, {}),
-        ("else_subgraph_index", "else_subgraph_index", 1, "i", 0, {}),
-    ),
+    fields=[
+        _fb.field("then_subgraph_index", slot=0, type="i", default=0),
+        _fb.field("else_subgraph_index", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.CallOnceOptions",
     CallOnceOptions,
-    (("init_subgraph_index", "init_subgraph_index", 0, "i", 0, {}),),
+    fields=[_fb.field("init_subgraph_index", slot=0, type="i", default=0)],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.WhileOptions",
     WhileOptions,
-    (
-        ("cond_subgraph_index", "cond_subgraph_index", 0, "i", 0, {}),
-        ("body_subgraph_index", "body_subgraph_index", 1, "i", 0, {}),
-    ),
+    fields=[
+        _fb.field("cond_subgraph_index", slot=0, type="i", default=0),
+        _fb.field("body_subgraph_index", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("tflite.NonMaxSuppressionV4Options", NonMaxSuppressionV4Options, (), reg=_FB_REG)
-_fb.Table("tflite.NonMaxSuppressionV5Options", NonMaxSuppressionV5Options, (), reg=_FB_REG)
-_fb.Table("tflite.ScatterNdOptions", ScatterNdOptions, (), reg=_FB_REG)
-_fb.Table("tflite.SelectV2Options", SelectV2Options, (), reg=_FB_REG)
-_fb.Table("tflite.DensifyOptions", DensifyOptions, (), reg=_FB_REG)
-_fb.Table("tflite.SegmentSumOptions", SegmentSumOptions, (), reg=_FB_REG)
+_fb.Table("tflite.NonMaxSuppressionV4Options", NonMaxSuppressionV4Options, fields=[], reg=_FB_REG)
+_fb.Table("tflite.NonMaxSuppressionV5Options", NonMaxSuppressionV5Options, fields=[], reg=_FB_REG)
+_fb.Table("tflite.ScatterNdOptions", ScatterNdOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.SelectV2Options", SelectV2Options, fields=[], reg=_FB_REG)
+_fb.Table("tflite.DensifyOptions", DensifyOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.SegmentSumOptions", SegmentSumOptions, fields=[], reg=_FB_REG)
 _fb.Table(
     "tflite.BatchMatMulOptions",
     BatchMatMulOptions,
-    (
-        ("adj_x", "adj_x", 0, "?", False, {}),
-        ("adj_y", "adj_y", 1, "?", False, {}),
-        ("asymmetric_quantize_inputs", "asymmetric_quantize_inputs", 2, "?", False, {}),
-    ),
+    fields=[
+        _fb.field("adj_x", slot=0, type="?", default=False),
+        _fb.field("adj_y", slot=1, type="?", default=False),
+        _fb.field("asymmetric_quantize_inputs", slot=2, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.CumsumOptions",
     CumsumOptions,
-    (("exclusive", "exclusive", 0, "?", False, {}), ("reverse", "reverse", 1, "?", False, {})),
+    fields=[
+        _fb.field("exclusive", slot=0, type="?", default=False),
+        _fb.field("reverse", slot=1, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("tflite.BroadcastToOptions", BroadcastToOptions, (), reg=_FB_REG)
-_fb.Table("tflite.Rfft2dOptions", Rfft2dOptions, (), reg=_FB_REG)
+_fb.Table("tflite.BroadcastToOptions", BroadcastToOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.Rfft2dOptions", Rfft2dOptions, fields=[], reg=_FB_REG)
 _fb.Table(
     "tflite.HashtableOptions",
     HashtableOptions,
-    (
-        ("table_id", "table_id", 0, "i", 0, {}),
-        ("key_dtype", "key_dtype", 1, ("enum", "tflite.TensorType", "b", "TensorType"), 0, {}),
-        ("value_dtype", "value_dtype", 2, ("enum", "tflite.TensorType", "b", "TensorType"), 0, {}),
-    ),
+    fields=[
+        _fb.field("table_id", slot=0, type="i", default=0),
+        _fb.field(
+            "key_dtype",
+            slot=1,
+            type=_fb.enum("tflite.TensorType", base="b", cls="TensorType"),
+            default=0,
+        ),
+        _fb.field(
+            "value_dtype",
+            slot=2,
+            type=_fb.enum("tflite.TensorType", base="b", cls="TensorType"),
+            default=0,
+        ),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("tflite.HashtableFindOptions", HashtableFindOptions, (), reg=_FB_REG)
-_fb.Table("tflite.HashtableImportOptions", HashtableImportOptions, (), reg=_FB_REG)
-_fb.Table("tflite.HashtableSizeOptions", HashtableSizeOptions, (), reg=_FB_REG)
+_fb.Table("tflite.HashtableFindOptions", HashtableFindOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.HashtableImportOptions", HashtableImportOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.HashtableSizeOptions", HashtableSizeOptions, fields=[], reg=_FB_REG)
 _fb.Table(
     "tflite.VarHandleOptions",
     VarHandleOptions,
-    (
-        ("container", "container", 0, "string", None, {}),
-        ("shared_name", "shared_name", 1, "string", None, {}),
-    ),
+    fields=[
+        _fb.field("container", slot=0, type="string"),
+        _fb.field("shared_name", slot=1, type="string"),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("tflite.ReadVariableOptions", ReadVariableOptions, (), reg=_FB_REG)
-_fb.Table("tflite.AssignVariableOptions", AssignVariableOptions, (), reg=_FB_REG)
+_fb.Table("tflite.ReadVariableOptions", ReadVariableOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.AssignVariableOptions", AssignVariableOptions, fields=[], reg=_FB_REG)
 _fb.Table(
     "tflite.RandomOptions",
     RandomOptions,
-    (("seed", "seed", 0, "q", 0, {}), ("seed2", "seed2", 1, "q", 0, {})),
+    fields=[
+        _fb.field("seed", slot=0, type="q", default=0),
+        _fb.field("seed2", slot=1, type="q", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.BucketizeOptions",
     BucketizeOptions,
-    (("boundaries", "boundaries", 0, ("vector", "f"), None, {}),),
+    fields=[_fb.field("boundaries", slot=0, type=_fb.vector("f"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.GeluOptions",
     GeluOptions,
-    (("approximate", "approximate", 0, "?", False, {}),),
+    fields=[_fb.field("approximate", slot=0, type="?", default=False)],
     reg=_FB_REG,
 )
-_fb.Table("tflite.DynamicUpdateSliceOptions", DynamicUpdateSliceOptions, (), reg=_FB_REG)
-_fb.Table("tflite.UnsortedSegmentProdOptions", UnsortedSegmentProdOptions, (), reg=_FB_REG)
-_fb.Table("tflite.UnsortedSegmentMaxOptions", UnsortedSegmentMaxOptions, (), reg=_FB_REG)
-_fb.Table("tflite.UnsortedSegmentSumOptions", UnsortedSegmentSumOptions, (), reg=_FB_REG)
-_fb.Table("tflite.ATan2Options", ATan2Options, (), reg=_FB_REG)
-_fb.Table("tflite.UnsortedSegmentMinOptions", UnsortedSegmentMinOptions, (), reg=_FB_REG)
-_fb.Table("tflite.SignOptions", SignOptions, (), reg=_FB_REG)
-_fb.Table("tflite.BitcastOptions", BitcastOptions, (), reg=_FB_REG)
-_fb.Table("tflite.BitwiseXorOptions", BitwiseXorOptions, (), reg=_FB_REG)
-_fb.Table("tflite.RightShiftOptions", RightShiftOptions, (), reg=_FB_REG)
-_fb.Table("tflite.DilateOptions", DilateOptions, (), reg=_FB_REG)
+_fb.Table("tflite.DynamicUpdateSliceOptions", DynamicUpdateSliceOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.UnsortedSegmentProdOptions", UnsortedSegmentProdOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.UnsortedSegmentMaxOptions", UnsortedSegmentMaxOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.UnsortedSegmentSumOptions", UnsortedSegmentSumOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.ATan2Options", ATan2Options, fields=[], reg=_FB_REG)
+_fb.Table("tflite.UnsortedSegmentMinOptions", UnsortedSegmentMinOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.SignOptions", SignOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.BitcastOptions", BitcastOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.BitwiseXorOptions", BitwiseXorOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.RightShiftOptions", RightShiftOptions, fields=[], reg=_FB_REG)
+_fb.Table("tflite.DilateOptions", DilateOptions, fields=[], reg=_FB_REG)
 _fb.Table(
     "tflite.ReduceWindowOptions",
     ReduceWindowOptions,
-    (
-        (
+    fields=[
+        _fb.field(
             "reduce_function",
-            "reduce_function",
-            0,
-            ("enum", "tflite.ReduceWindowFunction", "i", "ReduceWindowFunction"),
-            0,
-            {},
-        ),
-    ),
+            slot=0,
+            type=_fb.enum("tflite.ReduceWindowFunction", base="i", cls="ReduceWindowFunction"),
+            default=0,
+        )
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.OperatorCode",
     OperatorCode,
-    (
-        ("deprecated_builtin_code", "deprecated_builtin_code", 0, "b", 0, {}),
-        ("custom_code", "custom_code", 1, "string", None, {}),
-        ("version", "version", 2, "i", 1, {}),
-        (
+    fields=[
+        _fb.field("deprecated_builtin_code", slot=0, type="b", default=0),
+        _fb.field("custom_code", slot=1, type="string"),
+        _fb.field("version", slot=2, type="i", default=1),
+        _fb.field(
             "builtin_code",
-            "builtin_code",
-            3,
-            ("enum", "tflite.BuiltinOperator", "i", "BuiltinOperator"),
-            0,
-            {},
+            slot=3,
+            type=_fb.enum("tflite.BuiltinOperator", base="i", cls="BuiltinOperator"),
+            default=0,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.StableHLOCompositeOptions",
     StableHLOCompositeOptions,
-    (
-        ("name", "name", 0, "string", None, {}),
-        ("decomposition_subgraph_index", "decomposition_subgraph_index", 1, "i", 0, {}),
-        ("composite_attributes", "composite_attributes", 2, ("vector", "B"), None, {}),
-        (
+    fields=[
+        _fb.field("name", slot=0, type="string"),
+        _fb.field("decomposition_subgraph_index", slot=1, type="i", default=0),
+        _fb.field("composite_attributes", slot=2, type=_fb.vector("B")),
+        _fb.field(
             "composite_attributes_format",
-            "composite_attributes_format",
-            3,
-            ("enum", "tflite.CustomOptionsFormat", "b", "CustomOptionsFormat"),
-            0,
-            {},
+            slot=3,
+            type=_fb.enum("tflite.CustomOptionsFormat", base="b", cls="CustomOptionsFormat"),
+            default=0,
         ),
-        ("version", "version", 4, "i", 0, {}),
-    ),
+        _fb.field("version", slot=4, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("tflite.StablehloShiftLeftOptions", StablehloShiftLeftOptions, (), reg=_FB_REG)
+_fb.Table("tflite.StablehloShiftLeftOptions", StablehloShiftLeftOptions, fields=[], reg=_FB_REG)
 _fb.Table(
     "tflite.Operator",
     Operator,
-    (
-        ("opcode_index", "opcode_index", 0, "I", 0, {}),
-        ("inputs", "inputs", 1, ("vector", "i"), None, {}),
-        ("outputs", "outputs", 2, ("vector", "i"), None, {}),
-        (
+    fields=[
+        _fb.field("opcode_index", slot=0, type="I", default=0),
+        _fb.field("inputs", slot=1, type=_fb.vector("i")),
+        _fb.field("outputs", slot=2, type=_fb.vector("i")),
+        _fb.field(
             "builtin_options",
-            "builtin_options",
-            4,
-            (
-                "union",
+            slot=4,
+            type=_fb.union(
                 "tflite.BuiltinOptions",
-                "B",
-                (
-                    ("Conv2DOptions", 1, ("table", "tflite.Conv2DOptions")),
-                    ("DepthwiseConv2DOptions", 2, ("table", "tflite.DepthwiseConv2DOptions")),
-                    ("ConcatEmbeddingsOptions", 3, ("table", "tflite.ConcatEmbeddingsOptions")),
-                    ("LSHProjectionOptions", 4, ("table", "tflite.LSHProjectionOptions")),
-                    ("Pool2DOptions", 5, ("table", "tflite.Pool2DOptions")),
-                    ("SVDFOptions", 6, ("table", "tflite.SVDFOptions")),
-                    ("RNNOptions", 7, ("table", "tflite.RNNOptions")),
-                    ("FullyConnectedOptions", 8, ("table", "tflite.FullyConnectedOptions")),
-                    ("SoftmaxOptions", 9, ("table", "tflite.SoftmaxOptions")),
-                    ("ConcatenationOptions", 10, ("table", "tflite.ConcatenationOptions")),
-                    ("AddOptions", 11, ("table", "tflite.AddOptions")),
-                    ("L2NormOptions", 12, ("table", "tflite.L2NormOptions")),
-                    (
+                members=[
+                    _fb.member("Conv2DOptions", value=1, type=_fb.table("tflite.Conv2DOptions")),
+                    _fb.member(
+                        "DepthwiseConv2DOptions",
+                        value=2,
+                        type=_fb.table("tflite.DepthwiseConv2DOptions"),
+                    ),
+                    _fb.member(
+                        "ConcatEmbeddingsOptions",
+                        value=3,
+                        type=_fb.table("tflite.ConcatEmbeddingsOptions"),
+                    ),
+                    _fb.member(
+                        "LSHProjectionOptions",
+                        value=4,
+                        type=_fb.table("tflite.LSHProjectionOptions"),
+                    ),
+                    _fb.member("Pool2DOptions", value=5, type=_fb.table("tflite.Pool2DOptions")),
+                    _fb.member("SVDFOptions", value=6, type=_fb.table("tflite.SVDFOptions")),
+                    _fb.member("RNNOptions", value=7, type=_fb.table("tflite.RNNOptions")),
+                    _fb.member(
+                        "FullyConnectedOptions",
+                        value=8,
+                        type=_fb.table("tflite.FullyConnectedOptions"),
+                    ),
+                    _fb.member("SoftmaxOptions", value=9, type=_fb.table("tflite.SoftmaxOptions")),
+                    _fb.member(
+                        "ConcatenationOptions",
+                        value=10,
+                        type=_fb.table("tflite.ConcatenationOptions"),
+                    ),
+                    _fb.member("AddOptions", value=11, type=_fb.table("tflite.AddOptions")),
+                    _fb.member("L2NormOptions", value=12, type=_fb.table("tflite.L2NormOptions")),
+                    _fb.member(
                         "LocalResponseNormalizationOptions",
-                        13,
-                        ("table", "tflite.LocalResponseNormalizationOptions"),
+                        value=13,
+                        type=_fb.table("tflite.LocalResponseNormalizationOptions"),
                     ),
-                    ("LSTMOptions", 14, ("table", "tflite.LSTMOptions")),
-                    ("ResizeBilinearOptions", 15, ("table", "tflite.ResizeBilinearOptions")),
-                    ("CallOptions", 16, ("table", "tflite.CallOptions")),
-                    ("ReshapeOptions", 17, ("table", "tflite.ReshapeOptions")),
-                    ("SkipGramOptions", 18, ("table", "tflite.SkipGramOptions")),
-                    ("SpaceToDepthOptions", 19, ("table", "tflite.SpaceToDepthOptions")),
-                    (
+                    _fb.member("LSTMOptions", value=14, type=_fb.table("tflite.LSTMOptions")),
+                    _fb.member(
+                        "ResizeBilinearOptions",
+                        value=15,
+                        type=_fb.table("tflite.ResizeBilinearOptions"),
+                    ),
+                    _fb.member("CallOptions", value=16, type=_fb.table("tflite.CallOptions")),
+                    _fb.member("ReshapeOptions", value=17, type=_fb.table("tflite.ReshapeOptions")),
+                    _fb.member(
+                        "SkipGramOptions", value=18, type=_fb.table("tflite.SkipGramOptions")
+                    ),
+                    _fb.member(
+                        "SpaceToDepthOptions",
+                        value=19,
+                        type=_fb.table("tflite.SpaceToDepthOptions"),
+                    ),
+                    _fb.member(
                         "EmbeddingLookupSparseOptions",
-                        20,
-                        ("table", "tflite.EmbeddingLookupSparseOptions"),
+                        value=20,
+                        type=_fb.table("tflite.EmbeddingLookupSparseOptions"),
                     ),
-                    ("MulOptions", 21, ("table", "tflite.MulOptions")),
-                    ("PadOptions", 22, ("table", "tflite.PadOptions")),
-                    ("GatherOptions", 23, ("table", "tflite.GatherOptions")),
-                    ("BatchToSpaceNDOptions", 24, ("table", "tflite.BatchToSpaceNDOptions")),
-                    ("SpaceToBatchNDOptions", 25, ("table", "tflite.SpaceToBatchNDOptions")),
-                    ("TransposeOptions", 26, ("table", "tflite.TransposeOptions")),
-                    ("ReducerOptions", 27, ("table", "tflite.ReducerOptions")),
-                    ("SubOptions", 28, ("table", "tflite.SubOptions")),
-                    ("DivOptions", 29, ("table", "tflite.DivOptions")),
-                    ("SqueezeOptions", 30, ("table", "tflite.SqueezeOptions")),
-                    ("SequenceRNNOptions", 31, ("table", "tflite.SequenceRNNOptions")),
-                    ("StridedSliceOptions", 32, ("table", "tflite.StridedSliceOptions")),
-                    ("ExpOptions", 33, ("table", "tflite.ExpOptions")),
-                    ("TopKV2Options", 34, ("table", "tflite.TopKV2Options")),
-                    ("SplitOptions", 35, ("table", "tflite.SplitOptions")),
-                    ("LogSoftmaxOptions", 36, ("table", "tflite.LogSoftmaxOptions")),
-                    ("CastOptions", 37, ("table", "tflite.CastOptions")),
-                    ("DequantizeOptions", 38, ("table", "tflite.DequantizeOptions")),
-                    ("MaximumMinimumOptions", 39, ("table", "tflite.MaximumMinimumOptions")),
-                    ("ArgMaxOptions", 40, ("table", "tflite.ArgMaxOptions")),
-                    ("LessOptions", 41, ("table", "tflite.LessOptions")),
-                    ("NegOptions", 42, ("table", "tflite.NegOptions")),
-                    ("PadV2Options", 43, ("table", "tflite.PadV2Options")),
-                    ("GreaterOptions", 44, ("table", "tflite.GreaterOptions")),
-                    ("GreaterEqualOptions", 45, ("table", "tflite.GreaterEqualOptions")),
-                    ("LessEqualOptions", 46, ("table", "tflite.LessEqualOptions")),
-                    ("SelectOptions", 47, ("table", "tflite.SelectOptions")),
-                    ("SliceOptions", 48, ("table", "tflite.SliceOptions")),
-                    ("TransposeConvOptions", 49, ("table", "tflite.TransposeConvOptions")),
-                    ("SparseToDenseOptions", 50, ("table", "tflite.SparseToDenseOptions")),
-                    ("TileOptions", 51, ("table", "tflite.TileOptions")),
-                    ("ExpandDimsOptions", 52, ("table", "tflite.ExpandDimsOptions")),
-                    ("EqualOptions", 53, ("table", "tflite.EqualOptions")),
-                    ("NotEqualOptions", 54, ("table", "tflite.NotEqualOptions")),
-                    ("ShapeOptions", 55, ("table", "tflite.ShapeOptions")),
-                    ("PowOptions", 56, ("table", "tflite.PowOptions")),
-                    ("ArgMinOptions", 57, ("table", "tflite.ArgMinOptions")),
-                    ("FakeQuantOptions", 58, ("table", "tflite.FakeQuantOptions")),
-                    ("PackOptions", 59, ("table", "tflite.PackOptions")),
-                    ("LogicalOrOptions", 60, ("table", "tflite.LogicalOrOptions")),
-                    ("OneHotOptions", 61, ("table", "tflite.OneHotOptions")),
-                    ("LogicalAndOptions", 62, ("table", "tflite.LogicalAndOptions")),
-                    ("LogicalNotOptions", 63, ("table", "tflite.LogicalNotOptions")),
-                    ("UnpackOptions", 64, ("table", "tflite.UnpackOptions")),
-                    ("FloorDivOptions", 65, ("table", "tflite.FloorDivOptions")),
-                    ("SquareOptions", 66, ("table", "tflite.SquareOptions")),
-                    ("ZerosLikeOptions", 67, ("table", "tflite.ZerosLikeOptions")),
-                    ("FillOptions", 68, ("table", "tflite.FillOptions")),
-                    (
+                    _fb.member("MulOptions", value=21, type=_fb.table("tflite.MulOptions")),
+                    _fb.member("PadOptions", value=22, type=_fb.table("tflite.PadOptions")),
+                    _fb.member("GatherOptions", value=23, type=_fb.table("tflite.GatherOptions")),
+                    _fb.member(
+                        "BatchToSpaceNDOptions",
+                        value=24,
+                        type=_fb.table("tflite.BatchToSpaceNDOptions"),
+                    ),
+                    _fb.member(
+                        "SpaceToBatchNDOptions",
+                        value=25,
+                        type=_fb.table("tflite.SpaceToBatchNDOptions"),
+                    ),
+                    _fb.member(
+                        "TransposeOptions", value=26, type=_fb.table("tflite.TransposeOptions")
+                    ),
+                    _fb.member("ReducerOptions", value=27, type=_fb.table("tflite.ReducerOptions")),
+                    _fb.member("SubOptions", value=28, type=_fb.table("tflite.SubOptions")),
+                    _fb.member("DivOptions", value=29, type=_fb.table("tflite.DivOptions")),
+                    _fb.member("SqueezeOptions", value=30, type=_fb.table("tflite.SqueezeOptions")),
+                    _fb.member(
+                        "SequenceRNNOptions", value=31, type=_fb.table("tflite.SequenceRNNOptions")
+                    ),
+                    _fb.member(
+                        "StridedSliceOptions",
+                        value=32,
+                        type=_fb.table("tflite.StridedSliceOptions"),
+                    ),
+                    _fb.member("ExpOptions", value=33, type=_fb.table("tflite.ExpOptions")),
+                    _fb.member("TopKV2Options", value=34, type=_fb.table("tflite.TopKV2Options")),
+                    _fb.member("SplitOptions", value=35, type=_fb.table("tflite.SplitOptions")),
+                    _fb.member(
+                        "LogSoftmaxOptions", value=36, type=_fb.table("tflite.LogSoftmaxOptions")
+                    ),
+                    _fb.member("CastOptions", value=37, type=_fb.table("tflite.CastOptions")),
+                    _fb.member(
+                        "DequantizeOptions", value=38, type=_fb.table("tflite.DequantizeOptions")
+                    ),
+                    _fb.member(
+                        "MaximumMinimumOptions",
+                        value=39,
+                        type=_fb.table("tflite.MaximumMinimumOptions"),
+                    ),
+                    _fb.member("ArgMaxOptions", value=40, type=_fb.table("tflite.ArgMaxOptions")),
+                    _fb.member("LessOptions", value=41, type=_fb.table("tflite.LessOptions")),
+                    _fb.member("NegOptions", value=42, type=_fb.table("tflite.NegOptions")),
+                    _fb.member("PadV2Options", value=43, type=_fb.table("tflite.PadV2Options")),
+                    _fb.member("GreaterOptions", value=44, type=_fb.table("tflite.GreaterOptions")),
+                    _fb.member(
+                        "GreaterEqualOptions",
+                        value=45,
+                        type=_fb.table("tflite.GreaterEqualOptions"),
+                    ),
+                    _fb.member(
+                        "LessEqualOptions", value=46, type=_fb.table("tflite.LessEqualOptions")
+                    ),
+                    _fb.member("SelectOptions", value=47, type=_fb.table("tflite.SelectOptions")),
+                    _fb.member("SliceOptions", value=48, type=_fb.table("tflite.SliceOptions")),
+                    _fb.member(
+                        "TransposeConvOptions",
+                        value=49,
+                        type=_fb.table("tflite.TransposeConvOptions"),
+                    ),
+                    _fb.member(
+                        "SparseToDenseOptions",
+                        value=50,
+                        type=_fb.table("tflite.SparseToDenseOptions"),
+                    ),
+                    _fb.member("TileOptions", value=51, type=_fb.table("tflite.TileOptions")),
+                    _fb.member(
+                        "ExpandDimsOptions", value=52, type=_fb.table("tflite.ExpandDimsOptions")
+                    ),
+                    _fb.member("EqualOptions", value=53, type=_fb.table("tflite.EqualOptions")),
+                    _fb.member(
+                        "NotEqualOptions", value=54, type=_fb.table("tflite.NotEqualOptions")
+                    ),
+                    _fb.member("ShapeOptions", value=55, type=_fb.table("tflite.ShapeOptions")),
+                    _fb.member("PowOptions", value=56, type=_fb.table("tflite.PowOptions")),
+                    _fb.member("ArgMinOptions", value=57, type=_fb.table("tflite.ArgMinOptions")),
+                    _fb.member(
+                        "FakeQuantOptions", value=58, type=_fb.table("tflite.FakeQuantOptions")
+                    ),
+                    _fb.member("PackOptions", value=59, type=_fb.table("tflite.PackOptions")),
+                    _fb.member(
+                        "LogicalOrOptions", value=60, type=_fb.table("tflite.LogicalOrOptions")
+                    ),
+                    _fb.member("OneHotOptions", value=61, type=_fb.table("tflite.OneHotOptions")),
+                    _fb.member(
+                        "LogicalAndOptions", value=62, type=_fb.table("tflite.LogicalAndOptions")
+                    ),
+                    _fb.member(
+                        "LogicalNotOptions", value=63, type=_fb.table("tflite.LogicalNotOptions")
+                    ),
+                    _fb.member("UnpackOptions", value=64, type=_fb.table("tflite.UnpackOptions")),
+                    _fb.member(
+                        "FloorDivOptions", value=65, type=_fb.table("tflite.FloorDivOptions")
+                    ),
+                    _fb.member("SquareOptions", value=66, type=_fb.table("tflite.SquareOptions")),
+                    _fb.member(
+                        "ZerosLikeOptions", value=67, type=_fb.table("tflite.ZerosLikeOptions")
+                    ),
+                    _fb.member("FillOptions", value=68, type=_fb.table("tflite.FillOptions")),
+                    _fb.member(
                         "BidirectionalSequenceLSTMOptions",
-                        69,
-                        ("table", "tflite.BidirectionalSequenceLSTMOptions"),
+                        value=69,
+                        type=_fb.table("tflite.BidirectionalSequenceLSTMOptions"),
                     ),
-                    (
+                    _fb.member(
                         "BidirectionalSequenceRNNOptions",
-                        70,
-                        ("table", "tflite.BidirectionalSequenceRNNOptions"),
+                        value=70,
+                        type=_fb.table("tflite.BidirectionalSequenceRNNOptions"),
                     ),
-                    (
+                    _fb.member(
                         "UnidirectionalSequenceLSTMOptions",
-                        71,
-                        ("table", "tflite.UnidirectionalSequenceLSTMOptions"),
+                        value=71,
+                        type=_fb.table("tflite.UnidirectionalSequenceLSTMOptions"),
                     ),
-                    ("FloorModOptions", 72, ("table", "tflite.FloorModOptions")),
-                    ("RangeOptions", 73, ("table", "tflite.RangeOptions")),
-                    (
+                    _fb.member(
+                        "FloorModOptions", value=72, type=_fb.table("tflite.FloorModOptions")
+                    ),
+                    _fb.member("RangeOptions", value=73, type=_fb.table("tflite.RangeOptions")),
+                    _fb.member(
                         "ResizeNearestNeighborOptions",
-                        74,
-                        ("table", "tflite.ResizeNearestNeighborOptions"),
+                        value=74,
+                        type=_fb.table("tflite.ResizeNearestNeighborOptions"),
                     ),
-                    ("LeakyReluOptions", 75, ("table", "tflite.LeakyReluOptions")),
-                    ("SquaredDifferenceOptions", 76, ("table", "tflite.SquaredDifferenceOptions")),
-                    ("MirrorPadOptions", 77, ("table", "tflite.MirrorPadOptions")),
-                    ("AbsOptions", 78, ("table", "tflite.AbsOptions")),
-                    ("SplitVOptions", 79, ("table", "tflite.SplitVOptions")),
-                    ("UniqueOptions", 80, ("table", "tflite.UniqueOptions")),
-                    ("ReverseV2Options", 81, ("table", "tflite.ReverseV2Options")),
-                    ("AddNOptions", 82, ("table", "tflite.AddNOptions")),
-                    ("GatherNdOptions", 83, ("table", "tflite.GatherNdOptions")),
-                    ("CosOptions", 84, ("table", "tflite.CosOptions")),
-                    ("WhereOptions", 85, ("table", "tflite.WhereOptions")),
-                    ("RankOptions", 86, ("table", "tflite.RankOptions")),
-                    ("ReverseSequenceOptions", 87, ("table", "tflite.ReverseSequenceOptions")),
-                    ("MatrixDiagOptions", 88, ("table", "tflite.MatrixDiagOptions")),
-                    ("QuantizeOptions", 89, ("table", "tflite.QuantizeOptions")),
-                    ("MatrixSetDiagOptions", 90, ("table", "tflite.MatrixSetDiagOptions")),
-                    ("HardSwishOptions", 91, ("table", "tflite.HardSwishOptions")),
-                    ("IfOptions", 92, ("table", "tflite.IfOptions")),
-                    ("WhileOptions", 93, ("table", "tflite.WhileOptions")),
-                    ("DepthToSpaceOptions", 94, ("table", "tflite.DepthToSpaceOptions")),
-                    (
+                    _fb.member(
+                        "LeakyReluOptions", value=75, type=_fb.table("tflite.LeakyReluOptions")
+                    ),
+                    _fb.member(
+                        "SquaredDifferenceOptions",
+                        value=76,
+                        type=_fb.table("tflite.SquaredDifferenceOptions"),
+                    ),
+                    _fb.member(
+                        "MirrorPadOptions", value=77, type=_fb.table("tflite.MirrorPadOptions")
+                    ),
+                    _fb.member("AbsOptions", value=78, type=_fb.table("tflite.AbsOptions")),
+                    _fb.member("SplitVOptions", value=79, type=_fb.table("tflite.SplitVOptions")),
+                    _fb.member("UniqueOptions", value=80, type=_fb.table("tflite.UniqueOptions")),
+                    _fb.member(
+                        "ReverseV2Options", value=81, type=_fb.table("tflite.ReverseV2Options")
+                    ),
+                    _fb.member("AddNOptions", value=82, type=_fb.table("tflite.AddNOptions")),
+                    _fb.member(
+                        "GatherNdOptions", value=83, type=_fb.table("tflite.GatherNdOptions")
+                    ),
+                    _fb.member("CosOptions", value=84, type=_fb.table("tflite.CosOptions")),
+                    _fb.member("WhereOptions", value=85, type=_fb.table("tflite.WhereOptions")),
+                    _fb.member("RankOptions", value=86, type=_fb.table("tflite.RankOptions")),
+                    _fb.member(
+                        "ReverseSequenceOptions",
+                        value=87,
+                        type=_fb.table("tflite.ReverseSequenceOptions"),
+                    ),
+                    _fb.member(
+                        "MatrixDiagOptions", value=88, type=_fb.table("tflite.MatrixDiagOptions")
+                    ),
+                    _fb.member(
+                        "QuantizeOptions", value=89, type=_fb.table("tflite.QuantizeOptions")
+                    ),
+                    _fb.member(
+                        "MatrixSetDiagOptions",
+                        value=90,
+                        type=_fb.table("tflite.MatrixSetDiagOptions"),
+                    ),
+                    _fb.member(
+                        "HardSwishOptions", value=91, type=_fb.table("tflite.HardSwishOptions")
+                    ),
+                    _fb.member("IfOptions", value=92, type=_fb.table("tflite.IfOptions")),
+                    _fb.member("WhileOptions", value=93, type=_fb.table("tflite.WhileOptions")),
+                    _fb.member(
+                        "DepthToSpaceOptions",
+                        value=94,
+                        type=_fb.table("tflite.DepthToSpaceOptions"),
+                    ),
+                    _fb.member(
                         "NonMaxSuppressionV4Options",
-                        95,
-                        ("table", "tflite.NonMaxSuppressionV4Options"),
+                        value=95,
+                        type=_fb.table("tflite.NonMaxSuppressionV4Options"),
                     ),
-                    (
+                    _fb.member(
                         "NonMaxSuppressionV5Options",
-                        96,
-                        ("table", "tflite.NonMaxSuppressionV5Options"),
+                        value=96,
+                        type=_fb.table("tflite.NonMaxSuppressionV5Options"),
                     ),
-                    ("ScatterNdOptions", 97, ("table", "tflite.ScatterNdOptions")),
-                    ("SelectV2Options", 98, ("table", "tflite.SelectV2Options")),
-                    ("DensifyOptions", 99, ("table", "tflite.DensifyOptions")),
-                    ("SegmentSumOptions", 100, ("table", "tflite.SegmentSumOptions")),
-                    ("BatchMatMulOptions", 101, ("table", "tflite.BatchMatMulOptions")),
-                    ("CumsumOptions", 102, ("table", "tflite.CumsumOptions")),
-                    ("CallOnceOptions", 103, ("table", "tflite.CallOnceOptions")),
-                    ("BroadcastToOptions", 104, ("table", "tflite.BroadcastToOptions")),
-                    ("Rfft2dOptions", 105, ("table", "tflite.Rfft2dOptions")),
-                    ("Conv3DOptions", 106, ("table", "tflite.Conv3DOptions")),
-                    ("HashtableOptions", 107, ("table", "tflite.HashtableOptions")),
-                    ("HashtableFindOptions", 108, ("table", "tflite.HashtableFindOptions")),
-                    ("HashtableImportOptions", 109, ("table", "tflite.HashtableImportOptions")),
-                    ("HashtableSizeOptions", 110, ("table", "tflite.HashtableSizeOptions")),
-                    ("VarHandleOptions", 111, ("table", "tflite.VarHandleOptions")),
-                    ("ReadVariableOptions", 112, ("table", "tflite.ReadVariableOptions")),
-                    ("AssignVariableOptions", 113, ("table", "tflite.AssignVariableOptions")),
-                    ("RandomOptions", 114, ("table", "tflite.RandomOptions")),
-                    ("BucketizeOptions", 115, ("table", "tflite.BucketizeOptions")),
-                    ("GeluOptions", 116, ("table", "tflite.GeluOptions")),
-                    (
+                    _fb.member(
+                        "ScatterNdOptions", value=97, type=_fb.table("tflite.ScatterNdOptions")
+                    ),
+                    _fb.member(
+                        "SelectV2Options", value=98, type=_fb.table("tflite.SelectV2Options")
+                    ),
+                    _fb.member("DensifyOptions", value=99, type=_fb.table("tflite.DensifyOptions")),
+                    _fb.member(
+                        "SegmentSumOptions", value=100, type=_fb.table("tflite.SegmentSumOptions")
+                    ),
+                    _fb.member(
+                        "BatchMatMulOptions", value=101, type=_fb.table("tflite.BatchMatMulOptions")
+                    ),
+                    _fb.member("CumsumOptions", value=102, type=_fb.table("tflite.CumsumOptions")),
+                    _fb.member(
+                        "CallOnceOptions", value=103, type=_fb.table("tflite.CallOnceOptions")
+                    ),
+                    _fb.member(
+                        "BroadcastToOptions", value=104, type=_fb.table("tflite.BroadcastToOptions")
+                    ),
+                    _fb.member("Rfft2dOptions", value=105, type=_fb.table("tflite.Rfft2dOptions")),
+                    _fb.member("Conv3DOptions", value=106, type=_fb.table("tflite.Conv3DOptions")),
+                    _fb.member(
+                        "HashtableOptions", value=107, type=_fb.table("tflite.HashtableOptions")
+                    ),
+                    _fb.member(
+                        "HashtableFindOptions",
+                        value=108,
+                        type=_fb.table("tflite.HashtableFindOptions"),
+                    ),
+                    _fb.member(
+                        "HashtableImportOptions",
+                        value=109,
+                        type=_fb.table("tflite.HashtableImportOptions"),
+                    ),
+                    _fb.member(
+                        "HashtableSizeOptions",
+                        value=110,
+                        type=_fb.table("tflite.HashtableSizeOptions"),
+                    ),
+                    _fb.member(
+                        "VarHandleOptions", value=111, type=_fb.table("tflite.VarHandleOptions")
+                    ),
+                    _fb.member(
+                        "ReadVariableOptions",
+                        value=112,
+                        type=_fb.table("tflite.ReadVariableOptions"),
+                    ),
+                    _fb.member(
+                        "AssignVariableOptions",
+                        value=113,
+                        type=_fb.table("tflite.AssignVariableOptions"),
+                    ),
+                    _fb.member("RandomOptions", value=114, type=_fb.table("tflite.RandomOptions")),
+                    _fb.member(
+                        "BucketizeOptions", value=115, type=_fb.table("tflite.BucketizeOptions")
+                    ),
+                    _fb.member("GeluOptions", value=116, type=_fb.table("tflite.GeluOptions")),
+                    _fb.member(
                         "DynamicUpdateSliceOptions",
-                        117,
-                        ("table", "tflite.DynamicUpdateSliceOptions"),
+                        value=117,
+                        type=_fb.table("tflite.DynamicUpdateSliceOptions"),
                     ),
-                    (
+                    _fb.member(
                         "UnsortedSegmentProdOptions",
-                        118,
-                        ("table", "tflite.UnsortedSegmentProdOptions"),
+                        value=118,
+                        type=_fb.table("tflite.UnsortedSegmentProdOptions"),
                     ),
-                    (
+                    _fb.member(
                         "UnsortedSegmentMaxOptions",
-                        119,
-                        ("table", "tflite.UnsortedSegmentMaxOptions"),
+                        value=119,
+                        type=_fb.table("tflite.UnsortedSegmentMaxOptions"),
                     ),
-                    (
+                    _fb.member(
                         "UnsortedSegmentMinOptions",
-                        120,
-                        ("table", "tflite.UnsortedSegmentMinOptions"),
+                        value=120,
+                        type=_fb.table("tflite.UnsortedSegmentMinOptions"),
                     ),
-                    (
+                    _fb.member(
                         "UnsortedSegmentSumOptions",
-                        121,
-                        ("table", "tflite.UnsortedSegmentSumOptions"),
+                        value=121,
+                        type=_fb.table("tflite.UnsortedSegmentSumOptions"),
                     ),
-                    ("ATan2Options", 122, ("table", "tflite.ATan2Options")),
-                    ("SignOptions", 123, ("table", "tflite.SignOptions")),
-                    ("BitcastOptions", 124, ("table", "tflite.BitcastOptions")),
-                    ("BitwiseXorOptions", 125, ("table", "tflite.BitwiseXorOptions")),
-                    ("RightShiftOptions", 126, ("table", "tflite.RightShiftOptions")),
-                ),
+                    _fb.member("ATan2Options", value=122, type=_fb.table("tflite.ATan2Options")),
+                    _fb.member("SignOptions", value=123, type=_fb.table("tflite.SignOptions")),
+                    _fb.member(
+                        "BitcastOptions", value=124, type=_fb.table("tflite.BitcastOptions")
+                    ),
+                    _fb.member(
+                        "BitwiseXorOptions", value=125, type=_fb.table("tflite.BitwiseXorOptions")
+                    ),
+                    _fb.member(
+                        "RightShiftOptions", value=126, type=_fb.table("tflite.RightShiftOptions")
+                    ),
+                ],
             ),
-            None,
-            {},
         ),
-        ("custom_options", "custom_options", 5, ("vector", "B"), None, {}),
-        (
+        _fb.field("custom_options", slot=5, type=_fb.vector("B")),
+        _fb.field(
             "custom_options_format",
-            "custom_options_format",
-            6,
-            ("enum", "tflite.CustomOptionsFormat", "b", "CustomOptionsFormat"),
-            0,
-            {},
+            slot=6,
+            type=_fb.enum("tflite.CustomOptionsFormat", base="b", cls="CustomOptionsFormat"),
+            default=0,
         ),
-        ("mutating_variable_inputs", "mutating_variable_inputs", 7, ("vector", "?"), None, {}),
-        ("intermediates", "intermediates", 8, ("vector", "i"), None, {}),
-        ("large_custom_options_offset", "large_custom_options_offset", 9, "Q", 0, {}),
-        ("large_custom_options_size", "large_custom_options_size", 10, "Q", 0, {}),
-        (
+        _fb.field("mutating_variable_inputs", slot=7, type=_fb.vector("?")),
+        _fb.field("intermediates", slot=8, type=_fb.vector("i")),
+        _fb.field("large_custom_options_offset", slot=9, type="Q", default=0),
+        _fb.field("large_custom_options_size", slot=10, type="Q", default=0),
+        _fb.field(
             "builtin_options_2",
-            "builtin_options_2",
-            12,
-            (
-                "union",
+            slot=12,
+            type=_fb.union(
                 "tflite.BuiltinOptions2",
-                "B",
-                (
-                    (
+                members=[
+                    _fb.member(
                         "StablehloConcatenateOptions",
-                        1,
-                        ("table", "tflite.StablehloConcatenateOptions"),
+                        value=1,
+                        type=_fb.table("tflite.StablehloConcatenateOptions"),
                     ),
-                    (
+                    _fb.member(
                         "StablehloBroadcastInDimOptions",
-                        2,
-                        ("table", "tflite.StablehloBroadcastInDimOptions"),
+                        value=2,
+                        type=_fb.table("tflite.StablehloBroadcastInDimOptions"),
                     ),
-                    ("StablehloSliceOptions", 3, ("table", "tflite.StablehloSliceOptions")),
-                    (
+                    _fb.member(
+                        "StablehloSliceOptions",
+                        value=3,
+                        type=_fb.table("tflite.StablehloSliceOptions"),
+                    ),
+                    _fb.member(
                         "StablehloConvolutionOptions",
-                        4,
-                        ("table", "tflite.StablehloConvolutionOptions"),
+                        value=4,
+                        type=_fb.table("tflite.StablehloConvolutionOptions"),
                     ),
-                    (
+                    _fb.member(
                         "StablehloCustomCallOptions",
-                        5,
-                        ("table", "tflite.StablehloCustomCallOptions"),
+                        value=5,
+                        type=_fb.table("tflite.StablehloCustomCallOptions"),
                     ),
-                    ("StablehloReduceOptions", 6, ("table", "tflite.StablehloReduceOptions")),
-                    ("StablehloScatterOptions", 7, ("table", "tflite.StablehloScatterOptions")),
-                    ("StablehloCompareOptions", 8, ("table", "tflite.StablehloCompareOptions")),
-                    (
+                    _fb.member(
+                        "StablehloReduceOptions",
+                        value=6,
+                        type=_fb.table("tflite.StablehloReduceOptions"),
+                    ),
+                    _fb.member(
+                        "StablehloScatterOptions",
+                        value=7,
+                        type=_fb.table("tflite.StablehloScatterOptions"),
+                    ),
+                    _fb.member(
+                        "StablehloCompareOptions",
+                        value=8,
+                        type=_fb.table("tflite.StablehloCompareOptions"),
+                    ),
+                    _fb.member(
                         "StablehloDynamicSliceOptions",
-                        9,
-                        ("table", "tflite.StablehloDynamicSliceOptions"),
+                        value=9,
+                        type=_fb.table("tflite.StablehloDynamicSliceOptions"),
                     ),
-                    ("StablehloPadOptions", 10, ("table", "tflite.StablehloPadOptions")),
-                    ("StablehloIotaOptions", 11, ("table", "tflite.StablehloIotaOptions")),
-                    (
+                    _fb.member(
+                        "StablehloPadOptions",
+                        value=10,
+                        type=_fb.table("tflite.StablehloPadOptions"),
+                    ),
+                    _fb.member(
+                        "StablehloIotaOptions",
+                        value=11,
+                        type=_fb.table("tflite.StablehloIotaOptions"),
+                    ),
+                    _fb.member(
                         "StablehloDotGeneralOptions",
-                        12,
-                        ("table", "tflite.StablehloDotGeneralOptions"),
+                        value=12,
+                        type=_fb.table("tflite.StablehloDotGeneralOptions"),
                     ),
-                    (
+                    _fb.member(
                         "StablehloReduceWindowOptions",
-                        13,
-                        ("table", "tflite.StablehloReduceWindowOptions"),
+                        value=13,
+                        type=_fb.table("tflite.StablehloReduceWindowOptions"),
                     ),
-                    ("StablehloSortOptions", 14, ("table", "tflite.StablehloSortOptions")),
-                    ("StablehloWhileOptions", 15, ("table", "tflite.StablehloWhileOptions")),
-                    ("StablehloGatherOptions", 16, ("table", "tflite.StablehloGatherOptions")),
-                    (
+                    _fb.member(
+                        "StablehloSortOptions",
+                        value=14,
+                        type=_fb.table("tflite.StablehloSortOptions"),
+                    ),
+                    _fb.member(
+                        "StablehloWhileOptions",
+                        value=15,
+                        type=_fb.table("tflite.StablehloWhileOptions"),
+                    ),
+                    _fb.member(
+                        "StablehloGatherOptions",
+                        value=16,
+                        type=_fb.table("tflite.StablehloGatherOptions"),
+                    ),
+                    _fb.member(
                         "StablehloTransposeOptions",
-                        17,
-                        ("table", "tflite.StablehloTransposeOptions"),
+                        value=17,
+                        type=_fb.table("tflite.StablehloTransposeOptions"),
                     ),
-                    ("DilateOptions", 18, ("table", "tflite.DilateOptions")),
-                    (
+                    _fb.member("DilateOptions", value=18, type=_fb.table("tflite.DilateOptions")),
+                    _fb.member(
                         "StablehloRngBitGeneratorOptions",
-                        19,
-                        ("table", "tflite.StablehloRngBitGeneratorOptions"),
+                        value=19,
+                        type=_fb.table("tflite.StablehloRngBitGeneratorOptions"),
                     ),
-                    ("ReduceWindowOptions", 20, ("table", "tflite.ReduceWindowOptions")),
-                    (
+                    _fb.member(
+                        "ReduceWindowOptions",
+                        value=20,
+                        type=_fb.table("tflite.ReduceWindowOptions"),
+                    ),
+                    _fb.member(
                         "StableHLOCompositeOptions",
-                        21,
-                        ("table", "tflite.StableHLOCompositeOptions"),
+                        value=21,
+                        type=_fb.table("tflite.StableHLOCompositeOptions"),
                     ),
-                    (
+                    _fb.member(
                         "StablehloShiftLeftOptions",
-                        22,
-                        ("table", "tflite.StablehloShiftLeftOptions"),
+                        value=22,
+                        type=_fb.table("tflite.StablehloShiftLeftOptions"),
                     ),
-                    ("StablehloCaseOptions", 23, ("table", "tflite.StablehloCaseOptions")),
-                ),
+                    _fb.member(
+                        "StablehloCaseOptions",
+                        value=23,
+                        type=_fb.table("tflite.StablehloCaseOptions"),
+                    ),
+                ],
             ),
-            None,
-            {},
         ),
-        ("debug_metadata_index", "debug_metadata_index", 13, "i", -1, {}),
-    ),
+        _fb.field("debug_metadata_index", slot=13, type="i", default=-1),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.SubGraph",
     SubGraph,
-    (
-        ("tensors", "tensors", 0, ("vector", ("table", "tflite.Tensor")), None, {}),
-        ("inputs", "inputs", 1, ("vector", "i"), None, {}),
-        ("outputs", "outputs", 2, ("vector", "i"), None, {}),
-        ("operators", "operators", 3, ("vector", ("table", "tflite.Operator")), None, {}),
-        ("name", "name", 4, "string", None, {}),
-        ("debug_metadata_index", "debug_metadata_index", 5, "i", -1, {}),
-    ),
+    fields=[
+        _fb.field("tensors", slot=0, type=_fb.vector(_fb.table("tflite.Tensor"))),
+        _fb.field("inputs", slot=1, type=_fb.vector("i")),
+        _fb.field("outputs", slot=2, type=_fb.vector("i")),
+        _fb.field("operators", slot=3, type=_fb.vector(_fb.table("tflite.Operator"))),
+        _fb.field("name", slot=4, type="string"),
+        _fb.field("debug_metadata_index", slot=5, type="i", default=-1),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.Buffer",
     Buffer,
-    (
-        ("data", "data", 0, ("vector", "B"), None, {"force_align": 16}),
-        ("offset", "offset", 1, "Q", 0, {}),
-        ("size", "size", 2, "Q", 0, {}),
-    ),
+    fields=[
+        _fb.field("data", slot=0, type=_fb.vector("B"), force_align=16),
+        _fb.field("offset", slot=1, type="Q", default=0),
+        _fb.field("size", slot=2, type="Q", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.ExternalBufferGroup",
     ExternalBufferGroup,
-    (("name", "name", 0, "string", None, {}),),
+    fields=[_fb.field("name", slot=0, type="string")],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.ExternalBuffer",
     ExternalBuffer,
-    (
-        ("id", "id", 0, "I", 0, {}),
-        ("group", "group", 1, "I", 0, {}),
-        ("offset", "offset", 2, "Q", 0, {}),
-        ("length", "length", 3, "Q", 0, {}),
-        ("packing", "packing", 4, "string", None, {}),
-    ),
+    fields=[
+        _fb.field("id", slot=0, type="I", default=0),
+        _fb.field("group", slot=1, type="I", default=0),
+        _fb.field("offset", slot=2, type="Q", default=0),
+        _fb.field("length", slot=3, type="Q", default=0),
+        _fb.field("packing", slot=4, type="string"),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.Metadata",
     Metadata,
-    (("name", "name", 0, "string", None, {}), ("buffer", "buffer", 1, "I", 0, {})),
+    fields=[
+        _fb.field("name", slot=0, type="string"),
+        _fb.field("buffer", slot=1, type="I", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.TensorMap",
     TensorMap,
-    (("name", "name", 0, "string", None, {}), ("tensor_index", "tensor_index", 1, "I", 0, {})),
+    fields=[
+        _fb.field("name", slot=0, type="string"),
+        _fb.field("tensor_index", slot=1, type="I", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.SignatureDef",
     SignatureDef,
-    (
-        ("inputs", "inputs", 0, ("vector", ("table", "tflite.TensorMap")), None, {}),
-        ("outputs", "outputs", 1, ("vector", ("table", "tflite.TensorMap")), None, {}),
-        ("signature_key", "signature_key", 2, "string", None, {}),
-        ("deprecated_tag", "deprecated_tag", 3, "string", None, {"deprecated": True}),
-        ("subgraph_index", "subgraph_index", 4, "I", 0, {}),
-    ),
+    fields=[
+        _fb.field("inputs", slot=0, type=_fb.vector(_fb.table("tflite.TensorMap"))),
+        _fb.field("outputs", slot=1, type=_fb.vector(_fb.table("tflite.TensorMap"))),
+        _fb.field("signature_key", slot=2, type="string"),
+        _fb.field("deprecated_tag", slot=3, type="string", deprecated=True),
+        _fb.field("subgraph_index", slot=4, type="I", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "tflite.Model",
     Model,
-    (
-        ("version", "version", 0, "I", 0, {}),
-        (
-            "operator_codes",
-            "operator_codes",
-            1,
-            ("vector", ("table", "tflite.OperatorCode")),
-            None,
-            {},
-        ),
-        ("subgraphs", "subgraphs", 2, ("vector", ("table", "tflite.SubGraph")), None, {}),
-        ("description", "description", 3, "string", None, {}),
-        ("buffers", "buffers", 4, ("vector", ("table", "tflite.Buffer")), None, {}),
-        ("metadata_buffer", "metadata_buffer", 5, ("vector", "i"), None, {}),
-        ("metadata", "metadata", 6, ("vector", ("table", "tflite.Metadata")), None, {}),
-        (
-            "signature_defs",
-            "signature_defs",
-            7,
-            ("vector", ("table", "tflite.SignatureDef")),
-            None,
-            {},
-        ),
-        (
+    fields=[
+        _fb.field("version", slot=0, type="I", default=0),
+        _fb.field("operator_codes", slot=1, type=_fb.vector(_fb.table("tflite.OperatorCode"))),
+        _fb.field("subgraphs", slot=2, type=_fb.vector(_fb.table("tflite.SubGraph"))),
+        _fb.field("description", slot=3, type="string"),
+        _fb.field("buffers", slot=4, type=_fb.vector(_fb.table("tflite.Buffer"))),
+        _fb.field("metadata_buffer", slot=5, type=_fb.vector("i")),
+        _fb.field("metadata", slot=6, type=_fb.vector(_fb.table("tflite.Metadata"))),
+        _fb.field("signature_defs", slot=7, type=_fb.vector(_fb.table("tflite.SignatureDef"))),
+        _fb.field(
             "external_buffer_groups",
-            "external_buffer_groups",
-            8,
-            ("vector", ("table", "tflite.ExternalBufferGroup")),
-            None,
-            {},
+            slot=8,
+            type=_fb.vector(_fb.table("tflite.ExternalBufferGroup")),
         ),
-        (
-            "external_buffers",
-            "external_buffers",
-            9,
-            ("vector", ("table", "tflite.ExternalBuffer")),
-            None,
-            {},
-        ),
-    ),
+        _fb.field("external_buffers", slot=9, type=_fb.vector(_fb.table("tflite.ExternalBuffer"))),
+    ],
     identifier="TFL3",
     reg=_FB_REG,
 )

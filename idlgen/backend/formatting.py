@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .blackstyle import Brackets, lay_out, layout
+from .blackstyle import layout
 
 if TYPE_CHECKING:
     import black
@@ -64,27 +64,10 @@ def _needs_black(line: str, line_length: int) -> bool:
     )
 
 
-def lay_out_statements(
-    trees: Iterable[Brackets], line_length: int
-) -> tuple[list[str], dict[str, str]]:
-    """Module-level statements the generator built as expression trees (the codec tables,
-    most of a big module's layout work): their one-line texts, in order, and their lines as
-    black lays them out, by one-line text (what the model declines is left to ``stabilize``).
-    Each tree is dropped once laid out: a big module's trees would weigh ~100 MB together."""
-    texts: list[str] = []
-    laid: dict[str, str] = {}
-    for tree in trees:
-        texts.append(tree.flat)
-        lines = lay_out(tree, 0, line_length)
-        if lines is not None:
-            laid[tree.flat] = "\n".join(lines)
-    return texts, laid
-
-
 def stabilize(src: str, line_length: int, what: str, laid: Mapping[str, str] | None = None) -> str:
     """``black.format_str(src)``, running black only on the lines that need it (see above).
 
-    ``laid``: module-level statements laid out already (``lay_out_statements``)."""
+    ``laid``: module-level statements laid out already, by their one-line text."""
     laid = laid or {}
     lines = src.split("\n")
     by_depth: dict[int, list[int]] = {}

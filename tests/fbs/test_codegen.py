@@ -3,6 +3,7 @@ packages generated here from corpus schemas."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import os
 import subprocess
@@ -17,14 +18,22 @@ from hypothesis import HealthCheck, given, settings
 
 from idlgen import DecodeError
 from idlgen.cli import main
-from idlgen.backend.blackstyle import text_of
-from idlgen.backend.fbs_codec import descriptor_trees, registry_line
-from idlgen.ir.fbs_descriptors import descriptor_calls
+from idlgen.backend import Names
+from idlgen.backend.render import env
+from idlgen.ir import fbs_descriptors as fd
 from idlgen.frontend.fbs.loader import load
 from idlgen.wire import flatbuffers as fb
 
 from . import strategies
-from .common import REPO, TESTS, flatc_binary, flatc_json, need_flatc, need_shared
+from .common import (
+    REPO,
+    TESTS,
+    flatc_binary,
+    flatc_json,
+    include_dirs,
+    need_flatc,
+    need_shared,
+)
 
 FEATURES = Path(__file__).parent / "data" / "features.fbs"
 
@@ -46,16 +55,143 @@ def gen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, ModuleTy
         sys.path.remove(str(root))
 
 
-def test_descriptor_calls_are_literals() -> None:
+def test_descriptors_are_typed_views() -> None:
     res = load([FEATURES])
     (f,) = res.schema.files
-    calls = descriptor_calls(res.schema, f)
-    kinds = sorted({c.kind for c in calls})
-    assert kinds == ["Enum", "Struct", "Table", "Union"]
-    lines = [t.flat for t in descriptor_trees(calls, lambda q: q.rsplit(".", 1)[-1])]
-    assert registry_line("Ex") == '_FB_REG = _fb.registry(__name__.rsplit(".", 2)[0])'
-    root = next(line for line in lines if line.startswith('_fb.Table("Ex.Root"'))
-    assert 'identifier="EXMP"' in root and 'float("-inf")' in root
+    views = fd.descriptors(res.schema, f)
+    kinds = {type(v).__name__ for v in views}
+    assert kinds == {"EnumDesc", "StructDesc", "TableDesc", "UnionDesc"}
+    root = next(v for v in views if v.qualname == "Ex.Root")
+    assert isinstance(root, fd.TableDesc) and root.identifier == "EXMP"
+    d = next(x for x in root.fields if x.name == "d")
+    assert d.slot is not None and d.type == fd.ScalarType("d") and d.default == float("-inf")
+    nested = next(x for x in root.fields if x.name == "nested")
+    assert nested.flags == (("nested", "Ex.A"),)
+    # without class names (validation) enums and unions are looked up by name
+    e = next(x for x in root.fields if x.name == "e")
+    assert e.type == fd.EnumRef("Ex.E")
+    assert next(x for x in root.fields if x.name == "u").type == fd.UnionOf("Ex.U")
+
+
+# The codec block: each call's positional arguments (the rest are keywords).
+_POSITIONAL = {
+    "Table": 2,
+    "Struct": 2,
+    "field": 1,
+    "vector": 1,
+    "array": 2,
+    "table": 1,
+    "struct": 1,
+    "enum": 1,
+    "union": 1,
+    "member": 1,
+    "registry": 1,
+}
+
+
+def _codec_calls(src: str) -> list[ast.Call]:
+    """The ``_fb.*`` calls of a generated module."""
+    return [
+        n
+        for n in ast.walk(ast.parse(src))
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and isinstance(n.func.value, ast.Name)
+        and n.func.value.id == "_fb"
+    ]
+
+
+def _check_keyword_form(src: str) -> int:
+    calls = _codec_calls(src)
+    for c in calls:
+        assert isinstance(c.func, ast.Attribute)
+        name = c.func.attr
+        assert name in _POSITIONAL, ast.unparse(c)
+        assert len(c.args) == _POSITIONAL[name], ast.unparse(c)
+        kw = {k.arg for k in c.keywords}
+        if name in ("Table", "Struct"):
+            assert {"fields", "reg"} <= kw and isinstance(
+                next(k.value for k in c.keywords if k.arg == "fields"), ast.List
+            )
+        # no literal tuples anywhere but an empty default (``default=()``)
+        for sub in ast.walk(c):
+            if isinstance(sub, ast.Tuple):
+                assert not sub.elts, ast.unparse(c)
+    return sum(1 for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "field")
+
+
+def test_codec_block_uses_the_keyword_form(gen: dict[str, ModuleType]) -> None:
+    """Descriptors are written with keywords and one ``_fb.field(...)`` per field, in the
+    committed modules and in one generated here."""
+    committed = [
+        REPO / "generated" / "tflite" / "tflite.py",
+        REPO / "generated" / "armnnSerializer" / "armnn_schema.py",
+        REPO / "generated" / "mindspore" / "schema" / "v0" / "ops_v0.py",
+        REPO / "generated" / "mindspore" / "schema" / "v0" / "mindspore_model_v0.py",
+    ]
+    for p in committed:
+        assert _check_keyword_form(p.read_text(encoding="utf-8")) > 20, p
+    mod = importlib.import_module(gen["features"].__name__ + ".features")
+    src = Path(mod.__file__ or "").read_text(encoding="utf-8")
+    assert _check_keyword_form(src) > 10
+    # attr only where it differs, defaults and flags only when set, black's float spelling
+    assert '_fb.field("d", slot=13, type="d", default=float("-inf"))' in src
+    assert '_fb.field("name", slot=14, type="string", shared=True)' in src
+    assert 'identifier="EXMP"' in src
+    assert '_fb.registry(__name__.rsplit(".", 2)[0])' in src
+
+
+def _state(d: Any) -> Any:
+    """A descriptor's construction-time state (what the wire depends on)."""
+    if isinstance(d, fb.Table):
+        fields = [
+            {s: getattr(f, s) for s in fb.Field.__slots__ if s != "nested_desc"} for f in d.fields
+        ]
+        return ("Table", d.qualname, d.identifier, repr(fields))
+    assert isinstance(d, fb.Struct)
+    return ("Struct", d.qualname, repr(d.fields), d.force_align, d.key)
+
+
+@pytest.mark.parametrize("which", ["features", "monster", "arrays"])
+def test_generated_descriptors_are_what_the_ir_says(which: str) -> None:
+    """Every generated module's descriptors (the template's text, imported) hold exactly the
+    state of those built from the IR's views (``fbs_descriptors.build``)."""
+    from .._gen import generate_schema
+
+    if which == "features":
+        g = generate_schema(FEATURES)
+    else:
+        need_shared()
+        schema = {
+            "monster": TESTS / "monster_test.fbs",
+            "arrays": TESTS / "ts" / "arrays_test_complex" / "arrays_test_complex.fbs",
+        }[which]
+        g = generate_schema(schema, include_dirs=include_dirs(schema))
+    names = Names(g.schema)
+    n = 0
+    for f in g.schema.files:
+        views = fd.descriptors(g.schema, f, lambda q, x: names.field_names(q)[x], names.class_name)
+        for v in views:
+            if not isinstance(v, (fd.TableDesc, fd.StructDesc)):
+                continue
+            cls = g[v.qualname]
+            got = cls.__dict__["_FB_DESC"]
+            assert got.cls is cls
+            want = fd.build(v, type(v.cls, (), {}), {})  # a throwaway class: nothing rebinds
+            assert _state(got) == _state(want), v.qualname
+            n += 1
+    assert n >= 5
+
+
+def test_tables_take_fields_with_slots() -> None:
+    class T:
+        pass
+
+    with pytest.raises(ValueError, match="slot"):
+        fb.Table("x.T", T, fields=[fb.field("a", type="i")], reg={})
+    t = fb.Table("x.T", T, fields=[fb.field("a", attr="a_", slot=0, type="i", default=3)], reg={})
+    (f,) = t.fields
+    assert (f.attr, f.name, f.slot, f.spec, f.default) == ("a_", "a", 0, "i", 3)
 
 
 def test_generated_golden_bytes(gen: dict[str, ModuleType]) -> None:
@@ -156,14 +292,23 @@ def test_generated_code_passes_mypy_strict(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-def test_descriptor_floats_are_spelled_as_black_spells_them() -> None:
-    """A default of ``1e100`` is ``repr``'d ``1e+100``, which black rewrites: descriptor trees
-    print black's spelling, so a line that fits is black-stable without going through black."""
+def test_descriptor_literals_are_spelled_as_black_spells_them() -> None:
+    """A default of ``1e100`` is ``repr``'d ``1e+100``, which black rewrites: the template
+    prints black's spelling, so a line that fits is black-stable without going through black."""
     import black
 
-    from idlgen.backend.fbs_codec import _node
-
-    for value, text in ((1e100, "1e100"), (1.5e-07, "1.5e-07"), (-2.5, "-2.5"), (0.1, "0.1")):
-        assert _node(value) == text
-        assert black.format_str(f"x = {value!r}\n", mode=black.Mode()) == f"x = {text}\n"
-    assert text_of(_node(float("-inf"))) == 'float("-inf")'
+    literal = env().get_template("_flatbuffers.j2").module.literal  # type: ignore[attr-defined]
+    for value, text in (
+        (1e100, "1e100"),
+        (1.5e-07, "1.5e-07"),
+        (-2.5, "-2.5"),
+        (0.1, "0.1"),
+        (float("-inf"), 'float("-inf")'),
+        (float("nan"), 'float("nan")'),
+        (True, "True"),
+        (-3, "-3"),
+        ("it's", '"it\'s"'),
+        ((), "()"),
+    ):
+        assert str(literal(value)) == text
+        assert black.format_str(f"x = {text}\n", mode=black.Mode()) == f"x = {text}\n"

@@ -1,19 +1,30 @@
 """FlatBuffers runtime for generated code: descriptors, a flatc-identical encoder, a verifier.
 
-Generated modules create one descriptor per table and struct at import time::
+Generated modules create one descriptor per table and struct at import time, each field by
+keyword (``attr`` only where the Python attribute differs from the schema name)::
 
-    _FB_REG = _fb.registry(__name__.split(".")[0])
-    _FB_Monster: _fb.Table[Monster] = _fb.Table(
-        "MyGame.Example.Monster", Monster,
-        (("pos", "pos", 0, ("struct", "MyGame.Example.Vec3"), None, {}), ...),
-        identifier="MONS", reg=_FB_REG)
+    _FB_REG = _fb.registry(__name__.rsplit(".", 2)[0])
+    _fb.Table(
+        "MyGame.Example.Monster",
+        Monster,
+        fields=[
+            _fb.field("pos", slot=0, type=_fb.struct("MyGame.Example.Vec3")),
+            _fb.field("mana", slot=1, type="h", default=150),
+            _fb.field("name", slot=3, type="string", required=True, key=True),
+            _fb.field("inventory", slot=5, type=_fb.vector("B")),
+            ...
+        ],
+        identifier="MONS",
+        reg=_FB_REG,
+    )
 
-Field type specs are literals: a struct format char for scalars (``"i"``, ``"?"``...),
-``"string"``, ``("vector", spec)``, ``("array", spec, n)``, ``("table", qualname)``,
-``("struct", qualname)``, ``("enum", EnumClass, fmt)`` and, spelled out inline,
-``("union", qualname, disc_fmt, ((member, value, spec), ...))``. Tables and structs are looked up
-by name in the package's registry the first time a descriptor is used, so declaration order and
-cycles across modules do not matter.
+Field type specs are literals, written with small constructors: a struct format char for
+scalars (``"i"``, ``"?"``...), ``"string"``, ``_fb.vector(spec)``, ``_fb.array(spec, n)``,
+``_fb.table(qualname)``, ``_fb.struct(qualname)``, ``_fb.enum(qualname, base=fmt,
+cls="EnumClass")`` and, spelled out inline, ``_fb.union(qualname, members=[_fb.member(name,
+value=v, type=spec), ...])``. Tables and structs are looked up by name in the package's
+registry the first time a descriptor is used, so declaration order and cycles across modules
+do not matter.
 
 The encoder reproduces what ``flatc -b`` does for the JSON that :mod:`idlgen.wire.fbjson`
 writes for the same value (src/idl_parser.cpp ``ParseTable``/``ParseVector`` over
@@ -62,6 +73,15 @@ from .encoder import (
 from .fields import (
     Enum as Enum,
     Field as Field,
+    TypeSpec as TypeSpec,
+    array as array,
+    enum as enum,
+    field as field,
+    member as member,
+    struct as struct,
+    table as table,
+    union as union,
+    vector as vector,
 )
 from .flex import (
     flex_is_null as flex_is_null,
@@ -112,6 +132,15 @@ __all__ = [
     "Union",
     "Enum",
     "Field",
+    "TypeSpec",
+    "field",
+    "vector",
+    "array",
+    "table",
+    "struct",
+    "enum",
+    "union",
+    "member",
     "UnionValue",
     "ScalarVector",
     "NestedBuffer",

@@ -81,7 +81,7 @@ def _resolve(spec: Any, reg: dict[str, Any]) -> Handler:
         return ArrayH(_resolve(spec[1], reg), int(spec[2]))
     if tag == "union":
         if len(spec) > 2:  # ("union", qualname, disc, members): inline
-            return UnionH(Union(spec[1], spec[3], spec[2], reg={}, parent_reg=reg))
+            return UnionH(Union(spec[1], members=spec[3], disc=spec[2], reg={}, parent_reg=reg))
         return UnionH(lookup(spec[1], reg))
     d = resolve_target(spec[1], reg)
     if tag == "table":
@@ -92,22 +92,23 @@ def _resolve(spec: Any, reg: dict[str, Any]) -> Handler:
 
 
 class Struct(Generic[T]):
-    """A fixed-layout struct; ``fields`` are ``(attr, name, spec)`` in declaration order."""
+    """A fixed-layout struct: ``fields`` in declaration order (:func:`.fields.field`, no slot),
+    kept as ``(attr, name, spec)``; ``key``: the attribute of the ``key`` field."""
 
     def __init__(
         self,
         qualname: str,
         cls: Callable[..., T],
-        fields: Sequence[tuple[str, str, Any]],
+        *,
+        fields: Sequence[Field],
         force_align: int = 0,
         key: str = "",
-        *,
         reg: dict[str, Any] | None = None,
     ) -> None:
         self.reg = registry() if reg is None else reg
         self.qualname = qualname
         self.cls = cls
-        self.fields = list(fields)
+        self.fields: list[tuple[str, str, Any]] = [(f.attr, f.name, f.spec) for f in fields]
         self.force_align = force_align
         self.key = key
         self._ready = False
@@ -254,15 +255,15 @@ class Struct(Generic[T]):
 
 
 class Union:
-    """A union: ``members`` are ``(name, value, spec)``; the discriminant is ``disc`` (a
-    scalar format char, ``"B"`` unless declared)."""
+    """A union: ``members`` are ``(name, value, spec)`` (:func:`.fields.member`); the
+    discriminant is ``disc`` (a scalar format char, ``"B"`` unless declared)."""
 
     def __init__(
         self,
         qualname: str,
+        *,
         members: Sequence[tuple[str, int, Any]],
         disc: str = "B",
-        *,
         reg: dict[str, Any] | None = None,
         parent_reg: dict[str, Any] | None = None,
     ) -> None:
@@ -336,25 +337,24 @@ class Union:
 
 
 class Table(Generic[T]):
-    """A table descriptor. ``identifier`` is the root's ``file_identifier`` ("" for none).
-    ``fields`` are :class:`Field` objects or their positional-argument tuples
-    ``(attr, name, slot, spec, default, {keyword options})``."""
+    """A table descriptor: ``fields`` are :class:`Field` objects (:func:`.fields.field`, each
+    with its slot). ``identifier`` is the root's ``file_identifier`` ("" for none)."""
 
     def __init__(
         self,
         qualname: str,
         cls: Callable[..., T],
-        fields: Sequence[Field | tuple[Any, ...]],
-        identifier: str = "",
         *,
+        fields: Sequence[Field],
+        identifier: str = "",
         reg: dict[str, Any] | None = None,
     ) -> None:
         self.qualname = qualname
         self.cls = cls
-        self.fields = [
-            f if isinstance(f, Field) else Field(*f[:5], **(f[5] if len(f) > 5 else {}))
-            for f in fields
-        ]
+        self.fields = list(fields)
+        for f in self.fields:
+            if f.slot < 0:
+                raise ValueError(f"{qualname}.{f.name}: a table field needs its slot")
         self.identifier = identifier
         self._ready = False
         self.reg = registry() if reg is None else reg

@@ -534,415 +534,628 @@ _FB_REG = _fb.registry(__name__.rsplit(".", 4)[0])
 _fb.Table(
     "mindspore.schema.v0.QuantParam",
     QuantParam,
-    (
-        ("scale", "scale", 0, "d", 0.0, {}),
-        ("zeroPoint", "zeroPoint", 1, "i", 0, {}),
-        ("min", "min", 2, "d", 0.0, {}),
-        ("max", "max", 3, "d", 0.0, {}),
-        ("narrowRange", "narrowRange", 4, "?", True, {}),
-        ("numBits", "numBits", 5, "i", 8, {}),
-        ("inited", "inited", 6, "?", False, {}),
-        ("varCorr", "varCorr", 7, "f", 1.0, {}),
-        ("meanCorr", "meanCorr", 8, "f", 0.0, {}),
-        ("dstDtype", "dstDtype", 9, "i", 32, {}),
-        ("roundType", "roundType", 10, "i", 1, {}),
-        ("multiplier", "multiplier", 11, "i", 1, {}),
-    ),
+    fields=[
+        _fb.field("scale", slot=0, type="d", default=0.0),
+        _fb.field("zeroPoint", slot=1, type="i", default=0),
+        _fb.field("min", slot=2, type="d", default=0.0),
+        _fb.field("max", slot=3, type="d", default=0.0),
+        _fb.field("narrowRange", slot=4, type="?", default=True),
+        _fb.field("numBits", slot=5, type="i", default=8),
+        _fb.field("inited", slot=6, type="?", default=False),
+        _fb.field("varCorr", slot=7, type="f", default=1.0),
+        _fb.field("meanCorr", slot=8, type="f", default=0.0),
+        _fb.field("dstDtype", slot=9, type="i", default=32),
+        _fb.field("roundType", slot=10, type="i", default=1),
+        _fb.field("multiplier", slot=11, type="i", default=1),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Tensor",
     Tensor,
-    (
-        (
+    fields=[
+        _fb.field(
             "nodeType",
-            "nodeType",
-            0,
-            ("enum", "mindspore.schema.v0.NodeType", "i", "NodeType"),
-            0,
-            {},
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.NodeType", base="i", cls="NodeType"),
+            default=0,
         ),
-        ("dataType", "dataType", 1, "i", 0, {}),
-        ("dims", "dims", 2, ("vector", "i"), None, {}),
-        ("format", "format", 3, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
-        ("refCount", "refCount", 4, "i", 0, {}),
-        ("offset", "offset", 5, "i", 0, {}),
-        ("data", "data", 6, ("vector", "B"), None, {}),
-        (
-            "quantParams",
-            "quantParams",
-            7,
-            ("vector", ("table", "mindspore.schema.v0.QuantParam")),
-            None,
-            {},
+        _fb.field("dataType", slot=1, type="i", default=0),
+        _fb.field("dims", slot=2, type=_fb.vector("i")),
+        _fb.field(
+            "format",
+            slot=3,
+            type=_fb.enum("mindspore.schema.v0.Format", base="i", cls="Format"),
+            default=0,
         ),
-        ("quantClusters", "quantClusters", 8, ("vector", "f"), None, {}),
-        ("name", "name", 9, "string", None, {}),
-    ),
+        _fb.field("refCount", slot=4, type="i", default=0),
+        _fb.field("offset", slot=5, type="i", default=0),
+        _fb.field("data", slot=6, type=_fb.vector("B")),
+        _fb.field(
+            "quantParams", slot=7, type=_fb.vector(_fb.table("mindspore.schema.v0.QuantParam"))
+        ),
+        _fb.field("quantClusters", slot=8, type=_fb.vector("f")),
+        _fb.field("name", slot=9, type="string"),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Primitive",
     Primitive,
-    (
-        (
+    fields=[
+        _fb.field(
             "value",
-            "value",
-            1,
-            (
-                "union",
+            slot=1,
+            type=_fb.union(
                 "mindspore.schema.v0.PrimitiveType",
-                "B",
-                (
-                    ("Concat", 1, ("table", "mindspore.schema.v0.Concat")),
-                    ("SoftMax", 2, ("table", "mindspore.schema.v0.SoftMax")),
-                    ("Activation", 3, ("table", "mindspore.schema.v0.Activation")),
-                    ("Conv2D", 4, ("table", "mindspore.schema.v0.Conv2D")),
-                    ("FusedBatchNorm", 5, ("table", "mindspore.schema.v0.FusedBatchNorm")),
-                    ("BatchNorm", 6, ("table", "mindspore.schema.v0.BatchNorm")),
-                    ("BiasAdd", 7, ("table", "mindspore.schema.v0.BiasAdd")),
-                    ("Pooling", 8, ("table", "mindspore.schema.v0.Pooling")),
-                    ("ROIPooling", 9, ("table", "mindspore.schema.v0.ROIPooling")),
-                    ("DepthwiseConv2D", 10, ("table", "mindspore.schema.v0.DepthwiseConv2D")),
-                    ("DeDepthwiseConv2D", 11, ("table", "mindspore.schema.v0.DeDepthwiseConv2D")),
-                    ("Resize", 12, ("table", "mindspore.schema.v0.Resize")),
-                    (
+                members=[
+                    _fb.member("Concat", value=1, type=_fb.table("mindspore.schema.v0.Concat")),
+                    _fb.member("SoftMax", value=2, type=_fb.table("mindspore.schema.v0.SoftMax")),
+                    _fb.member(
+                        "Activation", value=3, type=_fb.table("mindspore.schema.v0.Activation")
+                    ),
+                    _fb.member("Conv2D", value=4, type=_fb.table("mindspore.schema.v0.Conv2D")),
+                    _fb.member(
+                        "FusedBatchNorm",
+                        value=5,
+                        type=_fb.table("mindspore.schema.v0.FusedBatchNorm"),
+                    ),
+                    _fb.member(
+                        "BatchNorm", value=6, type=_fb.table("mindspore.schema.v0.BatchNorm")
+                    ),
+                    _fb.member("BiasAdd", value=7, type=_fb.table("mindspore.schema.v0.BiasAdd")),
+                    _fb.member("Pooling", value=8, type=_fb.table("mindspore.schema.v0.Pooling")),
+                    _fb.member(
+                        "ROIPooling", value=9, type=_fb.table("mindspore.schema.v0.ROIPooling")
+                    ),
+                    _fb.member(
+                        "DepthwiseConv2D",
+                        value=10,
+                        type=_fb.table("mindspore.schema.v0.DepthwiseConv2D"),
+                    ),
+                    _fb.member(
+                        "DeDepthwiseConv2D",
+                        value=11,
+                        type=_fb.table("mindspore.schema.v0.DeDepthwiseConv2D"),
+                    ),
+                    _fb.member("Resize", value=12, type=_fb.table("mindspore.schema.v0.Resize")),
+                    _fb.member(
                         "DetectionPostProcess",
-                        13,
-                        ("table", "mindspore.schema.v0.DetectionPostProcess"),
+                        value=13,
+                        type=_fb.table("mindspore.schema.v0.DetectionPostProcess"),
                     ),
-                    ("FullConnection", 14, ("table", "mindspore.schema.v0.FullConnection")),
-                    ("Mean", 15, ("table", "mindspore.schema.v0.Mean")),
-                    ("DeConv2D", 16, ("table", "mindspore.schema.v0.DeConv2D")),
-                    ("Scale", 17, ("table", "mindspore.schema.v0.Scale")),
-                    ("Reshape", 18, ("table", "mindspore.schema.v0.Reshape")),
-                    ("Eltwise", 19, ("table", "mindspore.schema.v0.Eltwise")),
-                    ("NetOutput", 20, ("table", "mindspore.schema.v0.NetOutput")),
-                    ("Add", 21, ("table", "mindspore.schema.v0.Add")),
-                    ("Sub", 22, ("table", "mindspore.schema.v0.Sub")),
-                    ("MatMul", 23, ("table", "mindspore.schema.v0.MatMul")),
-                    ("StridedSlice", 24, ("table", "mindspore.schema.v0.StridedSlice")),
-                    ("Power", 25, ("table", "mindspore.schema.v0.Power")),
-                    ("Slice", 26, ("table", "mindspore.schema.v0.Slice")),
-                    ("Stack", 27, ("table", "mindspore.schema.v0.Stack")),
-                    ("Mul", 28, ("table", "mindspore.schema.v0.Mul")),
-                    ("RealDiv", 29, ("table", "mindspore.schema.v0.RealDiv")),
-                    ("Pad", 30, ("table", "mindspore.schema.v0.Pad")),
-                    ("Maximum", 31, ("table", "mindspore.schema.v0.Maximum")),
-                    ("Minimum", 32, ("table", "mindspore.schema.v0.Minimum")),
-                    ("PReLU", 33, ("table", "mindspore.schema.v0.PReLU")),
-                    ("LeakyReLU", 34, ("table", "mindspore.schema.v0.LeakyReLU")),
-                    ("ArgMax", 35, ("table", "mindspore.schema.v0.ArgMax")),
-                    ("ArgMin", 36, ("table", "mindspore.schema.v0.ArgMin")),
-                    ("Exp", 37, ("table", "mindspore.schema.v0.Exp")),
-                    ("Crop", 38, ("table", "mindspore.schema.v0.Crop")),
-                    ("Range", 39, ("table", "mindspore.schema.v0.Range")),
-                    ("Rsqrt", 40, ("table", "mindspore.schema.v0.Rsqrt")),
-                    ("ExpandDims", 41, ("table", "mindspore.schema.v0.ExpandDims")),
-                    ("Tile", 42, ("table", "mindspore.schema.v0.Tile")),
-                    ("Cast", 43, ("table", "mindspore.schema.v0.Cast")),
-                    ("Shape", 44, ("table", "mindspore.schema.v0.Shape")),
-                    ("Nchw2Nhwc", 45, ("table", "mindspore.schema.v0.Nchw2Nhwc")),
-                    ("Nhwc2Nchw", 46, ("table", "mindspore.schema.v0.Nhwc2Nchw")),
-                    ("QuantDTypeCast", 47, ("table", "mindspore.schema.v0.QuantDTypeCast")),
-                    ("Split", 48, ("table", "mindspore.schema.v0.Split")),
-                    ("Permute", 49, ("table", "mindspore.schema.v0.Permute")),
-                    (
+                    _fb.member(
+                        "FullConnection",
+                        value=14,
+                        type=_fb.table("mindspore.schema.v0.FullConnection"),
+                    ),
+                    _fb.member("Mean", value=15, type=_fb.table("mindspore.schema.v0.Mean")),
+                    _fb.member(
+                        "DeConv2D", value=16, type=_fb.table("mindspore.schema.v0.DeConv2D")
+                    ),
+                    _fb.member("Scale", value=17, type=_fb.table("mindspore.schema.v0.Scale")),
+                    _fb.member("Reshape", value=18, type=_fb.table("mindspore.schema.v0.Reshape")),
+                    _fb.member("Eltwise", value=19, type=_fb.table("mindspore.schema.v0.Eltwise")),
+                    _fb.member(
+                        "NetOutput", value=20, type=_fb.table("mindspore.schema.v0.NetOutput")
+                    ),
+                    _fb.member("Add", value=21, type=_fb.table("mindspore.schema.v0.Add")),
+                    _fb.member("Sub", value=22, type=_fb.table("mindspore.schema.v0.Sub")),
+                    _fb.member("MatMul", value=23, type=_fb.table("mindspore.schema.v0.MatMul")),
+                    _fb.member(
+                        "StridedSlice", value=24, type=_fb.table("mindspore.schema.v0.StridedSlice")
+                    ),
+                    _fb.member("Power", value=25, type=_fb.table("mindspore.schema.v0.Power")),
+                    _fb.member("Slice", value=26, type=_fb.table("mindspore.schema.v0.Slice")),
+                    _fb.member("Stack", value=27, type=_fb.table("mindspore.schema.v0.Stack")),
+                    _fb.member("Mul", value=28, type=_fb.table("mindspore.schema.v0.Mul")),
+                    _fb.member("RealDiv", value=29, type=_fb.table("mindspore.schema.v0.RealDiv")),
+                    _fb.member("Pad", value=30, type=_fb.table("mindspore.schema.v0.Pad")),
+                    _fb.member("Maximum", value=31, type=_fb.table("mindspore.schema.v0.Maximum")),
+                    _fb.member("Minimum", value=32, type=_fb.table("mindspore.schema.v0.Minimum")),
+                    _fb.member("PReLU", value=33, type=_fb.table("mindspore.schema.v0.PReLU")),
+                    _fb.member(
+                        "LeakyReLU", value=34, type=_fb.table("mindspore.schema.v0.LeakyReLU")
+                    ),
+                    _fb.member("ArgMax", value=35, type=_fb.table("mindspore.schema.v0.ArgMax")),
+                    _fb.member("ArgMin", value=36, type=_fb.table("mindspore.schema.v0.ArgMin")),
+                    _fb.member("Exp", value=37, type=_fb.table("mindspore.schema.v0.Exp")),
+                    _fb.member("Crop", value=38, type=_fb.table("mindspore.schema.v0.Crop")),
+                    _fb.member("Range", value=39, type=_fb.table("mindspore.schema.v0.Range")),
+                    _fb.member("Rsqrt", value=40, type=_fb.table("mindspore.schema.v0.Rsqrt")),
+                    _fb.member(
+                        "ExpandDims", value=41, type=_fb.table("mindspore.schema.v0.ExpandDims")
+                    ),
+                    _fb.member("Tile", value=42, type=_fb.table("mindspore.schema.v0.Tile")),
+                    _fb.member("Cast", value=43, type=_fb.table("mindspore.schema.v0.Cast")),
+                    _fb.member("Shape", value=44, type=_fb.table("mindspore.schema.v0.Shape")),
+                    _fb.member(
+                        "Nchw2Nhwc", value=45, type=_fb.table("mindspore.schema.v0.Nchw2Nhwc")
+                    ),
+                    _fb.member(
+                        "Nhwc2Nchw", value=46, type=_fb.table("mindspore.schema.v0.Nhwc2Nchw")
+                    ),
+                    _fb.member(
+                        "QuantDTypeCast",
+                        value=47,
+                        type=_fb.table("mindspore.schema.v0.QuantDTypeCast"),
+                    ),
+                    _fb.member("Split", value=48, type=_fb.table("mindspore.schema.v0.Split")),
+                    _fb.member("Permute", value=49, type=_fb.table("mindspore.schema.v0.Permute")),
+                    _fb.member(
                         "FakeQuantWithMinMaxVars",
-                        50,
-                        ("table", "mindspore.schema.v0.FakeQuantWithMinMaxVars"),
+                        value=50,
+                        type=_fb.table("mindspore.schema.v0.FakeQuantWithMinMaxVars"),
                     ),
-                    ("Equal", 51, ("table", "mindspore.schema.v0.Equal")),
-                    ("Less", 52, ("table", "mindspore.schema.v0.Less")),
-                    ("Greater", 53, ("table", "mindspore.schema.v0.Greater")),
-                    ("NotEqual", 54, ("table", "mindspore.schema.v0.NotEqual")),
-                    ("LessEqual", 55, ("table", "mindspore.schema.v0.LessEqual")),
-                    ("GreaterEqual", 56, ("table", "mindspore.schema.v0.GreaterEqual")),
-                    ("Min", 57, ("table", "mindspore.schema.v0.Min")),
-                    ("Floor", 58, ("table", "mindspore.schema.v0.Floor")),
-                    ("Abs", 59, ("table", "mindspore.schema.v0.Abs")),
-                    ("Neg", 60, ("table", "mindspore.schema.v0.Neg")),
-                    ("Cos", 61, ("table", "mindspore.schema.v0.Cos")),
-                    ("Sin", 62, ("table", "mindspore.schema.v0.Sin")),
-                    ("Sqrt", 63, ("table", "mindspore.schema.v0.Sqrt")),
-                    ("Square", 64, ("table", "mindspore.schema.v0.Square")),
-                    ("Constant", 65, ("table", "mindspore.schema.v0.Constant")),
-                    ("Log", 66, ("table", "mindspore.schema.v0.Log")),
-                    ("Tan", 67, ("table", "mindspore.schema.v0.Tan")),
-                    ("Atan", 68, ("table", "mindspore.schema.v0.Atan")),
-                    ("Asin", 69, ("table", "mindspore.schema.v0.Asin")),
-                    ("Clip", 70, ("table", "mindspore.schema.v0.Clip")),
-                    ("Transpose", 71, ("table", "mindspore.schema.v0.Transpose")),
-                    ("Squeeze", 72, ("table", "mindspore.schema.v0.Squeeze")),
-                    ("Unsqueeze", 73, ("table", "mindspore.schema.v0.Unsqueeze")),
-                    ("Upsample", 74, ("table", "mindspore.schema.v0.Upsample")),
-                    ("Dropout", 75, ("table", "mindspore.schema.v0.Dropout")),
-                    ("Broadcast", 76, ("table", "mindspore.schema.v0.Broadcast")),
-                    ("BroadcastTo", 77, ("table", "mindspore.schema.v0.BroadcastTo")),
-                    ("Lrn", 78, ("table", "mindspore.schema.v0.Lrn")),
-                    ("ZerosLike", 79, ("table", "mindspore.schema.v0.ZerosLike")),
-                    ("TopK", 80, ("table", "mindspore.schema.v0.TopK")),
-                    ("SpaceToDepth", 81, ("table", "mindspore.schema.v0.SpaceToDepth")),
-                    ("SpaceToBatch", 82, ("table", "mindspore.schema.v0.SpaceToBatch")),
-                    ("SparseToDense", 83, ("table", "mindspore.schema.v0.SparseToDense")),
-                    ("ReverseSequence", 84, ("table", "mindspore.schema.v0.ReverseSequence")),
-                    ("Rank", 85, ("table", "mindspore.schema.v0.Rank")),
-                    ("Gather", 86, ("table", "mindspore.schema.v0.Gather")),
-                    ("GatherNd", 87, ("table", "mindspore.schema.v0.GatherNd")),
-                    ("Fill", 88, ("table", "mindspore.schema.v0.Fill")),
-                    ("Elu", 89, ("table", "mindspore.schema.v0.Elu")),
-                    ("DepthToSpace", 90, ("table", "mindspore.schema.v0.DepthToSpace")),
-                    ("BatchToSpace", 91, ("table", "mindspore.schema.v0.BatchToSpace")),
-                    ("AddN", 92, ("table", "mindspore.schema.v0.AddN")),
-                    ("Ceil", 93, ("table", "mindspore.schema.v0.Ceil")),
-                    ("EmbeddingLookup", 94, ("table", "mindspore.schema.v0.EmbeddingLookup")),
-                    (
+                    _fb.member("Equal", value=51, type=_fb.table("mindspore.schema.v0.Equal")),
+                    _fb.member("Less", value=52, type=_fb.table("mindspore.schema.v0.Less")),
+                    _fb.member("Greater", value=53, type=_fb.table("mindspore.schema.v0.Greater")),
+                    _fb.member(
+                        "NotEqual", value=54, type=_fb.table("mindspore.schema.v0.NotEqual")
+                    ),
+                    _fb.member(
+                        "LessEqual", value=55, type=_fb.table("mindspore.schema.v0.LessEqual")
+                    ),
+                    _fb.member(
+                        "GreaterEqual", value=56, type=_fb.table("mindspore.schema.v0.GreaterEqual")
+                    ),
+                    _fb.member("Min", value=57, type=_fb.table("mindspore.schema.v0.Min")),
+                    _fb.member("Floor", value=58, type=_fb.table("mindspore.schema.v0.Floor")),
+                    _fb.member("Abs", value=59, type=_fb.table("mindspore.schema.v0.Abs")),
+                    _fb.member("Neg", value=60, type=_fb.table("mindspore.schema.v0.Neg")),
+                    _fb.member("Cos", value=61, type=_fb.table("mindspore.schema.v0.Cos")),
+                    _fb.member("Sin", value=62, type=_fb.table("mindspore.schema.v0.Sin")),
+                    _fb.member("Sqrt", value=63, type=_fb.table("mindspore.schema.v0.Sqrt")),
+                    _fb.member("Square", value=64, type=_fb.table("mindspore.schema.v0.Square")),
+                    _fb.member(
+                        "Constant", value=65, type=_fb.table("mindspore.schema.v0.Constant")
+                    ),
+                    _fb.member("Log", value=66, type=_fb.table("mindspore.schema.v0.Log")),
+                    _fb.member("Tan", value=67, type=_fb.table("mindspore.schema.v0.Tan")),
+                    _fb.member("Atan", value=68, type=_fb.table("mindspore.schema.v0.Atan")),
+                    _fb.member("Asin", value=69, type=_fb.table("mindspore.schema.v0.Asin")),
+                    _fb.member("Clip", value=70, type=_fb.table("mindspore.schema.v0.Clip")),
+                    _fb.member(
+                        "Transpose", value=71, type=_fb.table("mindspore.schema.v0.Transpose")
+                    ),
+                    _fb.member("Squeeze", value=72, type=_fb.table("mindspore.schema.v0.Squeeze")),
+                    _fb.member(
+                        "Unsqueeze", value=73, type=_fb.table("mindspore.schema.v0.Unsqueeze")
+                    ),
+                    _fb.member(
+                        "Upsample", value=74, type=_fb.table("mindspore.schema.v0.Upsample")
+                    ),
+                    _fb.member("Dropout", value=75, type=_fb.table("mindspore.schema.v0.Dropout")),
+                    _fb.member(
+                        "Broadcast", value=76, type=_fb.table("mindspore.schema.v0.Broadcast")
+                    ),
+                    _fb.member(
+                        "BroadcastTo", value=77, type=_fb.table("mindspore.schema.v0.BroadcastTo")
+                    ),
+                    _fb.member("Lrn", value=78, type=_fb.table("mindspore.schema.v0.Lrn")),
+                    _fb.member(
+                        "ZerosLike", value=79, type=_fb.table("mindspore.schema.v0.ZerosLike")
+                    ),
+                    _fb.member("TopK", value=80, type=_fb.table("mindspore.schema.v0.TopK")),
+                    _fb.member(
+                        "SpaceToDepth", value=81, type=_fb.table("mindspore.schema.v0.SpaceToDepth")
+                    ),
+                    _fb.member(
+                        "SpaceToBatch", value=82, type=_fb.table("mindspore.schema.v0.SpaceToBatch")
+                    ),
+                    _fb.member(
+                        "SparseToDense",
+                        value=83,
+                        type=_fb.table("mindspore.schema.v0.SparseToDense"),
+                    ),
+                    _fb.member(
+                        "ReverseSequence",
+                        value=84,
+                        type=_fb.table("mindspore.schema.v0.ReverseSequence"),
+                    ),
+                    _fb.member("Rank", value=85, type=_fb.table("mindspore.schema.v0.Rank")),
+                    _fb.member("Gather", value=86, type=_fb.table("mindspore.schema.v0.Gather")),
+                    _fb.member(
+                        "GatherNd", value=87, type=_fb.table("mindspore.schema.v0.GatherNd")
+                    ),
+                    _fb.member("Fill", value=88, type=_fb.table("mindspore.schema.v0.Fill")),
+                    _fb.member("Elu", value=89, type=_fb.table("mindspore.schema.v0.Elu")),
+                    _fb.member(
+                        "DepthToSpace", value=90, type=_fb.table("mindspore.schema.v0.DepthToSpace")
+                    ),
+                    _fb.member(
+                        "BatchToSpace", value=91, type=_fb.table("mindspore.schema.v0.BatchToSpace")
+                    ),
+                    _fb.member("AddN", value=92, type=_fb.table("mindspore.schema.v0.AddN")),
+                    _fb.member("Ceil", value=93, type=_fb.table("mindspore.schema.v0.Ceil")),
+                    _fb.member(
+                        "EmbeddingLookup",
+                        value=94,
+                        type=_fb.table("mindspore.schema.v0.EmbeddingLookup"),
+                    ),
+                    _fb.member(
                         "EmbeddingLookupSparse",
-                        95,
-                        ("table", "mindspore.schema.v0.EmbeddingLookupSparse"),
+                        value=95,
+                        type=_fb.table("mindspore.schema.v0.EmbeddingLookupSparse"),
                     ),
-                    ("FloorDiv", 96, ("table", "mindspore.schema.v0.FloorDiv")),
-                    ("FloorMod", 97, ("table", "mindspore.schema.v0.FloorMod")),
-                    ("L2Norm", 98, ("table", "mindspore.schema.v0.L2Norm")),
-                    (
+                    _fb.member(
+                        "FloorDiv", value=96, type=_fb.table("mindspore.schema.v0.FloorDiv")
+                    ),
+                    _fb.member(
+                        "FloorMod", value=97, type=_fb.table("mindspore.schema.v0.FloorMod")
+                    ),
+                    _fb.member("L2Norm", value=98, type=_fb.table("mindspore.schema.v0.L2Norm")),
+                    _fb.member(
                         "LocalResponseNormalization",
-                        99,
-                        ("table", "mindspore.schema.v0.LocalResponseNormalization"),
+                        value=99,
+                        type=_fb.table("mindspore.schema.v0.LocalResponseNormalization"),
                     ),
-                    ("MatrixDiag", 100, ("table", "mindspore.schema.v0.MatrixDiag")),
-                    ("Reduce", 101, ("table", "mindspore.schema.v0.Reduce")),
-                    ("Reverse", 102, ("table", "mindspore.schema.v0.Reverse")),
-                    ("Round", 103, ("table", "mindspore.schema.v0.Round")),
-                    ("Select", 104, ("table", "mindspore.schema.v0.Select")),
-                    ("Scatter", 105, ("table", "mindspore.schema.v0.Scatter")),
-                    ("ScatterND", 106, ("table", "mindspore.schema.v0.ScatterND")),
-                    ("ConstantOfShape", 107, ("table", "mindspore.schema.v0.ConstantOfShape")),
-                    ("Unique", 108, ("table", "mindspore.schema.v0.Unique")),
-                    ("Unstack", 109, ("table", "mindspore.schema.v0.Unstack")),
-                    ("LogicalAnd", 110, ("table", "mindspore.schema.v0.LogicalAnd")),
-                    ("LogicalOr", 111, ("table", "mindspore.schema.v0.LogicalOr")),
-                    ("LogicalXor", 112, ("table", "mindspore.schema.v0.LogicalXor")),
-                    ("LogicalNot", 113, ("table", "mindspore.schema.v0.LogicalNot")),
-                    ("OnnxInt8Quantize", 114, ("table", "mindspore.schema.v0.OnnxInt8Quantize")),
-                    (
+                    _fb.member(
+                        "MatrixDiag", value=100, type=_fb.table("mindspore.schema.v0.MatrixDiag")
+                    ),
+                    _fb.member("Reduce", value=101, type=_fb.table("mindspore.schema.v0.Reduce")),
+                    _fb.member("Reverse", value=102, type=_fb.table("mindspore.schema.v0.Reverse")),
+                    _fb.member("Round", value=103, type=_fb.table("mindspore.schema.v0.Round")),
+                    _fb.member("Select", value=104, type=_fb.table("mindspore.schema.v0.Select")),
+                    _fb.member("Scatter", value=105, type=_fb.table("mindspore.schema.v0.Scatter")),
+                    _fb.member(
+                        "ScatterND", value=106, type=_fb.table("mindspore.schema.v0.ScatterND")
+                    ),
+                    _fb.member(
+                        "ConstantOfShape",
+                        value=107,
+                        type=_fb.table("mindspore.schema.v0.ConstantOfShape"),
+                    ),
+                    _fb.member("Unique", value=108, type=_fb.table("mindspore.schema.v0.Unique")),
+                    _fb.member("Unstack", value=109, type=_fb.table("mindspore.schema.v0.Unstack")),
+                    _fb.member(
+                        "LogicalAnd", value=110, type=_fb.table("mindspore.schema.v0.LogicalAnd")
+                    ),
+                    _fb.member(
+                        "LogicalOr", value=111, type=_fb.table("mindspore.schema.v0.LogicalOr")
+                    ),
+                    _fb.member(
+                        "LogicalXor", value=112, type=_fb.table("mindspore.schema.v0.LogicalXor")
+                    ),
+                    _fb.member(
+                        "LogicalNot", value=113, type=_fb.table("mindspore.schema.v0.LogicalNot")
+                    ),
+                    _fb.member(
+                        "OnnxInt8Quantize",
+                        value=114,
+                        type=_fb.table("mindspore.schema.v0.OnnxInt8Quantize"),
+                    ),
+                    _fb.member(
                         "OnnxInt8Dequantize",
-                        115,
-                        ("table", "mindspore.schema.v0.OnnxInt8Dequantize"),
+                        value=115,
+                        type=_fb.table("mindspore.schema.v0.OnnxInt8Dequantize"),
                     ),
-                    (
+                    _fb.member(
                         "FakeQuantWithMinMax",
-                        116,
-                        ("table", "mindspore.schema.v0.FakeQuantWithMinMax"),
+                        value=116,
+                        type=_fb.table("mindspore.schema.v0.FakeQuantWithMinMax"),
                     ),
-                    (
+                    _fb.member(
                         "FakeQuantWithMinMaxPerChannel",
-                        117,
-                        ("table", "mindspore.schema.v0.FakeQuantWithMinMaxPerChannel"),
+                        value=117,
+                        type=_fb.table("mindspore.schema.v0.FakeQuantWithMinMaxPerChannel"),
                     ),
-                    ("BatchNormFold", 118, ("table", "mindspore.schema.v0.BatchNormFold")),
-                    ("MulFold", 119, ("table", "mindspore.schema.v0.MulFold")),
-                    ("AddFold", 120, ("table", "mindspore.schema.v0.AddFold")),
-                    ("SquaredDifference", 121, ("table", "mindspore.schema.v0.SquaredDifference")),
-                    ("Flatten", 122, ("table", "mindspore.schema.v0.Flatten")),
-                    ("FlattenGrad", 123, ("table", "mindspore.schema.v0.FlattenGrad")),
-                    ("TupleGetItem", 124, ("table", "mindspore.schema.v0.TupleGetItem")),
-                    ("Div", 125, ("table", "mindspore.schema.v0.Div")),
-                    ("Where", 126, ("table", "mindspore.schema.v0.Where")),
-                    ("OneHot", 127, ("table", "mindspore.schema.v0.OneHot")),
-                    ("Lstm", 128, ("table", "mindspore.schema.v0.Lstm")),
-                    ("Conv2DGradFilter", 129, ("table", "mindspore.schema.v0.Conv2DGradFilter")),
-                    ("Conv2DGradInput", 130, ("table", "mindspore.schema.v0.Conv2DGradInput")),
-                    ("PoolingGrad", 131, ("table", "mindspore.schema.v0.PoolingGrad")),
-                    ("BNGrad", 132, ("table", "mindspore.schema.v0.BNGrad")),
-                    ("Assign", 133, ("table", "mindspore.schema.v0.Assign")),
-                    ("ApplyMomentum", 134, ("table", "mindspore.schema.v0.ApplyMomentum")),
-                    ("BiasGrad", 135, ("table", "mindspore.schema.v0.BiasGrad")),
-                    (
+                    _fb.member(
+                        "BatchNormFold",
+                        value=118,
+                        type=_fb.table("mindspore.schema.v0.BatchNormFold"),
+                    ),
+                    _fb.member("MulFold", value=119, type=_fb.table("mindspore.schema.v0.MulFold")),
+                    _fb.member("AddFold", value=120, type=_fb.table("mindspore.schema.v0.AddFold")),
+                    _fb.member(
+                        "SquaredDifference",
+                        value=121,
+                        type=_fb.table("mindspore.schema.v0.SquaredDifference"),
+                    ),
+                    _fb.member("Flatten", value=122, type=_fb.table("mindspore.schema.v0.Flatten")),
+                    _fb.member(
+                        "FlattenGrad", value=123, type=_fb.table("mindspore.schema.v0.FlattenGrad")
+                    ),
+                    _fb.member(
+                        "TupleGetItem",
+                        value=124,
+                        type=_fb.table("mindspore.schema.v0.TupleGetItem"),
+                    ),
+                    _fb.member("Div", value=125, type=_fb.table("mindspore.schema.v0.Div")),
+                    _fb.member("Where", value=126, type=_fb.table("mindspore.schema.v0.Where")),
+                    _fb.member("OneHot", value=127, type=_fb.table("mindspore.schema.v0.OneHot")),
+                    _fb.member("Lstm", value=128, type=_fb.table("mindspore.schema.v0.Lstm")),
+                    _fb.member(
+                        "Conv2DGradFilter",
+                        value=129,
+                        type=_fb.table("mindspore.schema.v0.Conv2DGradFilter"),
+                    ),
+                    _fb.member(
+                        "Conv2DGradInput",
+                        value=130,
+                        type=_fb.table("mindspore.schema.v0.Conv2DGradInput"),
+                    ),
+                    _fb.member(
+                        "PoolingGrad", value=131, type=_fb.table("mindspore.schema.v0.PoolingGrad")
+                    ),
+                    _fb.member("BNGrad", value=132, type=_fb.table("mindspore.schema.v0.BNGrad")),
+                    _fb.member("Assign", value=133, type=_fb.table("mindspore.schema.v0.Assign")),
+                    _fb.member(
+                        "ApplyMomentum",
+                        value=134,
+                        type=_fb.table("mindspore.schema.v0.ApplyMomentum"),
+                    ),
+                    _fb.member(
+                        "BiasGrad", value=135, type=_fb.table("mindspore.schema.v0.BiasGrad")
+                    ),
+                    _fb.member(
                         "SoftmaxCrossEntropy",
-                        136,
-                        ("table", "mindspore.schema.v0.SoftmaxCrossEntropy"),
+                        value=136,
+                        type=_fb.table("mindspore.schema.v0.SoftmaxCrossEntropy"),
                     ),
-                    ("AddGrad", 137, ("table", "mindspore.schema.v0.AddGrad")),
-                    ("SubGrad", 138, ("table", "mindspore.schema.v0.SubGrad")),
-                    ("MulGrad", 139, ("table", "mindspore.schema.v0.MulGrad")),
-                    ("DivGrad", 140, ("table", "mindspore.schema.v0.DivGrad")),
-                    ("PowerGrad", 141, ("table", "mindspore.schema.v0.PowerGrad")),
-                    ("ActivationGrad", 142, ("table", "mindspore.schema.v0.ActivationGrad")),
-                    ("PriorBox", 143, ("table", "mindspore.schema.v0.PriorBox")),
-                    ("SpaceToBatchND", 144, ("table", "mindspore.schema.v0.SpaceToBatchND")),
-                    ("Depend", 145, ("table", "mindspore.schema.v0.Depend")),
-                    ("Return", 146, ("table", "mindspore.schema.v0.Return")),
-                    ("MakeTuple", 147, ("table", "mindspore.schema.v0.MakeTuple")),
-                    ("ToFormat", 148, ("table", "mindspore.schema.v0.ToFormat")),
-                    ("Proposal", 149, ("table", "mindspore.schema.v0.Proposal")),
-                    ("Custom", 150, ("table", "mindspore.schema.v0.Custom")),
-                    ("BlackBox", 151, ("table", "mindspore.schema.v0.BlackBox")),
-                    ("NegGrad", 152, ("table", "mindspore.schema.v0.NegGrad")),
-                    ("LogGrad", 153, ("table", "mindspore.schema.v0.LogGrad")),
-                    ("BatchToSpaceND", 154, ("table", "mindspore.schema.v0.BatchToSpaceND")),
-                    ("LshProjection", 155, ("table", "mindspore.schema.v0.LshProjection")),
-                    ("HashtableLookup", 156, ("table", "mindspore.schema.v0.HashtableLookup")),
-                    ("SkipGram", 157, ("table", "mindspore.schema.v0.SkipGram")),
-                    (
+                    _fb.member("AddGrad", value=137, type=_fb.table("mindspore.schema.v0.AddGrad")),
+                    _fb.member("SubGrad", value=138, type=_fb.table("mindspore.schema.v0.SubGrad")),
+                    _fb.member("MulGrad", value=139, type=_fb.table("mindspore.schema.v0.MulGrad")),
+                    _fb.member("DivGrad", value=140, type=_fb.table("mindspore.schema.v0.DivGrad")),
+                    _fb.member(
+                        "PowerGrad", value=141, type=_fb.table("mindspore.schema.v0.PowerGrad")
+                    ),
+                    _fb.member(
+                        "ActivationGrad",
+                        value=142,
+                        type=_fb.table("mindspore.schema.v0.ActivationGrad"),
+                    ),
+                    _fb.member(
+                        "PriorBox", value=143, type=_fb.table("mindspore.schema.v0.PriorBox")
+                    ),
+                    _fb.member(
+                        "SpaceToBatchND",
+                        value=144,
+                        type=_fb.table("mindspore.schema.v0.SpaceToBatchND"),
+                    ),
+                    _fb.member("Depend", value=145, type=_fb.table("mindspore.schema.v0.Depend")),
+                    _fb.member("Return", value=146, type=_fb.table("mindspore.schema.v0.Return")),
+                    _fb.member(
+                        "MakeTuple", value=147, type=_fb.table("mindspore.schema.v0.MakeTuple")
+                    ),
+                    _fb.member(
+                        "ToFormat", value=148, type=_fb.table("mindspore.schema.v0.ToFormat")
+                    ),
+                    _fb.member(
+                        "Proposal", value=149, type=_fb.table("mindspore.schema.v0.Proposal")
+                    ),
+                    _fb.member("Custom", value=150, type=_fb.table("mindspore.schema.v0.Custom")),
+                    _fb.member(
+                        "BlackBox", value=151, type=_fb.table("mindspore.schema.v0.BlackBox")
+                    ),
+                    _fb.member("NegGrad", value=152, type=_fb.table("mindspore.schema.v0.NegGrad")),
+                    _fb.member("LogGrad", value=153, type=_fb.table("mindspore.schema.v0.LogGrad")),
+                    _fb.member(
+                        "BatchToSpaceND",
+                        value=154,
+                        type=_fb.table("mindspore.schema.v0.BatchToSpaceND"),
+                    ),
+                    _fb.member(
+                        "LshProjection",
+                        value=155,
+                        type=_fb.table("mindspore.schema.v0.LshProjection"),
+                    ),
+                    _fb.member(
+                        "HashtableLookup",
+                        value=156,
+                        type=_fb.table("mindspore.schema.v0.HashtableLookup"),
+                    ),
+                    _fb.member(
+                        "SkipGram", value=157, type=_fb.table("mindspore.schema.v0.SkipGram")
+                    ),
+                    _fb.member(
                         "DeConv2DGradFilter",
-                        158,
-                        ("table", "mindspore.schema.v0.DeConv2DGradFilter"),
+                        value=158,
+                        type=_fb.table("mindspore.schema.v0.DeConv2DGradFilter"),
                     ),
-                    ("CustomPredict", 159, ("table", "mindspore.schema.v0.CustomPredict")),
-                    ("CustomNormalize", 160, ("table", "mindspore.schema.v0.CustomNormalize")),
-                    (
+                    _fb.member(
+                        "CustomPredict",
+                        value=159,
+                        type=_fb.table("mindspore.schema.v0.CustomPredict"),
+                    ),
+                    _fb.member(
+                        "CustomNormalize",
+                        value=160,
+                        type=_fb.table("mindspore.schema.v0.CustomNormalize"),
+                    ),
+                    _fb.member(
                         "CustomExtractFeatures",
-                        161,
-                        ("table", "mindspore.schema.v0.CustomExtractFeatures"),
+                        value=161,
+                        type=_fb.table("mindspore.schema.v0.CustomExtractFeatures"),
                     ),
-                    ("AudioSpectrogram", 162, ("table", "mindspore.schema.v0.AudioSpectrogram")),
-                    ("Mfcc", 163, ("table", "mindspore.schema.v0.Mfcc")),
-                    ("Rfft", 164, ("table", "mindspore.schema.v0.Rfft")),
-                    ("FftReal", 165, ("table", "mindspore.schema.v0.FftReal")),
-                    ("FftImag", 166, ("table", "mindspore.schema.v0.FftImag")),
-                    ("Sgd", 167, ("table", "mindspore.schema.v0.Sgd")),
-                    ("Adam", 168, ("table", "mindspore.schema.v0.Adam")),
-                    (
+                    _fb.member(
+                        "AudioSpectrogram",
+                        value=162,
+                        type=_fb.table("mindspore.schema.v0.AudioSpectrogram"),
+                    ),
+                    _fb.member("Mfcc", value=163, type=_fb.table("mindspore.schema.v0.Mfcc")),
+                    _fb.member("Rfft", value=164, type=_fb.table("mindspore.schema.v0.Rfft")),
+                    _fb.member("FftReal", value=165, type=_fb.table("mindspore.schema.v0.FftReal")),
+                    _fb.member("FftImag", value=166, type=_fb.table("mindspore.schema.v0.FftImag")),
+                    _fb.member("Sgd", value=167, type=_fb.table("mindspore.schema.v0.Sgd")),
+                    _fb.member("Adam", value=168, type=_fb.table("mindspore.schema.v0.Adam")),
+                    _fb.member(
                         "GroupConv2DGradInput",
-                        169,
-                        ("table", "mindspore.schema.v0.GroupConv2DGradInput"),
+                        value=169,
+                        type=_fb.table("mindspore.schema.v0.GroupConv2DGradInput"),
                     ),
-                    ("Loop", 170, ("table", "mindspore.schema.v0.Loop")),
-                    ("NonMaxSuppression", 171, ("table", "mindspore.schema.v0.NonMaxSuppression")),
-                    ("InstanceNorm", 172, ("table", "mindspore.schema.v0.InstanceNorm")),
-                    ("Identity", 173, ("table", "mindspore.schema.v0.Identity")),
-                    ("LayerNorm", 174, ("table", "mindspore.schema.v0.LayerNorm")),
-                    ("While", 175, ("table", "mindspore.schema.v0.While")),
-                    ("ControlDepend", 176, ("table", "mindspore.schema.v0.ControlDepend")),
-                    (
+                    _fb.member("Loop", value=170, type=_fb.table("mindspore.schema.v0.Loop")),
+                    _fb.member(
+                        "NonMaxSuppression",
+                        value=171,
+                        type=_fb.table("mindspore.schema.v0.NonMaxSuppression"),
+                    ),
+                    _fb.member(
+                        "InstanceNorm",
+                        value=172,
+                        type=_fb.table("mindspore.schema.v0.InstanceNorm"),
+                    ),
+                    _fb.member(
+                        "Identity", value=173, type=_fb.table("mindspore.schema.v0.Identity")
+                    ),
+                    _fb.member(
+                        "LayerNorm", value=174, type=_fb.table("mindspore.schema.v0.LayerNorm")
+                    ),
+                    _fb.member("While", value=175, type=_fb.table("mindspore.schema.v0.While")),
+                    _fb.member(
+                        "ControlDepend",
+                        value=176,
+                        type=_fb.table("mindspore.schema.v0.ControlDepend"),
+                    ),
+                    _fb.member(
                         "UnsortedSegmentSum",
-                        177,
-                        ("table", "mindspore.schema.v0.UnsortedSegmentSum"),
+                        value=177,
+                        type=_fb.table("mindspore.schema.v0.UnsortedSegmentSum"),
                     ),
-                    ("AssignAdd", 178, ("table", "mindspore.schema.v0.AssignAdd")),
-                    ("OnesLike", 179, ("table", "mindspore.schema.v0.OnesLike")),
-                    (
+                    _fb.member(
+                        "AssignAdd", value=178, type=_fb.table("mindspore.schema.v0.AssignAdd")
+                    ),
+                    _fb.member(
+                        "OnesLike", value=179, type=_fb.table("mindspore.schema.v0.OnesLike")
+                    ),
+                    _fb.member(
                         "BinaryCrossEntropyGrad",
-                        180,
-                        ("table", "mindspore.schema.v0.BinaryCrossEntropyGrad"),
+                        value=180,
+                        type=_fb.table("mindspore.schema.v0.BinaryCrossEntropyGrad"),
                     ),
-                    (
+                    _fb.member(
                         "BinaryCrossEntropy",
-                        181,
-                        ("table", "mindspore.schema.v0.BinaryCrossEntropy"),
+                        value=181,
+                        type=_fb.table("mindspore.schema.v0.BinaryCrossEntropy"),
                     ),
-                    ("LpNormalization", 182, ("table", "mindspore.schema.v0.LpNormalization")),
-                    ("DropoutGrad", 183, ("table", "mindspore.schema.v0.DropoutGrad")),
-                    ("MaximumGrad", 184, ("table", "mindspore.schema.v0.MaximumGrad")),
-                    ("MinimumGrad", 185, ("table", "mindspore.schema.v0.MinimumGrad")),
-                    ("Switch", 186, ("table", "mindspore.schema.v0.Switch")),
-                    ("Partial", 187, ("table", "mindspore.schema.v0.Partial")),
-                    (
+                    _fb.member(
+                        "LpNormalization",
+                        value=182,
+                        type=_fb.table("mindspore.schema.v0.LpNormalization"),
+                    ),
+                    _fb.member(
+                        "DropoutGrad", value=183, type=_fb.table("mindspore.schema.v0.DropoutGrad")
+                    ),
+                    _fb.member(
+                        "MaximumGrad", value=184, type=_fb.table("mindspore.schema.v0.MaximumGrad")
+                    ),
+                    _fb.member(
+                        "MinimumGrad", value=185, type=_fb.table("mindspore.schema.v0.MinimumGrad")
+                    ),
+                    _fb.member("Switch", value=186, type=_fb.table("mindspore.schema.v0.Switch")),
+                    _fb.member("Partial", value=187, type=_fb.table("mindspore.schema.v0.Partial")),
+                    _fb.member(
                         "TensorListFromTensor",
-                        188,
-                        ("table", "mindspore.schema.v0.TensorListFromTensor"),
+                        value=188,
+                        type=_fb.table("mindspore.schema.v0.TensorListFromTensor"),
                     ),
-                    ("TensorListStack", 189, ("table", "mindspore.schema.v0.TensorListStack")),
-                    ("TensorListGetItem", 190, ("table", "mindspore.schema.v0.TensorListGetItem")),
-                    ("TensorListSetItem", 191, ("table", "mindspore.schema.v0.TensorListSetItem")),
-                    ("TensorListReserve", 192, ("table", "mindspore.schema.v0.TensorListReserve")),
-                    ("All", 193, ("table", "mindspore.schema.v0.All")),
-                    ("Assert", 194, ("table", "mindspore.schema.v0.Assert")),
-                    ("Adder", 195, ("table", "mindspore.schema.v0.Adder")),
-                    (
+                    _fb.member(
+                        "TensorListStack",
+                        value=189,
+                        type=_fb.table("mindspore.schema.v0.TensorListStack"),
+                    ),
+                    _fb.member(
+                        "TensorListGetItem",
+                        value=190,
+                        type=_fb.table("mindspore.schema.v0.TensorListGetItem"),
+                    ),
+                    _fb.member(
+                        "TensorListSetItem",
+                        value=191,
+                        type=_fb.table("mindspore.schema.v0.TensorListSetItem"),
+                    ),
+                    _fb.member(
+                        "TensorListReserve",
+                        value=192,
+                        type=_fb.table("mindspore.schema.v0.TensorListReserve"),
+                    ),
+                    _fb.member("All", value=193, type=_fb.table("mindspore.schema.v0.All")),
+                    _fb.member("Assert", value=194, type=_fb.table("mindspore.schema.v0.Assert")),
+                    _fb.member("Adder", value=195, type=_fb.table("mindspore.schema.v0.Adder")),
+                    _fb.member(
                         "SparseSoftmaxCrossEntropy",
-                        196,
-                        ("table", "mindspore.schema.v0.SparseSoftmaxCrossEntropy"),
+                        value=196,
+                        type=_fb.table("mindspore.schema.v0.SparseSoftmaxCrossEntropy"),
                     ),
-                    ("SmoothL1Loss", 197, ("table", "mindspore.schema.v0.SmoothL1Loss")),
-                    ("SmoothL1LossGrad", 198, ("table", "mindspore.schema.v0.SmoothL1LossGrad")),
-                    (
+                    _fb.member(
+                        "SmoothL1Loss",
+                        value=197,
+                        type=_fb.table("mindspore.schema.v0.SmoothL1Loss"),
+                    ),
+                    _fb.member(
+                        "SmoothL1LossGrad",
+                        value=198,
+                        type=_fb.table("mindspore.schema.v0.SmoothL1LossGrad"),
+                    ),
+                    _fb.member(
                         "SigmoidCrossEntropyWithLogits",
-                        199,
-                        ("table", "mindspore.schema.v0.SigmoidCrossEntropyWithLogits"),
+                        value=199,
+                        type=_fb.table("mindspore.schema.v0.SigmoidCrossEntropyWithLogits"),
                     ),
-                    (
+                    _fb.member(
                         "SigmoidCrossEntropyWithLogitsGrad",
-                        200,
-                        ("table", "mindspore.schema.v0.SigmoidCrossEntropyWithLogitsGrad"),
+                        value=200,
+                        type=_fb.table("mindspore.schema.v0.SigmoidCrossEntropyWithLogitsGrad"),
                     ),
-                    ("Reciprocal", 201, ("table", "mindspore.schema.v0.Reciprocal")),
-                    ("Merge", 202, ("table", "mindspore.schema.v0.Merge")),
-                    ("Mod", 203, ("table", "mindspore.schema.v0.Mod")),
-                ),
+                    _fb.member(
+                        "Reciprocal", value=201, type=_fb.table("mindspore.schema.v0.Reciprocal")
+                    ),
+                    _fb.member("Merge", value=202, type=_fb.table("mindspore.schema.v0.Merge")),
+                    _fb.member("Mod", value=203, type=_fb.table("mindspore.schema.v0.Mod")),
+                ],
             ),
-            None,
-            {},
-        ),
-    ),
+        )
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.CNode",
     CNode,
-    (
-        ("name", "name", 0, "string", None, {}),
-        (
+    fields=[
+        _fb.field("name", slot=0, type="string"),
+        _fb.field(
             "nodeType",
-            "nodeType",
-            1,
-            ("enum", "mindspore.schema.v0.NodeType", "i", "NodeType"),
-            2,
-            {},
+            slot=1,
+            type=_fb.enum("mindspore.schema.v0.NodeType", base="i", cls="NodeType"),
+            default=2,
         ),
-        ("primitive", "primitive", 2, ("table", "mindspore.schema.v0.Primitive"), None, {}),
-        ("inputIndex", "inputIndex", 3, ("vector", "I"), None, {}),
-        ("outputIndex", "outputIndex", 4, ("vector", "I"), None, {}),
-        (
+        _fb.field("primitive", slot=2, type=_fb.table("mindspore.schema.v0.Primitive")),
+        _fb.field("inputIndex", slot=3, type=_fb.vector("I")),
+        _fb.field("outputIndex", slot=4, type=_fb.vector("I")),
+        _fb.field(
             "quantType",
-            "quantType",
-            5,
-            ("enum", "mindspore.schema.v0.QuantType", "i", "QuantType"),
-            0,
-            {},
+            slot=5,
+            type=_fb.enum("mindspore.schema.v0.QuantType", base="i", cls="QuantType"),
+            default=0,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.SubGraph",
     SubGraph,
-    (
-        ("name", "name", 0, "string", None, {}),
-        ("inputIndices", "inputIndices", 1, ("vector", "I"), None, {}),
-        ("outputIndices", "outputIndices", 2, ("vector", "I"), None, {}),
-        ("nodeIndices", "nodeIndices", 3, ("vector", "I"), None, {}),
-        ("tensorIndices", "tensorIndices", 4, ("vector", "I"), None, {}),
-    ),
+    fields=[
+        _fb.field("name", slot=0, type="string"),
+        _fb.field("inputIndices", slot=1, type=_fb.vector("I")),
+        _fb.field("outputIndices", slot=2, type=_fb.vector("I")),
+        _fb.field("nodeIndices", slot=3, type=_fb.vector("I")),
+        _fb.field("tensorIndices", slot=4, type=_fb.vector("I")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.MetaGraph",
     MetaGraph,
-    (
-        ("name", "name", 0, "string", None, {}),
-        ("version", "version", 1, "string", None, {}),
-        ("fmkType", "fmkType", 2, "i", 0, {}),
-        ("inputIndex", "inputIndex", 3, ("vector", "I"), None, {}),
-        ("outputIndex", "outputIndex", 4, ("vector", "I"), None, {}),
-        ("mempoolSize", "mempoolSize", 5, "I", 0, {}),
-        ("nodes", "nodes", 6, ("vector", ("table", "mindspore.schema.v0.CNode")), None, {}),
-        (
-            "allTensors",
-            "allTensors",
-            7,
-            ("vector", ("table", "mindspore.schema.v0.Tensor")),
-            None,
-            {},
-        ),
-        (
-            "subGraph",
-            "subGraph",
-            8,
-            ("vector", ("table", "mindspore.schema.v0.SubGraph")),
-            None,
-            {},
-        ),
-    ),
+    fields=[
+        _fb.field("name", slot=0, type="string"),
+        _fb.field("version", slot=1, type="string"),
+        _fb.field("fmkType", slot=2, type="i", default=0),
+        _fb.field("inputIndex", slot=3, type=_fb.vector("I")),
+        _fb.field("outputIndex", slot=4, type=_fb.vector("I")),
+        _fb.field("mempoolSize", slot=5, type="I", default=0),
+        _fb.field("nodes", slot=6, type=_fb.vector(_fb.table("mindspore.schema.v0.CNode"))),
+        _fb.field("allTensors", slot=7, type=_fb.vector(_fb.table("mindspore.schema.v0.Tensor"))),
+        _fb.field("subGraph", slot=8, type=_fb.vector(_fb.table("mindspore.schema.v0.SubGraph"))),
+    ],
     reg=_FB_REG,
 )

@@ -2020,1432 +2020,1643 @@ _FB_REG = _fb.registry(__name__.rsplit(".", 4)[0])
 _fb.Table(
     "mindspore.schema.v0.Pad",
     Pad,
-    (
-        ("paddings", "paddings", 0, ("vector", "i"), None, {}),
-        (
+    fields=[
+        _fb.field("paddings", slot=0, type=_fb.vector("i")),
+        _fb.field(
             "paddingMode",
-            "paddingMode",
-            1,
-            ("enum", "mindspore.schema.v0.PaddingMode", "b", "PaddingMode"),
-            0,
-            {},
+            slot=1,
+            type=_fb.enum("mindspore.schema.v0.PaddingMode", base="b", cls="PaddingMode"),
+            default=0,
         ),
-        ("constantValue", "constantValue", 2, "f", 0.0, {}),
-    ),
+        _fb.field("constantValue", slot=2, type="f", default=0.0),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.Maximum", Maximum, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Minimum", Minimum, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Flatten", Flatten, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.FlattenGrad", FlattenGrad, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Maximum", Maximum, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Minimum", Minimum, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Flatten", Flatten, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.FlattenGrad", FlattenGrad, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.Concat",
     Concat,
-    (("axis", "axis", 0, "i", 0, {}), ("n", "n", 1, "i", 0, {})),
+    fields=[
+        _fb.field("axis", slot=0, type="i", default=0),
+        _fb.field("n", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.SoftMax", SoftMax, (("axis", "axis", 0, "i", -1, {}),), reg=_FB_REG)
+_fb.Table(
+    "mindspore.schema.v0.SoftMax",
+    SoftMax,
+    fields=[_fb.field("axis", slot=0, type="i", default=-1)],
+    reg=_FB_REG,
+)
 _fb.Table(
     "mindspore.schema.v0.Activation",
     Activation,
-    (
-        (
+    fields=[
+        _fb.field(
             "type",
-            "type",
-            0,
-            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
-            0,
-            {},
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.ActivationType", base="b", cls="ActivationType"),
+            default=0,
         ),
-        ("alpha", "alpha", 1, "f", 0.2, {}),
-        ("min_val", "min_val", 2, "f", -1.0, {}),
-        ("max_val", "max_val", 3, "f", 1.0, {}),
-    ),
+        _fb.field("alpha", slot=1, type="f", default=0.2),
+        _fb.field("min_val", slot=2, type="f", default=-1.0),
+        _fb.field("max_val", slot=3, type="f", default=1.0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.ActivationGrad",
     ActivationGrad,
-    (
-        (
+    fields=[
+        _fb.field(
             "type",
-            "type",
-            0,
-            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
-            0,
-            {},
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.ActivationType", base="b", cls="ActivationType"),
+            default=0,
         ),
-        ("alpha", "alpha", 1, "f", 0.2, {}),
-    ),
+        _fb.field("alpha", slot=1, type="f", default=0.2),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Conv2D",
     Conv2D,
-    (
-        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
-        ("group", "group", 1, "i", 0, {}),
-        ("channelIn", "channelIn", 2, "i", 0, {}),
-        ("channelOut", "channelOut", 3, "i", 0, {}),
-        ("kernelW", "kernelW", 4, "i", 0, {}),
-        ("kernelH", "kernelH", 5, "i", 0, {}),
-        ("strideW", "strideW", 6, "i", 0, {}),
-        ("strideH", "strideH", 7, "i", 0, {}),
-        ("padMode", "padMode", 8, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
-        ("padUp", "padUp", 9, "i", 0, {}),
-        ("padDown", "padDown", 10, "i", 0, {}),
-        ("padLeft", "padLeft", 11, "i", 0, {}),
-        ("padRight", "padRight", 12, "i", 0, {}),
-        ("dilateW", "dilateW", 13, "i", 0, {}),
-        ("dilateH", "dilateH", 14, "i", 0, {}),
-        ("hasBias", "hasBias", 15, "?", False, {}),
-        (
-            "activationType",
-            "activationType",
-            16,
-            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
-            0,
-            {},
+    fields=[
+        _fb.field(
+            "format",
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.Format", base="i", cls="Format"),
+            default=0,
         ),
-    ),
+        _fb.field("group", slot=1, type="i", default=0),
+        _fb.field("channelIn", slot=2, type="i", default=0),
+        _fb.field("channelOut", slot=3, type="i", default=0),
+        _fb.field("kernelW", slot=4, type="i", default=0),
+        _fb.field("kernelH", slot=5, type="i", default=0),
+        _fb.field("strideW", slot=6, type="i", default=0),
+        _fb.field("strideH", slot=7, type="i", default=0),
+        _fb.field(
+            "padMode",
+            slot=8,
+            type=_fb.enum("mindspore.schema.v0.PadMode", base="b", cls="PadMode"),
+            default=0,
+        ),
+        _fb.field("padUp", slot=9, type="i", default=0),
+        _fb.field("padDown", slot=10, type="i", default=0),
+        _fb.field("padLeft", slot=11, type="i", default=0),
+        _fb.field("padRight", slot=12, type="i", default=0),
+        _fb.field("dilateW", slot=13, type="i", default=0),
+        _fb.field("dilateH", slot=14, type="i", default=0),
+        _fb.field("hasBias", slot=15, type="?", default=False),
+        _fb.field(
+            "activationType",
+            slot=16,
+            type=_fb.enum("mindspore.schema.v0.ActivationType", base="b", cls="ActivationType"),
+            default=0,
+        ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Adder",
     Adder,
-    (
-        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
-        ("group", "group", 1, "i", 0, {}),
-        ("channelIn", "channelIn", 2, "i", 0, {}),
-        ("channelOut", "channelOut", 3, "i", 0, {}),
-        ("kernelW", "kernelW", 4, "i", 0, {}),
-        ("kernelH", "kernelH", 5, "i", 0, {}),
-        ("strideW", "strideW", 6, "i", 0, {}),
-        ("strideH", "strideH", 7, "i", 0, {}),
-        ("padMode", "padMode", 8, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
-        ("padUp", "padUp", 9, "i", 0, {}),
-        ("padDown", "padDown", 10, "i", 0, {}),
-        ("padLeft", "padLeft", 11, "i", 0, {}),
-        ("padRight", "padRight", 12, "i", 0, {}),
-        ("dilateW", "dilateW", 13, "i", 0, {}),
-        ("dilateH", "dilateH", 14, "i", 0, {}),
-        ("hasBias", "hasBias", 15, "?", False, {}),
-        (
-            "activationType",
-            "activationType",
-            16,
-            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
-            0,
-            {},
+    fields=[
+        _fb.field(
+            "format",
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.Format", base="i", cls="Format"),
+            default=0,
         ),
-    ),
+        _fb.field("group", slot=1, type="i", default=0),
+        _fb.field("channelIn", slot=2, type="i", default=0),
+        _fb.field("channelOut", slot=3, type="i", default=0),
+        _fb.field("kernelW", slot=4, type="i", default=0),
+        _fb.field("kernelH", slot=5, type="i", default=0),
+        _fb.field("strideW", slot=6, type="i", default=0),
+        _fb.field("strideH", slot=7, type="i", default=0),
+        _fb.field(
+            "padMode",
+            slot=8,
+            type=_fb.enum("mindspore.schema.v0.PadMode", base="b", cls="PadMode"),
+            default=0,
+        ),
+        _fb.field("padUp", slot=9, type="i", default=0),
+        _fb.field("padDown", slot=10, type="i", default=0),
+        _fb.field("padLeft", slot=11, type="i", default=0),
+        _fb.field("padRight", slot=12, type="i", default=0),
+        _fb.field("dilateW", slot=13, type="i", default=0),
+        _fb.field("dilateH", slot=14, type="i", default=0),
+        _fb.field("hasBias", slot=15, type="?", default=False),
+        _fb.field(
+            "activationType",
+            slot=16,
+            type=_fb.enum("mindspore.schema.v0.ActivationType", base="b", cls="ActivationType"),
+            default=0,
+        ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Conv2DGradFilter",
     Conv2DGradFilter,
-    (
-        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
-        ("group", "group", 1, "i", 0, {}),
-        ("channelIn", "channelIn", 2, "i", 0, {}),
-        ("channelOut", "channelOut", 3, "i", 0, {}),
-        ("kernelW", "kernelW", 4, "i", 0, {}),
-        ("kernelH", "kernelH", 5, "i", 0, {}),
-        ("strideW", "strideW", 6, "i", 0, {}),
-        ("strideH", "strideH", 7, "i", 0, {}),
-        ("padMode", "padMode", 8, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
-        ("padUp", "padUp", 9, "i", 0, {}),
-        ("padDown", "padDown", 10, "i", 0, {}),
-        ("padLeft", "padLeft", 11, "i", 0, {}),
-        ("padRight", "padRight", 12, "i", 0, {}),
-        ("dilateW", "dilateW", 13, "i", 0, {}),
-        ("dilateH", "dilateH", 14, "i", 0, {}),
-        ("hasBias", "hasBias", 15, "?", False, {}),
-        ("filter_shape", "filter_shape", 16, ("vector", "i"), None, {}),
-        (
-            "activationType",
-            "activationType",
-            17,
-            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
-            0,
-            {},
+    fields=[
+        _fb.field(
+            "format",
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.Format", base="i", cls="Format"),
+            default=0,
         ),
-    ),
+        _fb.field("group", slot=1, type="i", default=0),
+        _fb.field("channelIn", slot=2, type="i", default=0),
+        _fb.field("channelOut", slot=3, type="i", default=0),
+        _fb.field("kernelW", slot=4, type="i", default=0),
+        _fb.field("kernelH", slot=5, type="i", default=0),
+        _fb.field("strideW", slot=6, type="i", default=0),
+        _fb.field("strideH", slot=7, type="i", default=0),
+        _fb.field(
+            "padMode",
+            slot=8,
+            type=_fb.enum("mindspore.schema.v0.PadMode", base="b", cls="PadMode"),
+            default=0,
+        ),
+        _fb.field("padUp", slot=9, type="i", default=0),
+        _fb.field("padDown", slot=10, type="i", default=0),
+        _fb.field("padLeft", slot=11, type="i", default=0),
+        _fb.field("padRight", slot=12, type="i", default=0),
+        _fb.field("dilateW", slot=13, type="i", default=0),
+        _fb.field("dilateH", slot=14, type="i", default=0),
+        _fb.field("hasBias", slot=15, type="?", default=False),
+        _fb.field("filter_shape", slot=16, type=_fb.vector("i")),
+        _fb.field(
+            "activationType",
+            slot=17,
+            type=_fb.enum("mindspore.schema.v0.ActivationType", base="b", cls="ActivationType"),
+            default=0,
+        ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Conv2DGradInput",
     Conv2DGradInput,
-    (
-        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
-        ("group", "group", 1, "i", 0, {}),
-        ("channelIn", "channelIn", 2, "i", 0, {}),
-        ("channelOut", "channelOut", 3, "i", 0, {}),
-        ("kernelW", "kernelW", 4, "i", 0, {}),
-        ("kernelH", "kernelH", 5, "i", 0, {}),
-        ("strideW", "strideW", 6, "i", 0, {}),
-        ("strideH", "strideH", 7, "i", 0, {}),
-        ("padMode", "padMode", 8, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
-        ("padUp", "padUp", 9, "i", 0, {}),
-        ("padDown", "padDown", 10, "i", 0, {}),
-        ("padLeft", "padLeft", 11, "i", 0, {}),
-        ("padRight", "padRight", 12, "i", 0, {}),
-        ("dilateW", "dilateW", 13, "i", 0, {}),
-        ("dilateH", "dilateH", 14, "i", 0, {}),
-        ("hasBias", "hasBias", 15, "?", False, {}),
-        ("input_shape", "input_shape", 16, ("vector", "i"), None, {}),
-        (
-            "activationType",
-            "activationType",
-            17,
-            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
-            0,
-            {},
+    fields=[
+        _fb.field(
+            "format",
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.Format", base="i", cls="Format"),
+            default=0,
         ),
-    ),
+        _fb.field("group", slot=1, type="i", default=0),
+        _fb.field("channelIn", slot=2, type="i", default=0),
+        _fb.field("channelOut", slot=3, type="i", default=0),
+        _fb.field("kernelW", slot=4, type="i", default=0),
+        _fb.field("kernelH", slot=5, type="i", default=0),
+        _fb.field("strideW", slot=6, type="i", default=0),
+        _fb.field("strideH", slot=7, type="i", default=0),
+        _fb.field(
+            "padMode",
+            slot=8,
+            type=_fb.enum("mindspore.schema.v0.PadMode", base="b", cls="PadMode"),
+            default=0,
+        ),
+        _fb.field("padUp", slot=9, type="i", default=0),
+        _fb.field("padDown", slot=10, type="i", default=0),
+        _fb.field("padLeft", slot=11, type="i", default=0),
+        _fb.field("padRight", slot=12, type="i", default=0),
+        _fb.field("dilateW", slot=13, type="i", default=0),
+        _fb.field("dilateH", slot=14, type="i", default=0),
+        _fb.field("hasBias", slot=15, type="?", default=False),
+        _fb.field("input_shape", slot=16, type=_fb.vector("i")),
+        _fb.field(
+            "activationType",
+            slot=17,
+            type=_fb.enum("mindspore.schema.v0.ActivationType", base="b", cls="ActivationType"),
+            default=0,
+        ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.GroupConv2DGradInput",
     GroupConv2DGradInput,
-    (
-        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
-        ("group", "group", 1, "i", 0, {}),
-        ("channelIn", "channelIn", 2, "i", 0, {}),
-        ("channelOut", "channelOut", 3, "i", 0, {}),
-        ("kernelW", "kernelW", 4, "i", 0, {}),
-        ("kernelH", "kernelH", 5, "i", 0, {}),
-        ("strideW", "strideW", 6, "i", 0, {}),
-        ("strideH", "strideH", 7, "i", 0, {}),
-        ("padMode", "padMode", 8, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
-        ("padUp", "padUp", 9, "i", 0, {}),
-        ("padDown", "padDown", 10, "i", 0, {}),
-        ("padLeft", "padLeft", 11, "i", 0, {}),
-        ("padRight", "padRight", 12, "i", 0, {}),
-        ("dilateW", "dilateW", 13, "i", 0, {}),
-        ("dilateH", "dilateH", 14, "i", 0, {}),
-        ("hasBias", "hasBias", 15, "?", False, {}),
-        ("input_shape", "input_shape", 16, ("vector", "i"), None, {}),
-        (
-            "activationType",
-            "activationType",
-            17,
-            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
-            0,
-            {},
+    fields=[
+        _fb.field(
+            "format",
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.Format", base="i", cls="Format"),
+            default=0,
         ),
-    ),
+        _fb.field("group", slot=1, type="i", default=0),
+        _fb.field("channelIn", slot=2, type="i", default=0),
+        _fb.field("channelOut", slot=3, type="i", default=0),
+        _fb.field("kernelW", slot=4, type="i", default=0),
+        _fb.field("kernelH", slot=5, type="i", default=0),
+        _fb.field("strideW", slot=6, type="i", default=0),
+        _fb.field("strideH", slot=7, type="i", default=0),
+        _fb.field(
+            "padMode",
+            slot=8,
+            type=_fb.enum("mindspore.schema.v0.PadMode", base="b", cls="PadMode"),
+            default=0,
+        ),
+        _fb.field("padUp", slot=9, type="i", default=0),
+        _fb.field("padDown", slot=10, type="i", default=0),
+        _fb.field("padLeft", slot=11, type="i", default=0),
+        _fb.field("padRight", slot=12, type="i", default=0),
+        _fb.field("dilateW", slot=13, type="i", default=0),
+        _fb.field("dilateH", slot=14, type="i", default=0),
+        _fb.field("hasBias", slot=15, type="?", default=False),
+        _fb.field("input_shape", slot=16, type=_fb.vector("i")),
+        _fb.field(
+            "activationType",
+            slot=17,
+            type=_fb.enum("mindspore.schema.v0.ActivationType", base="b", cls="ActivationType"),
+            default=0,
+        ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.FusedBatchNorm",
     FusedBatchNorm,
-    (
-        ("epsilon", "epsilon", 0, "f", 1e-05, {}),
-        ("momentum", "momentum", 1, "f", 0.9, {}),
-        ("spatial", "spatial", 2, "i", 1, {}),
-    ),
+    fields=[
+        _fb.field("epsilon", slot=0, type="f", default=1e-05),
+        _fb.field("momentum", slot=1, type="f", default=0.9),
+        _fb.field("spatial", slot=2, type="i", default=1),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.BatchNorm",
     BatchNorm,
-    (("epsilon", "epsilon", 0, "f", 1e-05, {}),),
+    fields=[_fb.field("epsilon", slot=0, type="f", default=1e-05)],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.BiasGrad",
     BiasGrad,
-    (("axis", "axis", 0, ("vector", "i"), None, {}),),
+    fields=[_fb.field("axis", slot=0, type=_fb.vector("i"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.SoftmaxCrossEntropy",
     SoftmaxCrossEntropy,
-    (("axis", "axis", 0, ("vector", "i"), None, {}),),
+    fields=[_fb.field("axis", slot=0, type=_fb.vector("i"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.SparseSoftmaxCrossEntropy",
     SparseSoftmaxCrossEntropy,
-    (("isGrad", "isGrad", 0, "i", 0, {}),),
+    fields=[_fb.field("isGrad", slot=0, type="i", default=0)],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.make_tuple", make_tuple, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.make_tuple", make_tuple, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.PoolingGrad",
     PoolingGrad,
-    (
-        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
-        (
-            "poolingMode",
-            "poolingMode",
-            1,
-            ("enum", "mindspore.schema.v0.PoolMode", "b", "PoolMode"),
-            0,
-            {},
+    fields=[
+        _fb.field(
+            "format",
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.Format", base="i", cls="Format"),
+            default=0,
         ),
-        ("global_", "global", 2, "?", False, {}),
-        ("windowW", "windowW", 3, "i", 0, {}),
-        ("windowH", "windowH", 4, "i", 0, {}),
-        ("strideW", "strideW", 5, "i", 0, {}),
-        ("strideH", "strideH", 6, "i", 0, {}),
-        ("padMode", "padMode", 7, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
-        ("padUp", "padUp", 8, "i", 0, {}),
-        ("padDown", "padDown", 9, "i", 0, {}),
-        ("padLeft", "padLeft", 10, "i", 0, {}),
-        ("padRight", "padRight", 11, "i", 0, {}),
-        (
-            "roundMode",
-            "roundMode",
-            12,
-            ("enum", "mindspore.schema.v0.RoundMode", "b", "RoundMode"),
-            0,
-            {},
+        _fb.field(
+            "poolingMode",
+            slot=1,
+            type=_fb.enum("mindspore.schema.v0.PoolMode", base="b", cls="PoolMode"),
+            default=0,
         ),
-    ),
+        _fb.field("global", attr="global_", slot=2, type="?", default=False),
+        _fb.field("windowW", slot=3, type="i", default=0),
+        _fb.field("windowH", slot=4, type="i", default=0),
+        _fb.field("strideW", slot=5, type="i", default=0),
+        _fb.field("strideH", slot=6, type="i", default=0),
+        _fb.field(
+            "padMode",
+            slot=7,
+            type=_fb.enum("mindspore.schema.v0.PadMode", base="b", cls="PadMode"),
+            default=0,
+        ),
+        _fb.field("padUp", slot=8, type="i", default=0),
+        _fb.field("padDown", slot=9, type="i", default=0),
+        _fb.field("padLeft", slot=10, type="i", default=0),
+        _fb.field("padRight", slot=11, type="i", default=0),
+        _fb.field(
+            "roundMode",
+            slot=12,
+            type=_fb.enum("mindspore.schema.v0.RoundMode", base="b", cls="RoundMode"),
+            default=0,
+        ),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.Shape", Shape, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Shape", Shape, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.ConstantOfShape",
     ConstantOfShape,
-    (("dataType", "dataType", 0, "i", 0, {}), ("value", "value", 1, ("vector", "f"), None, {})),
+    fields=[
+        _fb.field("dataType", slot=0, type="i", default=0),
+        _fb.field("value", slot=1, type=_fb.vector("f")),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.Nchw2Nhwc", Nchw2Nhwc, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Nhwc2Nchw", Nhwc2Nchw, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Nchw2Nhwc", Nchw2Nhwc, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Nhwc2Nchw", Nhwc2Nchw, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.FakeQuantWithMinMaxVars",
     FakeQuantWithMinMaxVars,
-    (("narrowRange", "narrowRange", 0, "?", False, {}), ("numBits", "numBits", 1, "i", 0, {})),
+    fields=[
+        _fb.field("narrowRange", slot=0, type="?", default=False),
+        _fb.field("numBits", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.BiasAdd",
     BiasAdd,
-    (("axis", "axis", 0, ("vector", "i"), None, {}),),
+    fields=[_fb.field("axis", slot=0, type=_fb.vector("i"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.ROIPooling",
     ROIPooling,
-    (
-        ("pooledH", "pooledH", 0, "i", 0, {}),
-        ("pooledW", "pooledW", 1, "i", 0, {}),
-        ("scale", "scale", 2, "f", 0.0, {}),
-    ),
+    fields=[
+        _fb.field("pooledH", slot=0, type="i", default=0),
+        _fb.field("pooledW", slot=1, type="i", default=0),
+        _fb.field("scale", slot=2, type="f", default=0.0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Pooling",
     Pooling,
-    (
-        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
-        (
+    fields=[
+        _fb.field(
+            "format",
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.Format", base="i", cls="Format"),
+            default=0,
+        ),
+        _fb.field(
             "poolingMode",
-            "poolingMode",
-            1,
-            ("enum", "mindspore.schema.v0.PoolMode", "b", "PoolMode"),
-            0,
-            {},
+            slot=1,
+            type=_fb.enum("mindspore.schema.v0.PoolMode", base="b", cls="PoolMode"),
+            default=0,
         ),
-        ("global_", "global", 2, "?", False, {}),
-        ("windowW", "windowW", 3, "i", 0, {}),
-        ("windowH", "windowH", 4, "i", 0, {}),
-        ("strideW", "strideW", 5, "i", 0, {}),
-        ("strideH", "strideH", 6, "i", 0, {}),
-        ("padMode", "padMode", 7, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
-        ("padUp", "padUp", 8, "i", 0, {}),
-        ("padDown", "padDown", 9, "i", 0, {}),
-        ("padLeft", "padLeft", 10, "i", 0, {}),
-        ("padRight", "padRight", 11, "i", 0, {}),
-        (
+        _fb.field("global", attr="global_", slot=2, type="?", default=False),
+        _fb.field("windowW", slot=3, type="i", default=0),
+        _fb.field("windowH", slot=4, type="i", default=0),
+        _fb.field("strideW", slot=5, type="i", default=0),
+        _fb.field("strideH", slot=6, type="i", default=0),
+        _fb.field(
+            "padMode",
+            slot=7,
+            type=_fb.enum("mindspore.schema.v0.PadMode", base="b", cls="PadMode"),
+            default=0,
+        ),
+        _fb.field("padUp", slot=8, type="i", default=0),
+        _fb.field("padDown", slot=9, type="i", default=0),
+        _fb.field("padLeft", slot=10, type="i", default=0),
+        _fb.field("padRight", slot=11, type="i", default=0),
+        _fb.field(
             "roundMode",
-            "roundMode",
-            12,
-            ("enum", "mindspore.schema.v0.RoundMode", "b", "RoundMode"),
-            0,
-            {},
+            slot=12,
+            type=_fb.enum("mindspore.schema.v0.RoundMode", base="b", cls="RoundMode"),
+            default=0,
         ),
-        (
+        _fb.field(
             "activationType",
-            "activationType",
-            13,
-            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
-            0,
-            {},
+            slot=13,
+            type=_fb.enum("mindspore.schema.v0.ActivationType", base="b", cls="ActivationType"),
+            default=0,
         ),
-        ("avgMode", "avgMode", 14, "i", 0, {}),
-    ),
+        _fb.field("avgMode", slot=14, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.DepthwiseConv2D",
     DepthwiseConv2D,
-    (
-        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
-        ("channelIn", "channelIn", 1, "i", 0, {}),
-        ("channelMultiplier", "channelMultiplier", 2, "i", 0, {}),
-        ("kernelW", "kernelW", 3, "i", 0, {}),
-        ("kernelH", "kernelH", 4, "i", 0, {}),
-        ("strideW", "strideW", 5, "i", 0, {}),
-        ("strideH", "strideH", 6, "i", 0, {}),
-        ("padMode", "padMode", 7, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
-        ("padUp", "padUp", 8, "i", 0, {}),
-        ("padDown", "padDown", 9, "i", 0, {}),
-        ("padLeft", "padLeft", 10, "i", 0, {}),
-        ("padRight", "padRight", 11, "i", 0, {}),
-        ("dilateW", "dilateW", 12, "i", 0, {}),
-        ("dilateH", "dilateH", 13, "i", 0, {}),
-        ("hasBias", "hasBias", 14, "?", False, {}),
-        (
-            "activationType",
-            "activationType",
-            15,
-            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
-            0,
-            {},
+    fields=[
+        _fb.field(
+            "format",
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.Format", base="i", cls="Format"),
+            default=0,
         ),
-    ),
+        _fb.field("channelIn", slot=1, type="i", default=0),
+        _fb.field("channelMultiplier", slot=2, type="i", default=0),
+        _fb.field("kernelW", slot=3, type="i", default=0),
+        _fb.field("kernelH", slot=4, type="i", default=0),
+        _fb.field("strideW", slot=5, type="i", default=0),
+        _fb.field("strideH", slot=6, type="i", default=0),
+        _fb.field(
+            "padMode",
+            slot=7,
+            type=_fb.enum("mindspore.schema.v0.PadMode", base="b", cls="PadMode"),
+            default=0,
+        ),
+        _fb.field("padUp", slot=8, type="i", default=0),
+        _fb.field("padDown", slot=9, type="i", default=0),
+        _fb.field("padLeft", slot=10, type="i", default=0),
+        _fb.field("padRight", slot=11, type="i", default=0),
+        _fb.field("dilateW", slot=12, type="i", default=0),
+        _fb.field("dilateH", slot=13, type="i", default=0),
+        _fb.field("hasBias", slot=14, type="?", default=False),
+        _fb.field(
+            "activationType",
+            slot=15,
+            type=_fb.enum("mindspore.schema.v0.ActivationType", base="b", cls="ActivationType"),
+            default=0,
+        ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.DeDepthwiseConv2D",
     DeDepthwiseConv2D,
-    (
-        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
-        ("channelIn", "channelIn", 1, "i", 0, {}),
-        ("channelMultiplier", "channelMultiplier", 2, "i", 0, {}),
-        ("kernelW", "kernelW", 3, "i", 0, {}),
-        ("kernelH", "kernelH", 4, "i", 0, {}),
-        ("strideW", "strideW", 5, "i", 0, {}),
-        ("strideH", "strideH", 6, "i", 0, {}),
-        ("padMode", "padMode", 7, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
-        ("padUp", "padUp", 8, "i", 0, {}),
-        ("padDown", "padDown", 9, "i", 0, {}),
-        ("padLeft", "padLeft", 10, "i", 0, {}),
-        ("padRight", "padRight", 11, "i", 0, {}),
-        ("dilateW", "dilateW", 12, "i", 0, {}),
-        ("dilateH", "dilateH", 13, "i", 0, {}),
-        ("hasBias", "hasBias", 14, "?", False, {}),
-        (
-            "activationType",
-            "activationType",
-            15,
-            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
-            0,
-            {},
+    fields=[
+        _fb.field(
+            "format",
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.Format", base="i", cls="Format"),
+            default=0,
         ),
-    ),
+        _fb.field("channelIn", slot=1, type="i", default=0),
+        _fb.field("channelMultiplier", slot=2, type="i", default=0),
+        _fb.field("kernelW", slot=3, type="i", default=0),
+        _fb.field("kernelH", slot=4, type="i", default=0),
+        _fb.field("strideW", slot=5, type="i", default=0),
+        _fb.field("strideH", slot=6, type="i", default=0),
+        _fb.field(
+            "padMode",
+            slot=7,
+            type=_fb.enum("mindspore.schema.v0.PadMode", base="b", cls="PadMode"),
+            default=0,
+        ),
+        _fb.field("padUp", slot=8, type="i", default=0),
+        _fb.field("padDown", slot=9, type="i", default=0),
+        _fb.field("padLeft", slot=10, type="i", default=0),
+        _fb.field("padRight", slot=11, type="i", default=0),
+        _fb.field("dilateW", slot=12, type="i", default=0),
+        _fb.field("dilateH", slot=13, type="i", default=0),
+        _fb.field("hasBias", slot=14, type="?", default=False),
+        _fb.field(
+            "activationType",
+            slot=15,
+            type=_fb.enum("mindspore.schema.v0.ActivationType", base="b", cls="ActivationType"),
+            default=0,
+        ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Resize",
     Resize,
-    (
-        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
-        (
+    fields=[
+        _fb.field(
+            "format",
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.Format", base="i", cls="Format"),
+            default=0,
+        ),
+        _fb.field(
             "method",
-            "method",
-            1,
-            ("enum", "mindspore.schema.v0.ResizeMethod", "b", "ResizeMethod"),
-            0,
-            {},
+            slot=1,
+            type=_fb.enum("mindspore.schema.v0.ResizeMethod", base="b", cls="ResizeMethod"),
+            default=0,
         ),
-        ("newHeight", "newHeight", 2, "q", 0, {}),
-        ("newWidth", "newWidth", 3, "q", 0, {}),
-        ("alignCorners", "alignCorners", 4, "?", False, {}),
-        ("preserveAspectRatio", "preserveAspectRatio", 5, "?", False, {}),
-        (
+        _fb.field("newHeight", slot=2, type="q", default=0),
+        _fb.field("newWidth", slot=3, type="q", default=0),
+        _fb.field("alignCorners", slot=4, type="?", default=False),
+        _fb.field("preserveAspectRatio", slot=5, type="?", default=False),
+        _fb.field(
             "coordinateTransformMode",
-            "coordinateTransformMode",
-            6,
-            ("enum", "mindspore.schema.v0.CoordinateTransformMode", "b", "CoordinateTransformMode"),
-            0,
-            {},
+            slot=6,
+            type=_fb.enum(
+                "mindspore.schema.v0.CoordinateTransformMode",
+                base="b",
+                cls="CoordinateTransformMode",
+            ),
+            default=0,
         ),
-        ("cubicCoeff", "cubicCoeff", 7, "f", 0.0, {}),
-        ("excludeOutside", "excludeOutside", 8, "i", 0, {}),
-        ("extrapolationValue", "extrapolationValue", 9, "f", 0.0, {}),
-        (
+        _fb.field("cubicCoeff", slot=7, type="f", default=0.0),
+        _fb.field("excludeOutside", slot=8, type="i", default=0),
+        _fb.field("extrapolationValue", slot=9, type="f", default=0.0),
+        _fb.field(
             "nearestMode",
-            "nearestMode",
-            10,
-            ("enum", "mindspore.schema.v0.NearestMode", "b", "NearestMode"),
-            0,
-            {},
+            slot=10,
+            type=_fb.enum("mindspore.schema.v0.NearestMode", base="b", cls="NearestMode"),
+            default=0,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.DetectionPostProcess",
     DetectionPostProcess,
-    (
-        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
-        ("inputSize", "inputSize", 1, "i", 0, {}),
-        ("hScale", "hScale", 2, "f", 0.0, {}),
-        ("wScale", "wScale", 3, "f", 0.0, {}),
-        ("xScale", "xScale", 4, "f", 0.0, {}),
-        ("yScale", "yScale", 5, "f", 0.0, {}),
-        ("NmsIouThreshold", "NmsIouThreshold", 6, "f", 0.0, {}),
-        ("NmsScoreThreshold", "NmsScoreThreshold", 7, "f", 0.0, {}),
-        ("MaxDetections", "MaxDetections", 8, "q", 0, {}),
-        ("DetectionsPerClass", "DetectionsPerClass", 9, "q", 0, {}),
-        ("MaxClassesPerDetection", "MaxClassesPerDetection", 10, "q", 0, {}),
-        ("NumClasses", "NumClasses", 11, "q", 0, {}),
-        ("UseRegularNms", "UseRegularNms", 12, "?", False, {}),
-        ("OutQuantized", "OutQuantized", 13, "?", False, {}),
-    ),
+    fields=[
+        _fb.field(
+            "format",
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.Format", base="i", cls="Format"),
+            default=0,
+        ),
+        _fb.field("inputSize", slot=1, type="i", default=0),
+        _fb.field("hScale", slot=2, type="f", default=0.0),
+        _fb.field("wScale", slot=3, type="f", default=0.0),
+        _fb.field("xScale", slot=4, type="f", default=0.0),
+        _fb.field("yScale", slot=5, type="f", default=0.0),
+        _fb.field("NmsIouThreshold", slot=6, type="f", default=0.0),
+        _fb.field("NmsScoreThreshold", slot=7, type="f", default=0.0),
+        _fb.field("MaxDetections", slot=8, type="q", default=0),
+        _fb.field("DetectionsPerClass", slot=9, type="q", default=0),
+        _fb.field("MaxClassesPerDetection", slot=10, type="q", default=0),
+        _fb.field("NumClasses", slot=11, type="q", default=0),
+        _fb.field("UseRegularNms", slot=12, type="?", default=False),
+        _fb.field("OutQuantized", slot=13, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.FullConnection",
     FullConnection,
-    (
-        ("hasBias", "hasBias", 0, "?", False, {}),
-        ("axis", "axis", 1, "i", 0, {}),
-        ("useAxis", "useAxis", 2, "?", False, {}),
-        (
+    fields=[
+        _fb.field("hasBias", slot=0, type="?", default=False),
+        _fb.field("axis", slot=1, type="i", default=0),
+        _fb.field("useAxis", slot=2, type="?", default=False),
+        _fb.field(
             "activationType",
-            "activationType",
-            3,
-            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
-            0,
-            {},
+            slot=3,
+            type=_fb.enum("mindspore.schema.v0.ActivationType", base="b", cls="ActivationType"),
+            default=0,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Mean",
     Mean,
-    (("axis", "axis", 0, ("vector", "i"), None, {}), ("keepDims", "keepDims", 1, "?", False, {})),
+    fields=[
+        _fb.field("axis", slot=0, type=_fb.vector("i")),
+        _fb.field("keepDims", slot=1, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.DeConv2D",
     DeConv2D,
-    (
-        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
-        ("group", "group", 1, "i", 0, {}),
-        ("channelIn", "channelIn", 2, "i", 0, {}),
-        ("channelOut", "channelOut", 3, "i", 0, {}),
-        ("kernelW", "kernelW", 4, "i", 0, {}),
-        ("kernelH", "kernelH", 5, "i", 0, {}),
-        ("strideW", "strideW", 6, "i", 0, {}),
-        ("strideH", "strideH", 7, "i", 0, {}),
-        ("padMode", "padMode", 8, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
-        ("padUp", "padUp", 9, "i", 0, {}),
-        ("padDown", "padDown", 10, "i", 0, {}),
-        ("padLeft", "padLeft", 11, "i", 0, {}),
-        ("padRight", "padRight", 12, "i", 0, {}),
-        ("dilateW", "dilateW", 13, "i", 0, {}),
-        ("dilateH", "dilateH", 14, "i", 0, {}),
-        ("hasBias", "hasBias", 15, "?", False, {}),
-        (
-            "activationType",
-            "activationType",
-            16,
-            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
-            0,
-            {},
+    fields=[
+        _fb.field(
+            "format",
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.Format", base="i", cls="Format"),
+            default=0,
         ),
-    ),
+        _fb.field("group", slot=1, type="i", default=0),
+        _fb.field("channelIn", slot=2, type="i", default=0),
+        _fb.field("channelOut", slot=3, type="i", default=0),
+        _fb.field("kernelW", slot=4, type="i", default=0),
+        _fb.field("kernelH", slot=5, type="i", default=0),
+        _fb.field("strideW", slot=6, type="i", default=0),
+        _fb.field("strideH", slot=7, type="i", default=0),
+        _fb.field(
+            "padMode",
+            slot=8,
+            type=_fb.enum("mindspore.schema.v0.PadMode", base="b", cls="PadMode"),
+            default=0,
+        ),
+        _fb.field("padUp", slot=9, type="i", default=0),
+        _fb.field("padDown", slot=10, type="i", default=0),
+        _fb.field("padLeft", slot=11, type="i", default=0),
+        _fb.field("padRight", slot=12, type="i", default=0),
+        _fb.field("dilateW", slot=13, type="i", default=0),
+        _fb.field("dilateH", slot=14, type="i", default=0),
+        _fb.field("hasBias", slot=15, type="?", default=False),
+        _fb.field(
+            "activationType",
+            slot=16,
+            type=_fb.enum("mindspore.schema.v0.ActivationType", base="b", cls="ActivationType"),
+            default=0,
+        ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.DeConv2DGradFilter",
     DeConv2DGradFilter,
-    (
-        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
-        ("group", "group", 1, "i", 0, {}),
-        ("channelIn", "channelIn", 2, "i", 0, {}),
-        ("channelOut", "channelOut", 3, "i", 0, {}),
-        ("kernelW", "kernelW", 4, "i", 0, {}),
-        ("kernelH", "kernelH", 5, "i", 0, {}),
-        ("strideW", "strideW", 6, "i", 0, {}),
-        ("strideH", "strideH", 7, "i", 0, {}),
-        ("padMode", "padMode", 8, ("enum", "mindspore.schema.v0.PadMode", "b", "PadMode"), 0, {}),
-        ("padUp", "padUp", 9, "i", 0, {}),
-        ("padDown", "padDown", 10, "i", 0, {}),
-        ("padLeft", "padLeft", 11, "i", 0, {}),
-        ("padRight", "padRight", 12, "i", 0, {}),
-        ("dilateW", "dilateW", 13, "i", 0, {}),
-        ("dilateH", "dilateH", 14, "i", 0, {}),
-        ("hasBias", "hasBias", 15, "?", False, {}),
-        (
-            "activationType",
-            "activationType",
-            16,
-            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
-            0,
-            {},
+    fields=[
+        _fb.field(
+            "format",
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.Format", base="i", cls="Format"),
+            default=0,
         ),
-    ),
+        _fb.field("group", slot=1, type="i", default=0),
+        _fb.field("channelIn", slot=2, type="i", default=0),
+        _fb.field("channelOut", slot=3, type="i", default=0),
+        _fb.field("kernelW", slot=4, type="i", default=0),
+        _fb.field("kernelH", slot=5, type="i", default=0),
+        _fb.field("strideW", slot=6, type="i", default=0),
+        _fb.field("strideH", slot=7, type="i", default=0),
+        _fb.field(
+            "padMode",
+            slot=8,
+            type=_fb.enum("mindspore.schema.v0.PadMode", base="b", cls="PadMode"),
+            default=0,
+        ),
+        _fb.field("padUp", slot=9, type="i", default=0),
+        _fb.field("padDown", slot=10, type="i", default=0),
+        _fb.field("padLeft", slot=11, type="i", default=0),
+        _fb.field("padRight", slot=12, type="i", default=0),
+        _fb.field("dilateW", slot=13, type="i", default=0),
+        _fb.field("dilateH", slot=14, type="i", default=0),
+        _fb.field("hasBias", slot=15, type="?", default=False),
+        _fb.field(
+            "activationType",
+            slot=16,
+            type=_fb.enum("mindspore.schema.v0.ActivationType", base="b", cls="ActivationType"),
+            default=0,
+        ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.BNGrad",
     BNGrad,
-    (("eps", "eps", 0, "f", 0.0, {}), ("momentum", "momentum", 1, "f", 0.0, {})),
+    fields=[
+        _fb.field("eps", slot=0, type="f", default=0.0),
+        _fb.field("momentum", slot=1, type="f", default=0.0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Scale",
     Scale,
-    (
-        ("axis", "axis", 0, "i", 0, {}),
-        (
+    fields=[
+        _fb.field("axis", slot=0, type="i", default=0),
+        _fb.field(
             "activationType",
-            "activationType",
-            1,
-            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
-            0,
-            {},
+            slot=1,
+            type=_fb.enum("mindspore.schema.v0.ActivationType", base="b", cls="ActivationType"),
+            default=0,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Eltwise",
     Eltwise,
-    (("mode", "mode", 0, ("enum", "mindspore.schema.v0.EltwiseMode", "b", "EltwiseMode"), 0, {}),),
+    fields=[
+        _fb.field(
+            "mode",
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.EltwiseMode", base="b", cls="EltwiseMode"),
+            default=0,
+        )
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Add",
     Add,
-    (
-        (
+    fields=[
+        _fb.field(
             "activationType",
-            "activationType",
-            0,
-            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
-            0,
-            {},
-        ),
-    ),
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.ActivationType", base="b", cls="ActivationType"),
+            default=0,
+        )
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Sub",
     Sub,
-    (
-        (
+    fields=[
+        _fb.field(
             "activationType",
-            "activationType",
-            0,
-            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
-            0,
-            {},
-        ),
-    ),
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.ActivationType", base="b", cls="ActivationType"),
+            default=0,
+        )
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Mul",
     Mul,
-    (
-        (
+    fields=[
+        _fb.field(
             "activationType",
-            "activationType",
-            0,
-            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
-            0,
-            {},
-        ),
-    ),
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.ActivationType", base="b", cls="ActivationType"),
+            default=0,
+        )
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Div",
     Div,
-    (
-        (
+    fields=[
+        _fb.field(
             "activationType",
-            "activationType",
-            0,
-            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
-            0,
-            {},
-        ),
-    ),
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.ActivationType", base="b", cls="ActivationType"),
+            default=0,
+        )
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.AddGrad", AddGrad, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.SubGrad", SubGrad, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.MulGrad", MulGrad, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.DivGrad", DivGrad, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.RealDiv", RealDiv, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Rsqrt", Rsqrt, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Equal", Equal, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Less", Less, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Greater", Greater, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.NotEqual", NotEqual, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.LessEqual", LessEqual, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.GreaterEqual", GreaterEqual, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Min", Min, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.AddGrad", AddGrad, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.SubGrad", SubGrad, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.MulGrad", MulGrad, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.DivGrad", DivGrad, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.RealDiv", RealDiv, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Rsqrt", Rsqrt, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Equal", Equal, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Less", Less, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Greater", Greater, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.NotEqual", NotEqual, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.LessEqual", LessEqual, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.GreaterEqual", GreaterEqual, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Min", Min, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.Slice",
     Slice,
-    (
-        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
-        ("axes", "axes", 1, ("vector", "i"), None, {}),
-        ("begin", "begin", 2, ("vector", "i"), None, {}),
-        ("size", "size", 3, ("vector", "i"), None, {}),
-    ),
+    fields=[
+        _fb.field(
+            "format",
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.Format", base="i", cls="Format"),
+            default=0,
+        ),
+        _fb.field("axes", slot=1, type=_fb.vector("i")),
+        _fb.field("begin", slot=2, type=_fb.vector("i")),
+        _fb.field("size", slot=3, type=_fb.vector("i")),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.Floor", Floor, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Abs", Abs, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Neg", Neg, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.NegGrad", NegGrad, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Floor", Floor, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Abs", Abs, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Neg", Neg, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.NegGrad", NegGrad, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.Exp",
     Exp,
-    (
-        ("base", "base", 0, "f", -1.0, {}),
-        ("scale", "scale", 1, "f", 1.0, {}),
-        ("shift", "shift", 2, "f", 0.0, {}),
-    ),
+    fields=[
+        _fb.field("base", slot=0, type="f", default=-1.0),
+        _fb.field("scale", slot=1, type="f", default=1.0),
+        _fb.field("shift", slot=2, type="f", default=0.0),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.Cos", Cos, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Sin", Sin, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Sqrt", Sqrt, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Square", Square, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Ceil", Ceil, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Log", Log, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.LogGrad", LogGrad, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Tan", Tan, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Atan", Atan, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Asin", Asin, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Cos", Cos, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Sin", Sin, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Sqrt", Sqrt, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Square", Square, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Ceil", Ceil, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Log", Log, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.LogGrad", LogGrad, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Tan", Tan, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Atan", Atan, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Asin", Asin, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.Reshape",
     Reshape,
-    (
-        ("format", "format", 0, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
-        ("shape", "shape", 1, ("vector", "q"), None, {}),
-    ),
+    fields=[
+        _fb.field(
+            "format",
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.Format", base="i", cls="Format"),
+            default=0,
+        ),
+        _fb.field("shape", slot=1, type=_fb.vector("q")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Power",
     Power,
-    (
-        ("power", "power", 0, "f", 0.0, {}),
-        ("scale", "scale", 1, "f", 0.0, {}),
-        ("shift", "shift", 2, "f", 0.0, {}),
-    ),
+    fields=[
+        _fb.field("power", slot=0, type="f", default=0.0),
+        _fb.field("scale", slot=1, type="f", default=0.0),
+        _fb.field("shift", slot=2, type="f", default=0.0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.PowerGrad",
     PowerGrad,
-    (
-        ("power", "power", 0, "f", 0.0, {}),
-        ("scale", "scale", 1, "f", 0.0, {}),
-        ("shift", "shift", 2, "f", 0.0, {}),
-    ),
+    fields=[
+        _fb.field("power", slot=0, type="f", default=0.0),
+        _fb.field("scale", slot=1, type="f", default=0.0),
+        _fb.field("shift", slot=2, type="f", default=0.0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.ArgMax",
     ArgMax,
-    (
-        ("axis", "axis", 0, "i", 0, {}),
-        ("outMaxValue", "outMaxValue", 1, "?", False, {}),
-        ("topK", "topK", 2, "i", 1, {}),
-        ("keepDims", "keepDims", 3, "?", False, {}),
-        ("axisType", "axisType", 4, "i", 0, {}),
-    ),
+    fields=[
+        _fb.field("axis", slot=0, type="i", default=0),
+        _fb.field("outMaxValue", slot=1, type="?", default=False),
+        _fb.field("topK", slot=2, type="i", default=1),
+        _fb.field("keepDims", slot=3, type="?", default=False),
+        _fb.field("axisType", slot=4, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.ArgMin",
     ArgMin,
-    (
-        ("axis", "axis", 0, "i", 0, {}),
-        ("outMaxValue", "outMaxValue", 1, "?", False, {}),
-        ("topK", "topK", 2, "i", 1, {}),
-        ("keepDims", "keepDims", 3, "?", False, {}),
-        ("axisType", "axisType", 4, "i", 0, {}),
-    ),
+    fields=[
+        _fb.field("axis", slot=0, type="i", default=0),
+        _fb.field("outMaxValue", slot=1, type="?", default=False),
+        _fb.field("topK", slot=2, type="i", default=1),
+        _fb.field("keepDims", slot=3, type="?", default=False),
+        _fb.field("axisType", slot=4, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.NetOutput", NetOutput, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.NetOutput", NetOutput, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.MatMul",
     MatMul,
-    (
-        ("broadcast", "broadcast", 0, "?", False, {}),
-        ("transposeA", "transposeA", 1, "?", False, {}),
-        ("transposeB", "transposeB", 2, "?", False, {}),
-    ),
+    fields=[
+        _fb.field("broadcast", slot=0, type="?", default=False),
+        _fb.field("transposeA", slot=1, type="?", default=False),
+        _fb.field("transposeB", slot=2, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.PReLU",
     PReLU,
-    (
-        ("channelShared", "channelShared", 0, "?", False, {}),
-        ("slope", "slope", 1, ("vector", "f"), None, {}),
-    ),
+    fields=[
+        _fb.field("channelShared", slot=0, type="?", default=False),
+        _fb.field("slope", slot=1, type=_fb.vector("f")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.LeakyReLU",
     LeakyReLU,
-    (("negativeSlope", "negativeSlope", 0, "f", 0.0, {}),),
+    fields=[_fb.field("negativeSlope", slot=0, type="f", default=0.0)],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.StridedSlice",
     StridedSlice,
-    (
-        ("beginMask", "beginMask", 0, "i", 0, {}),
-        ("endMask", "endMask", 1, "i", 0, {}),
-        ("ellipsisMask", "ellipsisMask", 2, "i", 0, {}),
-        ("newAxisMask", "newAxisMask", 3, "i", 0, {}),
-        ("shrinkAxisMask", "shrinkAxisMask", 4, "i", 0, {}),
-        ("begin", "begin", 5, ("vector", "i"), None, {}),
-        ("end", "end", 6, ("vector", "i"), None, {}),
-        ("stride", "stride", 7, ("vector", "i"), None, {}),
-        ("isScale", "isScale", 8, ("vector", "i"), None, {}),
-    ),
+    fields=[
+        _fb.field("beginMask", slot=0, type="i", default=0),
+        _fb.field("endMask", slot=1, type="i", default=0),
+        _fb.field("ellipsisMask", slot=2, type="i", default=0),
+        _fb.field("newAxisMask", slot=3, type="i", default=0),
+        _fb.field("shrinkAxisMask", slot=4, type="i", default=0),
+        _fb.field("begin", slot=5, type=_fb.vector("i")),
+        _fb.field("end", slot=6, type=_fb.vector("i")),
+        _fb.field("stride", slot=7, type=_fb.vector("i")),
+        _fb.field("isScale", slot=8, type=_fb.vector("i")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Stack",
     Stack,
-    (
-        ("axis", "axis", 0, "i", 0, {}),
-        ("n", "n", 1, "i", 0, {}),
-        ("isScale", "isScale", 2, ("vector", "i"), None, {}),
-    ),
+    fields=[
+        _fb.field("axis", slot=0, type="i", default=0),
+        _fb.field("n", slot=1, type="i", default=0),
+        _fb.field("isScale", slot=2, type=_fb.vector("i")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Range",
     Range,
-    (
-        ("dType", "dType", 0, "i", 0, {}),
-        ("start", "start", 1, "i", 0, {}),
-        ("limit", "limit", 2, "i", 0, {}),
-        ("delta", "delta", 3, "i", 1, {}),
-    ),
+    fields=[
+        _fb.field("dType", slot=0, type="i", default=0),
+        _fb.field("start", slot=1, type="i", default=0),
+        _fb.field("limit", slot=2, type="i", default=0),
+        _fb.field("delta", slot=3, type="i", default=1),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
-    "mindspore.schema.v0.ExpandDims", ExpandDims, (("dim", "dim", 0, "i", 0, {}),), reg=_FB_REG
+    "mindspore.schema.v0.ExpandDims",
+    ExpandDims,
+    fields=[_fb.field("dim", slot=0, type="i", default=0)],
+    reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Tile",
     Tile,
-    (
-        ("multiples", "multiples", 0, ("vector", "i"), None, {}),
-        ("dims", "dims", 1, ("vector", "i"), None, {}),
-    ),
+    fields=[
+        _fb.field("multiples", slot=0, type=_fb.vector("i")),
+        _fb.field("dims", slot=1, type=_fb.vector("i")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Cast",
     Cast,
-    (("srcT", "srcT", 0, "i", 0, {}), ("dstT", "dstT", 1, "i", 0, {})),
+    fields=[
+        _fb.field("srcT", slot=0, type="i", default=0),
+        _fb.field("dstT", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.QuantDTypeCast",
     QuantDTypeCast,
-    (("srcT", "srcT", 0, "i", 0, {}), ("dstT", "dstT", 1, "i", 0, {})),
+    fields=[
+        _fb.field("srcT", slot=0, type="i", default=0),
+        _fb.field("dstT", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Split",
     Split,
-    (
-        ("numberSplit", "numberSplit", 0, "i", 0, {}),
-        ("sizeSplits", "sizeSplits", 1, ("vector", "i"), None, {}),
-        ("splitDim", "splitDim", 2, "i", 0, {}),
-    ),
+    fields=[
+        _fb.field("numberSplit", slot=0, type="i", default=0),
+        _fb.field("sizeSplits", slot=1, type=_fb.vector("i")),
+        _fb.field("splitDim", slot=2, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Crop",
     Crop,
-    (("axis", "axis", 0, "q", 0, {}), ("offsets", "offsets", 1, ("vector", "q"), None, {})),
+    fields=[
+        _fb.field("axis", slot=0, type="q", default=0),
+        _fb.field("offsets", slot=1, type=_fb.vector("q")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Permute",
     Permute,
-    (("order", "order", 0, ("vector", "q"), None, {}),),
+    fields=[_fb.field("order", slot=0, type=_fb.vector("q"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Clip",
     Clip,
-    (("max", "max", 0, "f", 0.0, {}), ("min", "min", 1, "f", 0.0, {})),
+    fields=[
+        _fb.field("max", slot=0, type="f", default=0.0),
+        _fb.field("min", slot=1, type="f", default=0.0),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.Constant", Constant, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Elu", Elu, (("alpha", "alpha", 0, "f", 1.0, {}),), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Broadcast", Broadcast, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Constant", Constant, fields=[], reg=_FB_REG)
+_fb.Table(
+    "mindspore.schema.v0.Elu",
+    Elu,
+    fields=[_fb.field("alpha", slot=0, type="f", default=1.0)],
+    reg=_FB_REG,
+)
+_fb.Table("mindspore.schema.v0.Broadcast", Broadcast, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.BroadcastTo",
     BroadcastTo,
-    (("dst_shape", "dst_shape", 0, ("vector", "i"), None, {}),),
+    fields=[_fb.field("dst_shape", slot=0, type=_fb.vector("i"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Lrn",
     Lrn,
-    (
-        ("alpha", "alpha", 0, "f", 0.0001, {}),
-        ("beta", "beta", 1, "f", 0.75, {}),
-        ("bias", "bias", 2, "f", 1.0, {}),
-        ("size", "size", 3, "i", 0, {}),
-    ),
+    fields=[
+        _fb.field("alpha", slot=0, type="f", default=0.0001),
+        _fb.field("beta", slot=1, type="f", default=0.75),
+        _fb.field("bias", slot=2, type="f", default=1.0),
+        _fb.field("size", slot=3, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Reduce",
     Reduce,
-    (
-        ("axes", "axes", 0, ("vector", "i"), None, {}),
-        ("keepDims", "keepDims", 1, "i", 0, {}),
-        ("mode", "mode", 2, ("enum", "mindspore.schema.v0.ReduceMode", "b", "ReduceMode"), 0, {}),
-        ("reduceToEnd", "reduceToEnd", 3, "?", False, {}),
-        ("coeff", "coeff", 4, "f", 1.0, {}),
-    ),
+    fields=[
+        _fb.field("axes", slot=0, type=_fb.vector("i")),
+        _fb.field("keepDims", slot=1, type="i", default=0),
+        _fb.field(
+            "mode",
+            slot=2,
+            type=_fb.enum("mindspore.schema.v0.ReduceMode", base="b", cls="ReduceMode"),
+            default=0,
+        ),
+        _fb.field("reduceToEnd", slot=3, type="?", default=False),
+        _fb.field("coeff", slot=4, type="f", default=1.0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Transpose",
     Transpose,
-    (("perm", "perm", 0, ("vector", "i"), None, {}), ("conjugate", "conjugate", 1, "?", False, {})),
+    fields=[
+        _fb.field("perm", slot=0, type=_fb.vector("i")),
+        _fb.field("conjugate", slot=1, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Squeeze",
     Squeeze,
-    (("axis", "axis", 0, ("vector", "i"), None, {}),),
+    fields=[_fb.field("axis", slot=0, type=_fb.vector("i"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Unsqueeze",
     Unsqueeze,
-    (("axis", "axis", 0, ("vector", "i"), None, {}),),
+    fields=[_fb.field("axis", slot=0, type=_fb.vector("i"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Upsample",
     Upsample,
-    (("mode", "mode", 0, "string", None, {}), ("scales", "scales", 1, ("vector", "f"), None, {})),
+    fields=[
+        _fb.field("mode", slot=0, type="string"),
+        _fb.field("scales", slot=1, type=_fb.vector("f")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
-    "mindspore.schema.v0.Dropout", Dropout, (("ratio", "ratio", 0, "f", 0.5, {}),), reg=_FB_REG
+    "mindspore.schema.v0.Dropout",
+    Dropout,
+    fields=[_fb.field("ratio", slot=0, type="f", default=0.5)],
+    reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.LocalResponseNormalization",
     LocalResponseNormalization,
-    (
-        ("depth_radius", "depth_radius", 0, "i", 0, {}),
-        ("bias", "bias", 1, "f", 0.0, {}),
-        ("alpha", "alpha", 2, "f", 0.0, {}),
-        ("beta", "beta", 3, "f", 0.0, {}),
-    ),
+    fields=[
+        _fb.field("depth_radius", slot=0, type="i", default=0),
+        _fb.field("bias", slot=1, type="f", default=0.0),
+        _fb.field("alpha", slot=2, type="f", default=0.0),
+        _fb.field("beta", slot=3, type="f", default=0.0),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.ZerosLike", ZerosLike, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.ZerosLike", ZerosLike, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.TopK",
     TopK,
-    (("k", "k", 0, "i", 0, {}), ("sorted", "sorted", 1, "?", True, {})),
+    fields=[
+        _fb.field("k", slot=0, type="i", default=0),
+        _fb.field("sorted", slot=1, type="?", default=True),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.SpaceToDepth",
     SpaceToDepth,
-    (
-        ("blockSize", "blockSize", 0, "i", 0, {}),
-        ("format", "format", 1, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
-    ),
+    fields=[
+        _fb.field("blockSize", slot=0, type="i", default=0),
+        _fb.field(
+            "format",
+            slot=1,
+            type=_fb.enum("mindspore.schema.v0.Format", base="i", cls="Format"),
+            default=0,
+        ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.SpaceToBatch",
     SpaceToBatch,
-    (
-        ("blockShape", "blockShape", 0, ("vector", "i"), None, {}),
-        ("paddings", "paddings", 1, ("vector", "i"), None, {}),
-    ),
+    fields=[
+        _fb.field("blockShape", slot=0, type=_fb.vector("i")),
+        _fb.field("paddings", slot=1, type=_fb.vector("i")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.SparseToDense",
     SparseToDense,
-    (("validateIndices", "validateIndices", 0, "?", False, {}),),
+    fields=[_fb.field("validateIndices", slot=0, type="?", default=False)],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.ReverseSequence",
     ReverseSequence,
-    (("seqAxis", "seqAxis", 0, "i", 0, {}), ("batchAxis", "batchAxis", 1, "i", 0, {})),
+    fields=[
+        _fb.field("seqAxis", slot=0, type="i", default=0),
+        _fb.field("batchAxis", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.Rank", Rank, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Rank", Rank, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.Gather",
     Gather,
-    (("axis", "axis", 0, "i", 0, {}), ("batchDims", "batchDims", 1, "i", 0, {})),
+    fields=[
+        _fb.field("axis", slot=0, type="i", default=0),
+        _fb.field("batchDims", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.GatherNd",
     GatherNd,
-    (("batchDims", "batchDims", 0, "i", 0, {}),),
+    fields=[_fb.field("batchDims", slot=0, type="i", default=0)],
     reg=_FB_REG,
 )
 _fb.Table(
-    "mindspore.schema.v0.Fill", Fill, (("dims", "dims", 0, ("vector", "i"), None, {}),), reg=_FB_REG
+    "mindspore.schema.v0.Fill",
+    Fill,
+    fields=[_fb.field("dims", slot=0, type=_fb.vector("i"))],
+    reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.DepthToSpace",
     DepthToSpace,
-    (
-        ("blockSize", "blockSize", 0, "i", 0, {}),
-        ("format", "format", 1, ("enum", "mindspore.schema.v0.Format", "i", "Format"), 0, {}),
-    ),
+    fields=[
+        _fb.field("blockSize", slot=0, type="i", default=0),
+        _fb.field(
+            "format",
+            slot=1,
+            type=_fb.enum("mindspore.schema.v0.Format", base="i", cls="Format"),
+            default=0,
+        ),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.BatchToSpace",
     BatchToSpace,
-    (
-        ("blockShape", "blockShape", 0, ("vector", "i"), None, {}),
-        ("crops", "crops", 1, ("vector", "i"), None, {}),
-    ),
+    fields=[
+        _fb.field("blockShape", slot=0, type=_fb.vector("i")),
+        _fb.field("crops", slot=1, type=_fb.vector("i")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.BatchToSpaceND",
     BatchToSpaceND,
-    (
-        ("blockShape", "blockShape", 0, ("vector", "i"), None, {}),
-        ("crops", "crops", 1, ("vector", "i"), None, {}),
-    ),
+    fields=[
+        _fb.field("blockShape", slot=0, type=_fb.vector("i")),
+        _fb.field("crops", slot=1, type=_fb.vector("i")),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.AddN", AddN, (("N", "N", 0, "i", 0, {}),), reg=_FB_REG)
+_fb.Table(
+    "mindspore.schema.v0.AddN",
+    AddN,
+    fields=[_fb.field("N", slot=0, type="i", default=0)],
+    reg=_FB_REG,
+)
 _fb.Table(
     "mindspore.schema.v0.EmbeddingLookup",
     EmbeddingLookup,
-    (("maxNorm", "maxNorm", 0, "f", 0.0, {}),),
+    fields=[_fb.field("maxNorm", slot=0, type="f", default=0.0)],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.EmbeddingLookupSparse",
     EmbeddingLookupSparse,
-    (
-        ("spIds", "spIds", 0, ("vector", "i"), None, {}),
-        ("spWeights", "spWeights", 1, ("vector", "f"), None, {}),
-        ("maxNortm", "maxNortm", 2, "f", 0.0, {}),
-    ),
+    fields=[
+        _fb.field("spIds", slot=0, type=_fb.vector("i")),
+        _fb.field("spWeights", slot=1, type=_fb.vector("f")),
+        _fb.field("maxNortm", slot=2, type="f", default=0.0),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.FloorDiv", FloorDiv, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.FloorMod", FloorMod, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Mod", Mod, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.FloorDiv", FloorDiv, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.FloorMod", FloorMod, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Mod", Mod, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.L2Norm",
     L2Norm,
-    (
-        ("axis", "axis", 0, ("vector", "i"), None, {}),
-        ("epsilon", "epsilon", 1, "f", 0.0, {}),
-        (
+    fields=[
+        _fb.field("axis", slot=0, type=_fb.vector("i")),
+        _fb.field("epsilon", slot=1, type="f", default=0.0),
+        _fb.field(
             "activationType",
-            "activationType",
-            2,
-            ("enum", "mindspore.schema.v0.ActivationType", "b", "ActivationType"),
-            0,
-            {},
+            slot=2,
+            type=_fb.enum("mindspore.schema.v0.ActivationType", base="b", cls="ActivationType"),
+            default=0,
         ),
-    ),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.LogicalAnd", LogicalAnd, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.LogicalOr", LogicalOr, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.LogicalXor", LogicalXor, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.LogicalNot", LogicalNot, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.LogicalAnd", LogicalAnd, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.LogicalOr", LogicalOr, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.LogicalXor", LogicalXor, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.LogicalNot", LogicalNot, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.MatrixDiag",
     MatrixDiag,
-    (
-        ("k", "k", 0, "i", 0, {}),
-        ("numRows", "numRows", 1, "i", 0, {}),
-        ("numCols", "numCols", 2, "i", 0, {}),
-        ("paddingValue", "paddingValue", 3, "f", 0.0, {}),
-    ),
+    fields=[
+        _fb.field("k", slot=0, type="i", default=0),
+        _fb.field("numRows", slot=1, type="i", default=0),
+        _fb.field("numCols", slot=2, type="i", default=0),
+        _fb.field("paddingValue", slot=3, type="f", default=0.0),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.Select", Select, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Select", Select, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.TfReduce",
     TfReduce,
-    (("type", "type", 0, ("enum", "mindspore.schema.v0.ReduceType", "b", "ReduceType"), 7, {}),),
+    fields=[
+        _fb.field(
+            "type",
+            slot=0,
+            type=_fb.enum("mindspore.schema.v0.ReduceType", base="b", cls="ReduceType"),
+            default=7,
+        )
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Reverse",
     Reverse,
-    (("axis", "axis", 0, ("vector", "i"), None, {}),),
+    fields=[_fb.field("axis", slot=0, type=_fb.vector("i"))],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.Round", Round, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Scatter", Scatter, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.ScatterND", ScatterND, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Round", Round, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Scatter", Scatter, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.ScatterND", ScatterND, fields=[], reg=_FB_REG)
 _fb.Table(
-    "mindspore.schema.v0.Unique", Unique, (("outType", "outType", 0, "i", 0, {}),), reg=_FB_REG
+    "mindspore.schema.v0.Unique",
+    Unique,
+    fields=[_fb.field("outType", slot=0, type="i", default=0)],
+    reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Unstack",
     Unstack,
-    (("num", "num", 0, "i", 0, {}), ("axis", "axis", 1, "i", 0, {})),
+    fields=[
+        _fb.field("num", slot=0, type="i", default=0),
+        _fb.field("axis", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.OnnxInt8Quantize", OnnxInt8Quantize, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.OnnxInt8Dequantize", OnnxInt8Dequantize, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.FakeQuantWithMinMax", FakeQuantWithMinMax, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.OnnxInt8Quantize", OnnxInt8Quantize, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.OnnxInt8Dequantize", OnnxInt8Dequantize, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.FakeQuantWithMinMax", FakeQuantWithMinMax, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.FakeQuantWithMinMaxPerChannel",
     FakeQuantWithMinMaxPerChannel,
-    (),
+    fields=[],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.BatchNormFold", BatchNormFold, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.MulFold", MulFold, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.AddFold", AddFold, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.SquaredDifference", SquaredDifference, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.TupleGetItem", TupleGetItem, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.BatchNormFold", BatchNormFold, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.MulFold", MulFold, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.AddFold", AddFold, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.SquaredDifference", SquaredDifference, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.TupleGetItem", TupleGetItem, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.ApplyMomentum",
     ApplyMomentum,
-    (
-        ("gradientScale", "gradientScale", 0, "f", 0.0, {}),
-        ("useNesterov", "useNesterov", 1, "?", False, {}),
-    ),
+    fields=[
+        _fb.field("gradientScale", slot=0, type="f", default=0.0),
+        _fb.field("useNesterov", slot=1, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Sgd",
     Sgd,
-    (
-        ("weightDecay", "weightDecay", 0, "f", 0.0, {}),
-        ("dampening", "dampening", 1, "f", 0.0, {}),
-        ("useNesterov", "useNesterov", 2, "?", False, {}),
-    ),
+    fields=[
+        _fb.field("weightDecay", slot=0, type="f", default=0.0),
+        _fb.field("dampening", slot=1, type="f", default=0.0),
+        _fb.field("useNesterov", slot=2, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Adam",
     Adam,
-    (("useNesterov", "useNesterov", 0, "?", False, {}),),
+    fields=[_fb.field("useNesterov", slot=0, type="?", default=False)],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.Assign", Assign, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.AssignAdd", AssignAdd, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Assign", Assign, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.AssignAdd", AssignAdd, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.Where",
     Where,
-    (("condition", "condition", 0, ("vector", "?"), None, {}),),
+    fields=[_fb.field("condition", slot=0, type=_fb.vector("?"))],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.OneHot", OneHot, (("axis", "axis", 0, "i", 0, {}),), reg=_FB_REG)
+_fb.Table(
+    "mindspore.schema.v0.OneHot",
+    OneHot,
+    fields=[_fb.field("axis", slot=0, type="i", default=0)],
+    reg=_FB_REG,
+)
 _fb.Table(
     "mindspore.schema.v0.Lstm",
     Lstm,
-    (("bidirection", "bidirection", 0, "?", False, {}),),
+    fields=[_fb.field("bidirection", slot=0, type="?", default=False)],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.PriorBox",
     PriorBox,
-    (
-        ("min_sizes", "min_sizes", 0, ("vector", "i"), None, {}),
-        ("max_sizes", "max_sizes", 1, ("vector", "i"), None, {}),
-        ("aspect_ratios", "aspect_ratios", 2, ("vector", "f"), None, {}),
-        ("variances", "variances", 3, ("vector", "f"), None, {}),
-        ("image_size_w", "image_size_w", 4, "i", 0, {}),
-        ("image_size_h", "image_size_h", 5, "i", 0, {}),
-        ("step_w", "step_w", 6, "f", 0.0, {}),
-        ("step_h", "step_h", 7, "f", 0.0, {}),
-        ("clip", "clip", 8, "?", True, {}),
-        ("flip", "flip", 9, "?", True, {}),
-        ("offset", "offset", 10, "f", 0.0, {}),
-    ),
+    fields=[
+        _fb.field("min_sizes", slot=0, type=_fb.vector("i")),
+        _fb.field("max_sizes", slot=1, type=_fb.vector("i")),
+        _fb.field("aspect_ratios", slot=2, type=_fb.vector("f")),
+        _fb.field("variances", slot=3, type=_fb.vector("f")),
+        _fb.field("image_size_w", slot=4, type="i", default=0),
+        _fb.field("image_size_h", slot=5, type="i", default=0),
+        _fb.field("step_w", slot=6, type="f", default=0.0),
+        _fb.field("step_h", slot=7, type="f", default=0.0),
+        _fb.field("clip", slot=8, type="?", default=True),
+        _fb.field("flip", slot=9, type="?", default=True),
+        _fb.field("offset", slot=10, type="f", default=0.0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.SpaceToBatchND",
     SpaceToBatchND,
-    (
-        ("blockShape", "blockShape", 0, ("vector", "i"), None, {}),
-        ("paddings", "paddings", 1, ("vector", "i"), None, {}),
-    ),
+    fields=[
+        _fb.field("blockShape", slot=0, type=_fb.vector("i")),
+        _fb.field("paddings", slot=1, type=_fb.vector("i")),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.MakeTuple", MakeTuple, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.MakeTuple", MakeTuple, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.ToFormat",
     ToFormat,
-    (("srcT", "srcT", 0, "i", 0, {}), ("dstT", "dstT", 1, "i", 0, {})),
+    fields=[
+        _fb.field("srcT", slot=0, type="i", default=0),
+        _fb.field("dstT", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.Depend", Depend, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.ControlDepend", ControlDepend, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Return", Return, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Depend", Depend, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.ControlDepend", ControlDepend, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Return", Return, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.Proposal",
     Proposal,
-    (
-        ("feat_stride", "feat_stride", 0, "f", 0.0, {}),
-        ("base_size", "base_size", 1, "f", 0.0, {}),
-        ("min_size", "min_size", 2, "f", 0.0, {}),
-        ("ratio", "ratio", 3, ("vector", "f"), None, {}),
-        ("scale", "scale", 4, ("vector", "f"), None, {}),
-        ("pre_nms_topn", "pre_nms_topn", 5, "i", 0, {}),
-        ("post_nms_topn", "post_nms_topn", 6, "i", 0, {}),
-        ("nms_thresh", "nms_thresh", 7, "f", 0.0, {}),
-    ),
+    fields=[
+        _fb.field("feat_stride", slot=0, type="f", default=0.0),
+        _fb.field("base_size", slot=1, type="f", default=0.0),
+        _fb.field("min_size", slot=2, type="f", default=0.0),
+        _fb.field("ratio", slot=3, type=_fb.vector("f")),
+        _fb.field("scale", slot=4, type=_fb.vector("f")),
+        _fb.field("pre_nms_topn", slot=5, type="i", default=0),
+        _fb.field("post_nms_topn", slot=6, type="i", default=0),
+        _fb.field("nms_thresh", slot=7, type="f", default=0.0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Custom",
     Custom,
-    (("custom", "custom", 0, ("vector", "B"), None, {}),),
+    fields=[_fb.field("custom", slot=0, type=_fb.vector("B"))],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.BlackBox",
     BlackBox,
-    (
-        ("id", "id", 0, "string", None, {}),
-        ("size", "size", 1, "i", 0, {}),
-        ("address", "address", 2, ("vector", "B"), None, {}),
-    ),
+    fields=[
+        _fb.field("id", slot=0, type="string"),
+        _fb.field("size", slot=1, type="i", default=0),
+        _fb.field("address", slot=2, type=_fb.vector("B")),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.LshProjection",
     LshProjection,
-    (
-        (
+    fields=[
+        _fb.field(
             "type",
-            "type",
-            0,
-            ("enum", "mindspore.schema.v0.LshProjectionType", "b", "LshProjectionType"),
-            0,
-            {},
-        ),
-    ),
+            slot=0,
+            type=_fb.enum(
+                "mindspore.schema.v0.LshProjectionType", base="b", cls="LshProjectionType"
+            ),
+            default=0,
+        )
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.HashtableLookup", HashtableLookup, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.HashtableLookup", HashtableLookup, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.SkipGram",
     SkipGram,
-    (
-        ("includeAllGrams", "includeAllGrams", 0, "?", False, {}),
-        ("maxSkipSize", "maxSkipSize", 1, "i", 0, {}),
-        ("ngramSize", "ngramSize", 2, "i", 0, {}),
-    ),
+    fields=[
+        _fb.field("includeAllGrams", slot=0, type="?", default=False),
+        _fb.field("maxSkipSize", slot=1, type="i", default=0),
+        _fb.field("ngramSize", slot=2, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.CustomPredict",
     CustomPredict,
-    (
-        ("outputNum", "outputNum", 0, "i", 0, {}),
-        ("weightThreshold", "weightThreshold", 1, "f", 0.0, {}),
-    ),
+    fields=[
+        _fb.field("outputNum", slot=0, type="i", default=0),
+        _fb.field("weightThreshold", slot=1, type="f", default=0.0),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.CustomNormalize", CustomNormalize, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.CustomExtractFeatures", CustomExtractFeatures, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.CustomNormalize", CustomNormalize, fields=[], reg=_FB_REG)
+_fb.Table(
+    "mindspore.schema.v0.CustomExtractFeatures", CustomExtractFeatures, fields=[], reg=_FB_REG
+)
 _fb.Table(
     "mindspore.schema.v0.AudioSpectrogram",
     AudioSpectrogram,
-    (
-        ("windowSize", "windowSize", 0, "i", 0, {}),
-        ("stride", "stride", 1, "i", 0, {}),
-        ("magSquare", "magSquare", 2, "?", False, {}),
-    ),
+    fields=[
+        _fb.field("windowSize", slot=0, type="i", default=0),
+        _fb.field("stride", slot=1, type="i", default=0),
+        _fb.field("magSquare", slot=2, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Mfcc",
     Mfcc,
-    (
-        ("freqUpperLimit", "freqUpperLimit", 0, "f", 0.0, {}),
-        ("freqLowerLimit", "freqLowerLimit", 1, "f", 0.0, {}),
-        ("filterBankChannelNum", "filterBankChannelNum", 2, "i", 0, {}),
-        ("dctCoeffNum", "dctCoeffNum", 3, "i", 0, {}),
-    ),
+    fields=[
+        _fb.field("freqUpperLimit", slot=0, type="f", default=0.0),
+        _fb.field("freqLowerLimit", slot=1, type="f", default=0.0),
+        _fb.field("filterBankChannelNum", slot=2, type="i", default=0),
+        _fb.field("dctCoeffNum", slot=3, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
-    "mindspore.schema.v0.Rfft", Rfft, (("fftLength", "fftLength", 0, "i", 0, {}),), reg=_FB_REG
+    "mindspore.schema.v0.Rfft",
+    Rfft,
+    fields=[_fb.field("fftLength", slot=0, type="i", default=0)],
+    reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.FftReal", FftReal, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.FftImag", FftImag, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.FftReal", FftReal, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.FftImag", FftImag, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.DropoutGrad",
     DropoutGrad,
-    (("ratio", "ratio", 0, "f", 0.5, {}),),
+    fields=[_fb.field("ratio", slot=0, type="f", default=0.5)],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.MaximumGrad", MaximumGrad, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.MinimumGrad", MinimumGrad, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.MaximumGrad", MaximumGrad, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.MinimumGrad", MinimumGrad, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.NonMaxSuppression",
     NonMaxSuppression,
-    (("centerPointBox", "centerPointBox", 0, "i", 0, {}),),
+    fields=[_fb.field("centerPointBox", slot=0, type="i", default=0)],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.InstanceNorm",
     InstanceNorm,
-    (("epsilon", "epsilon", 0, "f", 1e-05, {}),),
+    fields=[_fb.field("epsilon", slot=0, type="f", default=1e-05)],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.Loop",
     Loop,
-    (("subGraphIndex", "subGraphIndex", 0, "i", 0, {}),),
+    fields=[_fb.field("subGraphIndex", slot=0, type="i", default=0)],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.Identity", Identity, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Identity", Identity, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.LayerNorm",
     LayerNorm,
-    (
-        ("normalizedShape", "normalizedShape", 0, ("vector", "i"), None, {}),
-        ("epsilon", "epsilon", 1, "f", 1e-05, {}),
-        ("elementwiseAffine", "elementwiseAffine", 2, "?", False, {}),
-    ),
+    fields=[
+        _fb.field("normalizedShape", slot=0, type=_fb.vector("i")),
+        _fb.field("epsilon", slot=1, type="f", default=1e-05),
+        _fb.field("elementwiseAffine", slot=2, type="?", default=False),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.While",
     While,
-    (
-        ("condSubgraphIndex", "condSubgraphIndex", 0, "i", 0, {}),
-        ("bodySubgraphIndex", "bodySubgraphIndex", 1, "i", 0, {}),
-    ),
+    fields=[
+        _fb.field("condSubgraphIndex", slot=0, type="i", default=0),
+        _fb.field("bodySubgraphIndex", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.UnsortedSegmentSum",
     UnsortedSegmentSum,
-    (("numSegments", "numSegments", 0, "i", 0, {}),),
+    fields=[_fb.field("numSegments", slot=0, type="i", default=0)],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.OnesLike", OnesLike, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.OnesLike", OnesLike, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.BinaryCrossEntropy",
     BinaryCrossEntropy,
-    (("reduction", "reduction", 0, "i", 1, {}),),
+    fields=[_fb.field("reduction", slot=0, type="i", default=1)],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.BinaryCrossEntropyGrad",
     BinaryCrossEntropyGrad,
-    (("reduction", "reduction", 0, "i", 1, {}),),
+    fields=[_fb.field("reduction", slot=0, type="i", default=1)],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.LpNormalization",
     LpNormalization,
-    (("axis", "axis", 0, "i", 0, {}), ("p", "p", 1, "i", 0, {})),
+    fields=[
+        _fb.field("axis", slot=0, type="i", default=0),
+        _fb.field("p", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.Switch", Switch, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Switch", Switch, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.Partial",
     Partial,
-    (("subGraphIndex", "subGraphIndex", 0, "i", 0, {}),),
+    fields=[_fb.field("subGraphIndex", slot=0, type="i", default=0)],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.TensorListFromTensor",
     TensorListFromTensor,
-    (("elementDType", "elementDType", 0, "i", 0, {}), ("shapeType", "shapeType", 1, "i", 0, {})),
+    fields=[
+        _fb.field("elementDType", slot=0, type="i", default=0),
+        _fb.field("shapeType", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.TensorListStack",
     TensorListStack,
-    (
-        ("numElements", "numElements", 0, "i", 0, {}),
-        ("elementDType", "elementDType", 1, "i", 0, {}),
-    ),
+    fields=[
+        _fb.field("numElements", slot=0, type="i", default=0),
+        _fb.field("elementDType", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.TensorListGetItem",
     TensorListGetItem,
-    (("elementDType", "elementDType", 0, "i", 0, {}),),
+    fields=[_fb.field("elementDType", slot=0, type="i", default=0)],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.TensorListSetItem",
     TensorListSetItem,
-    (("elementDType", "elementDType", 0, "i", 0, {}),),
+    fields=[_fb.field("elementDType", slot=0, type="i", default=0)],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.TensorListReserve",
     TensorListReserve,
-    (("elementDType", "elementDType", 0, "i", 0, {}), ("shapeType", "shapeType", 1, "i", 0, {})),
+    fields=[
+        _fb.field("elementDType", slot=0, type="i", default=0),
+        _fb.field("shapeType", slot=1, type="i", default=0),
+    ],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.All", All, (("keepDims", "keepDims", 0, "i", 0, {}),), reg=_FB_REG)
 _fb.Table(
-    "mindspore.schema.v0.Assert", Assert, (("summarize", "summarize", 0, "i", 0, {}),), reg=_FB_REG
+    "mindspore.schema.v0.All",
+    All,
+    fields=[_fb.field("keepDims", slot=0, type="i", default=0)],
+    reg=_FB_REG,
+)
+_fb.Table(
+    "mindspore.schema.v0.Assert",
+    Assert,
+    fields=[_fb.field("summarize", slot=0, type="i", default=0)],
+    reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.SmoothL1Loss",
     SmoothL1Loss,
-    (("beta", "beta", 0, "f", 0.0, {}),),
+    fields=[_fb.field("beta", slot=0, type="f", default=0.0)],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.SmoothL1LossGrad",
     SmoothL1LossGrad,
-    (("beta", "beta", 0, "f", 0.0, {}),),
+    fields=[_fb.field("beta", slot=0, type="f", default=0.0)],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.SigmoidCrossEntropyWithLogits",
     SigmoidCrossEntropyWithLogits,
-    (("beta", "beta", 0, "f", 0.0, {}),),
+    fields=[_fb.field("beta", slot=0, type="f", default=0.0)],
     reg=_FB_REG,
 )
 _fb.Table(
     "mindspore.schema.v0.SigmoidCrossEntropyWithLogitsGrad",
     SigmoidCrossEntropyWithLogitsGrad,
-    (("beta", "beta", 0, "f", 0.0, {}),),
+    fields=[_fb.field("beta", slot=0, type="f", default=0.0)],
     reg=_FB_REG,
 )
-_fb.Table("mindspore.schema.v0.Reciprocal", Reciprocal, (), reg=_FB_REG)
-_fb.Table("mindspore.schema.v0.Merge", Merge, (), reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Reciprocal", Reciprocal, fields=[], reg=_FB_REG)
+_fb.Table("mindspore.schema.v0.Merge", Merge, fields=[], reg=_FB_REG)
 _fb.Table(
     "mindspore.schema.v0.GeLU",
     GeLU,
-    (("approximate", "approximate", 0, "?", False, {}),),
+    fields=[_fb.field("approximate", slot=0, type="?", default=False)],
     reg=_FB_REG,
 )
