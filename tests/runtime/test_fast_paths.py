@@ -120,6 +120,72 @@ def test_depthwise_rows_match_direct_sum(
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
+# Thresholds that force each depthwise formulation on small maps (tiny blocks: several blocks
+# and a short last one per map): im2col product + sum, the flat tap loop over (phase) planes,
+# and the row-block loop (stride 1; strided maps still take the flat loop there).
+_DW_PATHS = {
+    "im2col": {"_DW_SMALL": 1 << 40},
+    "flat": {"_DW_SMALL": 0, "_DW_FLAT_MAX": 1 << 40, "_DW_FLAT_BLOCK": 50},
+    "rows": {"_DW_SMALL": 0, "_DW_FLAT_MAX": 0, "_DW_BLOCK": 50},
+}
+
+
+@SETTINGS
+@given(
+    path=st.sampled_from(sorted(_DW_PATHS)),
+    n=st.integers(1, 2),
+    h=st.integers(1, 11),
+    w=st.integers(1, 13),
+    c=st.integers(1, 6),
+    m=st.integers(1, 2),
+    k=st.tuples(st.integers(1, 3), st.integers(1, 3)),
+    s=st.tuples(st.integers(1, 3), st.integers(1, 3)),
+    d=st.tuples(st.integers(1, 2), st.integers(1, 2)),
+    mode=st.sampled_from([0, 1, 2]),
+    pads=st.lists(st.integers(0, 2), min_size=4, max_size=4),
+    nchw=st.booleans(),
+    has_bias=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_depthwise_paths_match_direct_sum(
+    path: str, n: int, h: int, w: int, c: int, m: int, k: tuple[int, int], s: tuple[int, int],
+    d: tuple[int, int], mode: int, pads: list[int], nchw: bool, has_bias: bool, seed: int,
+) -> None:  # fmt: skip
+    """Every depthwise formulation against a float64 sum over taps, for explicit (asymmetric),
+    SAME and VALID padding, strides, dilations, channel multipliers, and inputs that are NHWC
+    views of NCHW arrays (what an ONNX model's input transpose hands the kernel)."""
+    from idlgen.runtime import window as W
+
+    keh, kew = (k[0] - 1) * d[0] + 1, (k[1] - 1) * d[1] + 1
+    try:
+        oh, pt, _ = W.conv_geometry("t", h, k[0], s[0], d[0], mode, pads[0], pads[1])
+        ow, pl, _ = W.conv_geometry("t", w, k[1], s[1], d[1], mode, pads[2], pads[3])
+    except KernelError:
+        return  # no output position: the kernel refuses it the same way
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, h, w, c)).astype(f32)
+    if nchw:
+        x = np.ascontiguousarray(x.transpose(0, 3, 1, 2)).transpose(0, 2, 3, 1)
+    wt = rng.standard_normal((c * m, *k, 1)).astype(f32)
+    b = rng.standard_normal(c * m).astype(f32)
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in _DW_PATHS[path].items():
+            mp.setattr(conv, name, value)
+        (got,) = conv.conv2d([x, wt] + ([b] if has_bias else []), stride=list(s),
+                             dilation=list(d), pad_mode=mode, pad_list=pads, group=c)  # fmt: skip
+    # Direct: the padded input (zeros around it), one tap at a time in float64.
+    xp = np.zeros((n, max(h + pt, (oh - 1) * s[0] + keh), max(w + pl, (ow - 1) * s[1] + kew), c))
+    xp[:, pt : pt + h, pl : pl + w] = x
+    xp = np.repeat(xp, m, axis=3)
+    want = np.zeros((n, oh, ow, c * m)) + (b if has_bias else 0)
+    for i in range(k[0]):
+        for j in range(k[1]):
+            tap = xp[:, i * d[0] :: s[0]][:, :oh, j * d[1] :: s[1]][:, :, :ow]
+            want += tap * wt[:, i, j, 0]
+    assert got.shape == want.shape and got.dtype == f32
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
 @SETTINGS
 @given(
     shape=hnp.array_shapes(min_dims=1, max_dims=4, max_side=40),
