@@ -205,7 +205,7 @@ def _depthwise() -> list[Result]:
         np.testing.assert_allclose(p.run(feeds)["y"], ref()[0], rtol=1e-3, atol=1e-3)  # type: ignore[index]
         a, t = _interleaved(lambda: p.run(feeds), ref, min_time=0.1, rounds=5)
         rows.append(Result(f"Depthwise float 3x3 s{s} {c}x{hw}x{hw}", a, "onnxruntime", t,
-                           "target >= 0.5x"))  # fmt: skip
+                           "target >= 0.5x; " + _floor(ref, c * o * o)))  # fmt: skip
     rows += _depthwise_int8()
     return rows
 
@@ -254,8 +254,21 @@ def _depthwise_int8() -> list[Result]:
         diff = np.abs(p.run(feeds)[p.output_names[0]].astype(int) - np.asarray(ref()).astype(int))
         a, t = _interleaved(lambda: p.run(feeds), ref, min_time=0.1, rounds=5)
         rows.append(Result(f"Depthwise int8 3x3 s{s} {c}x{hw}x{hw}", a, "LiteRT", t,
-                           f"target >= 0.5x; max diff {int(diff.max())} q"))  # fmt: skip
+                           f"target >= 0.5x; max diff {int(diff.max())} q; "
+                           + _floor(ref, c * o * o)))  # fmt: skip
     return rows
+
+
+def _floor(ref: Callable[[], object], size: int) -> str:
+    """The reference's whole convolution in units of one float32 ``np.multiply`` pass over an
+    array the size of the output (interleaved, same run), and the ratio NumPy could reach at
+    best with the 9 multiply + 8 add passes of any elementwise 3x3 formulation (add passes
+    cost about what multiply passes do): the lower bound behind the target."""
+    x, y = np.ones(size, np.float32), np.ones(size, np.float32)
+    z = np.empty(size, np.float32)
+    m, t = _interleaved(lambda: np.multiply(x, y, z), ref, min_time=0.05, rounds=5)
+    floor = t / (17 * m)
+    return f"ref = {t / m:.1f} mul passes ({m * 1e6:.0f} µs each), 17-pass floor {floor:.2f}x"
 
 
 def _corpus() -> list[Result]:
