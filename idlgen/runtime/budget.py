@@ -17,18 +17,28 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from idlgen.errors import IdlgenError
 
 __all__ = [
     "DEFAULT_MAX_MEMORY",
+    "DEFAULT_MAX_WORK",
     "ENV",
+    "WORK_ENV",
     "MemoryBudgetError",
+    "Meter",
+    "WorkBudgetError",
+    "charge",
     "check_bytes",
     "check_shape",
+    "heavy_cost",
     "max_memory",
+    "max_work",
+    "metered",
     "nbytes",
 ]
 
@@ -185,3 +195,169 @@ def check_fold(
         sizes.append(nbytes(dims, 8))
     if sizes:
         check_bytes(max(sizes), f"{what} (folded at load time)")
+
+
+# ---------------------------------------------------------------------------------------------
+# The work budget: time, counted deterministically
+#
+# Memory per array does not bound time: a 545-byte ONNX file squaring a 2048x2048 matrix twenty
+# times, 5,000 Adds over one 64 MiB input, a Loop with a trip count of 10^9 or 2,000 folded
+# constants each stay within the memory budget and take seconds to minutes. So each load and
+# each run also draws on a work budget, counted in *units* of about one element an elementwise
+# NumPy kernel touches (~1 ns on one core here), never in wall-clock time, so a refusal does not
+# depend on the machine's load: every step of a plan costs its input and output elements plus a
+# fixed overhead; a multiply-add that BLAS does costs 1/16; convolutions, matrix products and
+# recurrences are charged before they run (from their input shapes), everything else after
+# (each single array is already bounded by the memory budget); a load costs per node and per
+# folded element. Control-flow bodies draw on the run that calls them.
+
+WORK_ENV = "IDLGEN_MAX_WORK"
+#: Units per load and per run, plus ``WORK_PER_MODEL_BYTE`` for each byte of the model file:
+#: about 1.5 s on this machine for a model under 1 MB (the real-model corpus's heaviest run uses
+#: a third of its budget), and proportionally more for bigger models, whose weights imply work.
+DEFAULT_MAX_WORK = 3_500_000_000
+WORK_PER_MODEL_BYTE = 200
+#: Fixed costs (units): a plan step (the executor's per-node overhead), a plan call (a
+#: control-flow body's iteration, a recurrent time step), a source-model node at load, a node
+#: when its plan is compiled.
+STEP_COST = 3_000
+CALL_COST = 40_000
+LOAD_NODE_COST = 150_000
+COMPILE_STEP_COST = 100_000
+#: A BLAS multiply-add is this many times cheaper than an elementwise element.
+BLAS_SPEEDUP = 16
+
+
+class WorkBudgetError(IdlgenError, ValueError):
+    """Loading or running a model would exceed the work budget (``IDLGEN_MAX_WORK``)."""
+
+    def __init__(self, what: str, used: int, limit: int) -> None:
+        self.what, self.used, self.limit = what, used, limit
+        super().__init__(
+            f"{what} brings the work to {_units(used)} units, over the work budget of "
+            f"{_units(limit)} (about a second per 10^9 units; set {WORK_ENV} to change it)"
+        )
+
+    def at(self, where: str) -> WorkBudgetError:
+        return WorkBudgetError(f"{where}: {self.what}", self.used, self.limit)
+
+
+def _units(n: int) -> str:
+    return f"{n / 1e9:.3g}e9" if n >= 10**8 else f"{n:,}"
+
+
+class Meter:
+    """The units one load or run has used, against its ``limit``."""
+
+    __slots__ = ("used", "limit")
+
+    def __init__(self, limit: int) -> None:
+        self.used, self.limit = 0, limit
+
+    def over(self, what: str) -> WorkBudgetError:
+        return WorkBudgetError(what, self.used, self.limit)
+
+
+_active = threading.local()
+_work_cache: tuple[str | None, int | None] = (None, None)
+
+
+def max_work(model_bytes: int = 0) -> int:
+    """The work budget for a model file of ``model_bytes`` (``IDLGEN_MAX_WORK`` fixes it)."""
+    global _work_cache
+    raw = os.environ.get(WORK_ENV)
+    if raw != _work_cache[0]:
+        fixed = None
+        if raw is not None and raw.strip():
+            m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(e\d+)?\s*", raw.lower())
+            if m is None:
+                raise IdlgenError(f"{WORK_ENV}={raw!r}: expected a unit count such as 3e9")
+            fixed = max(int(float(m.group(1) + (m.group(2) or ""))), 10**6)
+        _work_cache = (raw, fixed)
+    fixed = _work_cache[1]
+    if fixed is not None:
+        return fixed
+    return DEFAULT_MAX_WORK + WORK_PER_MODEL_BYTE * max(int(model_bytes), 0)
+
+
+def meter() -> Meter | None:
+    """The meter of the load or run in progress on this thread, if any."""
+    m: Meter | None = getattr(_active, "meter", None)
+    return m
+
+
+@contextmanager
+def metered(limit: int | None = None) -> Iterator[Meter]:
+    """A load or run: a new meter of ``limit`` units (default ``max_work()``), or, inside one
+    already in progress (a control-flow body, a variant imported at run time), that one."""
+    m = meter()
+    if m is not None:
+        yield m
+        return
+    m = Meter(max_work() if limit is None else limit)
+    _active.meter = m
+    try:
+        yield m
+    finally:
+        _active.meter = None
+
+
+def charge(units: int, what: str) -> None:
+    """Add ``units`` to the work in progress; refuse (``WorkBudgetError``) over the budget."""
+    m = meter()
+    if m is None:
+        return
+    m.used += int(units)
+    if m.used > m.limit:
+        raise m.over(what)
+
+
+def _size(a: Any) -> int:
+    return int(getattr(a, "size", 1))
+
+
+def _dims(a: Any) -> tuple[int, ...]:
+    return tuple(int(d) for d in getattr(a, "shape", ()))
+
+
+def heavy_cost(op: str, inputs: Sequence[Any], attrs: Any = None) -> int:
+    """Units a superlinear operator costs beyond its elements, from its input shapes (an upper
+    bound where the attributes are not at hand): ``op`` is an NNRt node type name
+    (``NODE_TYPE_CONV2D_FUSION``) or an ONNX operator (for folds at load time); 0 for the
+    others."""
+    if len(inputs) < 2 or inputs[0] is None or inputs[1] is None:
+        return 0
+    a, b = inputs[0], inputs[1]
+    da, db = _dims(a), _dims(b)
+    if op in ("NODE_TYPE_MATMUL_FUSION", "MatMul", "MatMulInteger", "Gemm", "BatchMatMul"):
+        # every output element takes an inner dimension's multiply-adds: at most the larger
+        # operand times the other's larger trailing dim
+        if not da or not db:
+            return 0
+        other = max(db[-2:]) if _size(a) >= _size(b) else max(da[-2:])
+        return max(_size(a), _size(b)) * other // BLAS_SPEEDUP
+    if op == "NODE_TYPE_FULL_CONNECTION":
+        return _size(a) * (db[0] if db else 1) // BLAS_SPEEDUP
+    if op in ("NODE_TYPE_CONV2D_FUSION", "NODE_TYPE_CONV2D_TRANSPOSE_FUSION", "Conv",
+              "ConvInteger", "ConvTranspose"):  # fmt: skip
+        if len(da) < 3 or not db:
+            return 0
+        # NHWC (NNRt) or NCHW (ONNX): pixels of the input times every weight (stride 1 bound)
+        pixels = math.prod(da[1:-1]) if op.startswith("NODE") else math.prod(da[2:])
+        pixels *= da[0]
+        stride = getattr(attrs, "stride", None) or getattr(attrs, "strides", None)
+        if stride and not op.startswith("NODE_TYPE_CONV2D_TRANSPOSE"):
+            pixels //= max(math.prod(max(int(s), 1) for s in stride), 1)
+        macs = pixels * _size(b)
+        depthwise = len(db) == 4 and (db[-1] == 1 if op.startswith("NODE") else db[1] == 1)
+        # depthwise runs elementwise (two passes per tap), the rest im2col + BLAS
+        if depthwise:
+            return macs * 2
+        # BLAS's multiply-adds, and the im2col matrix written and read
+        return macs // BLAS_SPEEDUP + 3 * (macs // max(db[0], 1))
+    if op in ("NODE_TYPE_LSTM", "NODE_TYPE_GRU", "LSTM", "GRU", "RNN"):
+        # a Python step per time step, each multiplying by the weights
+        steps, batch = (da[0], da[1]) if len(da) > 1 else (1, 1)
+        weights = sum(_size(w) for w in inputs[1:3] if w is not None)
+        return steps * (2 * CALL_COST + batch * weights // BLAS_SPEEDUP)
+    return 0

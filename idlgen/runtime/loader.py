@@ -39,7 +39,31 @@ def load(
     host (``UnsupportedModelError`` naming the first); ``package`` is the generated NNRt
     package to lower onto (a module or dotted name; default the shipped ``idlgen.prebuilt``
     one)."""
-    shapes = dict(input_shapes or {})
+    from .budget import max_work, metered
+
+    size = _model_bytes(path_or_model)
+    with metered(max_work(size)):
+        program = _load(path_or_model, shapes=dict(input_shapes or {}), nnrt_only=nnrt_only,
+                        package=package)  # fmt: skip
+    program._model_bytes = size
+    return program
+
+
+def _model_bytes(path_or_model: Any) -> int:
+    """The size of the model file (what its work budget grows with)."""
+    try:
+        if isinstance(path_or_model, (str, os.PathLike)):
+            return os.path.getsize(path_or_model)
+        if isinstance(path_or_model, (bytes, bytearray, memoryview)):
+            return len(path_or_model)
+        return int(path_or_model.ByteSize())
+    except (OSError, AttributeError, TypeError, ValueError):
+        return 0
+
+
+def _load(
+    path_or_model: Any, *, shapes: Any, nnrt_only: bool, package: str | ModuleType | None
+) -> Program:
     if isinstance(path_or_model, (str, os.PathLike)):
         path = os.fspath(path_or_model)
         with open(path, "rb") as f:

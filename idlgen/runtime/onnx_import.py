@@ -257,6 +257,9 @@ class Importer:
             in_names.append(vi.name)
             in_dtypes.append(dt)
             in_shapes.append(dims)
+        from .budget import LOAD_NODE_COST, charge
+
+        charge(LOAD_NODE_COST * len(nodes), f"importing {len(nodes)} nodes")
         for node in nodes:
             self._lower(node)
         out_names = []
@@ -502,7 +505,7 @@ class Importer:
             outer = [self.vals.get(n) for n in outer_names(node)]
             if any(v is None or v.const is None for v in outer):
                 return False  # its body reads values known only at run time
-        from .budget import MemoryBudgetError, check_fold
+        from .budget import STEP_COST, MemoryBudgetError, charge, check_fold, heavy_cost
         from .onnx_fold import fold_node, too_big_to_fold
 
         consts = [None if v is None else v.const for v in ins]
@@ -512,11 +515,15 @@ class Importer:
         where = f"constant node {node.name or node.output[0]!r} ({op})"
         check_fold(op, _attrs(node), [None if v is None else v.const for v in ins],
                    [self.info.get(n, (None, None))[1] for n in node.output if n], where)  # fmt: skip
+        # a fold is work too: its superlinear part before, its elements after it runs
+        charge(heavy_cost(op, consts) + STEP_COST, where)
         quick = fold_node(op, _attrs(node), consts, self.opset)
+        charge(sum(c.size for c in consts if c is not None), where)
         if quick is not None:  # NumPy, where it covers the operator (no reference evaluator)
             for n, arr in zip(node.output, quick):
                 if n:
                     self.const(n, np.asarray(arr))
+                    charge(np.asarray(arr).size, where)
             return True
         feeds: dict[str, np.ndarray] = {}
         for n, v in zip(node.input, ins):
@@ -536,6 +543,7 @@ class Importer:
         for n, arr in zip(node.output, outs):
             if n:
                 self.const(n, np.asarray(arr))
+                charge(np.asarray(arr).size, where)
         return True
 
     def _open_dims(self) -> bool:

@@ -18,7 +18,14 @@ import numpy as np
 
 from . import bindings as B
 from . import quant as Q
-from .budget import MemoryBudgetError, check_bytes, check_shape, max_memory
+from . import budget as W
+from .budget import (
+    MemoryBudgetError,
+    WorkBudgetError,
+    check_bytes,
+    check_shape,
+    max_memory,
+)
 from .errors import KernelError
 from .host import HostNode
 from .nnrt import (
@@ -97,6 +104,35 @@ class _Step:
         self.deqf: list[Callable[[np.ndarray], np.ndarray] | None] = []
         #: Per output: its quantiser (``_quantizer``) where ``conv`` has parameters.
         self.qout: list[Callable[[np.ndarray], np.ndarray] | None] = []
+
+
+# Node types whose cost grows faster than their elements: charged before they run.
+_HEAVY = frozenset({"NODE_TYPE_CONV2D_FUSION", "NODE_TYPE_CONV2D_TRANSPOSE_FUSION",
+                    "NODE_TYPE_MATMUL_FUSION", "NODE_TYPE_FULL_CONNECTION", "NODE_TYPE_LSTM",
+                    "NODE_TYPE_GRU"})  # fmt: skip
+
+
+def _elements(arrays: Sequence[Any]) -> int:
+    """Elements of the arrays among ``arrays`` (the work units of touching them)."""
+    n = 0
+    for a in arrays:
+        if type(a) is np.ndarray:
+            n += a.size
+    return n
+
+
+def _charged(fn: Kernel, op: str, attrs: Any, where: str) -> Kernel:
+    """``fn`` charging its superlinear cost to the work budget before it runs."""
+
+    def run(raw: Sequence[np.ndarray]) -> list[np.ndarray]:
+        m = W.meter()
+        if m is not None:
+            m.used += W.heavy_cost(op, raw, attrs)
+            if m.used > m.limit:
+                raise m.over(where)
+        return fn(raw)
+
+    return run
 
 
 # Node types that only move values (or take a max, which commutes with the monotonic
@@ -343,8 +379,10 @@ def _check_declared(model: Any, tensors: Any) -> None:
             check_shape(dims, 1 if dt is None else dt.itemsize, tensor_name(model, i))
 
 
-# Plans up to this many steps run as generated straight-line code (bigger ones loop).
+# Plans up to this many steps run as generated straight-line code (bigger ones loop), from
+# their third call on.
 _UNROLL_MAX = 4000
+_UNROLL_AFTER = 2
 
 
 class CompiledModel:
@@ -363,6 +401,7 @@ class CompiledModel:
         tensors = model.allTensors
         self.n = len(tensors)
         _check_declared(model, tensors)
+        W.charge(W.COMPILE_STEP_COST * len(model.nodes), "compiling the plan")
         # The same checks, in the same order, as ``execute``: structure, nodes, constants.
         order = check_model(model, [t for h in host for t in h.outputs])
         attrs_of = {ni: resolve_node(model, ni, km) for ni in order}
@@ -406,6 +445,11 @@ class CompiledModel:
                     st.conv_override = True
                 if st.deq is None and not st.pre:
                     st.fast = _specialised(node, st, self.consts) or _bare(st.fn) or st.fn
+                op = str(getattr(node.nodeType, "name", ""))
+                if op in _HEAVY:
+                    st.fn = _charged(st.fn, op, attrs, st.where)
+                    if st.fast is not None:
+                        st.fast = _charged(st.fast, op, attrs, st.where)
             for t in st.outs:
                 dt = declared_dtype(tensors[t])
                 qp = (
@@ -433,7 +477,10 @@ class CompiledModel:
             plain = st.fast is not None and all(qp is None for _, qp in st.conv)
             self._lean.append((st.fast if plain else None, st.ins, st.outs,
                                [dt for dt, _ in st.conv], st.free))  # fmt: skip
-        self._unrolled = self._unroll()
+        # Unrolled after a few calls: compiling it costs about 150 µs a step, repaid over many
+        # calls, not by a model that runs once.
+        self._unrolled: Callable[[list[Any], W.Meter], None] | None = None
+        self._calls = 0
 
     def __call__(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         arrays = check_inputs(inputs, self.in_dtypes, self.in_dims, self.in_names.__getitem__)
@@ -447,11 +494,16 @@ class CompiledModel:
         for ti, a in zip(self.inputs, arrays):
             values[ti] = a
         # as every kernel does: float overflow / invalid / divide give inf / NaN, no warning
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"), W.metered() as m:
+            m.used += W.CALL_COST
+            if self._unrolled is None:
+                self._calls += 1
+                if self._calls > _UNROLL_AFTER and len(self._lean) <= _UNROLL_MAX:
+                    self._unrolled = self._unroll()
             if self._unrolled is not None:
-                self._unrolled(values)
+                self._unrolled(values, m)
             else:
-                self._loop(values)
+                self._loop(values, m)
         result = []
         given = {id(a) for a in inputs}
         # check_model saw that every output is an input, a constant or a node's output.
@@ -460,43 +512,47 @@ class CompiledModel:
             result.append(v.copy() if not v.flags.writeable and id(v) not in given else v)
         return result
 
-    def _loop(self, values: list[Any]) -> None:
+    def _loop(self, values: list[Any], m: W.Meter) -> None:
         """The steps in order. The common case is kept lean (its cost is the per-node overhead):
         no dequantisation, and every output already an ndarray of its declared dtype; anything
         else takes _step."""
         for k, (fast, ins, outs_t, dts, free) in enumerate(self._lean):
             if fast is None:
-                self._step(self.steps[k], values)
+                self._step(self.steps[k], values, m=m)
                 continue
             raw = [values[t] for t in ins]
             try:
                 outs = fast(raw)
             except Exception as e:  # noqa: BLE001 - _step re-raises it with the node named
-                self._step(self.steps[k], values, error=e)
+                self._step(self.steps[k], values, error=e, m=m)
                 continue
             if len(outs) < len(outs_t):
-                self._step(self.steps[k], values, outs)
+                self._step(self.steps[k], values, outs, m=m)
                 continue
             for t, dt, out in zip(outs_t, dts, outs):
                 if type(out) is not np.ndarray or (dt is not None and out.dtype is not dt):
-                    self._step(self.steps[k], values, outs)
+                    self._step(self.steps[k], values, outs, m=m)
                     break
                 values[t] = out
             else:
+                m.used += W.STEP_COST + _elements(raw) + _elements(outs)
+                if m.used > m.limit:
+                    raise m.over(self.steps[k].where)
                 for t in free:
                     values[t] = None
 
-    def _unroll(self) -> Callable[[list[Any]], None] | None:
+    def _unroll(self) -> Callable[[list[Any], W.Meter], None] | None:
         """``_loop`` as straight-line Python generated for this plan: the same checks and
         fallbacks, without the loop's per-step unpacking (a third of the per-node overhead).
         The source holds only integer slots and names bound below, never model text."""
         if len(self._lean) > _UNROLL_MAX:
             return None
-        env: dict[str, Any] = {"steps": self.steps, "step": self._step, "nd": np.ndarray}
-        src = ["def run(values):"]
+        env: dict[str, Any] = {"steps": self.steps, "step": self._step, "nd": np.ndarray,
+                               "el": _elements}  # fmt: skip
+        src = ["def run(values, m):"]
         for k, (fast, ins, outs_t, dts, free) in enumerate(self._lean):
             if fast is None:
-                src.append(f"    step(steps[{k}], values)")
+                src.append(f"    step(steps[{k}], values, m=m)")
                 continue
             env[f"f{k}"] = fast
             args = ", ".join(f"values[{t}]" for t in ins)
@@ -507,27 +563,37 @@ class CompiledModel:
                     env[f"d{k}_{j}"] = dt
                     checks.append(f"r[{j}].dtype is not d{k}_{j}")
             sets = [f"values[{t}] = r[{j}]" for j, t in enumerate(outs_t)]
+            sets += [
+                f"m.used += {W.STEP_COST} + el(a) + el(r)",
+                "if m.used > m.limit:",
+                f"    raise m.over(steps[{k}].where)",
+            ]
             sets += [f"values[{t}] = None" for t in free]
             src += [
                 "    try:",
-                f"        r = f{k}([{args}])",
+                f"        r = f{k}(a := [{args}])",
                 "    except Exception as e:",
-                f"        step(steps[{k}], values, error=e)",
+                f"        step(steps[{k}], values, error=e, m=m)",
                 "    else:",
                 f"        if len(r) < {len(outs_t)}{''.join(' or ' + c for c in checks)}:",
-                f"            step(steps[{k}], values, r)",
+                f"            step(steps[{k}], values, r, m=m)",
                 "        else:",
             ]
-            src += [f"            {line}" for line in sets or ["pass"]]
+            src += [f"            {line}" for line in sets]
         if len(src) == 1:
             src.append("    pass")
         code = compile("\n".join(src) + "\n", "<idlgen plan>", "exec")
         exec(code, env)  # noqa: S102 - generated above from integers only
-        fn: Callable[[list[Any]], None] = env["run"]
+        fn: Callable[[list[Any], W.Meter], None] = env["run"]
         return fn
 
     def _step(
-        self, st: _Step, values: list[Any], outs: Any = None, error: Exception | None = None
+        self,
+        st: _Step,
+        values: list[Any],
+        outs: Any = None,
+        error: Exception | None = None,
+        m: W.Meter | None = None,
     ) -> None:
         """One step in full: dequantise inputs, run (unless the lean loop already did: ``outs``,
         or the ``error`` it raised), check the output count, convert and requantise outputs,
@@ -558,6 +624,8 @@ class CompiledModel:
                 outs = st.fn(raw)
         except KernelError as e:
             raise KernelError(st.where, f"{e.op}: {e.reason}") from None
+        except WorkBudgetError as e:
+            raise (e if e.what.startswith(st.where) else e.at(st.where)) from None
         except MemoryBudgetError as e:
             raise e.at(st.where) from None
         except MemoryError:
@@ -577,6 +645,10 @@ class CompiledModel:
             elif dt is not None and out.dtype is not dt and out.dtype != dt:
                 out = out.astype(dt)
             values[t] = out
+        if m is not None:
+            m.used += W.STEP_COST + _elements(raw) + _elements(outs)
+            if m.used > m.limit:
+                raise m.over(st.where)
         for t in st.free:
             values[t] = None
 

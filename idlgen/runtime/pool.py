@@ -49,6 +49,9 @@ def _setup(
     budget.check_shape(
         (x.shape[0], oh, max(ow, wd), x.shape[3]), max(x.itemsize, 4), f"{op} output"
     )
+    # separable: a pass per live row tap over (oh, wd), then per live column tap over (oh, ow)
+    taps = min(kh, h) * wd + min(kw, wd) * ow
+    budget.charge(x.shape[0] * x.shape[3] * oh * taps, f"{op} windows")
     return x, (kh, kw, sh, sw, oh, ow, pt, pb, pl, pr)
 
 

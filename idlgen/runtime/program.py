@@ -17,6 +17,7 @@ import numpy as np
 
 from idlgen.errors import IdlgenError
 
+from .budget import WorkBudgetError
 from .host import HostNode
 
 __all__ = ["Program", "UnsupportedModelError", "target_package"]
@@ -64,6 +65,8 @@ class Program:
     #: ``model`` was imported with the open dims open (it may serve any shape); False when it
     #: is the import for one representative shape, which serves only that shape.
     _generic: bool = field(default=True, repr=False, compare=False)
+    #: Bytes of the model file: what its work budget grows with (see :mod:`.budget`).
+    _model_bytes: int = field(default=0, repr=False, compare=False)
 
     def coverage(self) -> dict[str, Any]:
         """``{"nnrt_nodes": n, "host_nodes": m, "host_ops": {op: count}}``: what NNRt runs
@@ -83,8 +86,16 @@ class Program:
         depends on input dims left open at load time (shape arithmetic, computed ``Reshape``
         targets, windows over a dynamic axis) is imported again for each new set of concrete
         input shapes, so its shape operators see the run-time values; the last few such
-        variants are kept."""
+        variants are kept.
 
+        A run draws on the work budget (:mod:`.budget`, ``IDLGEN_MAX_WORK``): one that would
+        exceed it stops with ``WorkBudgetError``."""
+        from .budget import max_work, metered
+
+        with metered(max_work(self._model_bytes)):
+            return self._run(inputs)
+
+    def _run(self, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
         missing = [n for n in self.input_names if n not in inputs]
         if missing:
             raise ValueError(f"missing inputs: {', '.join(missing)}")
@@ -103,6 +114,8 @@ class Program:
                     out = self._run_here(inputs)
                     self._last = None
                     return out
+                except WorkBudgetError:
+                    raise  # spent: importing again would only spend more
                 except (IdlgenError, ValueError):
                     pass  # this shape needs the model imported for it
             variant = self._specialize(key)

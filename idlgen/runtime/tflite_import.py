@@ -318,6 +318,9 @@ class TfliteImporter:
 
     def lower_operators(self) -> None:
         """Lower every operator of the subgraph, in order, onto ``self.b``."""
+        from .budget import LOAD_NODE_COST, charge
+
+        charge(LOAD_NODE_COST * len(self.g.operators or []), "importing the operators")
         for k, op in enumerate(self.g.operators or []):
             opname = self.opname(op, k)
             outs = [int(o) for o in (op.outputs or [])]

@@ -8,6 +8,8 @@ arrays (:func:`check_inputs`), then each node's output count (:func:`check_outpu
 
 from __future__ import annotations
 
+import heapq
+
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
@@ -80,19 +82,29 @@ def node_order(model: Any) -> list[int]:
         i: {producer[int(t)] for t in model.nodes[i].inputIndex if int(t) in producer}
         for i in order
     }
-    # Kahn's algorithm, stable with respect to the given order.
+    # Kahn's algorithm, stable with respect to the given order: the ready node earliest in
+    # it goes first (a heap of positions keeps a 30,000-node chain linear-logarithmic).
+    pos = {i: k for k, i in enumerate(order)}
+    users: dict[int, list[int]] = {i: [] for i in order}
+    missing = {}
+    for i in order:
+        for d in deps[i]:
+            users[d].append(i)
+        missing[i] = len(deps[i])
+    heap = [pos[i] for i in order if missing[i] == 0]
+    heapq.heapify(heap)
     result: list[int] = []
-    placed: set[int] = set()
-    pending = list(order)
-    while pending:
-        ready = [i for i in pending if deps[i] - {i} <= placed and i not in deps[i]]
-        if not ready:
-            names = ", ".join(f"{i} {model.nodes[i].name!r}" for i in pending)
-            raise KernelError("execute", f"cycle among nodes {names}")
-        first = ready[0]
+    while heap:
+        first = order[heapq.heappop(heap)]
         result.append(first)
-        placed.add(first)
-        pending.remove(first)
+        for u in users[first]:
+            missing[u] -= 1
+            if missing[u] == 0:
+                heapq.heappush(heap, pos[u])
+    if len(result) < len(order):
+        placed = set(result)
+        names = ", ".join(f"{i} {model.nodes[i].name!r}" for i in order if i not in placed)
+        raise KernelError("execute", f"cycle among nodes {names}")
     return result
 
 

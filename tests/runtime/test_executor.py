@@ -298,8 +298,7 @@ def test_compiled_plan_errors_and_fallbacks_match_execute(unrolled: bool) -> Non
     b.output(b.node(P.MatMulFusion(), [x, y], name="mm"))
     model, buffers = b.build()
     plan = compile_model(model, buffers, kernels=kernels)
-    if not unrolled:
-        plan._unrolled = None
+    plan._unrolled = plan._unroll() if unrolled else None
     with pytest.raises(KernelError, match="node 0 'mm'"):
         plan([np.zeros((2, 3), f32), np.zeros((4, 5), f32)])
 
@@ -309,8 +308,7 @@ def test_compiled_plan_errors_and_fallbacks_match_execute(unrolled: bool) -> Non
     b.output(b.node(P.Cast(), [h, b.constant("t", np.array([43], np.int32))], name="cast"))
     model, buffers = b.build()
     plan = compile_model(model, buffers, kernels=kernels)
-    if not unrolled:
-        plan._unrolled = None
+    plan._unrolled = plan._unroll() if unrolled else None
     xs = np.array([-1.5, 0.0, 2.5, 7.0], f32)
     (got,) = plan([xs])
     (want,) = execute(model, [xs], buffers=buffers, kernels=kernels)
