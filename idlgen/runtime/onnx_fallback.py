@@ -15,7 +15,13 @@ from typing import Any
 
 import numpy as np
 
+from .budget import charge
 from .host import HostKernel
+
+#: Work units (see :mod:`.budget`) a reference-evaluator call costs up front, and per element
+#: of its inputs: the reference is NumPy where it can be, Python loops elsewhere.
+REFERENCE_CALL_COST = 400_000
+REFERENCE_ELEMENT_COST = 100
 
 __all__ = ["outer_names", "reference_kernel", "zipmap_kernel"]
 
@@ -107,8 +113,13 @@ def reference_kernel(node: Any, opsets: Sequence[Any], extra: Sequence[str]) -> 
     if not _reference_has(node):
         evaluator()  # raises now for an operator the reference lacks
 
+    what = f"{node.op_type} on the reference evaluator"
+
     def fn(arrays: list[np.ndarray]) -> list[np.ndarray]:
         feeds = {n: a for n, a in zip(names, [a for a in arrays if a is not None])}
+        # its cost is the reference's (some loop in Python): charged up front, generously
+        charge(REFERENCE_CALL_COST + REFERENCE_ELEMENT_COST * sum(a.size for a in feeds.values()),
+               what)  # fmt: skip
         got = evaluator().run(outs, feeds)
         return [np.asarray(x) for x in got]
 
