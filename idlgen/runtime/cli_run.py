@@ -10,9 +10,11 @@ Model files and ``.npy`` inputs are untrusted: every array they make idlgen allo
 and computed shapes, folded constants, window buffers, ``.npy`` contents, the outputs before any
 is written) is checked first against one memory budget, 128 MiB per array by default
 (``IDLGEN_MAX_MEMORY``, e.g. ``512M``, ``2G``; see :mod:`idlgen.runtime.budget`). Exceeding it is
-an error naming the tensor or node, exit 1.
+an error naming the tensor or node, exit 1. The load and the run together draw on one work
+budget (``IDLGEN_MAX_WORK``, default 3.5e9 units plus 200 per byte of the model file), so a
+small file cannot make idlgen compute for minutes either.
 
-Exit codes: 0 success, 1 the model cannot be imported or run (or exceeds the memory budget),
+Exit codes: 0 success, 1 the model cannot be imported or run (or exceeds a budget),
 2 usage error.
 """
 
@@ -111,7 +113,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Import an ONNX or TFLite model onto NNRt v2_1 and run it with NumPy.",
         epilog="Every array a model or .npy file makes idlgen allocate is checked first against "
         "a memory budget of 128 MiB per array; IDLGEN_MAX_MEMORY (e.g. 512M, 2G) changes it. "
-        "Exceeding it exits 1.",
+        "Loading and running draw on a work budget of 3.5e9 units (about 1 ns each) plus 200 "
+        "per byte of the model file; IDLGEN_MAX_WORK (e.g. 1e10) sets it. Exceeding either "
+        "exits 1.",
     )
     p.add_argument("model", metavar="MODEL", help="a .onnx or .tflite file")
     p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
