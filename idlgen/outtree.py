@@ -42,6 +42,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
+from .bounds import read_regular
+
 __all__ = [
     "JOURNAL",
     "STAGE",
@@ -57,8 +59,6 @@ __all__ = [
 STAGE = ".idlgen-stage"
 JOURNAL = ".idlgen-journal.json"
 _JOURNAL_TMP = ".journal.tmp"  # inside STAGE; generated names never start with '.journal'
-# Manifests, caches and generated modules are small; anything bigger is not ours.
-MAX_READ = 64 << 20
 
 
 class OutputError(Exception):
@@ -104,25 +104,6 @@ def contained(root: Path, rel: str) -> Path | None:
     if s is None or _real_dirs(root, s, create=False) is None:
         return None
     return root / s
-
-
-def read_regular(path: Path, limit: int = MAX_READ) -> bytes | None:
-    """The bytes of ``path`` if it is a regular file (not a symlink), else None."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read(limit + 1)[:limit]
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 @contextmanager

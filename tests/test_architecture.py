@@ -227,13 +227,7 @@ DYNAMIC_IMPORTS: dict[str, str] = {
 #: Known violations, still to be fixed in the importing module (not by widening the table), as
 #: ``violations()`` words them. The test keeps this list exact: a new violation fails, and so
 #: does an entry whose import is gone.
-TO_FIX: set[str] = {
-    "idlgen.cli.main imports 'idlgen.diff.cli' by string (only idlgen.runtime.packages may)",
-    "idlgen.cli.main imports 'idlgen.diff.committed' by string (only idlgen.runtime.packages may)",
-    "idlgen.cli.main imports 'idlgen.runtime.cli_run' by string (only idlgen.runtime.packages may)",
-    # a file-reading helper of the output tree used for user templates: belongs in a lower layer
-    "idlgen.diff.templating (diff) lazily imports idlgen.outtree (settings)",
-}
+TO_FIX: set[str] = set()
 
 
 # --- the import graph -------------------------------------------------------------------------

@@ -302,12 +302,10 @@ def test_build_in_ci_prints_at_most_one_line_per_phase(
 def test_run_delegates_to_the_runtime(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import types
+    import idlgen.runtime.cli_run as cli_run
 
     seen: list[list[str]] = []
-    fake = types.ModuleType("idlgen.runtime.cli_run")
-    fake.main = lambda argv: seen.append(list(argv)) or 7  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "idlgen.runtime.cli_run", fake)
+    monkeypatch.setattr(cli_run, "main", lambda argv: seen.append(list(argv)) or 7)
     assert main(["run", "m.onnx", "--compare", "--help"]) == 7
     assert seen == [["m.onnx", "--compare", "--help"]]
     monkeypatch.setitem(sys.modules, "idlgen.runtime.cli_run", None)  # import now fails

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import difflib
-import importlib
 import json
 import re
 import sys
@@ -239,7 +238,9 @@ def _diff_cli() -> Any:
     if missing_compiler():
         return None
     try:
-        return importlib.import_module("idlgen.diff.cli")
+        import idlgen.diff.cli
+
+        return idlgen.diff.cli
     except ModuleNotFoundError as e:
         if e.name in _EXTRA_OF:
             return None
@@ -347,7 +348,7 @@ def _reports_hook(cfg: Config, args: argparse.Namespace) -> Any:
     if not cfg.diff.get("reports") or args.inputs or args.out:
         return None
     try:
-        mod = importlib.import_module("idlgen.diff.committed")
+        import idlgen.diff.committed as mod
     except ModuleNotFoundError:
         return None
     return getattr(mod, "build_reports", None)
@@ -436,7 +437,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 def _cmd_run(argv: list[str]) -> int:
     """``idlgen run``: implemented by the runtime (``idlgen.runtime.cli_run.main(argv)``)."""
     try:
-        mod = importlib.import_module("idlgen.runtime.cli_run")
+        import idlgen.runtime.cli_run as mod
     except ModuleNotFoundError as e:
         if e.name == "idlgen.runtime.cli_run":
             raise ConfigError("'idlgen run' is not available in this idlgen build") from e
