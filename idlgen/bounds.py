@@ -1,6 +1,4 @@
-"""Limits that keep hostile schemas cheap: nesting depth, include depth, file size; and the one
-way to read a file an attacker may have placed (regular files only, never through a symlink,
-within a size limit).
+"""Limits that keep hostile schemas cheap: nesting depth, include depth, file size.
 
 The parsers (LALR) are iterative, but lowering and the enum evaluator recurse once per nesting
 level; the parser stops at ``MAX_TREE_DEPTH`` levels (``idlgen.frontend.lalr``), which turns
@@ -10,13 +8,7 @@ rest (``frontend.files`` refuses files over ``MAX_SCHEMA_BYTES``).
 
 from __future__ import annotations
 
-import os
-import stat
-from pathlib import Path
-
 __all__ = [
-    "MAX_READ",
-    "read_regular",
     "MAX_INCLUDE_DEPTH",
     "MAX_INHERITANCE",
     "MAX_SCHEMA_BYTES",
@@ -39,25 +31,3 @@ MAX_INHERITANCE = 64
 MAX_VALUE_NESTING = 64
 # A schema file larger than this is refused before it is parsed.
 MAX_SCHEMA_BYTES = 16 << 20
-
-# Manifests, caches, templates and generated modules are small; anything bigger is not ours.
-MAX_READ = 64 << 20
-
-
-def read_regular(path: Path, limit: int = MAX_READ) -> bytes | None:
-    """The bytes of ``path`` if it is a regular file (not a symlink), else None."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read(limit + 1)[:limit]
-    except OSError:
-        return None
-    finally:
-        os.close(fd)

@@ -42,7 +42,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
-from .bounds import read_regular
+from .safe_read import read_regular
 
 __all__ = [
     "JOURNAL",

@@ -116,9 +116,10 @@ LAYERS: tuple[Layer, ...] = (
     ),
     Layer(
         "support",
-        ("idlgen.bounds", "idlgen.resources", "idlgen.escaping"),
+        ("idlgen.bounds", "idlgen.resources", "idlgen.escaping", "idlgen.safe_read"),
         ("base",),
-        what="leaves the compiler shares: input limits, packaged resources, per-context escaping",
+        what="leaves the compiler shares: input limits, packaged resources, per-context escaping, "
+        "reading untrusted files",
     ),
     Layer(
         "ir",

@@ -125,7 +125,7 @@ class _ConfinedLoader(jinja2.BaseLoader):
     def get_source(
         self, environment: jinja2.Environment, template: str
     ) -> tuple[str, str, Callable[[], bool]]:
-        from ..bounds import read_regular
+        from ..safe_read import read_regular
 
         pieces = jinja2.loaders.split_template_path(template)  # refuses '..'
         for root in self.dirs:
@@ -321,7 +321,7 @@ def render_user(path: Path, **values: Any) -> str:
     """Render a user's template file within the bounds above; raises ``jinja2.TemplateError``
     (incl. sandbox ``SecurityError`` and ``TemplateLimitError``) whose message starts with
     ``FILE:LINE:`` when the line is known, or ``OSError``."""
-    from ..bounds import read_regular
+    from ..safe_read import read_regular
 
     env = environment(context_for(path), [path.parent])
     data = read_regular(path, limit=MAX_TEMPLATE_FILE)
