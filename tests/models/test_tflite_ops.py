@@ -743,6 +743,27 @@ def test_while_loop_runs_on_the_host() -> None:
     assert p.coverage()["host_ops"] == {"WHILE": 1}
 
 
+def test_a_while_loop_draws_on_the_work_budget() -> None:
+    """A WHILE whose condition holds for 2^31 iterations is refused by the work budget (each
+    iteration is a body call) long before its iteration bound, naming the WHILE."""
+    from idlgen.runtime import budget
+
+    b = TB()
+    i, x = b.input("i", [], np.int32), b.input("x", [2, 3])
+    cond, body = _counter_body(2**31 - 1)
+    ci, bi = b.subgraph(cond), b.subgraph(body)
+    oi, ox = b.tensor("oi", [], np.int32), b.tensor("ox", [2, 3])
+    b.op("WHILE", [i, x], [oi, ox], T.WhileOptions(cond_subgraph_index=ci, body_subgraph_index=bi))
+    b.outputs = [oi, ox]
+    p = load(b.finish())
+    feeds = {"i": np.array(0, np.int32), "x": f32(2, 3, scale=0.01)}
+    with budget.metered(200 * budget.CALL_COST) as m:
+        with pytest.raises(budget.WorkBudgetError, match="WHILE"):
+            p.run(feeds)
+    # each iteration: the condition's and the body's plan calls at least
+    assert m.used > 200 * budget.CALL_COST
+
+
 def test_if_picks_a_branch_on_the_host() -> None:
     def branch(code: str) -> TB:
         t = TB()
