@@ -10,7 +10,6 @@ from __future__ import annotations
 import keyword
 import pathlib
 import random
-import re
 import string
 
 import black
@@ -18,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from idlgen.backend.blackstyle import Brackets, Node, lay_out, layout, normalize_quotes
+from idlgen.backend.blackstyle import layout, normalize_quotes
 from idlgen.backend.formatting import docstring_at, stabilize
 from idlgen.backend.generate import GenerateOptions, generate
 from idlgen.backend.naming import docstring
@@ -277,58 +276,3 @@ def test_layout_declines_what_it_does_not_model(stmt: str) -> None:
 
 # The same statements built as trees (how the codec renderers hand them over): no magic commas,
 # string atoms already in black's quotes.
-_tree_atoms = st.one_of(
-    st.integers(-(2**40), 2**40).map(str),
-    st.text(string.printable.replace("\x0b", "").replace("\x0c", ""), max_size=30).map(
-        lambda t: normalize_quotes(repr(t))
-    ),
-    st.sampled_from(["None", "True", "1e100", "1.5e-07", "_parcel.INT32", "_fb.STRING"]),
-    _names,
-    st.text(string.ascii_letters, min_size=100, max_size=160).map(lambda t: f'"{t}"'),
-)
-
-
-def _trees() -> st.SearchStrategy[Node]:
-    def brackets(inner: st.SearchStrategy[Node]) -> st.SearchStrategy[Node]:
-        elements = st.lists(inner, max_size=6)
-        return st.one_of(
-            st.tuples(_names, elements, st.lists(st.tuples(_names, inner), max_size=2)).map(
-                lambda t: Brackets(
-                    f"_parcel.{t[0]}(",
-                    tuple(("", x) for x in t[1]) + tuple((f"{k}=", x) for k, x in t[2]),
-                    ")",
-                )
-            ),
-            elements.map(lambda xs: Brackets("(", tuple(("", x) for x in xs), ")")),
-            elements.map(lambda xs: Brackets("[", tuple(("", x) for x in xs), "]")),
-            st.lists(st.tuples(_tree_atoms, inner), max_size=4).map(
-                lambda kv: Brackets("{", tuple((f"{k}: ", v) for k, v in kv), "}")
-            ),
-        )
-
-    return st.recursive(_tree_atoms, brackets, max_leaves=40)
-
-
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    st.tuples(_names, st.lists(_trees(), max_size=8), st.booleans()),
-    st.integers(0, 2),
-    st.sampled_from([40, 60, 100]),
-)
-def test_tree_layout_matches_black_and_the_text_layout(
-    call: tuple[str, list[Node], bool], depth: int, width: int
-) -> None:
-    """``lay_out`` (codec tables built as trees) prints what black prints, and declines
-    exactly where ``layout`` of the same statement's text declines."""
-    name, args, keyword_arg = call
-    items = tuple(("", a) for a in args) + ((("reg=", "_FB_REG"),) if keyword_arg else ())
-    node = Brackets(f"_fb.{name}(", items, ")")
-    got = lay_out(node, depth, width)
-    if not re.search(r"\de", node.flat):  # the text layout declines exponents (``-``)
-        assert got == layout(node.flat, depth, width)
-    assume(got is not None)
-    pad = "    " * depth
-    assert "\n".join(got) + "\n" == "".join(
-        pad + ln if ln else ln
-        for ln in _black(node.flat + "\n", width - 4 * depth).splitlines(True)
-    )

@@ -8,10 +8,6 @@ rules are black's right-hand split (split at the last bracket; a call's argument
 line if they fit, a collection literal's elements never do), its delimiter split at commas
 (one element per line, trailing comma added), magic trailing commas, and its string quote
 preference. Tests compare the output with black's over ``generated/`` and the HDI corpus.
-
-``lay_out(tree, indent, line_length)`` applies the same rules to a call built as a tree of
-:class:`Brackets` (how the codec tables are made), so the biggest statements of a module are
-laid out without being printed and tokenized first; hypothesis holds it equal to both.
 """
 
 from __future__ import annotations
@@ -22,7 +18,7 @@ from array import array
 from bisect import bisect_left
 from itertools import accumulate, chain
 
-__all__ = ["Brackets", "Node", "lay_out", "layout", "normalize_quotes", "text_of"]
+__all__ = ["layout", "normalize_quotes"]
 
 _STR = r"""[bBrRuU]{0,2}(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
 # Operators first (the most common tokens; none of the others starts like one), a string before
@@ -381,97 +377,3 @@ def _unsplittable(line: str) -> bool:
         return not ln.has_open(0, len(ln.text))
     except _Unsupported:
         return False
-
-
-# ---------------------------------------------------------------------------------------------
-# The same layout for expressions built as trees (the codec tables): no text to tokenize.
-
-
-class Brackets:
-    """A call or a tuple/list/dict literal, for :func:`lay_out`. ``head`` is everything up to
-    and including the opening bracket (``"("``, ``"{"``, ``"_fb.Table("``); ``items`` pairs each
-    element with the text printed before it (``""``, ``"key="``, ``'"k": '``). Leaves are
-    atoms: names, numbers, string literals in black's quotes, none with a bracket of its own.
-    ``flat`` is the one-line form, as black spaces it."""
-
-    __slots__ = ("head", "items", "close", "literal", "one_tuple", "flat")
-    head: str
-    items: tuple[tuple[str, Node], ...]
-    close: str
-    literal: bool
-    one_tuple: bool
-    flat: str
-
-    def __init__(self, head: str, items: tuple[tuple[str, Node], ...], close: str) -> None:
-        self.head = head
-        self.items = items
-        self.close = close
-        # tuple/list/dict (black explodes its elements once split), not a call's arguments
-        self.literal = head in _OPEN
-        self.one_tuple = head == "(" and len(items) == 1
-        inner = ", ".join([lead + (x if isinstance(x, str) else x.flat) for lead, x in items])
-        self.flat = f"{head}{inner},{close}" if self.one_tuple else f"{head}{inner}{close}"
-
-
-Node = str | Brackets
-
-
-def text_of(x: Node) -> str:
-    """The one-line source of ``x``."""
-    return x if isinstance(x, str) else x.flat
-
-
-def lay_out(node: Brackets, depth: int, line_length: int) -> list[str] | None:
-    """black's lines for the expression statement ``node`` (a call) at ``depth``, or None
-    where :func:`layout` would decline: the same rules, applied to the tree, so a statement
-    is laid out without being printed and re-tokenized first. (Tests hold the two, and black,
-    equal.)"""
-    if node.literal or not node.flat.isascii():
-        return None
-    try:
-        return _lay(node, "", "", depth, line_length)
-    except _Unsupported:
-        return None
-
-
-def _lay(node: Node, lead: str, trail: str, depth: int, limit: int) -> list[str]:
-    """``lead`` + ``node`` + ``trail`` on one line if it fits, else split at the node's
-    brackets (black's right-hand split); an atom stays long."""
-    line = f"{'    ' * depth}{lead}{text_of(node)}{trail}"
-    if len(line) <= limit or isinstance(node, str):
-        return [line]
-    return _split(node, lead, trail, depth, limit)
-
-
-def _split(node: Brackets, lead: str, trail: str, depth: int, limit: int) -> list[str]:
-    """Head, the elements one level deeper, tail."""
-    items = node.items
-    if not items:
-        raise _Unsupported  # empty brackets cannot be split
-    pad = "    " * depth
-    head = f"{pad}{lead}{node.head}"
-    tail = f"{pad}{node.close}{trail}"
-    if len(head) > limit or len(tail) > limit:
-        raise _Unsupported
-    inner = depth + 1
-    if len(items) == 1:
-        x_lead, x = items[0]
-        comma = "," if node.one_tuple else ""
-        line = f"{'    ' * inner}{x_lead}{text_of(x)}{comma}"
-        if len(line) <= limit:
-            return [head, line, tail]
-        if not node.one_tuple and (x_lead or (isinstance(x, str) and x.startswith("-"))):
-            raise _Unsupported  # a lone ``key=``, ``k:`` or ``-n`` element: other delimiters
-        if isinstance(x, str):
-            return [head, line, tail]  # an atom: black leaves it long
-        return [head, *_split(x, x_lead, comma, inner, limit), tail]
-    # Several elements: a call's stay on one line if they fit, a literal's never do.
-    if not node.literal:
-        line = "    " * inner + ", ".join([x_lead + text_of(x) for x_lead, x in items])
-        if len(line) <= limit:
-            return [head, line, tail]
-    body = [head]
-    for x_lead, x in items:
-        body.extend(_lay(x, x_lead, ",", inner, limit))
-    body.append(tail)
-    return body

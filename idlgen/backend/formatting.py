@@ -64,11 +64,8 @@ def _needs_black(line: str, line_length: int) -> bool:
     )
 
 
-def stabilize(src: str, line_length: int, what: str, laid: Mapping[str, str] | None = None) -> str:
-    """``black.format_str(src)``, running black only on the lines that need it (see above).
-
-    ``laid``: module-level statements laid out already, by their one-line text."""
-    laid = laid or {}
+def stabilize(src: str, line_length: int, what: str) -> str:
+    """``black.format_str(src)``, running black only on the lines that need it (see above)."""
     lines = src.split("\n")
     by_depth: dict[int, list[int]] = {}
     in_doc = False
@@ -99,10 +96,6 @@ def stabilize(src: str, line_length: int, what: str, laid: Mapping[str, str] | N
             depth, rem = divmod(len(line) - len(stripped), 4)
             if rem or stripped[:1] in (")", "]", "}"):
                 return format_source(src, line_length, what)
-            done = laid.get(line) if depth == 0 else None
-            if done is not None:
-                lines[i] = done
-                continue
             fresh = layout(stripped, depth, line_length)
             if fresh is not None:
                 lines[i] = "\n".join(fresh)
@@ -133,13 +126,8 @@ def stabilize(src: str, line_length: int, what: str, laid: Mapping[str, str] | N
     return "\n".join(lines)
 
 
-def stabilize_many(
-    sources: Mapping[str, str],
-    line_length: int,
-    laid: Mapping[str, Mapping[str, str]] | None = None,
-) -> dict[str, str]:
-    laid = laid or {}
-    return {rel: stabilize(src, line_length, rel, laid.get(rel)) for rel, src in sources.items()}
+def stabilize_many(sources: Mapping[str, str], line_length: int) -> dict[str, str]:
+    return {rel: stabilize(src, line_length, rel) for rel, src in sources.items()}
 
 
 def docstring_at(literal: str, depth: int, line_length: int = 100) -> str:

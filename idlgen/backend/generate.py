@@ -92,8 +92,6 @@ def generate(
     pkg_sources: dict[str, list[tuple[str, str]]] = {}
     pkg_files: dict[str, list[ir.SchemaFile]] = {}
     env = _env()
-    # module → its codec statements laid out from their trees, by one-line text (stabilize)
-    laid: dict[str, dict[str, str]] = {}
     for f in sorted(files, key=lambda f: f.path):
         namespaces = sorted({d.namespace for d in f.decls if not isinstance(d, ir.Sequenceable)})
         if not namespaces:
@@ -105,7 +103,6 @@ def generate(
             src = env.get_template("module.py.j2").render(m=view, line_length=options.line_length)
             rel = "/".join([*ns.split("."), f"{mod}.py"]) if ns else f"{mod}.py"
             out[rel] = src
-            laid[rel] = {k: v for cv in view.codecs for k, v in cv.laid.items()}
             packages.setdefault(ns, []).append((mod, view.all_names))
             pkg_sources.setdefault(ns, []).append((f.path, f.digest))
             pkg_files.setdefault(ns, []).append(f)
@@ -155,7 +152,7 @@ def generate(
     out = dict(sorted(out.items()))
     if not options.format:
         return out
-    return stabilize_many(out, options.line_length, laid)
+    return stabilize_many(out, options.line_length)
 
 
 def _check_class_names(names: Names, diags: Diagnostics) -> None:

@@ -6,7 +6,7 @@ here, so it can be unit-tested without rendering.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -359,9 +359,6 @@ class CodecView:
     context: Any = None
     # Template for records of kind "union" (HDI unions are records over raw bytes).
     union_template: str = ""
-    # Module-level statements of the tail block laid out already, by their one-line text
-    # (formatting.lay_out_statements): the formatter need not re-tokenize them.
-    laid: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
