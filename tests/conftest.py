@@ -54,7 +54,6 @@ TIERS: dict[str, tuple[str, ...]] = {
         "tests/test_black_stable.py::test_docstring_layout_matches_black",
         "tests/test_black_stable.py::test_assignment_layout_matches_black",
         "tests/test_black_stable.py::test_long_table_layout_matches_black",
-        "tests/test_black_stable.py::test_tree_layout_matches_black_and_the_text_layout",
         "tests/fbs/test_differential.py::test_random_values_agree_with_flatc[monster_test.fbs]",
         "tests/test_lalr.py::test_mutated_hdi_files_fail_as_lark_does",
         "tests/test_lalr.py::test_mutated_fbs_files_fail_as_lark_does",
