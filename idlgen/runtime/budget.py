@@ -2,12 +2,16 @@
 declared or computed tensor shape, a kernel's window or scratch buffer, a folded constant, an
 input read from ``.npy``, the outputs of ``idlgen run`` together) may exceed it.
 
-The default is 128 MiB (``DEFAULT_MAX_MEMORY``): the real-model corpus's largest single array
+The default is 96 MiB (``DEFAULT_MAX_MEMORY``): the real-model corpus's largest single array
 is 71 MiB (im2col matrices over 32 MiB are built in blocks), and with it 800 mutated model files
-peak under 200 MB of RSS (``tests/models/test_model_fuzz.py``); the environment variable ``IDLGEN_MAX_MEMORY``
-changes it: a byte count with an optional ``K``/``M``/``G``/``T`` suffix (powers of 1024), e.g.
-``IDLGEN_MAX_MEMORY=2G`` (at least 1 MiB). Sizes are computed with Python integers from the shape *before* the
-allocation, so a hostile dimension (``[1e5, 1e5, 100]``) is refused without touching memory.
+peak under 200 MB of RSS (``tests/models/test_model_fuzz.py``). The arrays a load or a run
+holds at once (step outputs until their last reader, the inputs, folded constants; a view counts
+the whole array it views) may together take 1.5 times that (``max_live``, 144 MiB): where the
+model declares a step's output dims they are counted before the step allocates them. The real
+models hold at most 110 MiB at once, and a process stays near 300 MB. The environment variable
+``IDLGEN_MAX_MEMORY`` changes it: a byte count with an optional ``K``/``M``/``G``/``T`` suffix
+(powers of 1024), e.g. ``IDLGEN_MAX_MEMORY=2G`` (at least 1 MiB). Sizes are computed with
+Python integers from the shape *before* the allocation, so a hostile dimension (``[1e5, 1e5, 100]``) is refused without touching memory.
 Exceeding the budget raises :class:`MemoryBudgetError` (an ``IdlgenError``: ``idlgen run`` exits
 1).
 """
@@ -43,7 +47,7 @@ __all__ = [
 ]
 
 ENV = "IDLGEN_MAX_MEMORY"
-DEFAULT_MAX_MEMORY = 128 << 20
+DEFAULT_MAX_MEMORY = 96 << 20
 #: The smallest budget: a lower ``IDLGEN_MAX_MEMORY`` counts as this (1 MiB).
 MIN_MAX_MEMORY = 1 << 20
 
@@ -215,15 +219,15 @@ WORK_ENV = "IDLGEN_MAX_WORK"
 #: Units per load and per run, plus ``WORK_PER_MODEL_BYTE`` for each byte of the model file:
 #: about 1.5 s on this machine for a model under 1 MB (the real-model corpus's heaviest run uses
 #: a third of its budget), and proportionally more for bigger models, whose weights imply work.
-DEFAULT_MAX_WORK = 3_500_000_000
+DEFAULT_MAX_WORK = 3_000_000_000
 WORK_PER_MODEL_BYTE = 200
 #: Fixed costs (units): a plan step (the executor's per-node overhead), a plan call (a
 #: control-flow body's iteration, a recurrent time step), a source-model node at load, a node
 #: when its plan is compiled.
 STEP_COST = 3_000
 CALL_COST = 40_000
-LOAD_NODE_COST = 150_000
-COMPILE_STEP_COST = 100_000
+LOAD_NODE_COST = 350_000
+COMPILE_STEP_COST = 200_000
 #: A BLAS multiply-add is this many times cheaper than an elementwise element.
 BLAS_SPEEDUP = 16
 
@@ -247,15 +251,62 @@ def _units(n: int) -> str:
 
 
 class Meter:
-    """The units one load or run has used, against its ``limit``."""
+    """The units one load or run has used, against its ``limit``; and the bytes of the arrays it
+    holds at once (``live``, its highest ``peak``), against ``memory`` (:func:`max_live`)."""
 
-    __slots__ = ("used", "limit")
+    __slots__ = ("used", "limit", "live", "peak", "memory")
 
     def __init__(self, limit: int) -> None:
         self.used, self.limit = 0, limit
+        self.live = self.peak = 0
+        self.memory = max_live()
 
     def over(self, what: str) -> WorkBudgetError:
         return WorkBudgetError(what, self.used, self.limit)
+
+    def over_memory(self, what: str) -> MemoryBudgetError:
+        return MemoryBudgetError(f"{what}: the arrays held together", self.peak, self.memory)
+
+
+#: The arrays one load or run holds at once may take this many times the per-array budget:
+#: with the interpreter, NumPy and a kernel's scratch that keeps a process near 300 MB.
+LIVE_FACTOR = 1.5
+
+
+def max_live() -> int:
+    """Bytes of arrays a load or run may hold at once (``LIVE_FACTOR`` x ``max_memory()``)."""
+    return int(max_memory() * LIVE_FACTOR)
+
+
+def held(a: Any) -> int:
+    """Bytes ``a`` keeps alive: its own, or for a view the whole array it views."""
+    base = a.base
+    if base is None:
+        return int(a.nbytes)
+    while getattr(base, "base", None) is not None:  # numpy views of views
+        base = base.base
+    # a buffer numpy does not own (bytes of a model file): its size, where it tells
+    size = getattr(base, "nbytes", None)
+    if size is None:
+        try:
+            size = len(memoryview(base).cast("B"))
+        except TypeError:
+            size = a.nbytes
+    return int(size)
+
+
+def hold(arrays: Iterable[Any], what: str) -> None:
+    """Count ``arrays`` as held by the load or run in progress (folded constants); refuse
+    (``MemoryBudgetError``) when everything held would exceed :func:`max_live`."""
+    m = meter()
+    if m is None:
+        return
+    for a in arrays:
+        m.live += held(a)
+    if m.live > m.peak:
+        m.peak = m.live
+        if m.peak > m.memory:
+            raise m.over_memory(what)
 
 
 _active = threading.local()

@@ -8,10 +8,10 @@ Needs only the runtime install (numpy, flatbuffers; ``onnx`` for ``.onnx``).
 
 Model files and ``.npy`` inputs are untrusted: every array they make idlgen allocate (declared
 and computed shapes, folded constants, window buffers, ``.npy`` contents, the outputs before any
-is written) is checked first against one memory budget, 128 MiB per array by default
-(``IDLGEN_MAX_MEMORY``, e.g. ``512M``, ``2G``; see :mod:`idlgen.runtime.budget`). Exceeding it is
-an error naming the tensor or node, exit 1. The load and the run together draw on one work
-budget (``IDLGEN_MAX_WORK``, default 3.5e9 units plus 200 per byte of the model file), so a
+is written) is checked first against one memory budget, 96 MiB per array by default, and the
+arrays held at once against 1.5 times that (``IDLGEN_MAX_MEMORY``, e.g. ``512M``, ``2G``; see
+:mod:`idlgen.runtime.budget`). Exceeding it is an error naming the tensor or node, exit 1. The load and the run together draw on one work
+budget (``IDLGEN_MAX_WORK``, default 3e9 units plus 200 per byte of the model file), so a
 small file cannot make idlgen compute for minutes either.
 
 Exit codes: 0 success, 1 the model cannot be imported or run (or exceeds a budget),
@@ -112,8 +112,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="idlgen run",
         description="Import an ONNX or TFLite model onto NNRt v2_1 and run it with NumPy.",
         epilog="Every array a model or .npy file makes idlgen allocate is checked first against "
-        "a memory budget of 128 MiB per array; IDLGEN_MAX_MEMORY (e.g. 512M, 2G) changes it. "
-        "Loading and running draw on a work budget of 3.5e9 units (about 1 ns each) plus 200 "
+        "a memory budget of 96 MiB per array (1.5 times that for the arrays held at once); "
+        "IDLGEN_MAX_MEMORY (e.g. 512M, 2G) changes it. "
+        "Loading and running draw on a work budget of 3e9 units (about 1 ns each) plus 200 "
         "per byte of the model file; IDLGEN_MAX_WORK (e.g. 1e10) sets it. Exceeding either "
         "exits 1.",
     )
@@ -274,6 +275,7 @@ def _load_and_run(
         return 2
     try:
         feeds = random_inputs(program, given)
+        budget.hold(feeds.values(), "the inputs")
     except IdlgenError as e:
         print(f"idlgen run: error: {args.model}: {e}", file=sys.stderr)
         return 1

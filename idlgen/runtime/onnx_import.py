@@ -505,7 +505,7 @@ class Importer:
             outer = [self.vals.get(n) for n in outer_names(node)]
             if any(v is None or v.const is None for v in outer):
                 return False  # its body reads values known only at run time
-        from .budget import STEP_COST, MemoryBudgetError, charge, check_fold, heavy_cost
+        from .budget import STEP_COST, MemoryBudgetError, charge, check_fold, heavy_cost, hold
         from .onnx_fold import fold_node, too_big_to_fold
 
         consts = [None if v is None else v.const for v in ins]
@@ -524,6 +524,7 @@ class Importer:
                 if n:
                     self.const(n, np.asarray(arr))
                     charge(np.asarray(arr).size, where)
+                    hold([np.asarray(arr)], where)
             return True
         feeds: dict[str, np.ndarray] = {}
         for n, v in zip(node.input, ins):
@@ -544,6 +545,7 @@ class Importer:
             if n:
                 self.const(n, np.asarray(arr))
                 charge(np.asarray(arr).size, where)
+                hold([np.asarray(arr)], where)
         return True
 
     def _open_dims(self) -> bool:

@@ -112,6 +112,15 @@ _HEAVY = frozenset({"NODE_TYPE_CONV2D_FUSION", "NODE_TYPE_CONV2D_TRANSPOSE_FUSIO
                     "NODE_TYPE_GRU"})  # fmt: skip
 
 
+def _held(arrays: Sequence[Any]) -> int:
+    """Bytes the arrays among ``arrays`` keep alive (see :func:`.budget.held`)."""
+    n = 0
+    for a in arrays:
+        if type(a) is np.ndarray:
+            n += a.nbytes if a.base is None else W.held(a)
+    return n
+
+
 def _elements(arrays: Sequence[Any]) -> int:
     """Elements of the arrays among ``arrays`` (the work units of touching them)."""
     n = 0
@@ -473,6 +482,16 @@ class CompiledModel:
         for t, k in last.items():
             if t not in keep:
                 self.steps[k].free.append(t)
+        # Per step: the bytes of its outputs where the model declares all their dims, held
+        # against the memory budget *before* the step allocates them.
+        self._out_bytes: list[int] = []
+        for st in self.steps:
+            need = 0
+            for t in st.outs:
+                dims, dt = tensors[t].dims, declared_dtype(tensors[t])
+                if dt is not None and dims and all(d >= 0 for d in dims):
+                    need += W.nbytes(dims, dt.itemsize)
+            self._out_bytes.append(need)
         for st in self.steps:
             plain = st.fast is not None and all(qp is None for _, qp in st.conv)
             self._lean.append((st.fast if plain else None, st.ins, st.outs,
@@ -494,16 +513,25 @@ class CompiledModel:
         for ti, a in zip(self.inputs, arrays):
             values[ti] = a
         # as every kernel does: float overflow / invalid / divide give inf / NaN, no warning
+        outer = W.meter() is not None
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"), W.metered() as m:
             m.used += W.CALL_COST
+            # what this call holds is counted while it runs; a caller (a control-flow body's
+            # run) counts the outputs it keeps itself
+            start = m.live
+            if not outer:
+                m.live += _held(arrays)
             if self._unrolled is None:
                 self._calls += 1
                 if self._calls > _UNROLL_AFTER and len(self._lean) <= _UNROLL_MAX:
                     self._unrolled = self._unroll()
-            if self._unrolled is not None:
-                self._unrolled(values, m)
-            else:
-                self._loop(values, m)
+            try:
+                if self._unrolled is not None:
+                    self._unrolled(values, m)
+                else:
+                    self._loop(values, m)
+            finally:
+                m.live = start
         result = []
         given = {id(a) for a in inputs}
         # check_model saw that every output is an input, a constant or a node's output.
@@ -516,7 +544,11 @@ class CompiledModel:
         """The steps in order. The common case is kept lean (its cost is the per-node overhead):
         no dequantisation, and every output already an ndarray of its declared dtype; anything
         else takes _step."""
+        need = self._out_bytes
         for k, (fast, ins, outs_t, dts, free) in enumerate(self._lean):
+            if m.live + need[k] > m.memory:
+                m.peak = m.live + need[k]
+                raise m.over_memory(self.steps[k].where)
             if fast is None:
                 self._step(self.steps[k], values, m=m)
                 continue
@@ -538,7 +570,13 @@ class CompiledModel:
                 m.used += W.STEP_COST + _elements(raw) + _elements(outs)
                 if m.used > m.limit:
                     raise m.over(self.steps[k].where)
+                m.live += _held(outs)
+                if m.live > m.peak:
+                    m.peak = m.live
+                    if m.peak > m.memory:
+                        raise m.over_memory(self.steps[k].where)
                 for t in free:
+                    m.live -= _held((values[t],))
                     values[t] = None
 
     def _unroll(self) -> Callable[[list[Any], W.Meter], None] | None:
@@ -548,9 +586,15 @@ class CompiledModel:
         if len(self._lean) > _UNROLL_MAX:
             return None
         env: dict[str, Any] = {"steps": self.steps, "step": self._step, "nd": np.ndarray,
-                               "el": _elements}  # fmt: skip
+                               "hb": W.held}  # fmt: skip
         src = ["def run(values, m):"]
         for k, (fast, ins, outs_t, dts, free) in enumerate(self._lean):
+            if self._out_bytes[k]:
+                src += [
+                    f"    if m.live + {self._out_bytes[k]} > m.memory:",
+                    f"        m.peak = m.live + {self._out_bytes[k]}",
+                    f"        raise m.over_memory(steps[{k}].where)",
+                ]
             if fast is None:
                 src.append(f"    step(steps[{k}], values, m=m)")
                 continue
@@ -562,13 +606,30 @@ class CompiledModel:
                 if dt is not None:
                     env[f"d{k}_{j}"] = dt
                     checks.append(f"r[{j}].dtype is not d{k}_{j}")
+            # the same counts as _loop's, spelled out per slot (every value here is an ndarray)
+            outs_j = range(len(outs_t))
             sets = [f"values[{t}] = r[{j}]" for j, t in enumerate(outs_t)]
+            touched = [f"a[{i}].size" for i in range(len(ins))] + [f"r[{j}].size" for j in outs_j]
+            held = [f"(r[{j}].nbytes if r[{j}].base is None else hb(r[{j}]))" for j in outs_j]
             sets += [
-                f"m.used += {W.STEP_COST} + el(a) + el(r)",
+                f"m.used += {' + '.join([str(W.STEP_COST), *touched])}",
                 "if m.used > m.limit:",
                 f"    raise m.over(steps[{k}].where)",
             ]
-            sets += [f"values[{t}] = None" for t in free]
+            if held:
+                sets += [
+                    f"m.live += {' + '.join(held)}",
+                    "if m.live > m.peak:",
+                    "    m.peak = m.live",
+                    "    if m.peak > m.memory:",
+                    f"        raise m.over_memory(steps[{k}].where)",
+                ]
+            for t in free:
+                sets += [
+                    f"v = values[{t}]",
+                    "m.live -= v.nbytes if v.base is None else hb(v)",
+                    f"values[{t}] = None",
+                ]
             src += [
                 "    try:",
                 f"        r = f{k}(a := [{args}])",
@@ -649,6 +710,12 @@ class CompiledModel:
             m.used += W.STEP_COST + _elements(raw) + _elements(outs)
             if m.used > m.limit:
                 raise m.over(st.where)
+            m.live += _held([values[t] for t in st.outs])
+            if m.live > m.peak:
+                m.peak = m.live
+                if m.peak > m.memory:
+                    raise m.over_memory(st.where)
+            m.live -= _held([values[t] for t in st.free])
         for t in st.free:
             values[t] = None
 

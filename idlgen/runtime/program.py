@@ -90,9 +90,12 @@ class Program:
 
         A run draws on the work budget (:mod:`.budget`, ``IDLGEN_MAX_WORK``): one that would
         exceed it stops with ``WorkBudgetError``."""
-        from .budget import max_work, metered
+        from .budget import hold, max_work, meter, metered
 
+        outer = meter() is not None
         with metered(max_work(self._model_bytes)):
+            if not outer:  # the caller's arrays, held while the run holds its own
+                hold([a for a in inputs.values() if isinstance(a, np.ndarray)], "the inputs")
             return self._run(inputs)
 
     def _run(self, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:

@@ -1,8 +1,10 @@
-"""The work budget (``idlgen.runtime.budget``, issue 20 point 6's time target): small model files
-whose every array fits the memory budget but whose work does not (chains of big matrix
-products or elementwise passes, a Loop with a trip count of 10^9, 30,000 nodes) are refused
-with ``WorkBudgetError`` (``idlgen run``: exit 1 naming the node) instead of running for
-minutes; the count is deterministic, and the real models stay well within it."""
+"""The work budget and the budget of arrays held at once (``idlgen.runtime.budget``, issue 20
+point 6's target of 2 s and 300 MB): small model files whose every array fits the per-array
+budget but whose work does not (chains of big matrix products or elementwise passes, a Loop
+with a trip count of 10^9, 30,000 nodes) are refused with ``WorkBudgetError``, and those that
+hold too many arrays at once (kept for a final Sum, folded at load) with ``MemoryBudgetError``
+(``idlgen run``: exit 1 naming the node) instead of running for minutes or growing to
+gigabytes; both counts are deterministic, and the real models stay well within them."""
 
 from __future__ import annotations
 
@@ -35,10 +37,10 @@ def matmul_chain(n: int, d: int = 2048) -> bytes:
     return _model(nodes, [vi("x0", F, [d, d])], [vi(f"x{n}", F, [d, d])])
 
 
-def add_chain(n: int) -> bytes:
-    """``n`` Adds over one 64 MiB input."""
+def add_chain(n: int, shape: tuple[int, ...] = (3000, 4000)) -> bytes:
+    """``n`` Adds over one 46 MiB input."""
     nodes = [helper.make_node("Add", [f"x{i}", "x0"], [f"x{i + 1}"]) for i in range(n)]
-    return _model(nodes, [vi("x0", F, [4096, 4096])], [vi(f"x{n}", F, [4096, 4096])])
+    return _model(nodes, [vi("x0", F, list(shape))], [vi(f"x{n}", F, list(shape))])
 
 
 def long_loop(trips: int) -> bytes:
@@ -191,3 +193,70 @@ def test_heavy_cost_of_a_matmul_counts_its_multiply_adds() -> None:
     # a's 8192 elements times b's larger trailing dim (128): an upper bound of 64*128*32
     assert budget.heavy_cost("NODE_TYPE_MATMUL_FUSION", [a, b]) == 8192 * 128 // 16
     assert budget.heavy_cost("NODE_TYPE_ADD_FUSION", [a, a]) == 0
+
+
+def held_many(k: int, shape: tuple[int, ...] = (3000, 4000)) -> bytes:
+    """``k`` different Adds of one 46 MiB input, all kept for a final Sum."""
+    nodes = [helper.make_node("Add", ["x", f"k{i}"], [f"a{i}"]) for i in range(k)]
+    nodes.append(helper.make_node("Sum", [f"a{i}" for i in range(k)], ["y"]))
+    inits = [numpy_helper.from_array(np.array([float(i)], np.float32), f"k{i}") for i in range(k)]
+    return _model(nodes, [vi("x", F, list(shape))], [vi("y", F, list(shape))], inits)
+
+
+def folded_many(k: int) -> bytes:
+    """``k`` constants of 16 MiB folded at load time (broadcast Adds of tiny initializers), all
+    kept for a final Sum: a 1 KB file that held 850 MB."""
+    inits = [numpy_helper.from_array(np.ones((2048, 1), np.float32), "a"),
+             numpy_helper.from_array(np.ones((1, 2048), np.float32), "b")]  # fmt: skip
+    nodes = []
+    for i in range(k):
+        inits.append(numpy_helper.from_array(np.array([float(i)], np.float32), f"s{i}"))
+        nodes += [helper.make_node("Add", ["a", "b"], [f"t{i}"]),
+                  helper.make_node("Mul", [f"t{i}", f"s{i}"], [f"c{i}"])]  # fmt: skip
+    nodes.append(helper.make_node("Sum", [f"c{i}" for i in range(k)] + ["x"], ["y"]))
+    return _model(nodes, [vi("x", F, [2048, 2048])], [vi("y", F, [2048, 2048])], inits)
+
+
+@pytest.mark.parametrize(
+    "make, where",
+    [(lambda: held_many(8), "node 2 'a2'"), (lambda: folded_many(12), "constant node")],
+    ids=["run", "load"],
+)
+def test_holding_too_much_at_once_is_refused(tmp_path, make, where: str) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "m.onnx").write_bytes(make())
+    rc, out = run_capped(["m.onnx", "--output-dir", "out"], tmp_path)
+    assert rc == 1, out
+    assert "the arrays held together" in out and "over the memory budget" in out, out
+    assert where in out, out
+
+
+def test_held_bytes_are_counted_before_a_declared_output_is_allocated() -> None:
+    """Where the model declares a step's output dims, the step is refused before it runs; the
+    count returns to where it was after each run (loops do not accumulate)."""
+    from idlgen.runtime import load
+    from idlgen.runtime.budget import MemoryBudgetError
+
+    shape = (512, 512)  # 1 MiB float32 arrays
+    prog = load(held_many(4, shape))
+    x = {"x": np.ones(shape, np.float32)}
+    with budget.metered(10**12) as m:
+        prog.run(x)
+        assert m.live == 0  # the plan gave back what it held
+        # the four kept Adds and the Sum (the inputs are the caller's)
+        assert m.peak == 5 << 20
+    with budget.metered(10**12) as m:
+        # inside a caller's meter the inputs are the caller's: room for three of the Adds
+        m.memory = 3 << 20
+        with pytest.raises(MemoryBudgetError, match=r"node 3 'a3'.*arrays held together"):
+            prog.run(x)
+        assert m.peak == 4 << 20  # refused at the count, before a3 was allocated
+
+
+def test_a_loop_does_not_accumulate_held_bytes() -> None:
+    from idlgen.runtime import load
+
+    prog = load(long_loop(5000))
+    with budget.metered(10**12) as m:
+        prog.run({"v0": np.zeros(4, np.float32)})
+        assert m.live == 0
+        assert m.peak < 1 << 12  # a few 16-byte vectors, not 5,000 of them
