@@ -15,7 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from idlgen.errors import IdlgenError
+
 from .budget import charge
+from .errors import KernelError
 from .host import HostKernel
 
 #: Work units (see :mod:`.budget`) a reference-evaluator call costs up front, and per element
@@ -120,7 +123,13 @@ def reference_kernel(node: Any, opsets: Sequence[Any], extra: Sequence[str]) -> 
         # its cost is the reference's (some loop in Python): charged up front, generously
         charge(REFERENCE_CALL_COST + REFERENCE_ELEMENT_COST * sum(a.size for a in feeds.values()),
                what)  # fmt: skip
-        got = evaluator().run(outs, feeds)
+        try:
+            got = evaluator().run(outs, feeds)
+        except (IdlgenError, MemoryError):
+            raise
+        except Exception as e:  # noqa: BLE001 - the reference's own checks, on model data
+            # (an attribute the operator requires but the model left out, a shape it rejects)
+            raise KernelError(node.op_type, f"{type(e).__name__}: {e}") from None
         return [np.asarray(x) for x in got]
 
     return fn

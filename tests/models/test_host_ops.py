@@ -125,3 +125,20 @@ def test_host_node_outputs_feed_nnrt_nodes_and_the_model_round_trips() -> None:
     q = Program(again, p.buffers, p.input_names, p.output_names, host=p.host)
     x = np.ones((2, 3), np.float32)
     np.testing.assert_array_equal(q.run({"x": x})["w"], p.run({"x": x})["w"])
+
+
+def test_a_reference_evaluator_failure_is_a_kernel_error() -> None:
+    """The fuzzer's mutant #278 (seed 20): an AveragePool that lost its required kernel_shape
+    runs on the reference evaluator, whose own check raised a bare RuntimeError."""
+    import numpy as np
+    from onnx import TensorProto, helper
+
+    from idlgen.runtime import KernelError, load
+
+    vi = helper.make_tensor_value_info
+    g = helper.make_graph([helper.make_node("AveragePool", ["x"], ["y"])], "g",
+                          [vi("x", TensorProto.FLOAT, [1, 1, 4, 4])],
+                          [vi("y", TensorProto.FLOAT, None)])  # fmt: skip
+    p = load(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
+    with pytest.raises(KernelError, match=r"host node 'y' \(AveragePool\).*kernel_shape"):
+        p.run({"x": np.ones((1, 1, 4, 4), np.float32)})
