@@ -244,6 +244,17 @@ def string_literal(text: str) -> str:
     return normalize_quotes(r)
 
 
+def py_literal(value: object) -> str:
+    """A default or flag value as Python source in black's spelling: strings in its quotes,
+    ``1e20`` (no ``+`` in an exponent), ``float("-inf")`` for what has no literal, ``()``."""
+    if isinstance(value, str):
+        return string_literal(value)
+    if isinstance(value, float):
+        r = repr(value)
+        return f'float("{r}")' if r in ("inf", "-inf", "nan") else r.replace("e+", "e")
+    return repr(value)
+
+
 def comment_text(text: str) -> str:
     """Text for a ``#`` comment: line breaks and other controls as escapes, so schema text
     (file names, say) cannot end the comment."""

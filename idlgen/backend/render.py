@@ -8,7 +8,7 @@ import jinja2
 
 from ..resources import resource_dir
 from .formatting import docstring_at
-from .naming import string_literal
+from .naming import py_literal, string_literal
 
 __all__ = ["env"]
 
@@ -30,6 +30,8 @@ def env() -> jinja2.Environment:
     e.filters["doc"] = _doc
     # ``{{ name | py_str }}``: a Python string literal in black's quotes.
     e.filters["py_str"] = string_literal
+    # ``{{ value | py_literal }}``: a default or flag value in black's spelling.
+    e.filters["py_literal"] = py_literal
     return e
 
 

@@ -26,6 +26,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
+
 from idlgen.errors import IdlgenError
 
 __all__ = [
@@ -142,7 +144,6 @@ def check_fold(
     Expand, Tile, Pad, broadcasting), else from the shapes ``declared`` (inferred) for its
     outputs (with the widest input's itemsize, at least 4); the sizes the inputs define take 8
     bytes per element, an upper bound for every numeric type."""
-    import numpy as np
 
     def ints(k: int) -> list[int] | None:
         if k >= len(consts) or consts[k] is None:
@@ -267,6 +268,21 @@ class Meter:
     def over_memory(self, what: str) -> MemoryBudgetError:
         return MemoryBudgetError(f"{what}: the arrays held together", self.peak, self.memory)
 
+    def spend(self, units: int, what: str) -> None:
+        """Add ``units`` of work; refuse (``WorkBudgetError``) over the limit."""
+        self.used += units
+        if self.used > self.limit:
+            raise self.over(what)
+
+    def keep(self, nbytes: int, what: str) -> None:
+        """Hold ``nbytes`` more; refuse (``MemoryBudgetError``) when what is held passes
+        ``memory``."""
+        self.live += nbytes
+        if self.live > self.peak:
+            self.peak = self.live
+            if self.peak > self.memory:
+                raise self.over_memory(what)
+
 
 #: The arrays one load or run holds at once may take this many times the per-array budget:
 #: with the interpreter, NumPy and a kernel's scratch that keeps a process near 300 MB.
@@ -276,6 +292,15 @@ LIVE_FACTOR = 1.5
 def max_live() -> int:
     """Bytes of arrays a load or run may hold at once (``LIVE_FACTOR`` x ``max_memory()``)."""
     return int(max_memory() * LIVE_FACTOR)
+
+
+def held_total(arrays: Iterable[Any]) -> int:
+    """Bytes the ndarrays among ``arrays`` keep alive (see :func:`held`)."""
+    n = 0
+    for a in arrays:
+        if type(a) is np.ndarray:
+            n += a.nbytes if a.base is None else held(a)
+    return n
 
 
 def held(a: Any) -> int:
@@ -299,14 +324,8 @@ def hold(arrays: Iterable[Any], what: str) -> None:
     """Count ``arrays`` as held by the load or run in progress (folded constants); refuse
     (``MemoryBudgetError``) when everything held would exceed :func:`max_live`."""
     m = meter()
-    if m is None:
-        return
-    for a in arrays:
-        m.live += held(a)
-    if m.live > m.peak:
-        m.peak = m.live
-        if m.peak > m.memory:
-            raise m.over_memory(what)
+    if m is not None:
+        m.keep(held_total(arrays), what)
 
 
 _active = threading.local()
@@ -356,11 +375,8 @@ def metered(limit: int | None = None) -> Iterator[Meter]:
 def charge(units: int, what: str) -> None:
     """Add ``units`` to the work in progress; refuse (``WorkBudgetError``) over the budget."""
     m = meter()
-    if m is None:
-        return
-    m.used += int(units)
-    if m.used > m.limit:
-        raise m.over(what)
+    if m is not None:
+        m.spend(int(units), what)
 
 
 def _size(a: Any) -> int:

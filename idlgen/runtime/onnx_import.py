@@ -12,7 +12,7 @@ Conv/MatMul/Add, SiLU after Conv, and a bias Add after MatMul, are fused into th
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -505,7 +505,7 @@ class Importer:
             outer = [self.vals.get(n) for n in outer_names(node)]
             if any(v is None or v.const is None for v in outer):
                 return False  # its body reads values known only at run time
-        from .budget import STEP_COST, MemoryBudgetError, charge, check_fold, heavy_cost, hold
+        from .budget import STEP_COST, MemoryBudgetError, charge, check_fold, heavy_cost
         from .onnx_fold import fold_node, too_big_to_fold
 
         consts = [None if v is None else v.const for v in ins]
@@ -520,11 +520,7 @@ class Importer:
         quick = fold_node(op, _attrs(node), consts, self.opset)
         charge(sum(c.size for c in consts if c is not None), where)
         if quick is not None:  # NumPy, where it covers the operator (no reference evaluator)
-            for n, arr in zip(node.output, quick):
-                if n:
-                    self.const(n, np.asarray(arr))
-                    charge(np.asarray(arr).size, where)
-                    hold([np.asarray(arr)], where)
+            self._folded(node, quick, where)
             return True
         feeds: dict[str, np.ndarray] = {}
         for n, v in zip(node.input, ins):
@@ -541,12 +537,19 @@ class Importer:
                 outs = ReferenceEvaluator(self._single_node_model(node, feeds, 21)).run(None, feeds)
             except Exception:
                 self.refuse(node, f"cannot fold constant node: {type(e).__name__}: {e}")
+        self._folded(node, outs, where)
+        return True
+
+    def _folded(self, node: Any, outs: Iterable[Any], where: str) -> None:
+        """A constant node's results become constants, at their cost in work and memory."""
+        from .budget import charge, hold
+
         for n, arr in zip(node.output, outs):
             if n:
-                self.const(n, np.asarray(arr))
-                charge(np.asarray(arr).size, where)
-                hold([np.asarray(arr)], where)
-        return True
+                a = np.asarray(arr)
+                self.const(n, a)
+                charge(a.size, where)
+                hold([a], where)
 
     def _open_dims(self) -> bool:
         """Whether a graph input has a dimension left open (``load`` without input_shapes)."""

@@ -112,15 +112,6 @@ _HEAVY = frozenset({"NODE_TYPE_CONV2D_FUSION", "NODE_TYPE_CONV2D_TRANSPOSE_FUSIO
                     "NODE_TYPE_GRU"})  # fmt: skip
 
 
-def _held(arrays: Sequence[Any]) -> int:
-    """Bytes the arrays among ``arrays`` keep alive (see :func:`.budget.held`)."""
-    n = 0
-    for a in arrays:
-        if type(a) is np.ndarray:
-            n += a.nbytes if a.base is None else W.held(a)
-    return n
-
-
 def _elements(arrays: Sequence[Any]) -> int:
     """Elements of the arrays among ``arrays`` (the work units of touching them)."""
     n = 0
@@ -130,15 +121,12 @@ def _elements(arrays: Sequence[Any]) -> int:
     return n
 
 
-def _charged(fn: Kernel, op: str, attrs: Any, where: str) -> Kernel:
-    """``fn`` charging its superlinear cost to the work budget before it runs."""
+def _charged(fn: Kernel, op: str, attrs: Any) -> Kernel:
+    """``fn`` charging its superlinear cost to the work budget before it runs (the step that
+    calls it names the node in the error)."""
 
     def run(raw: Sequence[np.ndarray]) -> list[np.ndarray]:
-        m = W.meter()
-        if m is not None:
-            m.used += W.heavy_cost(op, raw, attrs)
-            if m.used > m.limit:
-                raise m.over(where)
+        W.charge(W.heavy_cost(op, raw, attrs), "running it")
         return fn(raw)
 
     return run
@@ -456,9 +444,9 @@ class CompiledModel:
                     st.fast = _specialised(node, st, self.consts) or _bare(st.fn) or st.fn
                 op = str(getattr(node.nodeType, "name", ""))
                 if op in _HEAVY:
-                    st.fn = _charged(st.fn, op, attrs, st.where)
+                    st.fn = _charged(st.fn, op, attrs)
                     if st.fast is not None:
-                        st.fast = _charged(st.fast, op, attrs, st.where)
+                        st.fast = _charged(st.fast, op, attrs)
             for t in st.outs:
                 dt = declared_dtype(tensors[t])
                 qp = (
@@ -520,7 +508,7 @@ class CompiledModel:
             # run) counts the outputs it keeps itself
             start = m.live
             if not outer:
-                m.live += _held(arrays)
+                m.live += W.held_total(arrays)
             if self._unrolled is None:
                 self._calls += 1
                 if self._calls > _UNROLL_AFTER and len(self._lean) <= _UNROLL_MAX:
@@ -567,16 +555,11 @@ class CompiledModel:
                     break
                 values[t] = out
             else:
-                m.used += W.STEP_COST + _elements(raw) + _elements(outs)
-                if m.used > m.limit:
-                    raise m.over(self.steps[k].where)
-                m.live += _held(outs)
-                if m.live > m.peak:
-                    m.peak = m.live
-                    if m.peak > m.memory:
-                        raise m.over_memory(self.steps[k].where)
+                where = self.steps[k].where
+                m.spend(W.STEP_COST + _elements(raw) + _elements(outs), where)
+                m.keep(W.held_total(outs), where)
                 for t in free:
-                    m.live -= _held((values[t],))
+                    m.live -= W.held_total((values[t],))
                     values[t] = None
 
     def _unroll(self) -> Callable[[list[Any], W.Meter], None] | None:
@@ -606,7 +589,8 @@ class CompiledModel:
                 if dt is not None:
                     env[f"d{k}_{j}"] = dt
                     checks.append(f"r[{j}].dtype is not d{k}_{j}")
-            # the same counts as _loop's, spelled out per slot (every value here is an ndarray)
+            # Meter.spend and Meter.keep, spelled out per slot (every value here is an ndarray):
+            # this is the per-node overhead of a plan run many times
             outs_j = range(len(outs_t))
             sets = [f"values[{t}] = r[{j}]" for j, t in enumerate(outs_t)]
             touched = [f"a[{i}].size" for i in range(len(ins))] + [f"r[{j}].size" for j in outs_j]
@@ -686,7 +670,7 @@ class CompiledModel:
         except KernelError as e:
             raise KernelError(st.where, f"{e.op}: {e.reason}") from None
         except WorkBudgetError as e:
-            raise (e if e.what.startswith(st.where) else e.at(st.where)) from None
+            raise e.at(st.where) from None
         except MemoryBudgetError as e:
             raise e.at(st.where) from None
         except MemoryError:
@@ -707,15 +691,9 @@ class CompiledModel:
                 out = out.astype(dt)
             values[t] = out
         if m is not None:
-            m.used += W.STEP_COST + _elements(raw) + _elements(outs)
-            if m.used > m.limit:
-                raise m.over(st.where)
-            m.live += _held([values[t] for t in st.outs])
-            if m.live > m.peak:
-                m.peak = m.live
-                if m.peak > m.memory:
-                    raise m.over_memory(st.where)
-            m.live -= _held([values[t] for t in st.free])
+            m.spend(W.STEP_COST + _elements(raw) + _elements(outs), st.where)
+            m.keep(W.held_total([values[t] for t in st.outs]), st.where)
+            m.live -= W.held_total([values[t] for t in st.free])
         for t in st.free:
             values[t] = None
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from idlgen.errors import IdlgenError
 
-from .budget import WorkBudgetError
+from .budget import WorkBudgetError, hold, max_work, meter, metered
 from .host import HostNode
 
 __all__ = ["Program", "UnsupportedModelError", "target_package"]
@@ -90,8 +90,6 @@ class Program:
 
         A run draws on the work budget (:mod:`.budget`, ``IDLGEN_MAX_WORK``): one that would
         exceed it stops with ``WorkBudgetError``."""
-        from .budget import hold, max_work, meter, metered
-
         outer = meter() is not None
         with metered(max_work(self._model_bytes)):
             if not outer:  # the caller's arrays, held while the run holds its own
